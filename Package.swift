@@ -1,0 +1,43 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// Upcoming features enabled for every target, in one place (swift-log does the same).
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+var package = Package(
+    name: "PaywallAnalytics",
+    platforms: [.macOS(.v15), .iOS(.v18)],
+    products: [
+        .library(name: "PaywallCore", targets: ["PaywallCore"]),
+        .library(name: "PaywallStore", targets: ["PaywallStore"]),
+        .library(name: "RevenueCatForwarder", targets: ["RevenueCatForwarder"]),
+        .library(name: "PaywallReports", targets: ["PaywallReports"]),
+        .executable(name: "paywall-analytics", targets: ["paywall-analytics"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
+        .target(name: "PaywallCore"),
+        .target(name: "PaywallSQLite", dependencies: ["CSQLite"]),
+        .target(name: "PaywallStore", dependencies: ["PaywallCore", "PaywallSQLite"]),
+        .target(name: "RevenueCatForwarder", dependencies: ["PaywallCore"]),
+        .target(name: "PaywallReports", dependencies: ["PaywallCore", "PaywallSQLite"]),
+        .target(name: "PaywallTestSupport", dependencies: ["PaywallCore"]),
+        .executableTarget(
+            name: "paywall-analytics",
+            dependencies: ["PaywallCore", "PaywallStore", "RevenueCatForwarder", "PaywallReports"]
+        ),
+        .testTarget(name: "PaywallCoreTests", dependencies: ["PaywallCore", "PaywallTestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["PaywallCore", "PaywallTestSupport"]),
+    ]
+)
+
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + strictSettings
+}

@@ -1,0 +1,50 @@
+import Foundation
+
+/// One stored event: the envelope plus the catalog properties, flat, exactly as the store keeps it.
+///
+/// Typed events (``PaywallShown`` and friends) and validated untyped input (``EventValidator``)
+/// both become an `EventRecord`; the store, the forwarder and the reports only ever see this type.
+public struct EventRecord: Sendable, Hashable, Codable {
+    /// Unique id of the event, the idempotency key.
+    public var id: UUID
+    /// The event's catalog name.
+    public var name: EventName
+    /// When the event happened, Unix milliseconds from the device clock.
+    public var occurredAt: Int64
+    /// When the event was stored, Unix milliseconds; `nil` until the store sets it.
+    public var recordedAt: Int64?
+    /// The RevenueCat app user id.
+    public var userID: String
+    /// The app session, when known.
+    public var sessionID: UUID?
+    /// The catalog version the event was written against.
+    public var catalogVersion: Int
+    /// The catalog properties; which are set depends on ``name``.
+    public var properties: EventProperties
+
+    /// Creates a record from its parts.
+    public init(
+        id: UUID,
+        name: EventName,
+        occurredAt: Int64,
+        recordedAt: Int64? = nil,
+        userID: String,
+        sessionID: UUID? = nil,
+        catalogVersion: Int = CatalogInfo.version,
+        properties: EventProperties
+    ) {
+        self.id = id
+        self.name = name
+        self.occurredAt = occurredAt
+        self.recordedAt = recordedAt
+        self.userID = userID
+        self.sessionID = sessionID
+        self.catalogVersion = catalogVersion
+        self.properties = properties
+    }
+}
+
+extension UUID {
+    /// The uppercase canonical text form used in the store, in NDJSON and on the wire.
+    public var canonical: String { uuidString }
+}
