@@ -49,3 +49,9 @@ public struct EventProperties: Sendable, Hashable, Codable {
         self.openS = openS
     }
 }
+
+/// Facts about the catalog this code was generated from.
+public enum CatalogInfo {
+    /// The catalog version.
+    public static let version = 1
+}
