@@ -34,7 +34,7 @@ var package = Package(
             dependencies: ["PaywallCore", "PaywallStore", "RevenueCatForwarder", "PaywallReports"]
         ),
         .testTarget(name: "PaywallCoreTests", dependencies: ["PaywallCore", "PaywallTestSupport"]),
-        .testTarget(name: "CLITests", dependencies: ["PaywallCore", "PaywallTestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["PaywallCore", "PaywallTestSupport", "paywall-analytics"]),
     ]
 )
 
