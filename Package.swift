@@ -29,11 +29,13 @@ var package = Package(
         .target(name: "RevenueCatForwarder", dependencies: ["PaywallCore"]),
         .target(name: "PaywallReports", dependencies: ["PaywallCore", "PaywallSQLite"]),
         .target(name: "PaywallTestSupport", dependencies: ["PaywallCore"]),
+        .target(name: "PaywallSimulation", dependencies: ["PaywallCore"]),
         .executableTarget(
             name: "paywall-analytics",
-            dependencies: ["PaywallCore", "PaywallStore", "RevenueCatForwarder", "PaywallReports"]
+            dependencies: ["PaywallCore", "PaywallStore", "RevenueCatForwarder", "PaywallReports", "PaywallSimulation"]
         ),
         .testTarget(name: "PaywallCoreTests", dependencies: ["PaywallCore", "PaywallTestSupport"]),
+        .testTarget(name: "PaywallSimulationTests", dependencies: ["PaywallSimulation", "PaywallCore"]),
         .testTarget(name: "CLITests", dependencies: ["PaywallCore", "PaywallTestSupport", "paywall-analytics"]),
     ]
 )
