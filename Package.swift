@@ -35,6 +35,7 @@ var package = Package(
             dependencies: ["PaywallCore", "PaywallStore", "RevenueCatForwarder", "PaywallReports", "PaywallSimulation"]
         ),
         .testTarget(name: "PaywallCoreTests", dependencies: ["PaywallCore", "PaywallTestSupport"]),
+        .testTarget(name: "PaywallReportsTests", dependencies: ["PaywallReports", "PaywallCore", "PaywallTestSupport"]),
         .testTarget(name: "PaywallSimulationTests", dependencies: ["PaywallSimulation", "PaywallCore"]),
         .testTarget(name: "CLITests", dependencies: ["PaywallCore", "PaywallTestSupport", "paywall-analytics"]),
     ]
