@@ -35,6 +35,7 @@ var package = Package(
         ),
         .testTarget(name: "PaywallCoreTests", dependencies: ["PaywallCore", "PaywallTestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["PaywallCore", "PaywallTestSupport"]),
+        .testTarget(name: "PaywallSQLiteTests", dependencies: ["PaywallSQLite"]),
     ]
 )
 
