@@ -36,7 +36,8 @@ var package = Package(
         .testTarget(name: "PaywallCoreTests", dependencies: ["PaywallCore", "PaywallTestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["PaywallCore", "PaywallTestSupport"]),
         .testTarget(name: "PaywallSQLiteTests", dependencies: ["PaywallSQLite"]),
-        .testTarget(name: "PaywallStoreTests", dependencies: ["PaywallStore", "PaywallCore", "PaywallSQLite"]),
+        .testTarget(name: "PaywallStoreTests", dependencies: ["PaywallStore", "PaywallCore", "PaywallSQLite", "recorder-crash-helper"]),
+        .executableTarget(name: "recorder-crash-helper", dependencies: ["PaywallStore", "PaywallCore", "PaywallSQLite"]),
     ]
 )
 
