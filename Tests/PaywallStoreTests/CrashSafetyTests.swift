@@ -10,7 +10,8 @@ struct CrashSafetyTests {
         let directory = TemporaryDirectory()
         let path = directory.path("crash.sqlite")
         var acknowledged = Set<String>()
-        for round in 0..<20 {
+        let kills = Int(ProcessInfo.processInfo.environment["PAYWALL_CRASH_KILLS"] ?? "") ?? 20
+        for round in 0..<kills {
             let child = try ChildProcess(["record", path], errorsTo: directory.url.appendingPathComponent("stderr-\(round)"))
             let reading = Task { await child.readAll() }
             // When it is killed with SIGKILL at a random moment
