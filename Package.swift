@@ -38,6 +38,9 @@ var package = Package(
         .testTarget(name: "PaywallReportsTests", dependencies: ["PaywallReports", "PaywallCore", "PaywallTestSupport"]),
         .testTarget(name: "PaywallSimulationTests", dependencies: ["PaywallSimulation", "PaywallCore"]),
         .testTarget(name: "CLITests", dependencies: ["PaywallCore", "PaywallTestSupport", "paywall-analytics"]),
+        .testTarget(name: "PaywallSQLiteTests", dependencies: ["PaywallSQLite"]),
+        .testTarget(name: "PaywallStoreTests", dependencies: ["PaywallStore", "PaywallCore", "PaywallSQLite", "recorder-crash-helper"]),
+        .executableTarget(name: "recorder-crash-helper", dependencies: ["PaywallStore", "PaywallCore", "PaywallSQLite"]),
     ]
 )
 
