@@ -35,6 +35,8 @@ var package = Package(
         ),
         .testTarget(name: "PaywallCoreTests", dependencies: ["PaywallCore", "PaywallTestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["PaywallCore", "PaywallTestSupport"]),
+        .testTarget(name: "PaywallSQLiteTests", dependencies: ["PaywallSQLite"]),
+        .testTarget(name: "PaywallStoreTests", dependencies: ["PaywallStore", "PaywallCore", "PaywallSQLite"]),
     ]
 )
 
