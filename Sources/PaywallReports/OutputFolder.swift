@@ -17,6 +17,8 @@ final class OutputFolder {
     /// The staging folder.
     let staging: URL
     private var files: [String] = []
+    /// The names of the files staged so far.
+    var stagedFiles: [String] { files }
 
     /// Creates the staging folder (and the destination's parent must exist or be creatable).
     ///
@@ -77,6 +79,13 @@ final class OutputFolder {
         }
         let ordered = files.filter { $0 != last } + files.filter { $0 == last }
         for name in ordered {
+            var isDirectory: ObjCBool = false
+            let target = destination.appendingPathComponent(name).path
+            if manager.fileExists(atPath: target, isDirectory: &isDirectory), isDirectory.boolValue {
+                throw ReportError.cannotCreateOutput(path: target, reason: "a folder is in the way of the file")
+            }
+        }
+        for name in ordered {
             let from = staging.appendingPathComponent(name).path
             let descriptor = open(from, O_RDONLY | O_CLOEXEC)
             if descriptor >= 0 { _ = fsync(descriptor); close(descriptor) }
@@ -101,5 +110,17 @@ final class OutputFolder {
 
     static func reason(_ error: any Error) -> String {
         (error as NSError).localizedFailureReason ?? (error as NSError).localizedDescription
+    }
+}
+
+extension OutputFolder {
+    /// Whether every staged file (but `except`) already exists in the destination with the same bytes.
+    func matchesDestination(except: Set<String>) throws -> Bool {
+        for name in stagedFiles where !except.contains(name) {
+            let staged = FileManager.default.contents(atPath: staging.appendingPathComponent(name).path)
+            let existing = FileManager.default.contents(atPath: destination.appendingPathComponent(name).path)
+            if staged == nil || staged != existing { return false }
+        }
+        return true
     }
 }
