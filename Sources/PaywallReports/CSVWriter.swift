@@ -43,21 +43,71 @@ public final class CSVWriter {
         buffer.reserveCapacity(capacity + 4096)
     }
 
+    private var fieldsInRecord = 0
+
     /// Appends one record.
     ///
     /// - Throws: ``ReportError/io(path:reason:)`` when the write fails.
     public func writeRow(_ cells: [Cell]) throws {
-        for (index, cell) in cells.enumerated() {
-            if index > 0 { buffer.append(UInt8(ascii: ",")) }
+        for cell in cells {
             switch cell {
-            case .text(let text): appendText(text)
-            case .number(let text): buffer.append(contentsOf: text.utf8)
-            case .empty: break
+            case .text(let value): text(value)
+            case .number(let value): number(value)
+            case .empty: empty()
             }
         }
+        try endRecord()
+    }
+
+    /// Appends a text field (quoted and guarded as needed); `nil` writes an empty field.
+    public func text(_ value: String?) {
+        separate()
+        if let value { appendText(value) }
+    }
+
+    /// Appends an integer field.
+    public func integer(_ value: Int64?) {
+        separate()
+        guard var value else { return }
+        if value < 0 {
+            buffer.append(UInt8(ascii: "-"))
+            if value == .min { buffer.append(contentsOf: "9223372036854775808".utf8); return }
+            value = -value
+        }
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { raw in
+            repeat {
+                raw[19 - count] = UInt8(ascii: "0") + UInt8(value % 10)
+                value /= 10
+                count += 1
+            } while value > 0
+            buffer.append(contentsOf: raw[(20 - count)...])
+        }
+    }
+
+    /// Appends an already formatted number (never guarded or quoted).
+    public func number(_ formatted: String) {
+        separate()
+        buffer.append(contentsOf: formatted.utf8)
+    }
+
+    /// Appends an empty field.
+    public func empty() { separate() }
+
+    /// Ends the current record (CRLF), flushing when the buffer is full.
+    public func endRecord() throws {
         buffer.append(13)
         buffer.append(10)
+        fieldsInRecord = 0
         if buffer.count >= capacity { try flush() }
+    }
+
+    private func separate() {
+        if fieldsInRecord > 0 { buffer.append(UInt8(ascii: ",")) }
+        fieldsInRecord += 1
     }
 
     /// Appends one text field, guarded and quoted as needed.
