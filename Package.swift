@@ -47,3 +47,9 @@ var package = Package(
 for target in package.targets where target.type != .system {
     target.swiftSettings = (target.swiftSettings ?? []) + strictSettings
 }
+
+package.targets.append(.testTarget(
+    name: "PaywallReportsTests",
+    dependencies: ["PaywallReports", "PaywallStore", "PaywallSQLite", "PaywallCore"],
+    exclude: ["Golden", "scripts"]
+))
