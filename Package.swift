@@ -35,7 +35,11 @@ var package = Package(
             dependencies: ["PaywallCore", "PaywallStore", "RevenueCatForwarder", "PaywallReports", "PaywallSimulation"]
         ),
         .testTarget(name: "PaywallCoreTests", dependencies: ["PaywallCore", "PaywallTestSupport"]),
-        .testTarget(name: "PaywallReportsTests", dependencies: ["PaywallReports", "PaywallCore", "PaywallTestSupport"]),
+        .testTarget(
+            name: "PaywallReportsTests",
+            dependencies: ["PaywallReports", "PaywallStore", "PaywallSQLite", "PaywallCore"],
+            exclude: ["Golden", "scripts"]
+        ),
         .testTarget(name: "PaywallSimulationTests", dependencies: ["PaywallSimulation", "PaywallCore"]),
         .testTarget(name: "CLITests", dependencies: ["PaywallCore", "PaywallTestSupport", "paywall-analytics"]),
         .testTarget(name: "PaywallSQLiteTests", dependencies: ["PaywallSQLite"]),
@@ -47,9 +51,3 @@ var package = Package(
 for target in package.targets where target.type != .system {
     target.swiftSettings = (target.swiftSettings ?? []) + strictSettings
 }
-
-package.targets.append(.testTarget(
-    name: "PaywallReportsTests",
-    dependencies: ["PaywallReports", "PaywallStore", "PaywallSQLite", "PaywallCore"],
-    exclude: ["Golden", "scripts"]
-))
