@@ -35,6 +35,11 @@ var package = Package(
         ),
         .testTarget(name: "PaywallCoreTests", dependencies: ["PaywallCore", "PaywallTestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["PaywallCore", "PaywallTestSupport"]),
+        .testTarget(
+            name: "RevenueCatForwarderTests",
+            dependencies: ["RevenueCatForwarder", "PaywallCore", "PaywallTestSupport"],
+            exclude: ["Golden"]
+        ),
     ]
 )
 

@@ -15,7 +15,7 @@ public struct HTTPHeader: Sendable, Hashable {
 }
 
 /// An HTTP request the forwarder sends. Its description redacts `Authorization`.
-public struct HTTPRequest: Sendable, CustomStringConvertible {
+public struct HTTPRequest: Sendable, CustomStringConvertible, CustomReflectable {
     /// The method, e.g. `POST`.
     public var method: String
     /// The absolute URL.
@@ -40,6 +40,14 @@ public struct HTTPRequest: Sendable, CustomStringConvertible {
 
     /// `METHOD url (n bytes)` — never the headers, so never the API key.
     public var description: String { "\(method) \(url.absoluteString) (\(body.count) bytes)" }
+
+    /// A mirror whose `Authorization` value is redacted, so `dump` prints no key.
+    public var customMirror: Mirror {
+        let shown = headers.map { header in
+            header.name.caseInsensitiveCompare("Authorization") == .orderedSame ? HTTPHeader(header.name, "(redacted)") : header
+        }
+        return Mirror(self, children: ["method": method, "url": url, "headers": shown, "body": body])
+    }
 }
 
 /// An HTTP response as the transport received it.
