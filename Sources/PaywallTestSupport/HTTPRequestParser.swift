@@ -86,6 +86,12 @@ enum HTTPRequestParser {
         }
     }
 
+    /// Whether `buffer` holds a complete header section asking for `100 Continue`.
+    static func expectsContinue(_ buffer: [UInt8]) -> Bool {
+        guard let end = find(headerEnd, in: buffer, from: 0) else { return false }
+        return String(decoding: buffer[0..<end], as: UTF8.self).lowercased().contains("\r\nexpect: 100-continue")
+    }
+
     static func find(_ needle: [UInt8], in haystack: [UInt8], from start: Int) -> Int? {
         guard haystack.count >= needle.count, start <= haystack.count - needle.count else { return nil }
         var index = start

@@ -136,6 +136,7 @@ final class LoopbackHTTPServer: Sendable {
         }
         var buffer: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        var continueSent = false
         while true {
             switch HTTPRequestParser.parse(buffer) {
             case .invalid:
@@ -143,11 +144,18 @@ final class LoopbackHTTPServer: Sendable {
                 return
             case .complete(let request, let consumed):
                 buffer.removeFirst(consumed)
+                continueSent = false
                 let response = handler(request)
                 guard respond(response, to: fd) else { return }
                 if request.header("Connection")?.lowercased() == "close" { return }
                 continue
             case .incomplete:
+                // libcurl (URLSession on Linux) sends `Expect: 100-continue` for bodies over 1 KiB
+                // and waits for this interim response before sending the body.
+                if !continueSent, HTTPRequestParser.expectsContinue(buffer) {
+                    continueSent = true
+                    guard write(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8), to: fd) else { return }
+                }
                 let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
                 if count <= 0 { return }
                 buffer.append(contentsOf: chunk[0..<count])

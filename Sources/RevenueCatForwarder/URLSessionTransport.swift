@@ -10,10 +10,12 @@ public final class URLSessionTransport: HTTPTransport {
 
     /// Creates a transport.
     /// - Parameter timeout: the longest wait for a response; past it the request fails with
-    ///   ``TransportError/timedOut``.
+    ///   ``TransportError/timedOut``. Rounded up to whole seconds: FoundationNetworking on Linux
+    ///   truncates the interval to whole seconds, so 0.4 s would time out at once.
     public init(timeout: Duration = .seconds(30)) {
         let configuration = URLSessionConfiguration.ephemeral
-        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        let exact = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        let seconds = max(1, exact.rounded(.up))
         configuration.timeoutIntervalForRequest = seconds
         configuration.timeoutIntervalForResource = seconds
         configuration.httpCookieStorage = nil
