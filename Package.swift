@@ -34,12 +34,15 @@ var package = Package(
             dependencies: ["PaywallCore", "PaywallStore", "RevenueCatForwarder", "PaywallReports"]
         ),
         .testTarget(name: "PaywallCoreTests", dependencies: ["PaywallCore", "PaywallTestSupport"]),
-        .testTarget(name: "CLITests", dependencies: ["PaywallCore", "PaywallTestSupport"]),
         .testTarget(
             name: "RevenueCatForwarderTests",
             dependencies: ["RevenueCatForwarder", "PaywallCore", "PaywallTestSupport"],
             exclude: ["Golden"]
         ),
+        .testTarget(name: "CLITests", dependencies: ["PaywallCore", "PaywallTestSupport", "paywall-analytics"]),
+        .testTarget(name: "PaywallSQLiteTests", dependencies: ["PaywallSQLite"]),
+        .testTarget(name: "PaywallStoreTests", dependencies: ["PaywallStore", "PaywallCore", "PaywallSQLite", "recorder-crash-helper"]),
+        .executableTarget(name: "recorder-crash-helper", dependencies: ["PaywallStore", "PaywallCore", "PaywallSQLite"]),
     ]
 )
 

@@ -1,25 +1,17 @@
-import Foundation
 import Synchronization
 
-/// A virtual-time `Clock` for tests: time stands still until ``advance(by:)`` moves it, and
-/// sleepers resume (in deadline order) once it passes their deadline.
-///
-/// ```swift
-/// let clock = ManualClock()
-/// let task = Task { try await clock.sleep(for: .seconds(5)) }
-/// await clock.waitForSleepers(1)
-/// clock.advance(by: .seconds(5))   // task resumes
-/// ```
+/// A clock that moves only when told to (swift-clocks' `TestClock` idea): tests and simulations
+/// run on virtual time. Sleepers resume when ``advance(by:)`` reaches their deadline; a
+/// cancelled sleeper throws `CancellationError`.
 public final class ManualClock: Clock, Sendable {
-    /// A point in virtual time: the offset since the clock started.
+    /// A point on the manual time line: the offset from the clock's start.
     public struct Instant: InstantProtocol, Sendable, Hashable, Comparable {
         /// Time since the clock's start.
         public var offset: Duration
 
         /// Creates an instant at `offset` from the start.
         public init(offset: Duration) { self.offset = offset }
-
-        /// This instant moved by `duration`.
+        /// The instant `duration` later.
         public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
         /// The duration from this instant to `other`.
         public func duration(to other: Instant) -> Duration { other.offset - offset }
@@ -28,15 +20,15 @@ public final class ManualClock: Clock, Sendable {
     }
 
     private struct Sleeper {
-        var deadline: Instant
-        var continuation: CheckedContinuation<Void, any Error>
+        let id: Int
+        let deadline: Instant
+        let continuation: CheckedContinuation<Void, any Error>
     }
 
     private struct State {
         var now = Instant(offset: .zero)
-        var nextID: UInt64 = 0
-        var sleepers: [UInt64: Sleeper] = [:]
-        var cancelledBeforeRegistering: Set<UInt64> = []
+        var nextID = 0
+        var sleepers: [Sleeper] = []
     }
 
     private let state = Mutex(State())
@@ -44,64 +36,50 @@ public final class ManualClock: Clock, Sendable {
     /// Creates a clock at offset zero.
     public init() {}
 
-    /// The current virtual instant.
+    /// The current virtual time.
     public var now: Instant { state.withLock { $0.now } }
 
-    /// Zero: virtual time has no resolution limit.
+    /// The smallest step: none.
     public var minimumResolution: Duration { .zero }
 
-    /// How many tasks are sleeping on this clock.
+    /// How many tasks are sleeping on the clock (lets a test wait until timers are armed).
     public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
-    /// Suspends until virtual time reaches `deadline`.
-    /// - Throws: `CancellationError` when the sleeping task is cancelled.
+    /// Suspends until virtual time reaches `deadline`; returns at once if it has.
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
-        try Task.checkCancellation()
-        let id = state.withLock { state -> UInt64 in
+        let id = state.withLock { state in
             state.nextID += 1
             return state.nextID
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let outcome = state.withLock { state -> Result<Void, any Error>? in
-                    if state.cancelledBeforeRegistering.remove(id) != nil { return .failure(CancellationError()) }
-                    if deadline <= state.now { return .success(()) }
-                    state.sleepers[id] = Sleeper(deadline: deadline, continuation: continuation)
-                    return nil
+                let resumeNow = state.withLock { state -> Bool in
+                    if deadline <= state.now || Task.isCancelled { return true }
+                    state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
+                    return false
                 }
-                if let outcome { continuation.resume(with: outcome) }
+                if resumeNow {
+                    if Task.isCancelled { continuation.resume(throwing: CancellationError()) } else { continuation.resume() }
+                }
             }
         } onCancel: {
-            let sleeper = state.withLock { state -> Sleeper? in
-                if let sleeper = state.sleepers.removeValue(forKey: id) { return sleeper }
-                state.cancelledBeforeRegistering.insert(id)
-                return nil
+            let cancelled = state.withLock { state -> Sleeper? in
+                guard let index = state.sleepers.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.sleepers.remove(at: index)
             }
-            sleeper?.continuation.resume(throwing: CancellationError())
+            cancelled?.continuation.resume(throwing: CancellationError())
         }
     }
 
-    /// Moves virtual time forward and resumes every sleeper whose deadline has passed.
+    /// Moves virtual time forward by `duration` and wakes every sleeper whose deadline passed.
     public func advance(by duration: Duration) {
         let due = state.withLock { state -> [Sleeper] in
             state.now = state.now.advanced(by: duration)
             let now = state.now
-            let ready = state.sleepers.filter { $0.value.deadline <= now }
-            for id in ready.keys { state.sleepers.removeValue(forKey: id) }
-            return ready.values.sorted { $0.deadline < $1.deadline }
+            let due = state.sleepers.filter { $0.deadline <= now }
+            state.sleepers.removeAll { $0.deadline <= now }
+            return due
         }
-        for sleeper in due { sleeper.continuation.resume() }
-    }
-
-    /// Waits (in real time, up to `timeout`) until at least `count` tasks sleep on the clock.
-    /// - Returns: whether that many sleepers arrived in time.
-    @discardableResult
-    public func waitForSleepers(_ count: Int, timeout: Duration = .seconds(5)) async -> Bool {
-        let deadline = ContinuousClock.now.advanced(by: timeout)
-        while sleeperCount < count {
-            if ContinuousClock.now >= deadline { return false }
-            try? await Task.sleep(for: .milliseconds(1))
-        }
-        return true
+        for sleeper in due.sorted(by: { $0.deadline < $1.deadline }) { sleeper.continuation.resume() }
     }
 }

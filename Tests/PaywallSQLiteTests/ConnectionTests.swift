@@ -1,0 +1,115 @@
+import Foundation
+import PaywallSQLite
+import Testing
+
+struct ConnectionTests {
+    @Test func createsTheFileAndItsWALFilesReadableByTheOwnerOnly() throws {
+        // Given a path where no file exists
+        let directory = TemporaryDirectory()
+        let path = directory.path("new.sqlite")
+        // When a connection creates it and writes
+        let connection = try Connection(path: path)
+        try connection.execute("CREATE TABLE t (x INTEGER) STRICT; INSERT INTO t VALUES (1)")
+        // Then the database, its WAL and its shared-memory file are mode 0600
+        #expect(try permissions(path) == 0o600)
+        #expect(try permissions(path + "-wal") == 0o600)
+        #expect(try permissions(path + "-shm") == 0o600)
+    }
+
+    @Test func keepsTheModeOfAnExistingFile() throws {
+        // Given an existing empty file with mode 0640
+        let directory = TemporaryDirectory()
+        let path = directory.path("existing.sqlite")
+        #expect(FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o640]))
+        // When a connection opens it
+        _ = try Connection(path: path)
+        // Then its mode is left as the owner chose
+        #expect(try permissions(path) == 0o640)
+    }
+
+    @Test func usesWALWithNormalSynchronousAndTheConfiguredBusyTimeout() throws {
+        let directory = TemporaryDirectory()
+        let connection = try Connection(path: directory.path("wal.sqlite"),
+                                        options: OpenOptions(busyTimeoutMilliseconds: 1234))
+        #expect(try connection.scalar("PRAGMA journal_mode")?.string == "wal")
+        #expect(try connection.scalar("PRAGMA synchronous")?.int64 == 1)
+        #expect(try connection.scalar("PRAGMA busy_timeout")?.int64 == 1234)
+    }
+
+    @Test func bindsAndReadsEveryTypeIncludingNull() throws {
+        // Given a table with one column per storage class
+        let directory = TemporaryDirectory()
+        let connection = try Connection(path: directory.path("types.sqlite"))
+        try connection.execute("CREATE TABLE t (i INTEGER, r REAL, s TEXT, b BLOB, n TEXT)")
+        let blob = Data([0, 1, 2, 255])
+        // When a row is written with typed bindings
+        try connection.withDatabase { db in
+            let insert = try db.cachedStatement("INSERT INTO t VALUES (?, ?, ?, ?, ?)")
+            insert.bind(Int64.min, at: 1)
+            insert.bind(0.25 as Double?, at: 2)
+            insert.bind("héllo ✓" as String?, at: 3)
+            insert.bind(blob as Data?, at: 4)
+            insert.bind(nil as String?, at: 5)
+            try insert.run()
+            try db.run("INSERT INTO t VALUES (?, ?, ?, ?, ?)", [.integer(7), .real(nil), .text(""), .blob(Data()), .null])
+        }
+        // Then every value reads back with its type
+        let rows = try connection.all("SELECT i, r, s, b, n FROM t ORDER BY rowid") { row in
+            [row.value(at: 0), row.value(at: 1), row.value(at: 2), row.value(at: 3), row.value(at: 4)]
+        }
+        #expect(rows[0] == [.integer(Int64.min), .real(0.25), .text("héllo ✓"), .blob(blob), .null])
+        #expect(rows[1] == [.integer(7), .null, .text(""), .blob(Data()), .null])
+    }
+
+    @Test func streamsRowsAndStopsEarly() throws {
+        // Given 5,000 rows
+        let directory = TemporaryDirectory()
+        let connection = try Connection(path: directory.path("stream.sqlite"))
+        try connection.transaction { db in
+            try db.execute("CREATE TABLE t (x INTEGER)")
+            let insert = try db.cachedStatement("INSERT INTO t VALUES (?)")
+            for value in 0..<5_000 { insert.bind(Int64(value), at: 1); try insert.run() }
+        }
+        // When they are streamed, stopping after 100
+        var seen: [Int64] = []
+        try connection.withDatabase { db in
+            try db.forEachRow("SELECT x FROM t ORDER BY x") { row in
+                seen.append(row.int64(at: 0))
+                return seen.count < 100
+            }
+        }
+        // Then exactly the first 100 were read, and the statement is reusable afterwards
+        #expect(seen == Array(0..<100))
+        #expect(try connection.scalar("SELECT count(*) FROM t ORDER BY x")?.int64 == 5_000)
+    }
+
+    @Test func cachesStatementsBySQL() throws {
+        let directory = TemporaryDirectory()
+        let connection = try Connection(path: directory.path("cache.sqlite"))
+        try connection.withDatabase { db in
+            let first = try db.cachedStatement("SELECT 1")
+            let second = try db.cachedStatement("SELECT 1")
+            let other = try db.cachedStatement("SELECT 2")
+            #expect(first === second)
+            #expect(first !== other)
+        }
+    }
+
+    @Test func rollsBackATransactionThatThrows() throws {
+        // Given a table with one row
+        let directory = TemporaryDirectory()
+        let connection = try Connection(path: directory.path("rollback.sqlite"))
+        try connection.execute("CREATE TABLE t (x INTEGER PRIMARY KEY)")
+        try connection.run("INSERT INTO t VALUES (1)")
+        // When a transaction inserts a row and then fails on a duplicate key
+        #expect(throws: StorageError.self) {
+            try connection.transaction { db in
+                try db.run("INSERT INTO t VALUES (2)")
+                try db.run("INSERT INTO t VALUES (1)")
+            }
+        }
+        // Then nothing of it remains and the connection is usable
+        #expect(try connection.scalar("SELECT count(*) FROM t")?.int64 == 1)
+        try connection.run("INSERT INTO t VALUES (3)")
+    }
+}
