@@ -43,6 +43,12 @@ var package = Package(
         .testTarget(name: "PaywallSQLiteTests", dependencies: ["PaywallSQLite"]),
         .testTarget(name: "PaywallStoreTests", dependencies: ["PaywallStore", "PaywallCore", "PaywallSQLite", "recorder-crash-helper"]),
         .executableTarget(name: "recorder-crash-helper", dependencies: ["PaywallStore", "PaywallCore", "PaywallSQLite"]),
+        .executableTarget(name: "forwarder-crash-helper", dependencies: ["PaywallStore", "PaywallCore", "RevenueCatForwarder"]),
+        .testTarget(
+            name: "SQLiteOutboxTests",
+            dependencies: ["PaywallStore", "PaywallCore", "PaywallSQLite", "RevenueCatForwarder", "PaywallTestSupport",
+                           "forwarder-crash-helper"]
+        ),
     ]
 )
 
