@@ -43,6 +43,10 @@ var package = Package(
         .testTarget(name: "PaywallSQLiteTests", dependencies: ["PaywallSQLite"]),
         .testTarget(name: "PaywallStoreTests", dependencies: ["PaywallStore", "PaywallCore", "PaywallSQLite", "recorder-crash-helper"]),
         .executableTarget(name: "recorder-crash-helper", dependencies: ["PaywallStore", "PaywallCore", "PaywallSQLite"]),
+        .executableTarget(
+            name: "paywall-bench",
+            dependencies: ["PaywallCore", "PaywallStore", "RevenueCatForwarder", "PaywallTestSupport"]
+        ),
         .executableTarget(name: "forwarder-crash-helper", dependencies: ["PaywallStore", "PaywallCore", "RevenueCatForwarder"]),
         .testTarget(
             name: "SQLiteOutboxTests",

@@ -8,6 +8,18 @@ public enum ForwardingPass: Sendable, Equatable {
     case completed(ForwardingSummary)
 }
 
+extension ForwardingPass {
+    /// The `forward` command's exit status for this pass (SPEC §6): 0 when everything due was
+    /// handled (delivered or dead-lettered), 69 when RevenueCat could not be reached or asked
+    /// to wait, 75 when another pass holds the lease. A missing key is 64 (``APIKeyError``).
+    public var exitStatus: Int32 {
+        switch self {
+        case .busy: 75
+        case .completed(let summary): summary.revenueCatUnavailable ? 69 : 0
+        }
+    }
+}
+
 /// What one forwarding pass did. Holds counts and status text only, never the API key.
 public struct ForwardingSummary: Sendable, Equatable, CustomStringConvertible {
     /// Why a pass ended.

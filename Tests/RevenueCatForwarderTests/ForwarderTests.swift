@@ -119,3 +119,13 @@ struct ForwarderTests {
         #expect(outbox.ids(in: .pending).count == 120)
     }
 }
+
+struct ForwardingPassExitStatusTests {
+    @Test func exitStatusFollowsTheSpec() {
+        var unavailable = ForwardingSummary()
+        unavailable.revenueCatUnavailable = true
+        #expect(ForwardingPass.busy.exitStatus == 75)
+        #expect(ForwardingPass.completed(ForwardingSummary()).exitStatus == 0)
+        #expect(ForwardingPass.completed(unavailable).exitStatus == 69)
+    }
+}
