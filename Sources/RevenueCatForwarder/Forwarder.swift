@@ -37,11 +37,12 @@ public final class Forwarder: Sendable {
     /// - Returns: ``ForwardingPass/busy`` when another pass holds the lease, else a summary.
     /// - Throws: the outbox's storage errors (the lease is released first when possible).
     public func forwardOnce() async throws -> ForwardingPass {
-        let owner = configuration.leaseOwner
+        // A fresh owner per pass, so two passes of the same forwarder exclude each other too.
+        let owner = "\(configuration.leaseOwner) \(UUID().uuidString)"
         guard try outbox.acquireLease(owner: owner, now: now.milliseconds(), durationMs: leaseMs) else { return .busy }
         var summary = ForwardingSummary()
         do {
-            try await drain(into: &summary)
+            try await drain(owner: owner, into: &summary)
             summary.nextAttemptAt = try outbox.nextAttemptTime()
         } catch {
             try? outbox.releaseLease(owner: owner)
@@ -58,11 +59,11 @@ public final class Forwarder: Sendable {
 
     private var leaseMs: Int64 { Self.milliseconds(configuration.leaseDuration) }
 
-    private func drain(into summary: inout ForwardingSummary) async throws {
+    private func drain(owner: String, into summary: inout ForwardingSummary) async throws {
         for batchIndex in 0..<configuration.maxBatches {
             if Task.isCancelled { summary.stop = .cancelled; return }
             if batchIndex > 0,
-               try !outbox.acquireLease(owner: configuration.leaseOwner, now: now.milliseconds(), durationMs: leaseMs) {
+               try !outbox.acquireLease(owner: owner, now: now.milliseconds(), durationMs: leaseMs) {
                 summary.stop = .leaseLost
                 return
             }

@@ -30,7 +30,7 @@ public struct ForwarderConfiguration: Sendable {
     public var maxBatches: Int
     /// How long a pass's lease lasts; renewed before every request.
     public var leaseDuration: Duration
-    /// Who holds the lease; unique per pass by default.
+    /// Names the lease holder (each pass appends a fresh UUID); appears in `meta`, never the key.
     public var leaseOwner: String
     /// The retry rules.
     public var retryPolicy: RetryPolicy

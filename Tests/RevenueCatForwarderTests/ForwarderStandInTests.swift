@@ -9,7 +9,7 @@ struct ForwarderStandInTests {
     let time = TestTime()
     let outbox = InMemoryOutbox()
 
-    func forwarder(_ endpoint: URL, timeout: Duration = .seconds(1)) -> Forwarder {
+    func forwarder(_ endpoint: URL, timeout: Duration = .seconds(5)) -> Forwarder {
         Forwarder(outbox: outbox, transport: URLSessionTransport(timeout: timeout),
                   configuration: Fixtures.configuration(endpoint: endpoint), now: time.now)
     }
@@ -17,7 +17,7 @@ struct ForwarderStandInTests {
     static let transientFaults: [StandInResponse] = [
         .status(500), .status(502), .status(503), .status(404),
         .retryAfter("2"), .retryAfter("Sun, 30 Nov 2025 10:54:20 GMT", status: 503),   // TestTime + 60 s
-        .delayed(.seconds(3), .accepted),   // past the 1 s client timeout
+        .delayed(.seconds(7), .accepted),   // past the 5 s client timeout (generous for slow CI)
         .closeMidResponse, .malformed, .hangUp,
     ]
 

@@ -129,3 +129,31 @@ struct ForwardingPassExitStatusTests {
         #expect(ForwardingPass.completed(unavailable).exitStatus == 69)
     }
 }
+
+struct ConcurrentPassTests {
+    /// Answers 200 after a real 300 ms, so a second pass can start meanwhile.
+    struct SlowTransport: HTTPTransport {
+        func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+            try await Task.sleep(for: .milliseconds(300))
+            return HTTPResponse(status: 200)
+        }
+    }
+
+    @Test func twoPassesOfOneForwarderExcludeEachOther() async throws {
+        // Given one forwarder whose first pass is in flight
+        let outbox = InMemoryOutbox()
+        outbox.add(Fixtures.impressions(10))
+        let forwarder = Forwarder(outbox: outbox, transport: SlowTransport(),
+                                  configuration: Fixtures.configuration(endpoint: URL(string: "http://127.0.0.1:1")!),
+                                  now: TestTime().now)
+        async let first = forwarder.forwardOnce()
+        try await Task.sleep(for: .milliseconds(50))
+        // When a second pass starts / Then it is busy, and the first delivers everything
+        #expect(try await forwarder.forwardOnce() == .busy)
+        guard case .completed(let summary) = try await first else {
+            Issue.record("first pass was busy")
+            return
+        }
+        #expect(summary.delivered == 10)
+    }
+}
