@@ -6,7 +6,7 @@ public struct ForwarderConfiguration: Sendable {
     /// RevenueCat's default base URL for paywall events.
     public static let defaultEndpoint = URL(string: "https://api-paywalls.revenuecat.com")!
     /// This project's version, sent as `X-Version`.
-    public static let clientVersion = "0.1.0"
+    public static let clientVersion = ProductVersion.current
     /// The `X-Platform` value for the platform this was compiled for.
     public static var defaultPlatform: String {
         #if os(iOS)

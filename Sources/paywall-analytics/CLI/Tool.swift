@@ -1,8 +1,10 @@
+import PaywallCore
+
 /// The `paywall-analytics` command tree and its dispatcher: parse, then validate, then run;
 /// help to stdout with exit 0; errors to stderr as `Error: …` plus the usage line.
 enum Tool {
     static let name = "paywall-analytics"
-    static let version = "0.1.0"
+    static let version = ProductVersion.current
 
     /// The root command; every subcommand registers here.
     static var root: CommandSpec {

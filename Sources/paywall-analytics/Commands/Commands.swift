@@ -4,6 +4,7 @@ enum Commands {
         [
             ImportCommand.spec,
             StatsCommand.spec,
+            ForwardCommand.spec,
             CatalogCommand.spec,
         ]
     }

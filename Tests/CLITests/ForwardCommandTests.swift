@@ -1,0 +1,95 @@
+import Foundation
+import PaywallTestSupport
+import Testing
+
+struct ForwardCommandTests {
+    let cli = try! CommandRunner()
+    static let key = "appl_CliTestKey0123456789"
+
+    /// A database holding `count` impressions, imported through the CLI.
+    func database(impressions count: Int, in scratch: Scratch) async throws -> String {
+        let db = scratch.path("events.sqlite")
+        let file = try scratch.write("i.ndjson", (1...count).map { Sample.shown($0) }.joined(separator: "\n") + "\n")
+        #expect(try await cli.run(["import", file, "--db", db]).status == 0)
+        return db
+    }
+
+    func forward(_ db: String, _ standIn: RevenueCatStandIn, _ extra: [String] = [],
+                 key: String = ForwardCommandTests.key) async throws -> CommandRunner.Output {
+        try await cli.run(["forward", "--db", db, "--endpoint", standIn.baseURL.absoluteString] + extra,
+                          environment: ["REVENUECAT_API_KEY": key])
+    }
+
+    @Test func deliversInBatchesUpToTheLimitThenTheRest() async throws {
+        let scratch = try Scratch()
+        let db = try await database(impressions: 120, in: scratch)
+        let standIn = try RevenueCatStandIn()
+        defer { standIn.stop() }
+        let first = try await forward(db, standIn, ["--max-batches", "2"])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout.hasPrefix("delivered 100, will retry 0, dead-lettered 0 (2 requests; batch limit reached)"))
+        #expect(first.stdout.contains("more impressions are pending"))
+        let second = try await forward(db, standIn)
+        #expect(second.stdout.hasPrefix("delivered 20,"))
+        #expect(standIn.acceptedEventIDs.count == 120)
+        #expect(standIn.violations.isEmpty)
+        #expect(try await cli.run(["stats", "--db", db]).stdout.contains("RevenueCat outbox: 0 pending, 120 delivered"))
+        for output in [first, second] { #expect(!(output.stdout + output.stderr).contains(Self.key)) }
+    }
+
+    @Test func refusalsAreDeadLetteredAndCanBeRequeued() async throws {
+        let scratch = try Scratch()
+        let db = try await database(impressions: 30, in: scratch)
+        let standIn = try RevenueCatStandIn()
+        defer { standIn.stop() }
+        standIn.enqueue(.status(401, body: "{\"message\":\"invalid key \(Self.key)\"}"))
+        let refused = try await forward(db, standIn)
+        #expect(refused.status == 0)
+        #expect(refused.stdout.hasPrefix("delivered 0, will retry 0, dead-lettered 30"))
+        let stats = try await cli.run(["stats", "--db", db]).stdout
+        #expect(stats.contains("30 dead-lettered") && stats.contains("Dead letters: 30"))
+        let requeued = try await forward(db, standIn, ["--requeue-dead-letters"])
+        #expect(requeued.stdout.hasPrefix("requeued 30 dead letters\ndelivered 30,"))
+        #expect(!(refused.stdout + refused.stderr + requeued.stdout).contains(Self.key))
+        for file in [db, db + "-wal", db + "-shm"] where FileManager.default.fileExists(atPath: file) {
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: file))
+            #expect(bytes.range(of: Data(Self.key.utf8)) == nil, "the key never reaches \(file)")
+        }
+    }
+
+    @Test func anUnavailableRevenueCatExits69AndKeepsEverything() async throws {
+        let scratch = try Scratch()
+        let db = try await database(impressions: 10, in: scratch)
+        let standIn = try RevenueCatStandIn()
+        defer { standIn.stop() }
+        standIn.enqueue(.status(503))
+        let result = try await forward(db, standIn)
+        #expect(result.status == 69)
+        #expect(result.stdout.contains("will retry 10"))
+        #expect(result.stderr.contains("retried by the next run"))
+        #expect(try await cli.run(["stats", "--db", db]).stdout.contains("RevenueCat outbox: 10 pending"))
+        let unreachable = try await cli.run(["forward", "--db", scratch.path("other.sqlite"), "--endpoint", "http://127.0.0.1:9"],
+                                            environment: ["REVENUECAT_API_KEY": Self.key])
+        #expect(unreachable.status == 66, "a database that does not exist is missing input, and nothing is created")
+    }
+
+    @Test(arguments: ["", "YOUR_REVENUECAT_API_KEY_HERE", "test_YOUR_TEST_KEY_HERE"])
+    func aMissingOrPlaceholderKeyExits64AndSendsNothing(key: String) async throws {
+        let scratch = try Scratch()
+        let db = try await database(impressions: 3, in: scratch)
+        let standIn = try RevenueCatStandIn()
+        defer { standIn.stop() }
+        let result = try await forward(db, standIn, key: key)
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("REVENUECAT_API_KEY"))
+        #expect(standIn.requestCount == 0)
+        #expect(try await cli.run(["stats", "--db", db]).stdout.contains("RevenueCat outbox: 3 pending"))
+    }
+
+    @Test func badOptionsAreUsageErrors() async throws {
+        for arguments in [["forward", "--endpoint", "ftp://x"], ["forward", "--max-batches", "0"]] {
+            let result = try await cli.run(arguments, environment: ["REVENUECAT_API_KEY": Self.key])
+            #expect(result.status == 64)
+        }
+    }
+}
