@@ -15,6 +15,7 @@ var package = Package(
         .library(name: "PaywallStore", targets: ["PaywallStore"]),
         .library(name: "RevenueCatForwarder", targets: ["RevenueCatForwarder"]),
         .library(name: "PaywallReports", targets: ["PaywallReports"]),
+        .library(name: "PaywallAnalytics", targets: ["PaywallAnalytics"]),
         .executable(name: "paywall-analytics", targets: ["paywall-analytics"]),
     ],
     targets: [
@@ -30,6 +31,12 @@ var package = Package(
         .target(name: "PaywallReports", dependencies: ["PaywallCore", "PaywallSQLite"]),
         .target(name: "PaywallTestSupport", dependencies: ["PaywallCore"]),
         .target(name: "PaywallSimulation", dependencies: ["PaywallCore"]),
+        .target(name: "PaywallAnalytics", dependencies: ["PaywallCore", "PaywallStore", "RevenueCatForwarder"]),
+        .executableTarget(
+            name: "embedding-example",
+            dependencies: ["PaywallAnalytics", "PaywallCore"],
+            path: "Examples/EmbeddingExample"
+        ),
         .executableTarget(
             name: "paywall-analytics",
             dependencies: ["PaywallCore", "PaywallStore", "RevenueCatForwarder", "PaywallReports", "PaywallSimulation"]
@@ -46,7 +53,11 @@ var package = Package(
             dependencies: ["RevenueCatForwarder", "PaywallCore", "PaywallTestSupport"],
             exclude: ["Golden"]
         ),
-        .testTarget(name: "CLITests", dependencies: ["PaywallCore", "PaywallTestSupport", "paywall-analytics"]),
+        .testTarget(
+            name: "PaywallAnalyticsTests",
+            dependencies: ["PaywallAnalytics", "PaywallCore", "PaywallStore", "PaywallTestSupport"]
+        ),
+        .testTarget(name: "CLITests", dependencies: ["PaywallCore", "PaywallTestSupport", "paywall-analytics", "embedding-example"]),
         .testTarget(name: "PaywallSQLiteTests", dependencies: ["PaywallSQLite"]),
         .testTarget(name: "PaywallStoreTests", dependencies: ["PaywallStore", "PaywallCore", "PaywallSQLite", "recorder-crash-helper"]),
         .executableTarget(name: "recorder-crash-helper", dependencies: ["PaywallStore", "PaywallCore", "PaywallSQLite"]),

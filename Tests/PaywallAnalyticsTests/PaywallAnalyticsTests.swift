@@ -1,0 +1,54 @@
+import Foundation
+import PaywallAnalytics
+import PaywallCore
+import PaywallStore
+import PaywallTestSupport
+import Synchronization
+import Testing
+
+struct PaywallAnalyticsTests {
+    static func scratchPath() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("facade-\(UUID().uuidString).sqlite").path
+    }
+
+    @Test func aFlushCommitsThenForwardsTheImpressionToRevenueCat() async throws {
+        // Given the embedded stack pointed at a loopback RevenueCat, with a long interval
+        let standIn = try RevenueCatStandIn()
+        defer { standIn.stop() }
+        let path = Self.scratchPath()
+        let analytics = try PaywallAnalytics(
+            configuration: .init(databasePath: path, revenueCatAPIKey: "appl_FacadeTestKey42",
+                                 revenueCatEndpoint: standIn.baseURL, forwardingInterval: .seconds(3_600),
+                                 impressionMode: .appReported),
+            environment: [:])
+        // When a presentation makes an impression and the app flushes
+        let paywall = try analytics.tracker.open(source: "settings", userID: "user_7")
+        try paywall.appeared()
+        try paywall.reportImpression()
+        try paywall.close(.dismissed(via: .closeButton))
+        try await analytics.flush()
+        // Then the events are stored and the impression reaches RevenueCat without waiting an hour
+        for _ in 0..<500 where standIn.acceptedEventIDs.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(standIn.acceptedEventIDs.count == 1)
+        #expect(standIn.violations.isEmpty)
+        let stats = try analytics.recorder.store.stats()
+        #expect(stats.totalEvents == 2)
+        try await analytics.shutdown()
+    }
+
+    @Test func withoutAKeyForwardingIsOffSaidOnceAndNothingIsLost() async throws {
+        let messages = Mutex<[String]>([])
+        let analytics = try PaywallAnalytics(configuration: .init(databasePath: Self.scratchPath(), impressionMode: .appReported),
+                                             environment: ["REVENUECAT_API_KEY": "YOUR_REVENUECAT_API_KEY_HERE"]) { message in
+            messages.withLock { $0.append(message) }
+        }
+        #expect(analytics.forwarding == nil)
+        #expect(messages.withLock { $0 }.count == 1)
+        #expect(messages.withLock { $0 }.first?.contains("REVENUECAT_API_KEY") == true)
+        let paywall = try analytics.tracker.open(source: "onboarding", userID: "u")
+        try paywall.reportImpression()
+        try await analytics.flush()
+        #expect(try analytics.recorder.store.stats().outboxPending == 1)
+        try await analytics.shutdown()
+    }
+}
