@@ -9,9 +9,11 @@ public struct DemoScenario: Sendable {
     public var days: Int
     /// The first simulated day, Unix milliseconds at UTC midnight (default 2026-10-01).
     public var startMs: Int64
-    /// Share of customer-days whose device was offline, so their events arrive late (after the
-    /// first report run).
+    /// Share of customer-days in the last ``lateDays`` days whose device was offline, so their
+    /// events arrive late (after the first report run).
     public var lateShare: Double
+    /// How many of the final days can have late events (devices sync a few days late at most).
+    public var lateDays: Int
     /// Share of presentations never closed (the app was killed while the paywall was open).
     public var unclosedShare: Double
     /// The placements.
@@ -19,13 +21,14 @@ public struct DemoScenario: Sendable {
 
     /// Creates a scenario; the defaults are the demo's: 5,000 customers over 30 days.
     public init(seed: UInt64 = 42, customers: Int = 5_000, days: Int = 30, startMs: Int64 = 1_790_812_800_000,
-                lateShare: Double = 0.03, unclosedShare: Double = 0.004,
+                lateShare: Double = 0.1, lateDays: Int = 3, unclosedShare: Double = 0.004,
                 placements: [PlacementBehavior] = PlacementBehavior.demo) {
         self.seed = seed
         self.customers = customers
         self.days = days
         self.startMs = startMs
         self.lateShare = lateShare
+        self.lateDays = lateDays
         self.unclosedShare = unclosedShare
         self.placements = placements
     }

@@ -25,7 +25,7 @@ struct SimulatedCustomer {
             let sinceInstall = Double(day - installDay)
             let active = day == installDay || random.chance(0.5 * exp(-sinceInstall / 9) + 0.07)
             guard active else { continue }
-            let offline = random.chance(scenario.lateShare)
+            let offline = random.chance(scenario.lateShare) && day >= scenario.days - scenario.lateDays
             let sessions = day == installDay ? 1 : (random.chance(0.3) ? 2 : 1)
             var clockMs = scenario.startMs + Int64(day) * PopulationSimulator.dayMs
                 + Int64(random.uniform(7 * 3_600...21 * 3_600) * 1_000)

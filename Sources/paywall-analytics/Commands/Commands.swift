@@ -2,6 +2,7 @@
 enum Commands {
     static var all: [CommandSpec] {
         [
+            DemoCommand.spec,
             ImportCommand.spec,
             StatsCommand.spec,
             ForwardCommand.spec,

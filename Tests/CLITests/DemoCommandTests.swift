@@ -1,0 +1,76 @@
+import Foundation
+import PaywallTestSupport
+import Testing
+
+struct DemoCommandTests {
+    let cli = try! CommandRunner()
+    static let reports = ["encounter_funnel", "conversion_funnel", "cohort_conversion", "placement_summary",
+                          "product_mix", "data_quality"]
+
+    func csvs(in folder: URL) throws -> [String: Data] {
+        try Dictionary(uniqueKeysWithValues: Self.reports.map {
+            ($0, try Data(contentsOf: folder.appendingPathComponent("paywall-report/\($0).csv")))
+        })
+    }
+
+    @Test func theDemoRecordsReportsAndGivesTheSameNumbersTwice() async throws {
+        let scratch = try Scratch()
+        let first = try await cli.run(["demo"], environment: ["REVENUECAT_API_KEY": ""], directory: scratch.url)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout.hasPrefix("Simulated 5000 customers, "))
+        #expect(first.stdout.contains("arrived late"))
+        #expect(first.stdout.contains("The second nightly run recomputed 3 day(s)"))
+        for placement in ["onboarding", "feature_gate", "limit_reached", "settings", "promo_banner", "winback"] {
+            #expect(first.stdout.contains("\n\(placement) "), "summary row for \(placement)")
+        }
+        #expect(first.stdout.contains("RevenueCat forwarding: skipped: no RevenueCat API key"))
+        #expect(first.stdout.contains("Database: paywall-demo.sqlite"))
+        #expect(FileManager.default.fileExists(atPath: scratch.path("paywall-demo.sqlite")))
+        let run = try JSONSerialization.jsonObject(with: Data(contentsOf: scratch.url.appendingPathComponent("paywall-report/run.json"))) as? [String: Any]
+        #expect((run?["days_recomputed"] as? [String])?.count == 3)
+        let before = try csvs(in: scratch.url)
+        let second = try await cli.run(["demo"], environment: ["REVENUECAT_API_KEY": ""], directory: scratch.url)
+        #expect(second.status == 0)
+        #expect(try csvs(in: scratch.url) == before, "the same seed gives byte-identical reports")
+        let summaryLines = { (text: String) in text.split(separator: "\n").filter { !$0.hasPrefix("Done in") } }
+        #expect(summaryLines(first.stdout) == summaryLines(second.stdout))
+    }
+
+    @Test func anotherSeedGivesOtherNumbersAndQuietPrintsNothing() async throws {
+        let scratch = try Scratch()
+        let out = scratch.path("out")
+        let result = try await cli.run(["demo", "--seed", "7", "--customers", "300", "--days", "10", "--out", out,
+                                        "--db", scratch.path("demo.sqlite"), "--quiet"],
+                                       environment: ["REVENUECAT_API_KEY": ""])
+        #expect(result.status == 0)
+        #expect(result.stdout.isEmpty)
+        #expect(FileManager.default.fileExists(atPath: out + "/placement_summary.csv"))
+        let again = try await cli.run(["demo", "--db", scratch.path("demo.sqlite"), "--out", out])
+        #expect(again.status == 73)
+        #expect(again.stderr.contains("already holds"))
+        #expect(again.stderr.contains("Choose another --db path"))
+    }
+
+    @Test func withAKeyTheDemoForwardsEveryImpression() async throws {
+        let scratch = try Scratch()
+        let standIn = try RevenueCatStandIn(recordExchanges: false)
+        defer { standIn.stop() }
+        let result = try await cli.run(["demo", "--customers", "200", "--days", "5", "--endpoint", standIn.baseURL.absoluteString],
+                                       environment: ["REVENUECAT_API_KEY": "test_DemoKey123"], directory: scratch.url)
+        #expect(result.status == 0, "\(result.stderr)")
+        let stats = try await cli.run(["stats", "--db", scratch.path("paywall-demo.sqlite")]).stdout
+        let shown = stats.split(separator: "\n").first { $0.contains("paywall_shown") }?.split(separator: " ").last.flatMap { Int($0) }
+        #expect(shown != nil && standIn.acceptedEventIDs.count == shown)
+        #expect(result.stdout.contains("RevenueCat forwarding: delivered \(shown ?? -1),"))
+        #expect(standIn.violations.isEmpty)
+        #expect(!result.stdout.contains("test_DemoKey123"))
+    }
+
+    @Test(arguments: [["--seed", "x"], ["--customers", "0"], ["--days", "400"], ["extra"]])
+    func badOptionsAreUsageErrors(arguments: [String]) async throws {
+        let scratch = try Scratch()
+        let result = try await cli.run(["demo"] + arguments, directory: scratch.url)
+        #expect(result.status == 64)
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("paywall-demo.sqlite")))
+    }
+}
