@@ -6,6 +6,8 @@ enum Commands {
             ImportCommand.spec,
             StatsCommand.spec,
             ForwardCommand.spec,
+            ReportCommand.spec,
+            ExportCommand.spec,
             CatalogCommand.spec,
         ]
     }

@@ -60,7 +60,7 @@ struct DemoRun {
             return try FunnelReport(connection: store.connection, now: .constant(now))
                 .nightly(into: output, version: ProductVersion.current)
         } catch let error as ReportError {
-            throw CLIError(ExitCode(rawValue: error.exitCode) ?? .internalError, error.description)
+            throw CLIError(report: error)
         }
     }
 

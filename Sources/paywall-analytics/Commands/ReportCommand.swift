@@ -1,0 +1,103 @@
+import Foundation
+import PaywallCore
+import PaywallReports
+import PaywallStore
+
+/// `report`: the funnels of funnels.md as CSV files (and the HTML page), for a date range or as
+/// the incremental nightly job.
+enum ReportCommand {
+    static var spec: CommandSpec {
+        CommandSpec(
+            name: "report",
+            abstract: "Compute the funnels per placement and day into CSV files, for a date range or as the nightly job.",
+            discussion: """
+            With --from and --to, computes every report for the presentations whose day is in the inclusive range.
+            With --nightly, folds in the events stored since the previous run (late events included), recomputes
+            exactly the days they touch, and rewrites the trailing window (--days, default all history) plus
+            run.json. Outputs are staged and renamed into --out only when complete, so a failure leaves the
+            previous files intact; only the report files in --out are replaced. Definitions: funnels.md.
+
+            Exit codes: 0 done, 64 bad arguments, 65 the database is not a PaywallAnalytics store, 66 no database,
+            73 cannot write --out, 74 I/O error, 75 another report run holds this database.
+            """,
+            usage: "report (--from <date> --to <date> | --nightly [--days <n>]) --out <dir> [options]",
+            options: [
+                .value("--from", "date", "First day, YYYY-MM-DD (inclusive)."),
+                .value("--to", "date", "Last day, YYYY-MM-DD (inclusive)."),
+                .flag("--nightly", "Incremental nightly run: recompute the days that received events since the last run."),
+                .value("--days", "n", "With --nightly: write the trailing n days ending today (default: all history)."),
+                .value("--out", "dir", "Output folder for the CSV files (created if needed)."),
+                .value("--placement", "name", "Only this placement (repeatable).", repeatable: true),
+                .value("--timezone", "zone", "IANA time zone that defines days, e.g. Europe/Berlin (default UTC)."),
+                .value("--cohort-window", "duration", "Cohort conversion window, e.g. 72h or 3d (default 3d)."),
+                .value("--now", "time", "Treat this as the current time (ISO 8601 or Unix ms); default: the clock."),
+                .flag("--raw", "Turn the spreadsheet formula guard off (for machine consumers)."),
+            ],
+            examples: [
+                "\(Tool.name) report --from 2026-11-01 --to 2026-11-28 --out reports/november",
+                "\(Tool.name) report --from 2026-11-01 --to 2026-11-28 --out /tmp/r --placement onboarding --timezone America/New_York",
+                "\(Tool.name) report --nightly --out /var/lib/paywalls/report",
+            ],
+            run: run
+        )
+    }
+
+    @Sendable static func run(_ context: CommandContext, _ arguments: ParsedArguments) async throws -> ExitCode {
+        guard arguments.positionals.isEmpty else { throw CLIError.usage("report takes no arguments; did you mean --out \(arguments.positionals[0])?") }
+        guard let out = arguments.value("--out"), !out.isEmpty else { throw CLIError.usage("report needs --out DIR") }
+        let timezone = arguments.value("--timezone") ?? "UTC"
+        let now = try NowOption.parse(arguments.value("--now"))
+        do {
+            let window = try arguments.value("--cohort-window").map { try CohortWindow(parsing: $0) } ?? .default
+            if arguments.has("--nightly") {
+                if arguments.value("--from") != nil || arguments.value("--to") != nil || !arguments.all("--placement").isEmpty {
+                    throw CLIError.usage("--nightly covers all placements and computes its own days; leave out --from, --to and --placement")
+                }
+                let days = try arguments.value("--days").map { text throws(CLIError) -> Int in
+                    guard let days = Int(text), days >= 1 else { throw .usage("--days must be a whole number of at least 1, got '\(text)'") }
+                    return days
+                }
+                let store = try StoreAccess.open(context.databasePath(arguments), create: false, now: now)
+                let run = try FunnelReport(connection: store.connection, now: now)
+                    .nightly(into: out, days: days, timezone: timezone, cohortWindow: window, version: ProductVersion.current)
+                if !arguments.has("--quiet") { context.stdout.line(describe(run, out: out)) }
+                return .success
+            }
+            guard let fromText = arguments.value("--from"), let toText = arguments.value("--to") else {
+                throw CLIError.usage("report needs --from and --to (YYYY-MM-DD), or --nightly")
+            }
+            if arguments.value("--days") != nil { throw CLIError.usage("--days goes with --nightly") }
+            let from = try ReportDate(fromText), to = try ReportDate(toText)
+            let store = try StoreAccess.open(context.databasePath(arguments), create: false, now: now)
+            let summary = try FunnelReport(connection: store.connection, now: now)
+                .report(from: from, to: to, placements: arguments.all("--placement"), timezone: timezone,
+                        cohortWindow: window, formulaGuard: !arguments.has("--raw"), into: out)
+            if !arguments.has("--quiet") {
+                let rows = summary.rows.values.reduce(0, +)
+                context.stdout.line("wrote \(summary.rows.count) reports (\(rows) rows) for \(from) to \(to) into \(summary.directory)")
+            }
+            return .success
+        } catch let error as ReportError {
+            throw CLIError(report: error)
+        }
+    }
+
+    static func describe(_ run: NightlyRun, out: String) -> String {
+        guard run.outputsChanged else { return "no new events since the last run; \(out) is unchanged" }
+        let days = run.daysRecomputed.isEmpty ? "no days" : "\(run.daysRecomputed.count) day(s) (\(run.daysRecomputed.first!) … \(run.daysRecomputed.last!))"
+        return "read \(run.eventsRead) new events, recomputed \(days); wrote \(run.windowFrom) to \(run.windowTo) into \(out) (run.json has the details)"
+    }
+}
+
+/// `--now`: ISO 8601 (`2026-11-29T02:00:00Z`) or Unix milliseconds; the system clock when absent.
+enum NowOption {
+    static func parse(_ text: String?) throws(CLIError) -> Now {
+        guard let text else { return .system }
+        if let milliseconds = Int64(text) { return .constant(milliseconds) }
+        let formatter = ISO8601DateFormatter()
+        guard let date = formatter.date(from: text) else {
+            throw .usage("--now must be ISO 8601 like 2026-11-29T02:00:00Z or Unix milliseconds, got '\(text)'")
+        }
+        return .constant(Int64((date.timeIntervalSince1970 * 1000).rounded()))
+    }
+}
