@@ -36,6 +36,17 @@ public final class CSVWriter {
     ///   - descriptor: where to write.
     ///   - path: the path named in errors (`-` for standard output).
     ///   - formulaGuard: prefix formula-like text cells with `'` (default on; off for `--raw`).
+    /// The rows written so far as raw text (no quoting, no formula guard), when created with
+    /// `keepsRows`; the HTML page is drawn from them.
+    public private(set) var keptRows: [[String]] = []
+    private var keepsRows = false
+
+    /// Creates a writer that also keeps every row as raw text in ``keptRows`` (for small reports).
+    public convenience init(descriptor: Int32, path: String, formulaGuard: Bool = true, keepsRows: Bool) {
+        self.init(descriptor: descriptor, path: path, formulaGuard: formulaGuard)
+        self.keepsRows = keepsRows
+    }
+
     public init(descriptor: Int32, path: String, formulaGuard: Bool = true) {
         self.descriptor = descriptor
         self.path = path
@@ -49,6 +60,14 @@ public final class CSVWriter {
     ///
     /// - Throws: ``ReportError/io(path:reason:)`` when the write fails.
     public func writeRow(_ cells: [Cell]) throws {
+        if keepsRows {
+            keptRows.append(cells.map { cell in
+                switch cell {
+                case .text(let value), .number(let value): value
+                case .empty: ""
+                }
+            })
+        }
         for cell in cells {
             switch cell {
             case .text(let value): text(value)

@@ -33,7 +33,7 @@ extension FunnelReport {
         let window = try self.window(calendar: calendar, days: days, now: startedAt)
         let reportDays = try calendar.days(from: window.from, through: window.to)
         let rows = try write(days: reportDays, placements: nil, cohortWindow: cohortWindow, formulaGuard: true,
-                             into: output)
+                             timezone: timezone, into: output)
         let recomputed = Set(refreshed.touchedBuckets.map { calendar.date(containing: $0 * 900_000) })
         var run = NightlyRun(
             daysRecomputed: recomputed.sorted().map(\.description), eventsRead: refreshed.eventsRead,

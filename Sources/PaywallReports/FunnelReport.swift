@@ -57,7 +57,7 @@ public struct FunnelReport: Sendable {
         let output = try OutputFolder(destination: directory)
         let refreshed = try refreshRollups()
         let rows = try write(days: days, placements: placements, cohortWindow: cohortWindow,
-                             formulaGuard: formulaGuard, into: output)
+                             formulaGuard: formulaGuard, timezone: timezone, into: output)
         try output.commit()
         return Summary(directory: output.destination.path, rows: rows, eventsRead: refreshed.eventsRead)
     }
@@ -78,7 +78,7 @@ public struct FunnelReport: Sendable {
 
     /// Runs every report inside one read transaction (one consistent snapshot) into `output`.
     func write(days: [ReportDay], placements: [String]?, cohortWindow: CohortWindow, formulaGuard: Bool,
-               into output: OutputFolder) throws -> [String: Int] {
+               timezone: String, into output: OutputFolder) throws -> [String: Int] {
         let parameters: [String: SQLValue] = [
             "days": .text(DayCalendar.json(days)),
             "placements": placements.flatMap { $0.isEmpty ? nil : .text(Self.jsonArray($0)) } ?? .null,
@@ -87,13 +87,17 @@ public struct FunnelReport: Sendable {
         return try ReportError.wrap {
             try connection.transaction(.deferred) { db in
                 var rows: [String: Int] = [:]
+                var tables: [ReportTable] = []
                 for file in ReportFile.all {
                     let descriptor = try output.create(file.fileName)
                     defer { close(descriptor) }
-                    let writer = CSVWriter(descriptor: descriptor, path: file.fileName, formulaGuard: formulaGuard)
+                    let writer = CSVWriter(descriptor: descriptor, path: file.fileName, formulaGuard: formulaGuard,
+                                           keepsRows: true)
                     rows[file.fileName] = try file.write(db, parameters: parameters, to: writer)
                     try writer.flush()
+                    tables.append(ReportTable(file: file, keptRows: writer.keptRows))
                 }
+                try writeHTML(tables, days: days, timezone: timezone, cohortWindow: cohortWindow, into: output)
                 return rows
             }
         }

@@ -4,23 +4,24 @@ import Foundation
 /// then the cohort table, the product mix and the data-quality figures. No scripts, no network:
 /// styles are inline and charts are SVG. Every value from event data is escaped.
 public enum HTMLReport {
-    /// What the page says about the run.
+    /// What the page says about the run. It holds no clock time, so a re-run on the same data writes
+    /// the same bytes (the nightly job relies on that to change nothing).
     public struct Context: Sendable {
         /// The report period in words, e.g. `2026-10-01 to 2026-10-30`.
         public var period: String
         /// The time zone days are counted in.
         public var timezone: String
-        /// When the report was made (ISO 8601).
-        public var generatedAt: String
         /// The tool's version.
         public var version: String
+        /// The cohort conversion window in words, e.g. `3d`.
+        public var cohortWindow: String
 
         /// Creates a context.
-        public init(period: String, timezone: String, generatedAt: String, version: String) {
+        public init(period: String, timezone: String, version: String, cohortWindow: String = "3d") {
             self.period = period
             self.timezone = timezone
-            self.generatedAt = generatedAt
             self.version = version
+            self.cohortWindow = cohortWindow
         }
     }
 
@@ -34,7 +35,7 @@ public enum HTMLReport {
         var body = header(context) + qualityBanner(model)
         body += "<section><h2>Placements at a glance</h2>" + table(byName["placement_summary"]) + "</section>"
         for placement in model.placements { body += placementSection(placement, model: model) }
-        body += "<section><h2>Cohort conversion (\(HTMLEscaping.escape(model.cohortWindowLabel)))</h2>"
+        body += "<section><h2>Cohort conversion (window \(HTMLEscaping.escape(context.cohortWindow)) after the first impression)</h2>"
         body += "<p class=\"note\">Customers by the day of their first impression at a placement, and how many bought within the window. Rows whose window is not complete yet can still grow.</p>"
         body += table(byName["cohort_conversion"]) + "</section>"
         body += "<section><h2>Product mix</h2>" + table(byName["product_mix"]) + "</section>"
@@ -49,7 +50,7 @@ public enum HTMLReport {
         <style>\(style)</style></head>
         <body><main>
         \(body)
-        <footer>PaywallAnalytics \(HTMLEscaping.escape(context.version)) · generated \(HTMLEscaping.escape(context.generatedAt))</footer>
+        <footer>PaywallAnalytics \(HTMLEscaping.escape(context.version)) · definitions of every number: funnels.md in the PaywallAnalytics repository</footer>
         </main></body></html>
 
         """

@@ -54,7 +54,5 @@ struct HTMLReportModel {
         return totals
     }
 
-    var cohortWindowLabel: String { "window of 72 hours after the first impression" }
-
     func int(_ text: String?) -> Int { text.flatMap { Int($0) } ?? 0 }
 }

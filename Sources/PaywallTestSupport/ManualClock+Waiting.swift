@@ -6,7 +6,7 @@ extension ManualClock {
     /// so a test can advance time knowing the timers it expects are armed.
     /// - Returns: whether that many sleepers arrived in time.
     @discardableResult
-    public func waitForSleepers(_ count: Int, timeout: Duration = .seconds(5)) async -> Bool {
+    public func waitForSleepers(_ count: Int, timeout: Duration = .seconds(60)) async -> Bool {
         let deadline = ContinuousClock.now.advanced(by: timeout)
         while sleeperCount < count {
             if ContinuousClock.now >= deadline { return false }

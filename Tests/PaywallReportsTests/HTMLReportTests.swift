@@ -27,8 +27,7 @@ struct HTMLReportTests {
                               "impressions_delivered", "impressions_pending", "impressions_dead_lettered"],
                     rows: [["2026-10-01", "120", "3", "0", "26", "20", "6", "0"]]),
     ]
-    static let context = HTMLReport.Context(period: "2026-10-01 to 2026-10-02", timezone: "UTC",
-                                            generatedAt: "2026-10-03T02:00:00Z", version: "0.1.0")
+    static let context = HTMLReport.Context(period: "2026-10-01 to 2026-10-02", timezone: "UTC", version: "0.1.0")
 
     @Test func valuesFromEventDataAreEscapedAndNoScriptIsEmitted() {
         let html = HTMLReport.render(tables: Self.tables, context: Self.context)

@@ -25,8 +25,8 @@ enum ForwardCommand {
                 .flag("--requeue-dead-letters", "Put every dead letter back in the queue before sending."),
             ],
             examples: [
-                "REVENUECAT_API_KEY=appl_… \(Tool.name) forward",
                 "\(Tool.name) forward --max-batches 100",
+                "REVENUECAT_API_KEY=appl_… \(Tool.name) forward",
                 "\(Tool.name) forward --requeue-dead-letters",
             ],
             run: run
