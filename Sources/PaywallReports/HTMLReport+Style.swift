@@ -18,8 +18,8 @@ extension HTMLReport {
     .figures{display:flex;flex-wrap:wrap;gap:8px}.figure{flex:1 1 120px;border:1px solid var(--line);border-radius:6px;padding:8px}
     .number{display:block;font-size:22px;font-weight:600}.caption{color:var(--muted);font-size:13px}
     .trends{display:grid;grid-template-columns:1fr 1fr;gap:12px}
-    .chart{width:100%;height:auto;display:block}.chart .label,.chart .value,.chart .tick{font-size:13px;fill:var(--ink)}
-    .chart .tick{fill:var(--muted);font-size:11px}.chart .end{text-anchor:end}.chart .middle{text-anchor:middle}
+    .chart{width:100%;height:auto;display:block}.funnel{max-width:560px}.chart .label,.chart .value,.chart .tick{font-size:13px;fill:var(--ink)}
+    .chart .tick{fill:var(--muted);font-size:11px}.chart .end{text-anchor:end}.chart .middle{text-anchor:middle}.chart .start{text-anchor:start}
     .bar{fill:var(--accent)}.bar1{opacity:.9}.bar2{opacity:.8}.bar3{opacity:.7}.bar4{fill:#1f9d55}
     .axis{stroke:var(--line)}.series{fill:none;stroke:var(--accent);stroke-width:2}.dot{fill:var(--accent)}
     .scroll{overflow-x:auto}table{border-collapse:collapse;width:100%;font-size:13px}

@@ -83,7 +83,7 @@ public enum HTMLReport {
         out += figure("purchased", "\(funnel.purchased)") + figure("conversion", conversion)
         out += figure("bounces", "\(funnel.bounces)") + figure("purchase cancellations", "\(funnel.cancellations)")
         out += "</div>"
-        out += "<h3>Funnel</h3>" + SVGChart.funnel([
+        out += "<h3>Funnel (rate from the previous step)</h3>" + SVGChart.funnel([
             .init(label: "Presentations", value: funnel.presentations), .init(label: "Impressions", value: funnel.impressions),
             .init(label: "Plan selected", value: funnel.planSelected), .init(label: "Purchase started", value: funnel.purchaseStarted),
             .init(label: "Purchased", value: funnel.purchased),

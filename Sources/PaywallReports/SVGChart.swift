@@ -8,28 +8,27 @@ enum SVGChart {
         var value: Int
     }
 
-    /// Horizontal funnel bars, each with its count and the rate from the previous step.
+    /// Horizontal funnel bars, each labelled above, with its count and the rate from the previous
+    /// step; narrow enough to stay readable at phone width.
     static func funnel(_ steps: [Step], title: String) -> String {
-        let width = 640.0, rowHeight = 34.0, labelWidth = 150.0
-        let height = rowHeight * Double(steps.count) + 8
+        let width = 480.0, rowHeight = 46.0, valueRoom = 170.0
+        let height = rowHeight * Double(steps.count) + 4
         let top = Double(max(steps.first?.value ?? 0, 1))
         var svg = """
-        <svg class="chart" viewBox="0 0 \(Int(width)) \(Int(height))" role="img" aria-label="\(HTMLEscaping.escape(title))" preserveAspectRatio="xMinYMin meet">
+        <svg class="chart funnel" viewBox="0 0 \(Int(width)) \(Int(height))" role="img" aria-label="\(HTMLEscaping.escape(title))" preserveAspectRatio="xMinYMin meet">
         """
         for (index, step) in steps.enumerated() {
-            let y = Double(index) * rowHeight + 4
-            let barWidth = max(2, (width - labelWidth - 150) * Double(step.value) / top)
-            let rate: String
-            if index == 0 {
-                rate = ""
-            } else {
+            let y = Double(index) * rowHeight
+            let barWidth = max(2, (width - valueRoom) * Double(step.value) / top)
+            var rate = ""
+            if index > 0 {
                 let previous = steps[index - 1].value
-                rate = previous == 0 ? " (—)" : " (" + percent(Double(step.value) / Double(previous)) + " of previous)"
+                rate = previous == 0 ? " (—)" : " (" + percent(Double(step.value) / Double(previous)) + ")"
             }
             svg += """
-            <text x="0" y="\(fmt(y + 21))" class="label">\(HTMLEscaping.escape(step.label))</text>\
-            <rect x="\(Int(labelWidth))" y="\(fmt(y + 4))" width="\(fmt(barWidth))" height="24" rx="3" class="bar bar\(index)"/>\
-            <text x="\(fmt(labelWidth + barWidth + 6))" y="\(fmt(y + 21))" class="value">\(step.value)\(rate)</text>
+            <text x="0" y="\(fmt(y + 14))" class="label">\(HTMLEscaping.escape(step.label))</text>\
+            <rect x="0" y="\(fmt(y + 20))" width="\(fmt(barWidth))" height="20" rx="3" class="bar bar\(index)"/>\
+            <text x="\(fmt(barWidth + 6))" y="\(fmt(y + 35))" class="value">\(step.value)\(rate)</text>
             """
         }
         return svg + "</svg>"
@@ -61,7 +60,8 @@ enum SVGChart {
         }
         let labelIndexes = Set([0, points.count / 2, points.count - 1])
         for index in labelIndexes.sorted() {
-            svg += "<text x=\"\(fmt(x(index)))\" y=\"\(fmt(height - 8))\" class=\"tick middle\">\(HTMLEscaping.escape(points[index].0))</text>"
+            let anchor = points.count == 1 ? "middle" : index == 0 ? "start" : index == points.count - 1 ? "end" : "middle"
+            svg += "<text x=\"\(fmt(x(index)))\" y=\"\(fmt(height - 8))\" class=\"tick \(anchor)\">\(HTMLEscaping.escape(points[index].0))</text>"
         }
         return svg + "</svg>"
     }

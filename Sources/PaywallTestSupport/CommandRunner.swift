@@ -15,6 +15,9 @@ public struct CommandRunner: Sendable {
     /// The executable.
     public let executable: URL
 
+    /// Runs any executable (a system tool such as chromium or python3).
+    public init(executable: URL) { self.executable = executable }
+
     /// Finds the built executable `name` next to the test bundle (`.build/<config>/`).
     public init(product name: String = "paywall-analytics", filePath: String = #filePath) throws {
         var candidates: [URL] = []
