@@ -38,6 +38,7 @@ var package = Package(
         .testTarget(name: "PaywallSQLiteTests", dependencies: ["PaywallSQLite"]),
         .testTarget(name: "PaywallStoreTests", dependencies: ["PaywallStore", "PaywallCore", "PaywallSQLite", "recorder-crash-helper"]),
         .executableTarget(name: "recorder-crash-helper", dependencies: ["PaywallStore", "PaywallCore", "PaywallSQLite"]),
+        .executableTarget(name: "paywall-bench", dependencies: ["PaywallStore", "PaywallCore", "PaywallSQLite"]),
     ]
 )
 

@@ -2,6 +2,7 @@
 //
 //   recorder-crash-helper record DB [SEED]  record events and flush in a loop; after each flush
 //                                            print every acknowledged event id, one per line
+//   recorder-crash-helper import DB FILE    import FILE, print counts and peak memory (maxrss_kb)
 //   recorder-crash-helper hold-lock DB      take the write lock, print "locked", keep it until a
 //                                            line arrives on stdin (or the process is killed)
 import Foundation
@@ -58,6 +59,22 @@ case "hold-lock":
         emit("locked")
         _ = readLine()
         try connection.execute("COMMIT")
+    } catch {
+        FileHandle.standardError.write(Data("\(error)\n".utf8))
+        exit(74)
+    }
+case "import":
+    // recorder-crash-helper import DB FILE: import, then print the counts and the peak resident memory.
+    do {
+        let store = try EventStore(path: path, now: .system)
+        let result = try Importer(store: store).importFiles([arguments[3]])
+        var usage = rusage()
+        #if os(Linux)
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        #else
+        getrusage(RUSAGE_SELF, &usage)
+        #endif
+        emit("imported=\(result.imported) duplicates=\(result.duplicates) quarantined=\(result.quarantined) maxrss_kb=\(usage.ru_maxrss)")
     } catch {
         FileHandle.standardError.write(Data("\(error)\n".utf8))
         exit(74)
