@@ -33,16 +33,20 @@ struct NDJSONPipeline: Sendable {
             defer { channel.close(); finished.signal() }
             var reader = LineReader(descriptor: descriptor, path: path, chunkBytes: pipeline.options.chunkBytes,
                                     maxLineBytes: pipeline.options.maxLineBytes)
-            var lines = LineBatch()
             var readSoFar: Int64 = 0
             var open = true
-            // Bytes of lines per batch: with at most four batches alive (one being read, two queued,
-            // one being written) memory stays near 16 MiB + the line limit, whatever the file size.
+            // Bytes of lines per batch. One line buffer is reused (validation happens on this thread
+            // before hand-off), so memory stays near this budget + the line limit + the validated
+            // batches in the channel, whatever the file size.
             let byteBudget = max(4 << 20, 2 * pipeline.options.maxLineBytes)
+            var lines = LineBatch()
+            lines.bytes.reserveCapacity(byteBudget + pipeline.options.maxLineBytes)
             func ship() {
                 guard open, lines.count > 0 else { return }
                 open = channel.send(.batch(pipeline.validate(lines), bytesRead: readSoFar))
-                lines = LineBatch()
+                lines.bytes.removeAll(keepingCapacity: true)
+                lines.lines.removeAll(keepingCapacity: true)
+                lines.oversized.removeAll()
             }
             do {
                 try reader.forEachLine({ line in
