@@ -10,6 +10,7 @@ public enum Schema {
     public static let migrations: [Migration] = [
         Migration("1-events-outbox-dead-letters-quarantine-drops-meta", sql: version1),
         // Append later migrations here (e.g. report indexes and rollup tables).
+        reportsRollups,
     ]
 
     /// The migrator for ``migrations``.

@@ -1,0 +1,60 @@
+import Foundation
+import PaywallCore
+import PaywallSQLite
+
+extension Exporter {
+    /// The funnels export's columns: the encounter funnel, then the conversion funnel's own columns.
+    static var funnelColumns: [String] {
+        ReportFile.encounterFunnel.columns + ReportFile.conversionFunnel.columns.dropFirst(3)
+    }
+
+    /// Streams both per-day funnels side by side (they have the same (date, placement) rows, in the
+    /// same order), over the filter's days, or over all stored history when no dates are given.
+    func exportFunnels(_ filter: ExportFilter, _ writer: CSVWriter) throws -> Int64 {
+        let calendar = try DayCalendar(timeZone: filter.timezone)
+        let reports = FunnelReport(connection: connection, now: .constant(0))
+        try reports.checkStore()
+        try reports.refreshRollups()
+        var from = filter.from, to = filter.to
+        if from == nil || to == nil {
+            let bounds = try ReportError.wrap {
+                try connection.all("SELECT min(first_at), max(first_at) FROM report_presentations") {
+                    ($0.optionalInt64(at: 0), $0.optionalInt64(at: 1))
+                }.first
+            }
+            guard let first = bounds?.0, let last = bounds?.1 else {
+                try writer.writeRow(Self.funnelColumns.map { .text($0) })
+                return 0
+            }
+            from = from ?? calendar.date(containing: first)
+            to = to ?? calendar.date(containing: last)
+        }
+        guard let from, let to else { return 0 }
+        let days = try calendar.days(from: from, through: to)
+        let parameters: [String: SQLValue] = [
+            "days": .text(DayCalendar.json(days)),
+            "placements": filter.placements.isEmpty ? .null : .text(FunnelReport.jsonArray(filter.placements)),
+        ]
+        try writer.writeRow(Self.funnelColumns.map { .text($0) })
+        var rows: Int64 = 0
+        try ReportError.wrap {
+            try connection.transaction(.deferred) { db in
+                let encounter = try db.makeStatement(ReportFile.encounterFunnel.sql)
+                encounter.bind(NamedParameters.values(for: ReportFile.encounterFunnel.sql, parameters))
+                let conversion = try db.makeStatement(ReportFile.conversionFunnel.sql)
+                conversion.bind(NamedParameters.values(for: ReportFile.conversionFunnel.sql, parameters))
+                while try encounter.step() {
+                    guard try conversion.step() else { break }
+                    let left = ReportFile.encounterFunnel, right = ReportFile.conversionFunnel
+                    var cells = left.formats.indices.map { ReportFile.cell(encounter.row, $0, left.formats[$0]) }
+                    cells += right.formats.indices.dropFirst(3).map { ReportFile.cell(conversion.row, $0, right.formats[$0]) }
+                    try writer.writeRow(cells)
+                    rows += 1
+                }
+                encounter.reset()
+                conversion.reset()
+            }
+        }
+        return rows
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import PaywallSQLite
+
+extension Exporter {
+    /// Column names and SQL of the table exports. Parameters: ?1/?2 time bounds, ?3 placements
+    /// JSON (or NULL), ?4 names JSON (or NULL); quarantine uses only the time bounds.
+    static let tables: [ExportKind: (columns: [String], sql: String)] = [
+        .events: (
+            ["id", "name", "occurred_at", "recorded_at", "user_id", "session_id", "catalog_version", "pw_id", "source",
+             "offering_id", "placement_id", "product", "result", "via", "open_s", "delivery_state"],
+            """
+            SELECT e.id, e.name, e.occurred_at, e.recorded_at, e.user_id, e.session_id, e.catalog_version, e.pw_id,
+                   e.source, e.offering_id, e.placement_id, e.product, e.result, e.via, e.open_s,
+                   (SELECT o.state FROM outbox AS o WHERE o.event_id = e.id)
+            FROM events AS e
+            WHERE e.occurred_at >= ?1 AND e.occurred_at < ?2
+              AND (?3 IS NULL OR e.source IN (SELECT value FROM json_each(?3)))
+              AND (?4 IS NULL OR e.name IN (SELECT value FROM json_each(?4)))
+            ORDER BY e.rowid
+            """),
+        .quarantine: (
+            ["seq", "quarantined_at", "reasons", "origin", "line", "payload"],
+            """
+            SELECT seq, quarantined_at, reasons, origin, line, payload FROM quarantine
+            WHERE quarantined_at >= ?1 AND quarantined_at < ?2
+            ORDER BY seq
+            """),
+        .deadLetters: (
+            ["event_id", "status", "reason", "dead_at", "requeued_at", "name", "occurred_at", "user_id", "source"],
+            """
+            SELECT d.event_id, d.status, d.reason, d.dead_at, d.requeued_at, e.name, e.occurred_at, e.user_id, e.source
+            FROM dead_letters AS d LEFT JOIN events AS e ON e.id = d.event_id
+            WHERE d.dead_at >= ?1 AND d.dead_at < ?2
+              AND (?3 IS NULL OR e.source IN (SELECT value FROM json_each(?3)))
+              AND (?4 IS NULL OR e.name IN (SELECT value FROM json_each(?4)))
+            ORDER BY d.dead_at, d.event_id
+            """),
+    ]
+
+    /// Streams one table export.
+    func exportTable(_ kind: ExportKind, _ filter: ExportFilter, _ writer: CSVWriter) throws -> Int64 {
+        guard let table = Self.tables[kind] else { return 0 }
+        let (start, end) = try bounds(filter)
+        let values: [SQLValue] = [
+            .integer(start), .integer(end),
+            filter.placements.isEmpty ? .null : .text(FunnelReport.jsonArray(filter.placements)),
+            filter.names.isEmpty ? .null : .text(FunnelReport.jsonArray(filter.names)),
+        ]
+        try writer.writeRow(table.columns.map { .text($0) })
+        var rows: Int64 = 0
+        try ReportError.wrap {
+            try connection.transaction(.deferred) { db in
+                let statement = try db.makeStatement(table.sql)
+                statement.bind(values)
+                try statement.forEachRow { row in
+                    for index in 0..<table.columns.count {
+                        switch row.value(at: index) {
+                        case .integer(let value): writer.integer(value)
+                        case .real(let value): writer.number(Self.format(value))
+                        case .text(let value): writer.text(value)
+                        case .blob, .null: writer.empty()
+                        }
+                    }
+                    try writer.endRecord()
+                    rows += 1
+                    return true
+                }
+            }
+        }
+        return rows
+    }
+
+    /// A float as the shortest text that reads back as the same value (`12.5`, `0.1`).
+    static func format(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) + ".0" : "\(value)"
+    }
+}

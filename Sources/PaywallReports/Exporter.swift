@@ -1,0 +1,71 @@
+import Foundation
+import PaywallSQLite
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Streams store tables and the funnels as CSV (RFC 4180, UTF-8, formula guard unless raw), in
+/// constant memory: rows go from SQLite's cursor through a 64 KiB buffer to the file.
+///
+/// ```swift
+/// let rows = try Exporter(connection: connection).export(.events, filter: ExportFilter(placements: ["onboarding"]),
+///                                                        toPath: "events.csv")
+/// ```
+public struct Exporter: Sendable {
+    /// The store.
+    public let connection: Connection
+
+    /// Creates an exporter on an open store.
+    public init(connection: Connection) { self.connection = connection }
+
+    /// Writes the export to `path` (`-` for standard output); a file is written to a temporary name
+    /// next to it and renamed when complete, so a failure leaves any previous file intact.
+    ///
+    /// - Parameter raw: turn the spreadsheet formula guard off (for machine consumers).
+    /// - Returns: the data rows written.
+    /// - Throws: ``ReportError``.
+    @discardableResult
+    public func export(_ kind: ExportKind, filter: ExportFilter = ExportFilter(), raw: Bool = false,
+                       toPath path: String) throws -> Int64 {
+        if path == "-" { return try export(kind, filter: filter, raw: raw, descriptor: STDOUT_FILENO, path: "standard output") }
+        let temporary = path + ".partial-\(getpid())"
+        let descriptor = open(temporary, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw ReportError.cannotCreateOutput(path: path, reason: String(cString: strerror(errno))) }
+        do {
+            let rows = try export(kind, filter: filter, raw: raw, descriptor: descriptor, path: path)
+            close(descriptor)
+            guard rename(temporary, path) == 0 else {
+                throw ReportError.cannotCreateOutput(path: path, reason: String(cString: strerror(errno)))
+            }
+            return rows
+        } catch {
+            close(descriptor)
+            unlink(temporary)
+            throw error
+        }
+    }
+
+    /// Writes the export to an open descriptor (not closed); returns the data rows written.
+    public func export(_ kind: ExportKind, filter: ExportFilter, raw: Bool, descriptor: Int32, path: String) throws -> Int64 {
+        let writer = CSVWriter(descriptor: descriptor, path: path, formulaGuard: !raw)
+        let rows: Int64
+        switch kind {
+        case .funnels: rows = try exportFunnels(filter, writer)
+        default: rows = try exportTable(kind, filter, writer)
+        }
+        try writer.flush()
+        return rows
+    }
+
+    /// The time bounds `[start, end)` of the filter's days, or open ends.
+    func bounds(_ filter: ExportFilter) throws -> (Int64, Int64) {
+        let calendar = try DayCalendar(timeZone: filter.timezone)
+        if let from = filter.from, let to = filter.to, from > to {
+            throw ReportError.invalidRange(from: from.description, to: to.description)
+        }
+        return (filter.from.map { calendar.startMs(of: $0) } ?? .min, filter.to.map { calendar.startMs(of: $0.next) } ?? .max)
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import PaywallCore
+import PaywallSQLite
+
+extension FunnelReport {
+    /// The nightly job: folds the events stored since the previous run into the rollups (late events
+    /// included), then writes every CSV for the trailing window plus `run.json` into `directory`.
+    ///
+    /// One run at a time per database (a lease in `meta`); all or nothing (files are staged next to
+    /// `directory` and renamed in, `run.json` last); a re-run with no new events that would produce
+    /// identical files rewrites nothing.
+    ///
+    /// - Parameters:
+    ///   - directory: the output folder (created if needed; only report files and `run.json` are replaced).
+    ///   - days: the trailing window in days, ending today in `timezone`; `nil` for all history.
+    ///   - timezone: the IANA zone that defines days (default UTC).
+    ///   - cohortWindow: the cohort conversion window (default 3 days).
+    ///   - version: the program version recorded in `run.json`.
+    /// - Throws: ``ReportError/busy(holder:)`` (exit 75) when another run holds the lease, having
+    ///   written nothing; other ``ReportError``s leave the previous outputs intact.
+    @discardableResult
+    public func nightly(into directory: String, days: Int? = nil, timezone: String = "UTC",
+                       cohortWindow: CohortWindow = .default, version: String) throws -> NightlyRun {
+        let startedAt = now.milliseconds()
+        let calendar = try DayCalendar(timeZone: timezone)
+        if let days, days < 1 { throw ReportError.invalidRange(from: "\(days) days", to: "today") }
+        try checkStore()
+        let lease = ReportLease(connection: connection)
+        try lease.acquire(now: startedAt, durationMs: 6 * 3_600_000)
+        defer { lease.release() }
+        let output = try OutputFolder(destination: directory)
+        let refreshed = try refreshRollups()
+        let window = try self.window(calendar: calendar, days: days, now: startedAt)
+        let reportDays = try calendar.days(from: window.from, through: window.to)
+        let rows = try write(days: reportDays, placements: nil, cohortWindow: cohortWindow, formulaGuard: true,
+                             into: output)
+        let recomputed = Set(refreshed.touchedBuckets.map { calendar.date(containing: $0 * 900_000) })
+        var run = NightlyRun(
+            daysRecomputed: recomputed.sorted().map(\.description), eventsRead: refreshed.eventsRead,
+            inputWatermark: refreshed.watermark, newestEventAt: try newestEventAt(),
+            windowFrom: window.from.description, windowTo: window.to.description, timezone: timezone, rows: rows,
+            startedAt: startedAt, durationMs: 0, version: version, outputsChanged: true)
+        if refreshed.eventsRead == 0, try output.matchesDestination(except: ["run.json"]),
+           FileManager.default.fileExists(atPath: output.destination.appendingPathComponent("run.json").path) {
+            run.outputsChanged = false
+            run.durationMs = now.milliseconds() - startedAt
+            output.discard()
+            return run
+        }
+        run.durationMs = now.milliseconds() - startedAt
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        try output.write("run.json", try encoder.encode(run) + Data("\n".utf8))
+        try output.commit(last: "run.json")
+        return run
+    }
+
+    /// The window: the trailing `days` ending today, or all history (first stored day through the
+    /// later of today and the newest event's day).
+    func window(calendar: DayCalendar, days: Int?, now: Int64) throws -> (from: ReportDate, to: ReportDate) {
+        let today = calendar.date(containing: now)
+        if let days { return (today.adding(days: -(days - 1)), today) }
+        let bounds = try ReportError.wrap {
+            try connection.all("""
+                SELECT min(first), max(last) FROM (
+                  SELECT min(first_at) AS first, max(first_at) AS last FROM report_presentations
+                  UNION ALL SELECT min(bucket) * 900000, max(bucket) * 900000 FROM report_event_buckets
+                  UNION ALL SELECT min(quarantined_at), max(quarantined_at) FROM quarantine
+                  UNION ALL SELECT min(dropped_at), max(dropped_at) FROM drops)
+                """) { ($0.optionalInt64(at: 0), $0.optionalInt64(at: 1)) }.first
+        }
+        guard let first = bounds?.0, let last = bounds?.1 else { return (today, today) }
+        return (calendar.date(containing: first), max(today, calendar.date(containing: last)))
+    }
+
+    /// The newest stored event time the rollups have seen.
+    func newestEventAt() throws -> Int64? {
+        try ReportError.wrap {
+            try connection.scalar("SELECT CAST(value AS INTEGER) FROM meta WHERE key = ?", [.text(Rollup.newestKey)])?.int64
+        }
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import PaywallCore
+import PaywallSQLite
+
+/// Computes the reports of funnels.md from a PaywallAnalytics store and writes them as CSV files.
+///
+/// Before reading, it folds the events stored since the last run into the report rollups
+/// (``refreshRollups()``), so every report reads presentations, not events.
+///
+/// ```swift
+/// let reports = FunnelReport(connection: try Schema.open(path: dbPath), now: .system)
+/// let summary = try reports.report(from: try ReportDate("2026-11-01"), to: try ReportDate("2026-11-28"),
+///                                  timezone: "Europe/Berlin", into: "out/")
+/// ```
+public struct FunnelReport: Sendable {
+    /// The store (migrated by PaywallStore, including the reports migration).
+    public let connection: Connection
+    /// The wall clock (for `run.json`, the lease and the nightly window).
+    public let now: Now
+    /// Events folded into the rollups per transaction.
+    public var chunkSize: Int64 = 250_000
+
+    /// Creates a report runner on an open store.
+    public init(connection: Connection, now: Now) {
+        self.connection = connection
+        self.now = now
+    }
+
+    /// What a report run wrote.
+    public struct Summary: Sendable, Equatable {
+        /// The output folder.
+        public var directory: String
+        /// Data rows written per file name (headers not counted).
+        public var rows: [String: Int]
+        /// Events folded into the rollups before reporting.
+        public var eventsRead: Int64
+    }
+
+    /// Writes every CSV of funnels.md for the inclusive date range into `directory`, all or nothing.
+    ///
+    /// - Parameters:
+    ///   - from: the first day (in `timezone`).
+    ///   - to: the last day, inclusive.
+    ///   - placements: keep only these placements (`nil` or empty: all).
+    ///   - timezone: the IANA zone that defines days (default UTC), DST-correct.
+    ///   - cohortWindow: the cohort conversion window (default 3 days).
+    ///   - formulaGuard: prefix formula-like text cells with `'` (default on).
+    ///   - directory: the output folder; created if needed; only the report files in it are replaced.
+    /// - Throws: ``ReportError``; on any failure the folder is left as it was.
+    @discardableResult
+    public func report(from: ReportDate, to: ReportDate, placements: [String]? = nil, timezone: String = "UTC",
+                       cohortWindow: CohortWindow = .default, formulaGuard: Bool = true,
+                       into directory: String) throws -> Summary {
+        let calendar = try DayCalendar(timeZone: timezone)
+        let days = try calendar.days(from: from, through: to)
+        try checkStore()
+        let output = try OutputFolder(destination: directory)
+        let refreshed = try refreshRollups()
+        let rows = try write(days: days, placements: placements, cohortWindow: cohortWindow,
+                             formulaGuard: formulaGuard, into: output)
+        try output.commit()
+        return Summary(directory: output.destination.path, rows: rows, eventsRead: refreshed.eventsRead)
+    }
+
+    /// Folds the events stored since the last refresh into the report rollups; returns what it did.
+    ///
+    /// - Throws: ``ReportError/storage(_:)``.
+    @discardableResult
+    public func refreshRollups() throws -> RollupRefresh {
+        try ReportError.wrap {
+            var rollup = Rollup(connection: connection)
+            rollup.chunkSize = chunkSize
+            let result = try rollup.refresh()
+            return RollupRefresh(eventsRead: result.eventsRead, watermark: result.watermarkAfter,
+                                 touchedBuckets: result.touchedBuckets)
+        }
+    }
+
+    /// Runs every report inside one read transaction (one consistent snapshot) into `output`.
+    func write(days: [ReportDay], placements: [String]?, cohortWindow: CohortWindow, formulaGuard: Bool,
+               into output: OutputFolder) throws -> [String: Int] {
+        let parameters: [String: SQLValue] = [
+            "days": .text(DayCalendar.json(days)),
+            "placements": placements.flatMap { $0.isEmpty ? nil : .text(Self.jsonArray($0)) } ?? .null,
+            "window_ms": .integer(cohortWindow.milliseconds),
+        ]
+        return try ReportError.wrap {
+            try connection.transaction(.deferred) { db in
+                var rows: [String: Int] = [:]
+                for file in ReportFile.all {
+                    let descriptor = try output.create(file.fileName)
+                    defer { close(descriptor) }
+                    let writer = CSVWriter(descriptor: descriptor, path: file.fileName, formulaGuard: formulaGuard)
+                    rows[file.fileName] = try file.write(db, parameters: parameters, to: writer)
+                    try writer.flush()
+                }
+                return rows
+            }
+        }
+    }
+
+    /// Throws ``ReportError/notAStore(path:missing:)`` unless the store and report tables exist.
+    func checkStore() throws {
+        let required = ["events", "outbox", "quarantine", "drops", "meta", "report_presentations", "report_event_buckets"]
+        let present = Set(try ReportError.wrap {
+            try connection.all("SELECT name FROM sqlite_schema WHERE type = 'table'") { $0.string(at: 0) ?? "" }
+        })
+        if let missing = required.first(where: { !present.contains($0) }) {
+            throw ReportError.notAStore(path: connection.path, missing: missing)
+        }
+    }
+
+    /// A JSON array of strings (for binding lists to `json_each`).
+    static func jsonArray(_ values: [String]) -> String {
+        let data = try? JSONSerialization.data(withJSONObject: values, options: [.withoutEscapingSlashes])
+        return data.map { String(decoding: $0, as: UTF8.self) } ?? "[]"
+    }
+}
+
+/// What a rollup refresh did.
+public struct RollupRefresh: Sendable, Equatable {
+    /// Events folded in.
+    public var eventsRead: Int64
+    /// The last events rowid folded in.
+    public var watermark: Int64
+    /// 15-minute buckets of the presentations and events that changed.
+    public var touchedBuckets: Set<Int64>
+}

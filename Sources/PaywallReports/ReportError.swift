@@ -1,0 +1,88 @@
+import Foundation
+import PaywallSQLite
+
+/// Every failure of the reports module, with what went wrong and what to do.
+///
+/// ``exitCode`` gives the `sysexits` code the CLI should exit with (SPEC §6).
+public enum ReportError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A date argument is not a valid `YYYY-MM-DD` calendar date.
+    case invalidDate(String)
+    /// `from` is after `to`.
+    case invalidRange(from: String, to: String)
+    /// The time zone identifier is unknown to this system's time zone database.
+    case unknownTimeZone(String)
+    /// A day boundary of the zone is not on a 15-minute boundary (only historical zones; none in use today).
+    case unsupportedTimeZone(String, date: String)
+    /// A duration argument (`--cohort-window`) is not understood.
+    case invalidDuration(String)
+    /// Another nightly run holds the reports lease on this database.
+    case busy(holder: String)
+    /// The database lacks the store's tables (not created by PaywallAnalytics, or not migrated).
+    case notAStore(path: String, missing: String)
+    /// The output folder or file cannot be created or written.
+    case cannotCreateOutput(path: String, reason: String)
+    /// Reading or writing a file failed mid-way.
+    case io(path: String, reason: String)
+    /// The database failed.
+    case storage(StorageError)
+
+    /// The exit code the CLI should use: 64 usage, 65 bad data, 73 cannot create output,
+    /// 74 I/O error, 75 temporary failure (busy), 70 internal.
+    public var exitCode: Int32 {
+        switch self {
+        case .invalidDate, .invalidRange, .unknownTimeZone, .unsupportedTimeZone, .invalidDuration: return 64
+        case .busy: return 75
+        case .notAStore: return 65
+        case .cannotCreateOutput: return 73
+        case .io: return 74
+        case .storage(let error):
+            switch error.kind {
+            case .busy: return 75
+            case .full, .ioError: return 74
+            case .readOnly, .cannotOpen: return 73
+            case .corrupt, .schemaTooNew: return 65
+            default: return 70
+            }
+        }
+    }
+
+    /// What went wrong and what to do.
+    public var description: String {
+        switch self {
+        case .invalidDate(let text):
+            return "'\(text)' is not a date; write dates as YYYY-MM-DD, e.g. 2026-11-29."
+        case .invalidRange(let from, let to):
+            return "the range starts (\(from)) after it ends (\(to)); give --from on or before --to."
+        case .unknownTimeZone(let name):
+            return "unknown time zone '\(name)'; use an IANA name such as Europe/Berlin or UTC."
+        case .unsupportedTimeZone(let name, let date):
+            return "time zone '\(name)' starts \(date) at an offset that is not a multiple of 15 minutes, "
+                + "which the day rollups cannot split; use a modern zone or UTC."
+        case .invalidDuration(let text):
+            return "'\(text)' is not a duration; write e.g. 3d, 72h or 90m."
+        case .busy(let holder):
+            return "another report run (\(holder)) is in progress on this database; nothing was written. "
+                + "Wait for it to finish and retry."
+        case .notAStore(let path, let missing):
+            return "\(path) is not a PaywallAnalytics store (table \(missing) is missing); "
+                + "point --db at a database the recorder created."
+        case .cannotCreateOutput(let path, let reason):
+            return "cannot create output \(path): \(reason); choose a writable location with --out."
+        case .io(let path, let reason):
+            return "I/O error on \(path): \(reason); check the disk and retry (previous outputs are intact)."
+        case .storage(let error):
+            return error.description
+        }
+    }
+}
+
+extension ReportError {
+    /// Runs `body`, wrapping a ``StorageError`` as ``ReportError/storage(_:)``.
+    static func wrap<T>(_ body: () throws -> T) throws -> T {
+        do { return try body() } catch let error as ReportError { throw error } catch let error as StorageError {
+            throw ReportError.storage(error)
+        } catch {
+            throw ReportError.io(path: "", reason: "\(error)")
+        }
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import PaywallSQLite
+
+/// One CSV file of funnels.md: its name, the SQL that computes it and how each column is formatted.
+public struct ReportFile: Sendable, Hashable {
+    /// How a column's values are written.
+    enum Format: Sendable, Hashable {
+        /// Text (formula-guarded, quoted as needed).
+        case text
+        /// A plain integer.
+        case count
+        /// A rate or share: 4 decimal places, empty when `NULL` (denominator 0).
+        case rate
+        /// Seconds: 3 decimal places, empty when `NULL`.
+        case seconds
+    }
+
+    /// The file name, e.g. `encounter_funnel.csv`.
+    public let fileName: String
+    /// The header, in funnels.md order.
+    public let columns: [String]
+    let sql: String
+    let formats: [Format]
+
+    init(_ name: String, sql: String, _ columns: [(String, Format)]) {
+        fileName = name + ".csv"
+        self.sql = sql
+        self.columns = columns.map(\.0)
+        formats = columns.map(\.1)
+    }
+
+    /// Every report, in the order they are written.
+    public static let all: [ReportFile] = [encounterFunnel, conversionFunnel, cohortConversion, placementSummary,
+                                           productMix, dataQuality]
+
+    /// `encounter_funnel.csv`.
+    public static let encounterFunnel = ReportFile("encounter_funnel", sql: ReportQueries.encounterFunnel, [
+        ("date", .text), ("placement", .text), ("presentations", .count), ("impressions", .count),
+        ("dwell_bounces", .count), ("unique_viewers", .count), ("impression_rate", .rate),
+    ])
+    /// `conversion_funnel.csv`.
+    public static let conversionFunnel = ReportFile("conversion_funnel", sql: ReportQueries.conversionFunnel, [
+        ("date", .text), ("placement", .text), ("impressions", .count), ("plan_selected", .count),
+        ("purchase_started", .count), ("purchased", .count), ("restored", .count),
+        ("dismissed_close_button", .count), ("dismissed_continue_free", .count), ("unclosed", .count),
+        ("bounces", .count), ("purchase_cancellations", .count), ("conversion_rate", .rate),
+        ("open_s_p50", .seconds), ("open_s_p90", .seconds),
+    ])
+    /// `cohort_conversion.csv`.
+    public static let cohortConversion = ReportFile("cohort_conversion", sql: ReportQueries.cohortConversion, [
+        ("cohort_date", .text), ("placement", .text), ("customers", .count), ("converted_3d", .count),
+        ("conversion_rate_3d", .rate), ("window_complete", .text),
+    ])
+    /// `placement_summary.csv`.
+    public static let placementSummary = ReportFile("placement_summary", sql: ReportQueries.placementSummary, [
+        ("placement", .text), ("presentations", .count), ("impressions", .count), ("unique_viewers", .count),
+        ("purchased", .count), ("restored", .count), ("conversion_rate", .rate), ("open_s_p50", .seconds),
+        ("open_s_p90", .seconds),
+    ])
+    /// `product_mix.csv`.
+    public static let productMix = ReportFile("product_mix", sql: ReportQueries.productMix, [
+        ("placement", .text), ("product", .text), ("purchases", .count), ("share", .rate),
+    ])
+    /// `data_quality.csv`.
+    public static let dataQuality = ReportFile("data_quality", sql: ReportQueries.dataQuality, [
+        ("date", .text), ("events_stored", .count), ("quarantined", .count), ("dropped", .count),
+        ("impressions_stored", .count), ("impressions_delivered", .count), ("impressions_pending", .count),
+        ("impressions_dead_lettered", .count),
+    ])
+
+    /// Runs the SQL with `parameters` and streams the rows into `writer`, header first; returns the rows.
+    func write(_ db: Database, parameters: [String: SQLValue], to writer: CSVWriter) throws -> Int {
+        try writer.writeRow(columns.map { .text($0) })
+        var rows = 0
+        try db.forEachRow(sql, NamedParameters.values(for: sql, parameters)) { row in
+            try writer.writeRow(formats.indices.map { Self.cell(row, $0, formats[$0]) })
+            rows += 1
+            return true
+        }
+        return rows
+    }
+
+    static func cell(_ row: Row, _ index: Int, _ format: Format) -> CSVWriter.Cell {
+        if row.isNull(at: index) { return .empty }
+        switch format {
+        case .text: return .text(row.string(at: index) ?? "")
+        case .count: return .number(String(row.int64(at: index)))
+        case .rate: return .number(ReportFormat.rate(row.double(at: index) ?? 0))
+        case .seconds: return .number(ReportFormat.seconds(row.double(at: index) ?? 0))
+        }
+    }
+}
+
+/// Number formats of funnels.md "Formats".
+public enum ReportFormat {
+    /// A rate or share rounded to 4 decimal places: `0.0432`.
+    public static func rate(_ value: Double) -> String { String(format: "%.4f", value) }
+    /// Seconds with 3 decimal places: `12.500`.
+    public static func seconds(_ value: Double) -> String { String(format: "%.3f", value) }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import PaywallReports
+import PaywallSQLite
+import Testing
+
+struct ExporterTests {
+    func lines(_ path: String) throws -> [String] {
+        try String(contentsOfFile: path, encoding: .utf8).components(separatedBy: "\r\n").dropLast().map { $0 }
+    }
+
+    @Test func eventsExportEveryStoredEventOnceWithItsDeliveryState() throws {
+        // Given the fixture (38 distinct events; a duplicate id was stored once)
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let exporter = Exporter(connection: try ReportFixture.makeStore(at: folder.path("db")))
+        // When exporting all events
+        let rows = try exporter.export(.events, toPath: folder.path("events.csv"))
+        // Then there is one row per distinct id, guarded text, and the outbox state of impressions
+        let lines = try lines(folder.path("events.csv"))
+        #expect(rows == Int64(ReportFixture.events.count))
+        #expect(lines.count == ReportFixture.events.count + 1)
+        #expect(lines[0] == "id,name,occurred_at,recorded_at,user_id,session_id,catalog_version,pw_id,source,offering_id,placement_id,product,result,via,open_s,delivery_state")
+        #expect(lines.contains("00000000-0000-0000-0000-000000000015,paywall_shown,1793584800000,1793584800050,u10,,1,AAAAAAAA-0000-0000-0000-000000000009,'=SUM(A1),,,,,,,pending"))
+        #expect(lines.contains("00000000-0000-0000-0000-000000000005,paywall_closed,1793527212500,1793527212550,u1,,1,AAAAAAAA-0000-0000-0000-000000000001,onboarding,,,pro.year,purchased,auto,12.5,"))
+    }
+
+    @Test func rawEventsExportHasNoFormulaGuard() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let exporter = Exporter(connection: try ReportFixture.makeStore(at: folder.path("db")))
+        try exporter.export(.events, filter: ExportFilter(placements: ["=SUM(A1)"]), raw: true, toPath: folder.path("e.csv"))
+        let lines = try lines(folder.path("e.csv"))
+        #expect(lines.count == 3)
+        #expect(lines.dropFirst().allSatisfy { $0.contains(",=SUM(A1),") })
+    }
+
+    @Test func filtersCombineDaysPlacementsAndNames() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let exporter = Exporter(connection: try ReportFixture.makeStore(at: folder.path("db")))
+        // onboarding impressions: 0x01, 0x02, 0x06, 0x08, 0x0D (day 1) and 0x0E (23:59:59 on day 1)
+        let impressions = try exporter.export(.events, filter: ExportFilter(placements: ["onboarding"], names: ["paywall_shown"]),
+                                              toPath: folder.path("a.csv"))
+        #expect(impressions == 6)
+        // day 2 holds 11 events (see data_quality.csv)
+        let day2 = try exporter.export(.events, filter: ExportFilter(from: try ReportDate("2026-11-02"), to: try ReportDate("2026-11-02")),
+                                       toPath: folder.path("b.csv"))
+        #expect(day2 == 11)
+        #expect(throws: ReportError.invalidRange(from: "2026-11-02", to: "2026-11-01")) {
+            try exporter.export(.events, filter: ExportFilter(from: try ReportDate("2026-11-02"), to: try ReportDate("2026-11-01")),
+                                toPath: folder.path("c.csv"))
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder.path("c.csv")))
+    }
+
+    @Test func quarantineAndDeadLettersExportQuotedPayloads() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let connection = try ReportFixture.makeStore(at: folder.path("db"))
+        try connection.run("INSERT INTO dead_letters (event_id, status, reason, dead_at) VALUES (?, 400, ?, ?)",
+                           [.text(ReportFixture.uuid(0x08)), .text("invalid \"app_user_id\", refused"), .integer(ReportFixture.day2)])
+        let exporter = Exporter(connection: connection)
+        #expect(try exporter.export(.quarantine, toPath: folder.path("q.csv")) == 2)
+        let quarantine = try lines(folder.path("q.csv"))
+        #expect(quarantine[0] == "seq,quarantined_at,reasons,origin,line,payload")
+        #expect(quarantine[1] == "1,1793494800000,bad name,import.ndjson,3,\"{\"\"name\"\":\"\"=x\"\"}\"")
+        #expect(try exporter.export(.deadLetters, toPath: folder.path("d.csv")) == 1)
+        let dead = try lines(folder.path("d.csv"))
+        #expect(dead[1] == "00000000-0000-0000-0000-000000000008,400,\"invalid \"\"app_user_id\"\", refused\",1793577600000,,paywall_shown,1793534400000,u2,onboarding")
+    }
+
+    @Test func funnelsExportPutsBothFunnelsSideBySide() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let exporter = Exporter(connection: try ReportFixture.makeStore(at: folder.path("db")))
+        let rows = try exporter.export(.funnels, filter: ExportFilter(placements: ["onboarding"]), toPath: folder.path("f.csv"))
+        let lines = try lines(folder.path("f.csv"))
+        #expect(rows == 1)
+        #expect(lines == [
+            "date,placement,presentations,impressions,dwell_bounces,unique_viewers,impression_rate,plan_selected,purchase_started,purchased,restored,dismissed_close_button,dismissed_continue_free,unclosed,bounces,purchase_cancellations,conversion_rate,open_s_p50,open_s_p90",
+            "2026-11-01,onboarding,6,5,1,4,0.8333,1,2,2,0,2,0,1,1,1,0.4000,7.250,31.000",
+        ])
+    }
+
+    @Test func anUnwritableDestinationIsCannotCreateOutput() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let exporter = Exporter(connection: try ReportFixture.makeStore(at: folder.path("db")))
+        let error = #expect(throws: ReportError.self) {
+            try exporter.export(.events, toPath: folder.path("missing-folder/events.csv"))
+        }
+        #expect(error?.exitCode == 73)
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import PaywallCore
+import PaywallReports
+import PaywallSQLite
+import PaywallStore
+import Testing
+
+struct FunnelReportTests {
+    static let files = ReportFile.all.map(\.fileName)
+
+    func makeReports(_ folder: TemporaryFolder) throws -> FunnelReport {
+        let connection = try ReportFixture.makeStore(at: folder.path("store.sqlite"))
+        return FunnelReport(connection: connection, now: .constant(ReportFixture.day5 + 3_600_000))
+    }
+
+    @Test func everyReportMatchesTheHandWorkedGoldenFiles() throws {
+        // Given the fixture store (every rule of funnels.md)
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let reports = try makeReports(folder)
+        // When reporting 2026-11-01…2026-11-05 in UTC
+        let summary = try reports.report(from: try ReportDate("2026-11-01"), to: try ReportDate("2026-11-05"),
+                                         into: folder.path("out"))
+        // Then every file equals its golden file byte for byte
+        #expect(summary.eventsRead == Int64(ReportFixture.events.count))
+        for file in Self.files { try expectGolden("utc", file, in: folder.path("out")) }
+    }
+
+    @Test func aTimeZoneMovesAPresentationToTheLocalDay() throws {
+        // Given P9 at 02:00Z on 2026-11-02, which is 21:00 on 2026-11-01 in New York (a 25-hour day)
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let reports = try makeReports(folder)
+        // When reporting both days in UTC and in America/New_York
+        try reports.report(from: try ReportDate("2026-11-01"), to: try ReportDate("2026-11-02"), into: folder.path("utc"))
+        try reports.report(from: try ReportDate("2026-11-01"), to: try ReportDate("2026-11-02"),
+                           timezone: "America/New_York", into: folder.path("ny"))
+        // Then the presentation's row moves from 2026-11-02 to 2026-11-01
+        let utc = try String(contentsOfFile: folder.path("utc/encounter_funnel.csv"), encoding: .utf8)
+        let newYork = try String(contentsOfFile: folder.path("ny/encounter_funnel.csv"), encoding: .utf8)
+        #expect(utc.contains("2026-11-02,'=SUM(A1),1,1,0,1,1.0000\r\n"))
+        #expect(newYork.contains("2026-11-01,'=SUM(A1),1,1,0,1,1.0000\r\n"))
+        #expect(!newYork.contains("2026-11-02,'=SUM(A1)"))
+    }
+
+    @Test func aRangeCountsEventsAfterItsEndAndFiltersPlacements() throws {
+        // Given P8, which starts at 23:59:59 on day 1 and is purchased on day 2
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let reports = try makeReports(folder)
+        // When reporting day 1 only, for two placements
+        try reports.report(from: try ReportDate("2026-11-01"), to: try ReportDate("2026-11-01"),
+                           placements: ["onboarding", "+plus"], into: folder.path("out"))
+        // Then the day-2 purchase counts on day 1 and only the chosen placements appear
+        let conversion = try String(contentsOfFile: folder.path("out/conversion_funnel.csv"), encoding: .utf8)
+        #expect(conversion.split(separator: "\r\n").map(String.init) == [
+            ReportFile.conversionFunnel.columns.joined(separator: ","),
+            "2026-11-01,'+plus,0,0,0,0,0,0,0,0,0,0,,,",
+            "2026-11-01,onboarding,5,1,2,2,0,2,0,1,1,1,0.4000,7.250,31.000",
+        ])
+    }
+
+    @Test func rawOutputTurnsTheFormulaGuardOff() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let reports = try makeReports(folder)
+        try reports.report(from: try ReportDate("2026-11-02"), to: try ReportDate("2026-11-02"), formulaGuard: false,
+                           into: folder.path("out"))
+        let encounter = try String(contentsOfFile: folder.path("out/encounter_funnel.csv"), encoding: .utf8)
+        #expect(encounter.contains("\r\n2026-11-02,=SUM(A1),1,1,0,1,1.0000\r\n"))
+        #expect(encounter.contains("\r\n2026-11-02,-minus,"))
+    }
+
+    @Test func aReportLeavesOtherFilesInTheFolderAlone() throws {
+        // Given an output folder holding a user's file and an old report file
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let reports = try makeReports(folder)
+        try FileManager.default.createDirectory(atPath: folder.path("out"), withIntermediateDirectories: true)
+        try Data("mine".utf8).write(to: folder.url.appendingPathComponent("out/notes.txt"))
+        try Data("old".utf8).write(to: folder.url.appendingPathComponent("out/product_mix.csv"))
+        // When a report is written there
+        try reports.report(from: try ReportDate("2026-11-01"), to: try ReportDate("2026-11-05"), into: folder.path("out"))
+        // Then the user's file is intact, the report files are replaced and no staging folder remains
+        #expect(try String(contentsOfFile: folder.path("out/notes.txt"), encoding: .utf8) == "mine")
+        try expectGolden("utc", "product_mix.csv", in: folder.path("out"))
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0.hasPrefix(".") }
+        #expect(leftovers.isEmpty)
+    }
+
+    @Test(arguments: ["2026-13-01", "2026-02-30", "20261101", "yesterday"])
+    func badDatesAreUsageErrors(_ text: String) {
+        #expect(throws: ReportError.invalidDate(text)) { try ReportDate(text) }
+        #expect(ReportError.invalidDate(text).exitCode == 64)
+    }
+
+    @Test func anUnknownTimeZoneIsAUsageError() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let reports = try makeReports(folder)
+        #expect(throws: ReportError.unknownTimeZone("Mars/Olympus")) {
+            try reports.report(from: try ReportDate("2026-11-01"), to: try ReportDate("2026-11-02"),
+                               timezone: "Mars/Olympus", into: folder.path("out"))
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder.path("out")))
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import Testing
+
+/// A fresh temporary folder, removed when the value is discarded by the test.
+struct TemporaryFolder {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("paywall-reports-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+
+    func remove() { try? FileManager.default.removeItem(at: url) }
+}
+
+/// Paths inside the repository (the test target's source folder and the repository root).
+enum Repository {
+    static let testsFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    static let root = testsFolder.deletingLastPathComponent().deletingLastPathComponent()
+    static func golden(_ set: String, _ file: String) -> URL {
+        testsFolder.appendingPathComponent("Golden").appendingPathComponent(set).appendingPathComponent(file)
+    }
+}
+
+/// Runs a process and returns (exit status, stdout, stderr).
+@discardableResult
+func runProcess(_ executable: String, _ arguments: [String], stdin: Data? = nil) throws -> (Int32, String, String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    let out = Pipe(), err = Pipe(), input = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    process.standardInput = input
+    try process.run()
+    if let stdin { input.fileHandleForWriting.write(stdin) }
+    try input.fileHandleForWriting.close()
+    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    let errData = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+}
+
+/// Runs `python3` with a script from `scripts/`, failing clearly (not skipping) when Python or its
+/// packages are missing.
+func runPython(_ script: String, _ arguments: [String]) throws -> (Int32, String, String) {
+    let path = Repository.testsFolder.appendingPathComponent("scripts").appendingPathComponent(script).path
+    return try runProcess("/usr/bin/env", ["python3", path] + arguments)
+}
+
+/// A unified diff of two texts (via `diff -u`), for golden-file failures.
+func unifiedDiff(expected: String, actual: String) -> String {
+    guard let folder = try? TemporaryFolder() else { return "(diff unavailable)" }
+    defer { folder.remove() }
+    try? Data(expected.utf8).write(to: folder.url.appendingPathComponent("expected"))
+    try? Data(actual.utf8).write(to: folder.url.appendingPathComponent("actual"))
+    let result = try? runProcess("/usr/bin/env", ["diff", "-u", folder.path("expected"), folder.path("actual")])
+    return result?.1 ?? "(diff unavailable)"
+}
+
+/// Expects the file at `actual` to equal the golden file, printing a diff when it does not.
+func expectGolden(_ set: String, _ file: String, in folder: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    let expected = try String(contentsOf: Repository.golden(set, file), encoding: .utf8)
+    let actual = try String(contentsOfFile: folder + "/" + file, encoding: .utf8)
+    #expect(actual == expected, "\(file) differs from Golden/\(set)/\(file):\n\(unifiedDiff(expected: expected, actual: actual))",
+            sourceLocation: sourceLocation)
+}

@@ -1,0 +1,42 @@
+-- Cohort conversion (funnels.md "Cohort conversion"): one row per (cohort_date, placement).
+-- A customer (user_id) joins the cohort of the day of their first impression at the placement,
+-- over all stored history; only cohort dates inside :days are reported. converted_3d counts the
+-- customers with a presentation (at any placement) whose close is 'purchased' and occurred within
+-- :window_ms at or after that first impression (both ends inclusive).
+-- Parameters as in encounter_funnel.sql, plus:
+--   :window_ms   the cohort window in milliseconds (259200000 for the default 3 days)
+-- window_complete: the newest stored event (meta 'reports.newest_occurred_at', kept by the
+-- rollup) is at least :window_ms after the end of cohort_date.
+WITH days AS (
+  SELECT value ->> 0 AS date, value ->> 1 AS start_ms, value ->> 2 AS end_ms FROM json_each(:days)
+),
+firsts AS (
+  SELECT user_id, placement, min(impression_at) AS first_impression_at
+  FROM report_presentations
+  WHERE impression_at IS NOT NULL
+  GROUP BY user_id, placement
+),
+cohorts AS (
+  SELECT d.date AS cohort_date, d.end_ms, f.user_id, f.placement, f.first_impression_at
+  FROM days AS d
+  JOIN firsts AS f ON f.first_impression_at >= d.start_ms AND f.first_impression_at < d.end_ms
+  WHERE :placements IS NULL OR f.placement IN (SELECT value FROM json_each(:placements))
+),
+outcomes AS (
+  SELECT c.cohort_date, c.placement, c.end_ms,
+         EXISTS (
+           SELECT 1 FROM report_presentations AS b
+           WHERE b.user_id = c.user_id AND b.close_result = 'purchased'
+             AND b.close_at >= c.first_impression_at AND b.close_at <= c.first_impression_at + :window_ms
+         ) AS converted
+  FROM cohorts AS c
+)
+SELECT cohort_date, placement,
+       count(*) AS customers,
+       sum(converted) AS converted_3d,
+       1.0 * sum(converted) / count(*) AS conversion_rate_3d,
+       CASE WHEN coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'reports.newest_occurred_at'), 0)
+                 >= end_ms + :window_ms THEN 'true' ELSE 'false' END AS window_complete
+FROM outcomes
+GROUP BY cohort_date, placement
+ORDER BY cohort_date, placement;

@@ -1,0 +1,48 @@
+-- Data quality (funnels.md "Data quality"): one row per date of :days that has anything to show.
+-- events_stored / impressions_stored come from report_event_buckets (15-minute buckets of
+-- occurred_at; every day of :days starts and ends on a bucket boundary), the delivery columns from
+-- the outbox (one row per stored paywall_shown, by its occurred_at and state), quarantined from
+-- quarantine.quarantined_at and dropped from drops.dropped_at. The placement filter does not apply.
+-- Parameters: :days as in encounter_funnel.sql.
+WITH days AS (
+  SELECT value ->> 0 AS date, value ->> 1 AS start_ms, value ->> 2 AS end_ms FROM json_each(:days)
+),
+stored AS (
+  SELECT d.date, sum(b.events) AS events_stored, sum(b.impressions) AS impressions_stored
+  FROM days AS d
+  JOIN report_event_buckets AS b ON b.bucket >= d.start_ms / 900000 AND b.bucket < d.end_ms / 900000
+  GROUP BY d.date
+),
+quarantined AS (
+  SELECT d.date, count(*) AS quarantined
+  FROM days AS d JOIN quarantine AS q ON q.quarantined_at >= d.start_ms AND q.quarantined_at < d.end_ms
+  GROUP BY d.date
+),
+dropped AS (
+  SELECT d.date, sum(r.count) AS dropped
+  FROM days AS d JOIN drops AS r ON r.dropped_at >= d.start_ms AND r.dropped_at < d.end_ms
+  GROUP BY d.date
+),
+delivery AS (
+  SELECT d.date,
+         sum(o.state = 'delivered') AS delivered,
+         sum(o.state = 'pending') AS pending,
+         sum(o.state = 'dead') AS dead
+  FROM days AS d JOIN outbox AS o ON o.occurred_at >= d.start_ms AND o.occurred_at < d.end_ms
+  GROUP BY d.date
+)
+SELECT d.date,
+       coalesce(s.events_stored, 0) AS events_stored,
+       coalesce(q.quarantined, 0) AS quarantined,
+       coalesce(r.dropped, 0) AS dropped,
+       coalesce(s.impressions_stored, 0) AS impressions_stored,
+       coalesce(o.delivered, 0) AS impressions_delivered,
+       coalesce(o.pending, 0) AS impressions_pending,
+       coalesce(o.dead, 0) AS impressions_dead_lettered
+FROM days AS d
+LEFT JOIN stored AS s ON s.date = d.date
+LEFT JOIN quarantined AS q ON q.date = d.date
+LEFT JOIN dropped AS r ON r.date = d.date
+LEFT JOIN delivery AS o ON o.date = d.date
+WHERE s.date IS NOT NULL OR q.date IS NOT NULL OR r.date IS NOT NULL OR o.date IS NOT NULL
+ORDER BY d.date;
