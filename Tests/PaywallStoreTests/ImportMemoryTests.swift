@@ -53,3 +53,21 @@ struct ImportMemoryTests {
         #expect(extra < 20 << 10, "peak memory grew by \(extra) KB for a \(size >> 10) KB file")
     }
 }
+
+struct ImportStandardInputTests {
+    @Test func importsNDJSONFromStandardInput() async throws {
+        // Given a child process importing `-` with three lines (one bad) written to its stdin
+        let directory = TemporaryDirectory()
+        let child = try ChildProcess(["import", directory.path("stdin.sqlite"), "-"],
+                                     errorsTo: directory.url.appendingPathComponent("stderr"))
+        let reading = Task { await child.readAll() }
+        child.send(NDJSONLine.encode(Fixtures.event(0)))
+        child.send(#"{"name":"paywall_shown"}"#)
+        child.send(NDJSONLine.encode(Fixtures.event(1)))
+        try child.input.fileHandleForWriting.close()
+        // Then the counts reflect the stream
+        let output = String(decoding: await reading.value, as: UTF8.self)
+        await child.waitForExit()
+        #expect(output.hasPrefix("imported=2 duplicates=0 quarantined=1"), "stderr: \(child.stderrText)")
+    }
+}

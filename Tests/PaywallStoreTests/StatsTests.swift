@@ -37,3 +37,21 @@ struct StatsTests {
         #expect(stats == StoreStats())
     }
 }
+
+struct ReadOnlyOpenTests {
+    @Test func statsCanReadAStoreOpenedReadOnlyAndAMissingStoreIsATypedError() throws {
+        // Given a store with two events
+        let directory = TemporaryDirectory()
+        let path = directory.path("ro.sqlite")
+        try EventStore(path: path, now: .system).insert([Fixtures.event(0), Fixtures.event(1)])
+        // When it is opened read-only (as `stats` does), its statistics are read
+        let reader = try EventStore(path: path, options: .readOnly, now: .system)
+        #expect(try reader.stats().totalEvents == 2)
+        #expect(throws: StorageError.self) { try reader.insert([Fixtures.event(2)]) }
+        // And a missing file is not created but refused
+        let missing = directory.path("missing.sqlite")
+        let error = try #require(throws: StorageError.self) { _ = try EventStore(path: missing, options: .readOnly, now: .system) }
+        #expect(error.kind == .cannotOpen)
+        #expect(!FileManager.default.fileExists(atPath: missing))
+    }
+}
