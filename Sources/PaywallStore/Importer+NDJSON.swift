@@ -20,7 +20,9 @@ extension Importer {
         let channel = pipeline.start(descriptor: descriptor, path: path, finished: readerDone)
         defer {
             channel.close()
-            readerDone.wait()
+            // Wait until the reader no longer touches the descriptor before it is closed. Standard
+            // input is never closed here, so a reader blocked on a terminal is not waited for.
+            if descriptor != STDIN_FILENO { readerDone.wait() }
         }
         var result = ImportResult()
         var done: Int64 = 0
