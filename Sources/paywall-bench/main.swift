@@ -5,7 +5,17 @@ let benchArguments = Array(CommandLine.arguments.dropFirst())
 switch benchArguments.first {
 case "forwarder":
     await ForwarderBench.run(Array(benchArguments.dropFirst()))
+case "recorder":
+    try await RecorderBench.run(Array(benchArguments.dropFirst()))
+case "import":
+    try ImportBench.run(Array(benchArguments.dropFirst()))
 default:
-    FileHandle.standardError.write(Data("usage: paywall-bench forwarder [--count N] [--outbox memory|sqlite|both]\n".utf8))
+    FileHandle.standardError.write(Data("""
+        usage: paywall-bench <benchmark> [options]
+          forwarder [--count N] [--outbox memory|sqlite|both]
+          recorder [--events N]   record latency, recorder ingest vs a bare INSERT loop
+          import [--events N]     NDJSON import vs sqlite3 .import --csv
+
+        """.utf8))
     exit(64)
 }

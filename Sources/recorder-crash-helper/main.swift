@@ -2,6 +2,7 @@
 //
 //   recorder-crash-helper record DB [SEED]  record events and flush in a loop; after each flush
 //                                            print every acknowledged event id, one per line
+//   recorder-crash-helper import DB FILE    import FILE, print counts and peak memory (maxrss_kb)
 //   recorder-crash-helper hold-lock DB      take the write lock, print "locked", keep it until a
 //                                            line arrives on stdin (or the process is killed)
 import Foundation
@@ -62,7 +63,32 @@ case "hold-lock":
         FileHandle.standardError.write(Data("\(error)\n".utf8))
         exit(74)
     }
+case "import":
+    // recorder-crash-helper import DB FILE: import, then print the counts and the peak resident memory.
+    do {
+        let store = try EventStore(path: path, now: .system)
+        let result = try Importer(store: store).importFiles([arguments[3]])
+        let peak = peakResidentKilobytes()
+        emit("imported=\(result.imported) duplicates=\(result.duplicates) quarantined=\(result.quarantined) maxrss_kb=\(peak)")
+    } catch {
+        FileHandle.standardError.write(Data("\(error)\n".utf8))
+        exit(74)
+    }
 default:
     FileHandle.standardError.write(Data("unknown mode \(arguments[1])\n".utf8))
     exit(64)
+}
+
+/// This process's peak resident memory in KiB: `VmHWM` on Linux (per address space, so unlike
+/// `ru_maxrss` it does not inherit the parent's peak across fork and exec), `ru_maxrss` elsewhere.
+func peakResidentKilobytes() -> Int {
+    #if os(Linux)
+    let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+    let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
+    return Int(line.split(separator: " ").dropFirst().first ?? "") ?? -1
+    #else
+    var usage = rusage()
+    getrusage(RUSAGE_SELF, &usage)
+    return Int(usage.ru_maxrss / 1024)
+    #endif
 }
