@@ -35,14 +35,7 @@ public enum ReportError: Error, Sendable, Equatable, CustomStringConvertible {
         case .notAStore: return 65
         case .cannotCreateOutput: return 73
         case .io: return 74
-        case .storage(let error):
-            switch error.kind {
-            case .busy: return 75
-            case .full, .ioError: return 74
-            case .readOnly, .cannotOpen: return 73
-            case .corrupt, .schemaTooNew: return 65
-            default: return 70
-            }
+        case .storage(let error): return error.exitCode
         }
     }
 

@@ -66,10 +66,10 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
     public var exitCode: Int32 {
         switch kind {
         case .busy: 75
-        case .full, .ioError, .corrupt: 74
+        case .full, .ioError, .walUnavailable: 74
         case .readOnly, .cannotOpen: 73
-        case .schemaTooNew: 65
-        case .constraint, .walUnavailable, .other: 70
+        case .corrupt, .schemaTooNew: 65
+        case .constraint, .other: 70
         }
     }
 

@@ -32,13 +32,7 @@ enum StoreAccess {
             if let error = error as? CLIError { return error }
             return CLIError(.internalError, "\(error)")
         }
-        let code: ExitCode = switch error.kind {
-        case .busy: .temporaryFailure
-        case .full, .ioError, .readOnly, .walUnavailable: .ioError
-        case .corrupt, .schemaTooNew: .badInput
-        case .cannotOpen: .cannotCreateOutput
-        case .constraint, .other: .internalError
-        }
+        let code = ExitCode(rawValue: error.exitCode) ?? .internalError
         return CLIError(code, error.description)
     }
 }
