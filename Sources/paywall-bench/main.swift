@@ -9,12 +9,15 @@ case "recorder":
     try await RecorderBench.run(Array(benchArguments.dropFirst()))
 case "import":
     try ImportBench.run(Array(benchArguments.dropFirst()))
+case "validator":
+    ValidatorBench.run(Array(benchArguments.dropFirst()))
 default:
     FileHandle.standardError.write(Data("""
         usage: paywall-bench <benchmark> [options]
           forwarder [--count N] [--outbox memory|sqlite|both]
           recorder [--events N]   record latency, recorder ingest vs a bare INSERT loop
           import [--events N]     NDJSON import vs sqlite3 .import --csv
+          validator [--events N]  NDJSON lines parsed and validated per second
 
         """.utf8))
     exit(64)

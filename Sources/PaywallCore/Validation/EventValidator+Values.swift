@@ -2,8 +2,8 @@ import Foundation
 
 extension EventValidator {
     /// Checks one field against its definition; returns the typed value or records issues.
-    func check(_ spec: PropertySpec, required: Bool, _ value: FlatJSONValue?,
-               into issues: inout [ValidationIssue]) -> CatalogValue? {
+    func check(_ field: CompiledField, _ value: FlatJSONValue?, into issues: inout [ValidationIssue]) -> CatalogValue? {
+        let spec = field.spec, required = field.required
         let name = spec.name
         guard let value, value != .null else {
             if required {
@@ -19,21 +19,21 @@ extension EventValidator {
         if case .nested(let kind) = value {
             return issue("nested", "expected a \(expected(spec)), got an \(kind); nested values are not allowed")
         }
-        switch spec.kind {
+        switch field.kind {
         case .string, .enum, .uuid, .eventName:
             guard case .string(let text) = value else {
                 return issue("type", "expected a \(expected(spec)), got a \(value.typeName)", shownText(value))
             }
-            return checkText(spec, text, issue: issue)
+            return checkText(spec, kind: field.kind, text, issue: issue)
         case .integer, .timestampMs:
             guard case .number(let text) = value else {
                 return issue("type", "expected a \(expected(spec)), got a \(value.typeName)", shownText(value))
             }
-            guard text.allSatisfy({ $0.isNumber || $0 == "-" }) else {
+            guard text.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || $0 == UInt8(ascii: "-") }) else {
                 return issue("integer", "expected a whole number", text)
             }
             guard let number = Int64(text) else { return issue("integer", "out of range for a 64-bit integer", text) }
-            return checkInteger(spec, number, text, issue: issue)
+            return checkInteger(spec, kind: field.kind, number, text, issue: issue)
         case .number:
             guard case .number(let text) = value else {
                 return issue("type", "expected a number, got a \(value.typeName)", shownText(value))
@@ -49,11 +49,11 @@ extension EventValidator {
         }
     }
 
-    func checkText(_ spec: PropertySpec, _ text: String,
+    func checkText(_ spec: PropertySpec, kind: PropertyType?, _ text: String,
                    issue: (String, String, String?) -> CatalogValue?) -> CatalogValue? {
-        switch spec.kind {
+        switch kind {
         case .uuid:
-            guard text.utf8.count == 36, let uuid = UUID(uuidString: text) else {
+            guard let uuid = UUIDParser.parse(text) else {
                 return issue("uuid", "expected a UUID like 01936B2A-7C00-7000-8000-000000000001", text)
             }
             return .uuid(uuid)
@@ -63,7 +63,7 @@ extension EventValidator {
             }
             return .string(text)
         default:
-            let length = text.count
+            let length = text.utf8.allSatisfy({ $0 < 0x80 }) ? text.utf8.count : text.count
             if let low = spec.minLength, length < low {
                 return issue("min_length", low == 1 ? "must not be empty" : "must be at least \(low) characters", text)
             }
@@ -74,9 +74,9 @@ extension EventValidator {
         }
     }
 
-    func checkInteger(_ spec: PropertySpec, _ number: Int64, _ text: String,
+    func checkInteger(_ spec: PropertySpec, kind: PropertyType?, _ number: Int64, _ text: String,
                       issue: (String, String, String?) -> CatalogValue?) -> CatalogValue? {
-        if spec.kind == .timestampMs {
+        if kind == .timestampMs {
             guard number >= Self.earliestTimestamp, number < Self.timestampLimit else {
                 let hint = number > 0 && number < 10_000_000_000 ? "; this looks like seconds, multiply by 1000" : ""
                 return issue("timestamp", "must be Unix milliseconds between 2000-01-01 and 2100-01-01\(hint)", text)

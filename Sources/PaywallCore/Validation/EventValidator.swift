@@ -22,16 +22,39 @@ public struct EventValidator: Sendable {
     /// The first refused timestamp: 2100-01-01T00:00:00Z.
     public static let timestampLimit: Int64 = 4_102_444_800_000
 
-    let eventsByName: [String: EventSpec]
+    /// A field with its type resolved once, so validating a line parses no catalog text.
+    struct CompiledField: Sendable {
+        let spec: PropertySpec
+        let kind: PropertyType?
+        let required: Bool
+    }
+
+    /// An event with its fields resolved and the set of keys a line of it may carry.
+    struct CompiledEvent: Sendable {
+        let spec: EventSpec
+        let fields: [CompiledField]
+        let allowedKeys: Set<String>
+    }
+
+    let eventsByName: [String: CompiledEvent]
     let propertiesByName: [String: PropertySpec]
-    let envelopeNames: Set<String>
+    let envelopeFields: [CompiledField]
 
     /// Creates a validator for `catalog` (by default the one the code was generated from).
     public init(catalog: Catalog = .bundled) {
         self.catalog = catalog
-        eventsByName = Dictionary(catalog.events.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        propertiesByName = Dictionary(catalog.properties.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        envelopeNames = Set(catalog.envelope.map(\.name))
+        let properties = Dictionary(catalog.properties.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        propertiesByName = properties
+        envelopeFields = catalog.envelope.filter { $0.kind != .eventName }
+            .map { CompiledField(spec: $0, kind: $0.kind, required: $0.required ?? false) }
+        let envelopeNames = Set(catalog.envelope.map(\.name))
+        eventsByName = Dictionary(catalog.events.map { event in
+            let fields = event.properties.compactMap { use in
+                properties[use.name].map { CompiledField(spec: $0, kind: $0.kind, required: use.required) }
+            }
+            return (event.name, CompiledEvent(spec: event, fields: fields,
+                                              allowedKeys: envelopeNames.union(event.properties.map(\.name))))
+        }, uniquingKeysWith: { first, _ in first })
     }
 
     /// Validates one NDJSON line (without its newline).
@@ -80,33 +103,27 @@ public struct EventValidator: Sendable {
             }
         }
         var values: [String: CatalogValue] = [:]
-        for spec in catalog.envelope where spec.kind != .eventName {
-            if let value = check(spec, required: spec.required ?? false, fields[spec.name], into: &issues) {
-                values[spec.name] = value
-            }
+        values.reserveCapacity(members.count)
+        for field in envelopeFields {
+            if let value = check(field, fields[field.spec.name], into: &issues) { values[field.spec.name] = value }
         }
         let event = checkName(fields["name"], into: &issues)
         if let event {
-            var allowed = envelopeNames
-            for use in event.properties {
-                allowed.insert(use.name)
-                guard let spec = propertiesByName[use.name] else { continue }
-                if let value = check(spec, required: use.required, fields[use.name], into: &issues) {
-                    values[use.name] = value
-                }
+            for field in event.fields {
+                if let value = check(field, fields[field.spec.name], into: &issues) { values[field.spec.name] = value }
             }
-            for (key, _) in members where !allowed.contains(key) {
-                let known = propertiesByName[key] != nil ? "is not a property of \(event.name)" : "is not in the catalog"
+            for (key, _) in members where !event.allowedKeys.contains(key) {
+                let known = propertiesByName[key] != nil ? "is not a property of \(event.spec.name)" : "is not in the catalog"
                 issues.append(.init(field: key, rule: "unknown_property",
                                     message: "\(known); remove it, or add it to the catalog first"))
             }
-            issues += ruleIssues(event, values)
+            issues += ruleIssues(event.spec, values)
         }
-        guard issues.isEmpty, let event, let name = EventName(rawValue: event.name) else { return .invalid(issues) }
+        guard issues.isEmpty, let event, let name = EventName(rawValue: event.spec.name) else { return .invalid(issues) }
         return build(name: name, values: values)
     }
 
-    func checkName(_ value: FlatJSONValue?, into issues: inout [ValidationIssue]) -> EventSpec? {
+    func checkName(_ value: FlatJSONValue?, into issues: inout [ValidationIssue]) -> CompiledEvent? {
         guard let value, value != .null else {
             issues.append(.init(field: "name", rule: "required", message: "required; give the event's catalog name"))
             return nil
