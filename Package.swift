@@ -34,9 +34,11 @@ var package = Package(
             dependencies: ["PaywallCore", "PaywallStore", "RevenueCatForwarder", "PaywallReports"]
         ),
         .testTarget(name: "PaywallCoreTests", dependencies: ["PaywallCore", "PaywallTestSupport"]),
-        .testTarget(name: "CLITests", dependencies: ["PaywallCore", "PaywallTestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["PaywallCore", "PaywallTestSupport", "paywall-analytics"]),
         .testTarget(name: "PaywallSQLiteTests", dependencies: ["PaywallSQLite"]),
-        .testTarget(name: "PaywallStoreTests", dependencies: ["PaywallStore", "PaywallCore", "PaywallSQLite"]),
+        .testTarget(name: "PaywallStoreTests", dependencies: ["PaywallStore", "PaywallCore", "PaywallSQLite", "recorder-crash-helper"]),
+        .executableTarget(name: "recorder-crash-helper", dependencies: ["PaywallStore", "PaywallCore", "PaywallSQLite"]),
+        .executableTarget(name: "paywall-bench", dependencies: ["PaywallStore", "PaywallCore", "PaywallSQLite"]),
     ]
 )
 

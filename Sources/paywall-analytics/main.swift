@@ -1,1 +1,4 @@
-print("paywall-analytics")
+import Foundation
+
+let code = await Tool.run(Array(CommandLine.arguments.dropFirst()), context: .process())
+exit(code)

@@ -3,42 +3,66 @@ import Foundation
 
 /// The name of every event in the catalog.
 public enum EventName: String, Sendable, Hashable, Codable, CaseIterable {
-    /// `paywall_shown`
+    /// `paywall_shown`: An impression: the paywall has been on screen continuously for the dwell time (default 1.0 s). At most one per presentation.
     case paywallShown = "paywall_shown"
-    /// `paywall_plan_selected`
+    /// `paywall_plan_selected`: The customer selected a plan.
     case paywallPlanSelected = "paywall_plan_selected"
-    /// `paywall_purchase_started`
+    /// `paywall_purchase_started`: The customer started a purchase.
     case paywallPurchaseStarted = "paywall_purchase_started"
-    /// `paywall_closed`
+    /// `paywall_closed`: The presentation ended. Exactly one per presentation. product is the plan bought, or, when the customer closed without buying, the plan last selected (absent if none).
     case paywallClosed = "paywall_closed"
 }
 
-/// How the presentation ended.
+/// Values of `result`: How the presentation ended.
 public enum CloseResult: String, Sendable, Hashable, Codable, CaseIterable {
+    /// `purchased`
     case purchased = "purchased"
+    /// `restored`
     case restored = "restored"
+    /// `dismissed`
     case dismissed = "dismissed"
 }
 
-/// What closed the paywall.
+/// Values of `via`: What closed the paywall. auto exactly when the result is purchased or restored.
 public enum CloseVia: String, Sendable, Hashable, Codable, CaseIterable {
+    /// `close_button`
     case closeButton = "close_button"
+    /// `continue_free`
     case continueFree = "continue_free"
+    /// `auto`
     case auto = "auto"
 }
 
 /// Every catalog property, flat; which are set depends on the event.
 public struct EventProperties: Sendable, Hashable, Codable {
+    /// `pw_id`: One presentation of a paywall. Every event of a presentation carries it.
     public var pwID: UUID
+    /// `source`: Where the paywall was opened from (onboarding, settings, ...): the placement reports split by and the paywall id sent to RevenueCat. Any Unicode text; it is data, never code.
     public var source: String
+    /// `offering_id`: The RevenueCat offering that served the paywall.
     public var offeringID: String?
+    /// `placement_id`: The RevenueCat dashboard placement that served the paywall.
     public var placementID: String?
+    /// `product`: A store product identifier (the plan).
     public var product: String?
+    /// `result`: How the presentation ended.
     public var result: CloseResult?
+    /// `via`: What closed the paywall. auto exactly when the result is purchased or restored.
     public var via: CloseVia?
+    /// `open_s`: Seconds from the paywall appearing to its closing; finite.
     public var openS: Double?
 
-    public init(pwID: UUID, source: String, offeringID: String? = nil, placementID: String? = nil, product: String? = nil, result: CloseResult? = nil, via: CloseVia? = nil, openS: Double? = nil) {
+    /// Creates properties; pass only those the event carries.
+    public init(
+        pwID: UUID,
+        source: String,
+        offeringID: String? = nil,
+        placementID: String? = nil,
+        product: String? = nil,
+        result: CloseResult? = nil,
+        via: CloseVia? = nil,
+        openS: Double? = nil
+    ) {
         self.pwID = pwID
         self.source = source
         self.offeringID = offeringID
@@ -50,8 +74,251 @@ public struct EventProperties: Sendable, Hashable, Codable {
     }
 }
 
+extension EventProperties {
+    /// Builds properties from validated values keyed by catalog name; `nil` when a property
+    /// that every event carries is missing.
+    public init?(catalogValues values: [String: CatalogValue]) {
+        guard let pwID = values["pw_id"]?.uuidValue, let source = values["source"]?.stringValue else { return nil }
+        self.init(
+            pwID: pwID,
+            source: source,
+            offeringID: values["offering_id"]?.stringValue,
+            placementID: values["placement_id"]?.stringValue,
+            product: values["product"]?.stringValue,
+            result: values["result"]?.stringValue.flatMap(CloseResult.init(rawValue:)),
+            via: values["via"]?.stringValue.flatMap(CloseVia.init(rawValue:)),
+            openS: values["open_s"]?.numberValue
+        )
+    }
+
+    /// The properties that are set, keyed by catalog name.
+    public var catalogValues: [String: CatalogValue] {
+        var values: [String: CatalogValue] = [:]
+        values["pw_id"] = .uuid(pwID)
+        values["source"] = .string(source)
+        if let value = offeringID { values["offering_id"] = .string(value) }
+        if let value = placementID { values["placement_id"] = .string(value) }
+        if let value = product { values["product"] = .string(value) }
+        if let value = result { values["result"] = .string(value.rawValue) }
+        if let value = via { values["via"] = .string(value.rawValue) }
+        if let value = openS { values["open_s"] = .number(value) }
+        return values
+    }
+}
+
+/// `paywall_shown` (version 1): An impression: the paywall has been on screen continuously for the dwell time (default 1.0 s). At most one per presentation.
+public struct PaywallShown: CatalogEvent {
+    /// The catalog name, `paywall_shown`.
+    public static let name: EventName = .paywallShown
+    /// `pw_id`: One presentation of a paywall. Every event of a presentation carries it.
+    public var pwID: UUID
+    /// `source`: Where the paywall was opened from (onboarding, settings, ...): the placement reports split by and the paywall id sent to RevenueCat. Any Unicode text; it is data, never code.
+    public var source: String
+    /// `offering_id`: The RevenueCat offering that served the paywall.
+    public var offeringID: String?
+    /// `placement_id`: The RevenueCat dashboard placement that served the paywall.
+    public var placementID: String?
+
+    /// Creates the event.
+    public init(pwID: UUID, source: String, offeringID: String? = nil, placementID: String? = nil) {
+        self.pwID = pwID
+        self.source = source
+        self.offeringID = offeringID
+        self.placementID = placementID
+    }
+
+    /// The event's properties in the flat stored form.
+    public var properties: EventProperties {
+        EventProperties(pwID: pwID, source: source, offeringID: offeringID, placementID: placementID)
+    }
+}
+
+/// `paywall_plan_selected` (version 1): The customer selected a plan.
+public struct PaywallPlanSelected: CatalogEvent {
+    /// The catalog name, `paywall_plan_selected`.
+    public static let name: EventName = .paywallPlanSelected
+    /// `pw_id`: One presentation of a paywall. Every event of a presentation carries it.
+    public var pwID: UUID
+    /// `source`: Where the paywall was opened from (onboarding, settings, ...): the placement reports split by and the paywall id sent to RevenueCat. Any Unicode text; it is data, never code.
+    public var source: String
+    /// `product`: A store product identifier (the plan).
+    public var product: String
+
+    /// Creates the event.
+    public init(pwID: UUID, source: String, product: String) {
+        self.pwID = pwID
+        self.source = source
+        self.product = product
+    }
+
+    /// The event's properties in the flat stored form.
+    public var properties: EventProperties {
+        EventProperties(pwID: pwID, source: source, product: product)
+    }
+}
+
+/// `paywall_purchase_started` (version 1): The customer started a purchase.
+public struct PaywallPurchaseStarted: CatalogEvent {
+    /// The catalog name, `paywall_purchase_started`.
+    public static let name: EventName = .paywallPurchaseStarted
+    /// `pw_id`: One presentation of a paywall. Every event of a presentation carries it.
+    public var pwID: UUID
+    /// `source`: Where the paywall was opened from (onboarding, settings, ...): the placement reports split by and the paywall id sent to RevenueCat. Any Unicode text; it is data, never code.
+    public var source: String
+    /// `product`: A store product identifier (the plan).
+    public var product: String
+
+    /// Creates the event.
+    public init(pwID: UUID, source: String, product: String) {
+        self.pwID = pwID
+        self.source = source
+        self.product = product
+    }
+
+    /// The event's properties in the flat stored form.
+    public var properties: EventProperties {
+        EventProperties(pwID: pwID, source: source, product: product)
+    }
+}
+
+/// `paywall_closed` (version 1): The presentation ended. Exactly one per presentation. product is the plan bought, or, when the customer closed without buying, the plan last selected (absent if none).
+public struct PaywallClosed: CatalogEvent {
+    /// The catalog name, `paywall_closed`.
+    public static let name: EventName = .paywallClosed
+    /// `pw_id`: One presentation of a paywall. Every event of a presentation carries it.
+    public var pwID: UUID
+    /// `source`: Where the paywall was opened from (onboarding, settings, ...): the placement reports split by and the paywall id sent to RevenueCat. Any Unicode text; it is data, never code.
+    public var source: String
+    /// `result`: How the presentation ended.
+    public var result: CloseResult
+    /// `via`: What closed the paywall. auto exactly when the result is purchased or restored.
+    public var via: CloseVia
+    /// `open_s`: Seconds from the paywall appearing to its closing; finite.
+    public var openS: Double
+    /// `product`: A store product identifier (the plan).
+    public var product: String?
+
+    /// Creates the event.
+    public init(pwID: UUID, source: String, result: CloseResult, via: CloseVia, openS: Double, product: String? = nil) {
+        self.pwID = pwID
+        self.source = source
+        self.result = result
+        self.via = via
+        self.openS = openS
+        self.product = product
+    }
+
+    /// The event's properties in the flat stored form.
+    public var properties: EventProperties {
+        EventProperties(pwID: pwID, source: source, product: product, result: result, via: via, openS: openS)
+    }
+}
+
 /// Facts about the catalog this code was generated from.
 public enum CatalogInfo {
     /// The catalog version.
     public static let version = 1
+
+    /// The catalog file this code was generated from, embedded so that validation needs no
+    /// resource files.
+    public static let json = #"""
+{
+  "catalog_version": 1,
+  "description": "Paywall events recorded by PaywallAnalytics. One presentation of a paywall is identified by pw_id; every event of that presentation carries it.",
+  "envelope": [
+    {"name": "id", "type": "uuid", "required": true,
+     "description": "Unique id of the event (UUID, the idempotency key). The library generates time-ordered UUIDv7 ids."},
+    {"name": "name", "type": "event_name", "required": true,
+     "description": "The event's name, one of the events of this catalog."},
+    {"name": "occurred_at", "type": "timestamp_ms", "required": true,
+     "description": "When the event happened, Unix milliseconds from the device clock."},
+    {"name": "recorded_at", "type": "timestamp_ms", "required": false,
+     "description": "When the event was stored, Unix milliseconds. Set by the store; an imported value is replaced by the import time."},
+    {"name": "user_id", "type": "string", "required": true, "min_length": 1, "max_length": 256,
+     "description": "The RevenueCat app user id."},
+    {"name": "session_id", "type": "uuid", "required": false,
+     "description": "The app session, when known."},
+    {"name": "catalog_version", "type": "integer", "required": true, "min": 1, "max": 1,
+     "description": "The catalog version the event was written against."}
+  ],
+  "properties": [
+    {"name": "pw_id", "type": "uuid",
+     "description": "One presentation of a paywall. Every event of a presentation carries it."},
+    {"name": "source", "type": "string", "min_length": 1, "max_length": 64,
+     "description": "Where the paywall was opened from (onboarding, settings, ...): the placement reports split by and the paywall id sent to RevenueCat. Any Unicode text; it is data, never code."},
+    {"name": "offering_id", "type": "string", "min_length": 1, "max_length": 128,
+     "description": "The RevenueCat offering that served the paywall."},
+    {"name": "placement_id", "type": "string", "min_length": 1, "max_length": 128,
+     "description": "The RevenueCat dashboard placement that served the paywall."},
+    {"name": "product", "type": "string", "min_length": 1, "max_length": 128,
+     "description": "A store product identifier (the plan)."},
+    {"name": "result", "type": "enum", "values": ["purchased", "restored", "dismissed"],
+     "swift_type": "CloseResult",
+     "description": "How the presentation ended."},
+    {"name": "via", "type": "enum", "values": ["close_button", "continue_free", "auto"],
+     "swift_type": "CloseVia",
+     "description": "What closed the paywall. auto exactly when the result is purchased or restored."},
+    {"name": "open_s", "type": "number", "min": 0, "max": 86400,
+     "description": "Seconds from the paywall appearing to its closing; finite."}
+  ],
+  "events": [
+    {
+      "name": "paywall_shown",
+      "version": 1,
+      "description": "An impression: the paywall has been on screen continuously for the dwell time (default 1.0 s). At most one per presentation.",
+      "properties": [
+        {"name": "pw_id", "required": true},
+        {"name": "source", "required": true},
+        {"name": "offering_id", "required": false},
+        {"name": "placement_id", "required": false}
+      ],
+      "rules": []
+    },
+    {
+      "name": "paywall_plan_selected",
+      "version": 1,
+      "description": "The customer selected a plan.",
+      "properties": [
+        {"name": "pw_id", "required": true},
+        {"name": "source", "required": true},
+        {"name": "product", "required": true}
+      ],
+      "rules": []
+    },
+    {
+      "name": "paywall_purchase_started",
+      "version": 1,
+      "description": "The customer started a purchase.",
+      "properties": [
+        {"name": "pw_id", "required": true},
+        {"name": "source", "required": true},
+        {"name": "product", "required": true}
+      ],
+      "rules": []
+    },
+    {
+      "name": "paywall_closed",
+      "version": 1,
+      "description": "The presentation ended. Exactly one per presentation. product is the plan bought, or, when the customer closed without buying, the plan last selected (absent if none).",
+      "properties": [
+        {"name": "pw_id", "required": true},
+        {"name": "source", "required": true},
+        {"name": "result", "required": true},
+        {"name": "via", "required": true},
+        {"name": "open_s", "required": true},
+        {"name": "product", "required": false}
+      ],
+      "rules": [
+        {"kind": "exactly_when", "property": "via", "values": ["auto"],
+         "when_property": "result", "when_values": ["purchased", "restored"],
+         "description": "via is auto exactly when result is purchased or restored."},
+        {"kind": "required_when", "property": "product",
+         "when_property": "result", "when_values": ["purchased"],
+         "description": "product is required when result is purchased."}
+      ]
+    }
+  ]
+}
+
+"""#
 }

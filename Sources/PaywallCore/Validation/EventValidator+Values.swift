@@ -1,0 +1,139 @@
+import Foundation
+
+extension EventValidator {
+    /// Checks one field against its definition; returns the typed value or records issues.
+    func check(_ spec: PropertySpec, required: Bool, _ value: FlatJSONValue?,
+               into issues: inout [ValidationIssue]) -> CatalogValue? {
+        let name = spec.name
+        guard let value, value != .null else {
+            if required {
+                let how = value == nil ? "missing" : "null"
+                issues.append(.init(field: name, rule: "required", message: "required but \(how)"))
+            }
+            return nil
+        }
+        func issue(_ rule: String, _ message: String, _ shown: String? = nil) -> CatalogValue? {
+            issues.append(.init(field: name, rule: rule, value: shown, message: message))
+            return nil
+        }
+        if case .nested(let kind) = value {
+            return issue("nested", "expected a \(expected(spec)), got an \(kind); nested values are not allowed")
+        }
+        switch spec.kind {
+        case .string, .enum, .uuid, .eventName:
+            guard case .string(let text) = value else {
+                return issue("type", "expected a \(expected(spec)), got a \(value.typeName)", shownText(value))
+            }
+            return checkText(spec, text, issue: issue)
+        case .integer, .timestampMs:
+            guard case .number(let text) = value else {
+                return issue("type", "expected a \(expected(spec)), got a \(value.typeName)", shownText(value))
+            }
+            guard text.allSatisfy({ $0.isNumber || $0 == "-" }) else {
+                return issue("integer", "expected a whole number", text)
+            }
+            guard let number = Int64(text) else { return issue("integer", "out of range for a 64-bit integer", text) }
+            return checkInteger(spec, number, text, issue: issue)
+        case .number:
+            guard case .number(let text) = value else {
+                return issue("type", "expected a number, got a \(value.typeName)", shownText(value))
+            }
+            guard let number = Double(text), number.isFinite else {
+                return issue("finite", "must be a finite number (this one overflows)", text)
+            }
+            if let low = spec.min, number < low { return issue("min", "must be at least \(format(low))", text) }
+            if let high = spec.max, number > high { return issue("max", "must be at most \(format(high))", text) }
+            return .number(number)
+        case .none:
+            return issue("type", "the catalog gives this field an unknown type; run `paywall-analytics catalog check`")
+        }
+    }
+
+    func checkText(_ spec: PropertySpec, _ text: String,
+                   issue: (String, String, String?) -> CatalogValue?) -> CatalogValue? {
+        switch spec.kind {
+        case .uuid:
+            guard text.utf8.count == 36, let uuid = UUID(uuidString: text) else {
+                return issue("uuid", "expected a UUID like 01936B2A-7C00-7000-8000-000000000001", text)
+            }
+            return .uuid(uuid)
+        case .enum:
+            guard spec.values?.contains(text) == true else {
+                return issue("enum", "must be one of \((spec.values ?? []).joined(separator: ", "))", text)
+            }
+            return .string(text)
+        default:
+            let length = text.count
+            if let low = spec.minLength, length < low {
+                return issue("min_length", low == 1 ? "must not be empty" : "must be at least \(low) characters", text)
+            }
+            if let high = spec.maxLength, length > high {
+                return issue("max_length", "must be at most \(high) characters (this one has \(length))", text)
+            }
+            return .string(text)
+        }
+    }
+
+    func checkInteger(_ spec: PropertySpec, _ number: Int64, _ text: String,
+                      issue: (String, String, String?) -> CatalogValue?) -> CatalogValue? {
+        if spec.kind == .timestampMs {
+            guard number >= Self.earliestTimestamp, number < Self.timestampLimit else {
+                let hint = number > 0 && number < 10_000_000_000 ? "; this looks like seconds, multiply by 1000" : ""
+                return issue("timestamp", "must be Unix milliseconds between 2000-01-01 and 2100-01-01\(hint)", text)
+            }
+            return .integer(number)
+        }
+        if let low = spec.min, Double(number) < low { return issue("min", "must be at least \(format(low))", text) }
+        if let high = spec.max, Double(number) > high { return issue("max", "must be at most \(format(high))", text) }
+        return .integer(number)
+    }
+
+    /// Issues for the event's cross-property rules, evaluated on values that passed their own checks.
+    func ruleIssues(_ event: EventSpec, _ values: [String: CatalogValue]) -> [ValidationIssue] {
+        var issues: [ValidationIssue] = []
+        for rule in event.rules {
+            guard let condition = values[rule.whenProperty]?.stringValue else { continue }
+            let triggered = rule.whenValues.contains(condition)
+            switch rule.ruleKind {
+            case .exactlyWhen:
+                guard let actual = values[rule.property]?.stringValue else { continue }
+                let matches = (rule.values ?? []).contains(actual)
+                if matches != triggered {
+                    issues.append(.init(field: rule.property, rule: "exactly_when", value: actual,
+                                        message: "\(rule.description) (\(rule.whenProperty) is \(condition))"))
+                }
+            case .requiredWhen:
+                if triggered, values[rule.property] == nil {
+                    issues.append(.init(field: rule.property, rule: "required_when",
+                                        message: "\(rule.description) (\(rule.whenProperty) is \(condition))"))
+                }
+            case .none:
+                continue
+            }
+        }
+        return issues
+    }
+
+    func expected(_ spec: PropertySpec) -> String {
+        switch spec.kind {
+        case .uuid: "UUID string"
+        case .enum: "string (one of \((spec.values ?? []).joined(separator: ", ")))"
+        case .timestampMs: "whole number of Unix milliseconds"
+        case .integer: "whole number"
+        case .number: "number"
+        default: "string"
+        }
+    }
+
+    func shownText(_ value: FlatJSONValue) -> String? {
+        switch value {
+        case .string(let text), .number(let text): text
+        case .bool(let flag): String(flag)
+        default: nil
+        }
+    }
+
+    func format(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+
+/// Turns untyped input — a flat JSON object, the NDJSON import format — into a typed,
+/// enveloped ``EventRecord``, or into the list of every reason it is invalid.
+///
+/// Decisions (documented in catalog/README.md): properties the catalog does not define for the
+/// event are refused, not dropped; an optional property given as `null` is absent; timestamps are
+/// whole Unix milliseconds in [2000-01-01, 2100-01-01).
+///
+/// ```swift
+/// let validator = EventValidator()
+/// switch validator.validate(line: #"{"id":"…","name":"paywall_shown",…}"#) {
+/// case .valid(let event): recorder.record(event)
+/// case .invalid(let issues): print(issues.map(\.description))
+/// }
+/// ```
+public struct EventValidator: Sendable {
+    /// The catalog the events are checked against.
+    public let catalog: Catalog
+    /// The earliest accepted timestamp: 2000-01-01T00:00:00Z.
+    public static let earliestTimestamp: Int64 = 946_684_800_000
+    /// The first refused timestamp: 2100-01-01T00:00:00Z.
+    public static let timestampLimit: Int64 = 4_102_444_800_000
+
+    let eventsByName: [String: EventSpec]
+    let propertiesByName: [String: PropertySpec]
+    let envelopeNames: Set<String>
+
+    /// Creates a validator for `catalog` (by default the one the code was generated from).
+    public init(catalog: Catalog = .bundled) {
+        self.catalog = catalog
+        eventsByName = Dictionary(catalog.events.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        propertiesByName = Dictionary(catalog.properties.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        envelopeNames = Set(catalog.envelope.map(\.name))
+    }
+
+    /// Validates one NDJSON line (without its newline).
+    public func validate(line: UnsafeRawBufferPointer) -> ValidationOutcome {
+        do {
+            return validate(members: try FlatJSON.parse(line))
+        } catch {
+            return .invalid([ValidationIssue(field: "(line)", rule: "json", message: error.description)])
+        }
+    }
+
+    /// Validates one NDJSON line given as text.
+    public func validate(line: String) -> ValidationOutcome {
+        Array(line.utf8).withUnsafeBytes { validate(line: $0) }
+    }
+
+    /// Validates a typed record (for example one built by hand rather than by the tracker).
+    public func validate(_ record: EventRecord) -> [ValidationIssue] {
+        var members: [(key: String, value: FlatJSONValue)] = [
+            ("id", .string(record.id.uuidString)), ("name", .string(record.name.rawValue)),
+            ("occurred_at", .number(String(record.occurredAt))), ("user_id", .string(record.userID)),
+            ("catalog_version", .number(String(record.catalogVersion))),
+        ]
+        if let sessionID = record.sessionID { members.append(("session_id", .string(sessionID.uuidString))) }
+        for (key, value) in record.properties.catalogValues.sorted(by: { $0.key < $1.key }) {
+            switch value {
+            case .string(let text): members.append((key, .string(text)))
+            case .uuid(let uuid): members.append((key, .string(uuid.uuidString)))
+            case .integer(let number): members.append((key, .number(String(number))))
+            case .number(let number):
+                members.append((key, number.isFinite ? .number(String(number)) : .number("1e999")))
+            }
+        }
+        if case .invalid(let issues) = validate(members: members) { return issues }
+        return []
+    }
+
+    /// Validates parsed members of a flat object.
+    public func validate(members: [(key: String, value: FlatJSONValue)]) -> ValidationOutcome {
+        var issues: [ValidationIssue] = []
+        var fields: [String: FlatJSONValue] = [:]
+        fields.reserveCapacity(members.count)
+        for (key, value) in members {
+            if fields.updateValue(value, forKey: key) != nil {
+                issues.append(.init(field: key, rule: "duplicate_key", message: "the key appears more than once; keep one"))
+            }
+        }
+        var values: [String: CatalogValue] = [:]
+        for spec in catalog.envelope where spec.kind != .eventName {
+            if let value = check(spec, required: spec.required ?? false, fields[spec.name], into: &issues) {
+                values[spec.name] = value
+            }
+        }
+        let event = checkName(fields["name"], into: &issues)
+        if let event {
+            var allowed = envelopeNames
+            for use in event.properties {
+                allowed.insert(use.name)
+                guard let spec = propertiesByName[use.name] else { continue }
+                if let value = check(spec, required: use.required, fields[use.name], into: &issues) {
+                    values[use.name] = value
+                }
+            }
+            for (key, _) in members where !allowed.contains(key) {
+                let known = propertiesByName[key] != nil ? "is not a property of \(event.name)" : "is not in the catalog"
+                issues.append(.init(field: key, rule: "unknown_property",
+                                    message: "\(known); remove it, or add it to the catalog first"))
+            }
+            issues += ruleIssues(event, values)
+        }
+        guard issues.isEmpty, let event, let name = EventName(rawValue: event.name) else { return .invalid(issues) }
+        return build(name: name, values: values)
+    }
+
+    func checkName(_ value: FlatJSONValue?, into issues: inout [ValidationIssue]) -> EventSpec? {
+        guard let value, value != .null else {
+            issues.append(.init(field: "name", rule: "required", message: "required; give the event's catalog name"))
+            return nil
+        }
+        guard case .string(let name) = value else {
+            issues.append(.init(field: "name", rule: "type", value: value.typeName, message: "expected a string"))
+            return nil
+        }
+        guard let event = eventsByName[name] else {
+            let known = catalog.events.map(\.name).joined(separator: ", ")
+            issues.append(.init(field: "name", rule: "unknown_event", value: name, message: "not an event of the catalog (\(known))"))
+            return nil
+        }
+        return event
+    }
+
+    func build(name: EventName, values: [String: CatalogValue]) -> ValidationOutcome {
+        guard let id = values["id"]?.uuidValue, let occurredAt = values["occurred_at"]?.integerValue,
+              let userID = values["user_id"]?.stringValue, let properties = EventProperties(catalogValues: values)
+        else {
+            return .invalid([.init(field: "(line)", rule: "catalog",
+                                   message: "the catalog and the generated code disagree; run `paywall-analytics catalog generate`")])
+        }
+        return .valid(EventRecord(
+            id: id, name: name, occurredAt: occurredAt, recordedAt: values["recorded_at"]?.integerValue,
+            userID: userID, sessionID: values["session_id"]?.uuidValue,
+            catalogVersion: Int(values["catalog_version"]?.integerValue ?? Int64(CatalogInfo.version)),
+            properties: properties))
+    }
+}

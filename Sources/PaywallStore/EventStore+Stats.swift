@@ -1,0 +1,35 @@
+import PaywallSQLite
+
+extension EventStore {
+    /// Counts per event name, date range, outbox states, quarantine, dead letters and drops,
+    /// read in one transaction (a consistent snapshot).
+    ///
+    /// - Throws: `StorageError`.
+    public func stats() throws -> StoreStats {
+        try connection.transaction(.deferred) { db in
+            var stats = StoreStats()
+            try db.forEachRow("SELECT name, count(*) FROM events GROUP BY name") { row in
+                stats.eventsByName[row.string(at: 0) ?? "", default: 0] = Int(row.int64(at: 1))
+                return true
+            }
+            try db.forEachRow("SELECT min(occurred_at), max(occurred_at) FROM events") { row in
+                stats.firstOccurredAt = row.optionalInt64(at: 0)
+                stats.lastOccurredAt = row.optionalInt64(at: 1)
+                return false
+            }
+            try db.forEachRow("SELECT state, count(*) FROM outbox GROUP BY state") { row in
+                let count = Int(row.int64(at: 1))
+                switch row.string(at: 0) {
+                case "pending": stats.outboxPending = count
+                case "delivered": stats.outboxDelivered = count
+                default: stats.outboxDead += count
+                }
+                return true
+            }
+            stats.quarantined = Int(try db.int64("SELECT count(*) FROM quarantine") ?? 0)
+            stats.deadLetters = Int(try db.int64("SELECT count(*) FROM dead_letters") ?? 0)
+            stats.droppedAtBound = Int(try db.int64("SELECT coalesce(sum(count), 0) FROM drops") ?? 0)
+            return stats
+        }
+    }
+}

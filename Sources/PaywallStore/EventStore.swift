@@ -1,0 +1,74 @@
+import Foundation
+import PaywallCore
+import PaywallSQLite
+
+/// The SQLite event store: idempotent inserts by event id, impressions into the outbox in the
+/// same transaction, quarantine, drop counts and statistics.
+///
+/// ```swift
+/// let store = try EventStore(path: "events.sqlite", now: .system)
+/// try store.insert([event])          // stored once, however often it is inserted
+/// let stats = try store.stats()
+/// ```
+public final class EventStore: Sendable {
+    /// The underlying connection (one serializer; shared with the recorder and import).
+    public let connection: Connection
+    /// Where `recorded_at` and quarantine times come from.
+    public let now: Now
+
+    /// Opens (creating with mode 0600 and migrating as needed) the store at `path`.
+    ///
+    /// - Throws: `StorageError`: `.schemaTooNew` (file left untouched), `.corrupt` (not a
+    ///   database), `.readOnly`, `.cannotOpen`, `.busy`, `.walUnavailable`.
+    public convenience init(path: String, options: OpenOptions = .default, now: Now) throws {
+        self.init(connection: try Schema.open(path: path, options: options), now: now)
+    }
+
+    /// Wraps a connection already opened with ``Schema/open(path:options:)``.
+    public init(connection: Connection, now: Now) {
+        self.connection = connection
+        self.now = now
+    }
+
+    /// The database file path.
+    public var path: String { connection.path }
+
+    /// Stores `events` in one transaction; events whose id is already stored are skipped.
+    /// Newly stored impressions enter the outbox as pending, or as delivered now when
+    /// `forwarded` says RevenueCat already has them.
+    ///
+    /// - Parameters:
+    ///   - droppedAtBound: events the recorder dropped at its bound, persisted in `drops`.
+    /// - Returns: how many events were new.
+    /// - Throws: `StorageError`; on failure nothing of the batch is stored.
+    @discardableResult
+    public func insert(_ events: [EventRecord], forwarded: Bool = false, droppedAtBound: Int = 0,
+                       durable: Bool = false) throws -> Int {
+        let time = now.milliseconds()
+        return try connection.withDatabase { db in
+            if durable { try db.execute("PRAGMA synchronous = FULL") }
+            defer { if durable { try? db.execute("PRAGMA synchronous = NORMAL") } }
+            return try db.transaction(.immediate) {
+                let writer = EventWriter(db: db)
+                let inserted = try writer.insert(events, recordedAt: time, forwarded: forwarded)
+                try writer.recordDrops(droppedAtBound, at: time)
+                return inserted
+            }
+        }
+    }
+
+    /// Stores quarantine entries in one transaction.
+    ///
+    /// - Throws: `StorageError`.
+    public func quarantine(_ entries: [QuarantineEntry]) throws {
+        try connection.transaction { db in
+            let writer = EventWriter(db: db)
+            for entry in entries { try writer.quarantine(entry) }
+        }
+    }
+
+    /// Whether an event with `id` is stored.
+    public func contains(_ id: UUID) throws -> Bool {
+        try connection.scalar("SELECT count(*) FROM events WHERE id = ?", [.text(id.uuidString)])?.int64 == 1
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import PaywallCore
+import PaywallSQLite
+
+/// Writes events, outbox rows, quarantine rows and drop counts through prepared statements on a
+/// ``Database`` already inside a transaction. Shared by the recorder, the store and import.
+struct EventWriter {
+    let db: Database
+
+    static let insertEventSQL = """
+        INSERT INTO events (id, name, occurred_at, recorded_at, user_id, session_id, catalog_version,
+          pw_id, source, offering_id, placement_id, product, result, via, open_s)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
+        ON CONFLICT(id) DO NOTHING
+        """
+    static let insertOutboxSQL = """
+        INSERT INTO outbox (event_id, occurred_at, state, delivered_at) VALUES (?1, ?2, ?3, ?4)
+        ON CONFLICT(event_id) DO NOTHING
+        """
+    static let insertQuarantineSQL = """
+        INSERT INTO quarantine (quarantined_at, reasons, payload, origin, line) VALUES (?1, ?2, ?3, ?4, ?5)
+        """
+    static let insertDropsSQL = "INSERT INTO drops (dropped_at, count) VALUES (?1, ?2)"
+
+    /// Inserts events not stored yet (idempotent by id); impressions newly stored also enter the
+    /// outbox, as pending or (when `forwarded`) as delivered at `recordedAt`.
+    /// Returns how many events were new.
+    func insert<Events: Sequence<EventRecord>>(_ events: Events, recordedAt: Int64, forwarded: Bool = false) throws -> Int {
+        let insertEvent = try db.cachedStatement(Self.insertEventSQL)
+        var inserted = 0
+        for event in events {
+            let properties = event.properties
+            UUIDText.withCanonical(event.id) { insertEvent.bindText($0, at: 1) }
+            insertEvent.bind(event.name.rawValue, at: 2)
+            insertEvent.bind(event.occurredAt, at: 3)
+            insertEvent.bind(recordedAt, at: 4)
+            insertEvent.bind(event.userID, at: 5)
+            if let session = event.sessionID {
+                UUIDText.withCanonical(session) { insertEvent.bindText($0, at: 6) }
+            } else {
+                insertEvent.bindNull(at: 6)
+            }
+            insertEvent.bind(Int64(event.catalogVersion), at: 7)
+            UUIDText.withCanonical(properties.pwID) { insertEvent.bindText($0, at: 8) }
+            insertEvent.bind(properties.source, at: 9)
+            insertEvent.bind(properties.offeringID, at: 10)
+            insertEvent.bind(properties.placementID, at: 11)
+            insertEvent.bind(properties.product, at: 12)
+            insertEvent.bind(properties.result?.rawValue, at: 13)
+            insertEvent.bind(properties.via?.rawValue, at: 14)
+            insertEvent.bind(properties.openS, at: 15)
+            try insertEvent.run()
+            guard db.changes == 1 else { continue }
+            inserted += 1
+            if event.name == .paywallShown {
+                try enqueue(event.id, occurredAt: event.occurredAt, deliveredAt: forwarded ? recordedAt : nil)
+            }
+        }
+        return inserted
+    }
+
+    /// Adds one outbox row for a stored impression.
+    func enqueue(_ id: UUID, occurredAt: Int64, deliveredAt: Int64?) throws {
+        let insertOutbox = try db.cachedStatement(Self.insertOutboxSQL)
+        UUIDText.withCanonical(id) { insertOutbox.bindText($0, at: 1) }
+        insertOutbox.bind(occurredAt, at: 2)
+        insertOutbox.bind(deliveredAt == nil ? "pending" : "delivered", at: 3)
+        insertOutbox.bind(deliveredAt, at: 4)
+        try insertOutbox.run()
+    }
+
+    /// Adds one quarantine row.
+    func quarantine(_ entry: QuarantineEntry) throws {
+        let statement = try db.cachedStatement(Self.insertQuarantineSQL)
+        statement.bind(entry.quarantinedAt, at: 1)
+        statement.bind(entry.reasons.joined(separator: "; "), at: 2)
+        statement.bind(entry.payload, at: 3)
+        statement.bind(entry.origin, at: 4)
+        statement.bind(entry.line.map(Int64.init), at: 5)
+        try statement.run()
+    }
+
+    /// Records `count` events dropped at the recorder's bound (nothing when zero).
+    func recordDrops(_ count: Int, at time: Int64) throws {
+        guard count > 0 else { return }
+        let statement = try db.cachedStatement(Self.insertDropsSQL)
+        statement.bind(time, at: 1)
+        statement.bind(Int64(count), at: 2)
+        try statement.run()
+    }
+}

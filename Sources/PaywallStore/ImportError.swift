@@ -1,0 +1,48 @@
+/// Why an import could not read its input (bad *data* is quarantined, not thrown).
+public struct ImportError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The kind of failure, for the CLI's exit code.
+    public enum Kind: Sendable, Hashable {
+        /// The input does not exist (exit 66).
+        case missingInput
+        /// The input could not be read (exit 74).
+        case unreadable
+        /// An SQLite file that is not a PaywallAnalytics store (exit 65).
+        case notAStore
+    }
+
+    /// The kind of failure.
+    public var kind: Kind
+    /// The input path (`-` for standard input).
+    public var path: String
+    /// What the system or the check reported.
+    public var detail: String
+
+    /// Creates an error.
+    public init(_ kind: Kind, path: String, detail: String) {
+        self.kind = kind
+        self.path = path
+        self.detail = detail
+    }
+
+    /// What went wrong and what to do.
+    public var description: String {
+        switch kind {
+        case .missingInput:
+            return "Cannot import \(path): the file does not exist (\(detail)). Check the path."
+        case .unreadable:
+            return "Cannot import \(path): reading failed (\(detail)). Check permissions and the disk, then retry."
+        case .notAStore:
+            return "Cannot import \(path): it is an SQLite file but not a PaywallAnalytics store (\(detail)). "
+                + "Import NDJSON, or a database created by paywall-analytics."
+        }
+    }
+
+    /// The CLI exit code for this error (sysexits).
+    public var exitCode: Int32 {
+        switch kind {
+        case .missingInput: 66
+        case .unreadable: 74
+        case .notAStore: 65
+        }
+    }
+}

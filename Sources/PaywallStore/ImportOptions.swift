@@ -1,0 +1,64 @@
+/// How an import runs.
+public struct ImportOptions: Sendable, Hashable {
+    /// Imported impressions enter the outbox as pending (`true`, the default), or — when they
+    /// were forwarded to RevenueCat already (`--no-forward`) — as delivered at import time.
+    public var forward: Bool
+    /// Lines longer than this many bytes are quarantined without being buffered whole.
+    public var maxLineBytes: Int
+    /// Events (or rows) written per transaction.
+    public var batchSize: Int
+    /// Bytes read from the file at a time.
+    public var chunkBytes: Int
+
+    /// Creates options: forward, 1 MiB line limit, 10,000 events per transaction, 1 MiB reads.
+    public init(forward: Bool = true, maxLineBytes: Int = 1 << 20, batchSize: Int = 10_000, chunkBytes: Int = 1 << 20) {
+        self.forward = forward
+        self.maxLineBytes = max(1, maxLineBytes)
+        self.batchSize = max(1, batchSize)
+        self.chunkBytes = max(1, chunkBytes)
+    }
+}
+
+/// What an import did.
+public struct ImportResult: Sendable, Hashable {
+    /// Events stored for the first time.
+    public var imported: Int
+    /// Valid events whose id was already stored (or appeared earlier in the input).
+    public var duplicates: Int
+    /// Lines or rows refused and written to the quarantine with their reasons.
+    public var quarantined: Int
+
+    /// Creates a result.
+    public init(imported: Int = 0, duplicates: Int = 0, quarantined: Int = 0) {
+        self.imported = imported
+        self.duplicates = duplicates
+        self.quarantined = quarantined
+    }
+
+    /// Adds another result (for several files).
+    public static func + (lhs: ImportResult, rhs: ImportResult) -> ImportResult {
+        ImportResult(imported: lhs.imported + rhs.imported, duplicates: lhs.duplicates + rhs.duplicates,
+                     quarantined: lhs.quarantined + rhs.quarantined)
+    }
+
+    /// The exit status the CLI uses: 65 (bad input data) when anything was quarantined, else 0.
+    public var exitCode: Int32 { quarantined > 0 ? 65 : 0 }
+}
+
+/// How far an import is, reported after every committed batch (the CLI draws the bar).
+public struct ImportProgress: Sendable, Hashable {
+    /// The file or database being imported (`-` for standard input).
+    public var origin: String
+    /// Bytes read (NDJSON) or rows read (SQLite) so far.
+    public var done: Int64
+    /// Total bytes or rows, when known (not for standard input).
+    public var total: Int64?
+    /// Counts so far for this input.
+    public var result: ImportResult
+
+    /// `done / total`, when the total is known.
+    public var fraction: Double? {
+        guard let total, total > 0 else { return nil }
+        return min(1, Double(done) / Double(total))
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import PaywallCore
+import PaywallSQLite
+
+extension Importer {
+    static let sourceColumns = ["id", "name", "occurred_at", "user_id", "session_id", "catalog_version", "pw_id",
+                                "source", "offering_id", "placement_id", "product", "result", "via", "open_s"]
+
+    /// Imports the events of another store's SQLite file, attached read-only: each row is
+    /// validated against the catalog like an NDJSON line, stored once by id, or quarantined
+    /// (its payload rendered as a JSON object, `line` = the row's rowid).
+    ///
+    /// - Throws: ``ImportError`` (`.missingInput`, `.notAStore`) or `StorageError`.
+    public func importDatabase(path: String, progress: (ImportProgress) -> Void = { _ in }) throws -> ImportResult {
+        close(try Self.openForReading(path))
+        let connection = store.connection
+        do {
+            try connection.run("ATTACH DATABASE ?1 AS import_source", [.text(Self.readOnlyURI(path))])
+        } catch let error as StorageError {
+            throw ImportError(.unreadable, path: path, detail: error.message)
+        }
+        defer { try? connection.execute("DETACH DATABASE import_source") }
+        let total: Int64
+        do {
+            total = try connection.scalar("SELECT count(*) FROM import_source.events")?.int64 ?? 0
+            _ = try connection.scalar("SELECT \(Self.sourceColumns.joined(separator: ", ")) FROM import_source.events LIMIT 0")
+        } catch let error as StorageError {
+            throw ImportError(error.kind == .corrupt ? .unreadable : .notAStore, path: path, detail: error.message)
+        }
+        let select = "SELECT rowid, \(Self.sourceColumns.joined(separator: ", ")) FROM import_source.events "
+            + "WHERE rowid > ?1 ORDER BY rowid LIMIT ?2"
+        var result = ImportResult()
+        var lastRowID: Int64 = 0
+        var done: Int64 = 0
+        while true {
+            var batch = Batch(capacity: options.batchSize)
+            var rows = 0
+            try connection.withDatabase { db in
+                try db.forEachRow(select, [.integer(lastRowID), .integer(Int64(options.batchSize))]) { row in
+                    rows += 1
+                    lastRowID = row.int64(at: 0)
+                    let members = Self.members(of: row)
+                    switch validator.validate(members: members) {
+                    case .valid(let event): batch.events.append(event)
+                    case .invalid(let issues):
+                        batch.add(QuarantineEntry(quarantinedAt: store.now.milliseconds(), reasons: issues.map(\.description),
+                                                  payload: Self.json(members), origin: path, line: Int(lastRowID)))
+                    }
+                    return true
+                }
+            }
+            if rows == 0 { break }
+            done += Int64(rows)
+            let inserted = try commit(batch.events, quarantine: batch.quarantine)
+            result.imported += inserted
+            result.duplicates += batch.events.count - inserted
+            result.quarantined += batch.quarantine.count
+            progress(ImportProgress(origin: path, done: done, total: total, result: result))
+        }
+        return result
+    }
+
+    /// A row as flat JSON members (NULL columns absent), the validator's input.
+    static func members(of row: Row) -> [(key: String, value: FlatJSONValue)] {
+        var members: [(key: String, value: FlatJSONValue)] = []
+        members.reserveCapacity(sourceColumns.count)
+        for (offset, column) in sourceColumns.enumerated() {
+            switch row.value(at: offset + 1) {
+            case .null: continue
+            case .text(let text): members.append((column, .string(text)))
+            case .integer(let number): members.append((column, .number(String(number))))
+            case .real(let number): members.append((column, number.isFinite ? .number("\(number)") : .number("1e999")))
+            case .blob: members.append((column, .nested("blob")))
+            }
+        }
+        return members
+    }
+
+    /// Renders members as a JSON object (the quarantine payload of a refused row).
+    static func json(_ members: [(key: String, value: FlatJSONValue)]) -> String {
+        let quoted = NDJSONLine.quoted
+        let body = members.map { key, value -> String in
+            switch value {
+            case .string(let text): return "\(quoted(key)):\(quoted(text))"
+            case .number(let text): return "\(quoted(key)):\(text)"
+            case .bool(let flag): return "\(quoted(key)):\(flag)"
+            case .null: return "\(quoted(key)):null"
+            case .nested(let kind): return "\(quoted(key)):\(quoted("<\(kind)>"))"
+            }
+        }
+        return "{" + body.joined(separator: ",") + "}"
+    }
+
+    /// `file:` URI opening `path` read-only (characters with meaning in URIs escaped).
+    static func readOnlyURI(_ path: String) -> String {
+        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: "?#%")
+        let escaped = absolute.addingPercentEncoding(withAllowedCharacters: allowed) ?? absolute
+        return "file:\(escaped)?mode=ro"
+    }
+}

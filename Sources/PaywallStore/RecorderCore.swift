@@ -1,0 +1,75 @@
+import Dispatch
+import PaywallCore
+import PaywallSQLite
+import Synchronization
+
+/// The recorder's shared state and its committer loop, run on a dedicated thread so blocking
+/// SQLite work never occupies Swift's cooperative pool.
+final class RecorderCore: Sendable {
+    let state: Mutex<RecorderState>
+    let wakeup = DispatchSemaphore(value: 0)
+    let store: EventStore
+    let policy: FlushPolicy
+    let diagnostics: @Sendable (RecorderDiagnostic) -> Void
+
+    init(store: EventStore, policy: FlushPolicy, diagnostics: @escaping @Sendable (RecorderDiagnostic) -> Void) {
+        var initial = RecorderState()
+        initial.buffer.reserveCapacity(min(policy.capacity, policy.batchSize * 4))
+        self.state = Mutex(initial)
+        self.store = store
+        self.policy = policy
+        self.diagnostics = diagnostics
+    }
+
+    /// The hot path: append under the lock, or count a drop at the bound. Never blocks on disk.
+    func record(_ event: EventRecord) {
+        let policy = self.policy
+        let wake = state.withLock { state -> Bool in
+            guard !state.closing, policy.admits(held: state.held) else {
+                state.droppedTotal += 1
+                state.droppedUnsaved += 1
+                state.droppingEpisode = true
+                return false
+            }
+            state.buffer.append(event)
+            state.accepted &+= 1
+            guard !state.sizeRequested, state.buffer.count >= policy.batchSize else { return false }
+            state.sizeRequested = true
+            return true
+        }
+        if wake { wakeup.signal() }
+    }
+
+    /// Called by the interval timer.
+    func tick() {
+        state.withLock { $0.intervalTick = true }
+        wakeup.signal()
+    }
+
+    /// Registers a waiter for everything accepted so far; resumes at once when nothing is outstanding.
+    func waitForCommit(closing: Bool) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            enum Action { case resume, fail(StorageError), wait }
+            let action = state.withLock { state -> Action in
+                if closing { state.closing = true }
+                if state.finished {
+                    return state.closeError.map(Action.fail) ?? .resume
+                }
+                if !closing && state.committed >= state.accepted && state.droppedUnsaved == 0 { return .resume }
+                state.waiters.append(.init(target: state.accepted, continuation: continuation))
+                return .wait
+            }
+            switch action {
+            case .resume: continuation.resume()
+            case .fail(let error): continuation.resume(throwing: error)
+            case .wait: wakeup.signal()
+            }
+        }
+    }
+
+    /// Asks the committer to write what is left and exit (no waiter; used from `deinit`).
+    func requestShutdown() {
+        state.withLock { $0.closing = true }
+        wakeup.signal()
+    }
+}

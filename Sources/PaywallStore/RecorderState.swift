@@ -1,0 +1,48 @@
+import PaywallCore
+import PaywallSQLite
+
+/// Everything the recording callers and the committer share, guarded by one `Mutex`.
+struct RecorderState: Sendable {
+    /// A `flush()` or `close()` caller waiting until `target` events are committed.
+    struct Waiter: Sendable {
+        var target: UInt64
+        var continuation: CheckedContinuation<Void, any Error>
+    }
+
+    /// Events recorded and not yet taken by the committer.
+    var buffer: [EventRecord] = []
+    /// Events the committer holds (taken, not yet committed; kept across failed attempts).
+    var inflight = 0
+    /// Sequence number of the last accepted event (1-based count of accepted events).
+    var accepted: UInt64 = 0
+    /// Every accepted event up to this sequence number is committed.
+    var committed: UInt64 = 0
+    /// Events dropped at the bound (or after close), in total.
+    var droppedTotal = 0
+    /// Drops not yet written to the `drops` table.
+    var droppedUnsaved = 0
+    /// Dropping began and the committer has not reported it yet / the episode is ongoing.
+    var droppingEpisode = false
+    var droppingReported = false
+    /// The buffer reached the batch size and the committer was woken (cleared when it takes a batch).
+    var sizeRequested = false
+    /// The interval passed since the committer last looked.
+    var intervalTick = false
+    /// `close()` was called or the recorder was released: no more events are accepted.
+    var closing = false
+    /// The committer has exited.
+    var finished = false
+    /// Set when the final commit failed.
+    var closeError: StorageError?
+    var waiters: [Waiter] = []
+
+    /// Events in memory: buffered plus held by the committer.
+    var held: Int { buffer.count + inflight }
+
+    /// Removes and returns the waiters satisfied by `committed`.
+    mutating func satisfiedWaiters() -> [Waiter] {
+        let ready = waiters.filter { $0.target <= committed }
+        waiters.removeAll { $0.target <= committed }
+        return ready
+    }
+}

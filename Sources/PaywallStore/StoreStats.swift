@@ -1,0 +1,39 @@
+/// What a store holds, for `paywall-analytics stats`.
+public struct StoreStats: Sendable, Hashable {
+    /// Stored events per event name (catalog names; names absent from the store are omitted).
+    public var eventsByName: [String: Int]
+    /// Earliest `occurred_at` (Unix ms), `nil` for an empty store.
+    public var firstOccurredAt: Int64?
+    /// Latest `occurred_at` (Unix ms), `nil` for an empty store.
+    public var lastOccurredAt: Int64?
+    /// Impressions waiting for RevenueCat.
+    public var outboxPending: Int
+    /// Impressions RevenueCat accepted (or imported as already forwarded).
+    public var outboxDelivered: Int
+    /// Impressions RevenueCat refused (see dead letters).
+    public var outboxDead: Int
+    /// Rows in the quarantine.
+    public var quarantined: Int
+    /// Rows in the dead-letter history.
+    public var deadLetters: Int
+    /// Total events the recorder dropped at its buffer bound, as persisted in `drops`.
+    public var droppedAtBound: Int
+
+    /// Creates statistics.
+    public init(eventsByName: [String: Int] = [:], firstOccurredAt: Int64? = nil, lastOccurredAt: Int64? = nil,
+                outboxPending: Int = 0, outboxDelivered: Int = 0, outboxDead: Int = 0, quarantined: Int = 0,
+                deadLetters: Int = 0, droppedAtBound: Int = 0) {
+        self.eventsByName = eventsByName
+        self.firstOccurredAt = firstOccurredAt
+        self.lastOccurredAt = lastOccurredAt
+        self.outboxPending = outboxPending
+        self.outboxDelivered = outboxDelivered
+        self.outboxDead = outboxDead
+        self.quarantined = quarantined
+        self.deadLetters = deadLetters
+        self.droppedAtBound = droppedAtBound
+    }
+
+    /// All stored events.
+    public var totalEvents: Int { eventsByName.values.reduce(0, +) }
+}

@@ -1,0 +1,67 @@
+import Foundation
+
+/// Runs a built executable of this package as a user would, capturing its output.
+public struct CommandRunner: Sendable {
+    /// What a finished run produced.
+    public struct Output: Sendable {
+        /// The exit status (or 128 + signal number when killed).
+        public var status: Int32
+        /// Standard output as UTF-8.
+        public var stdout: String
+        /// Standard error as UTF-8.
+        public var stderr: String
+    }
+
+    /// The executable.
+    public let executable: URL
+
+    /// Finds the built executable `name` next to the test bundle (`.build/<config>/`).
+    public init(product name: String = "paywall-analytics", filePath: String = #filePath) throws {
+        var candidates: [URL] = []
+        if let override = ProcessInfo.processInfo.environment["PAYWALL_ANALYTICS_BIN"], name == "paywall-analytics" {
+            candidates.append(URL(fileURLWithPath: override))
+        }
+        let runner = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        var folder = runner.deletingLastPathComponent()
+        for _ in 0..<4 {
+            candidates.append(folder.appendingPathComponent(name))
+            folder.deleteLastPathComponent()
+        }
+        candidates.append(Golden.packageRoot(from: filePath).appendingPathComponent(".build/debug/\(name)"))
+        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
+            throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey:
+                "cannot find the built \(name) (looked in \(candidates.map(\.path))); run `swift build` first"])
+        }
+        executable = found
+    }
+
+    /// Runs the executable with `arguments`, optional standard input, extra environment and working
+    /// directory; waits for it to exit.
+    public func run(_ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:],
+                    directory: URL? = nil) throws -> Output {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env.merge(environment) { _, new in new }
+        process.environment = env
+        if let directory { process.currentDirectoryURL = directory }
+        let out = Pipe(), err = Pipe(), input = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = input
+        try process.run()
+        // Drain both pipes concurrently so a chatty child never blocks on a full pipe.
+        let group = DispatchGroup()
+        nonisolated(unsafe) var outData = Data(), errData = Data()
+        DispatchQueue.global().async(group: group) { outData = out.fileHandleForReading.readDataToEndOfFile() }
+        DispatchQueue.global().async(group: group) { errData = err.fileHandleForReading.readDataToEndOfFile() }
+        if let stdin { try input.fileHandleForWriting.write(contentsOf: stdin) }
+        try input.fileHandleForWriting.close()
+        process.waitUntilExit()
+        group.wait()
+        let status = process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+        return Output(status: status, stdout: String(decoding: outData, as: UTF8.self),
+                      stderr: String(decoding: errData, as: UTF8.self))
+    }
+}

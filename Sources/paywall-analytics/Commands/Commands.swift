@@ -1,0 +1,8 @@
+/// Every subcommand, in the order `--help` lists them.
+enum Commands {
+    static var all: [CommandSpec] {
+        [
+            CatalogCommand.spec,
+        ]
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import PaywallCore
+
+/// Shared helpers for the store benchmarks: event generation, timing, a scratch directory, table output.
+enum BenchSupport {
+    /// `--events N` from `arguments`, or `fallback`.
+    static func eventCount(_ arguments: [String], default fallback: Int) -> Int {
+        guard let index = arguments.firstIndex(of: "--events"), index + 1 < arguments.count,
+              let value = Int(arguments[index + 1]) else { return fallback }
+        return value
+    }
+
+    /// Realistic presentations in time order (UUIDv7 ids): shown, sometimes a plan and a purchase, then closed.
+    static func events(_ count: Int) -> [EventRecord] {
+        var generator = SystemRandomNumberGenerator()
+        var events: [EventRecord] = []
+        events.reserveCapacity(count)
+        var time: Int64 = 1_764_400_000_000
+        let sources = ["onboarding", "settings", "paywall_gate", "home_banner"]
+        while events.count < count {
+            let pwID = UUIDv7.make(milliseconds: time, using: &generator)
+            let source = sources[Int.random(in: 0..<sources.count, using: &generator)]
+            let user = "user-\(Int.random(in: 0..<50_000, using: &generator))"
+            func add(_ name: EventName, _ properties: EventProperties) {
+                time += Int64.random(in: 1...400, using: &generator)
+                events.append(EventRecord(id: UUIDv7.make(milliseconds: time, using: &generator), name: name, occurredAt: time,
+                                          userID: user, sessionID: pwID, properties: properties))
+            }
+            add(.paywallShown, EventProperties(pwID: pwID, source: source, offeringID: "default"))
+            let buys = Int.random(in: 0..<4, using: &generator) == 0
+            if buys {
+                add(.paywallPlanSelected, EventProperties(pwID: pwID, source: source, product: "annual"))
+                add(.paywallPurchaseStarted, EventProperties(pwID: pwID, source: source, product: "annual"))
+            }
+            add(.paywallClosed, EventProperties(pwID: pwID, source: source, product: buys ? "annual" : nil,
+                                                result: buys ? .purchased : .dismissed, via: buys ? .auto : .closeButton,
+                                                openS: Double(Int.random(in: 1...600, using: &generator)) / 10))
+        }
+        return Array(events.prefix(count))
+    }
+
+    /// A fresh scratch directory (removed by the caller).
+    static func scratch() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("paywall-bench-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    /// Seconds `body` takes.
+    static func seconds(_ body: () throws -> Void) rethrows -> Double {
+        let start = ContinuousClock.now
+        try body()
+        return (ContinuousClock.now - start).seconds
+    }
+
+    /// Prints an aligned two-or-more-column table.
+    static func printTable(_ title: String, _ rows: [[String]]) {
+        let widths = (0..<rows[0].count).map { column in rows.map { $0[column].count }.max() ?? 0 }
+        print(title)
+        for (index, row) in rows.enumerated() {
+            print(row.enumerated().map { column, cell in
+                column == 0 ? cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+                            : String(repeating: " ", count: widths[column] - cell.count) + cell
+            }.joined(separator: "  "))
+            if index == 0 { print(widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")) }
+        }
+    }
+
+    static func rate(_ count: Int, _ seconds: Double) -> String { String(format: "%.0f", Double(count) / seconds) }
+}
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}

@@ -1,0 +1,18 @@
+// Benchmarks, run in release mode: `swift run -c release paywall-bench <name> [options]`.
+import Foundation
+
+let benchArguments = Array(CommandLine.arguments.dropFirst())
+switch benchArguments.first {
+case "recorder":
+    try await RecorderBench.run(Array(benchArguments.dropFirst()))
+case "import":
+    try ImportBench.run(Array(benchArguments.dropFirst()))
+default:
+    FileHandle.standardError.write(Data("""
+        usage: paywall-bench <benchmark> [options]
+          recorder [--events N]   record latency, recorder ingest vs a bare INSERT loop
+          import [--events N]     NDJSON import vs sqlite3 .import --csv
+
+        """.utf8))
+    exit(64)
+}

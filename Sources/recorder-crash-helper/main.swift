@@ -1,0 +1,85 @@
+// A child process for the store's crash and lock tests (not shipped to users).
+//
+//   recorder-crash-helper record DB [SEED]  record events and flush in a loop; after each flush
+//                                            print every acknowledged event id, one per line
+//   recorder-crash-helper import DB FILE    import FILE, print counts and peak memory (maxrss_kb)
+//   recorder-crash-helper hold-lock DB      take the write lock, print "locked", keep it until a
+//                                            line arrives on stdin (or the process is killed)
+import Foundation
+import PaywallCore
+import PaywallSQLite
+import PaywallStore
+
+/// Writes straight to file descriptor 1 (no buffering: what is printed is acknowledged).
+func emit(_ text: String) { FileHandle.standardOutput.write(Data((text + "\n").utf8)) }
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 3 else {
+    FileHandle.standardError.write(Data("usage: recorder-crash-helper record|hold-lock DB [SEED]\n".utf8))
+    exit(64)
+}
+let path = arguments[2]
+
+switch arguments[1] {
+case "record":
+    let recorder: Recorder
+    do {
+        recorder = try Recorder(path: path, now: .system, policy: FlushPolicy(batchSize: 64, capacity: 100_000)) { diagnostic in
+            FileHandle.standardError.write(Data("\(diagnostic)\n".utf8))
+        }
+    } catch {
+        FileHandle.standardError.write(Data("\(error)\n".utf8))
+        exit(74)
+    }
+    var generator = SystemRandomNumberGenerator()
+    let names: [EventName] = [.paywallShown, .paywallPlanSelected, .paywallPurchaseStarted, .paywallClosed]
+    while true {
+        var ids: [UUID] = []
+        for _ in 0..<Int.random(in: 1...200, using: &generator) {
+            let now = Now.system.milliseconds()
+            let name = names.randomElement(using: &generator)!
+            var properties = EventProperties(pwID: UUIDv7.make(milliseconds: now), source: "crash-test")
+            if name == .paywallClosed { properties.result = .dismissed; properties.via = .closeButton; properties.openS = 1 }
+            if name == .paywallPlanSelected || name == .paywallPurchaseStarted { properties.product = "monthly" }
+            let event = EventRecord(id: UUIDv7.make(milliseconds: now), name: name, occurredAt: now,
+                                    userID: "crash-user", properties: properties)
+            recorder.record(event)
+            ids.append(event.id)
+        }
+        do { try await recorder.flush() } catch {
+            FileHandle.standardError.write(Data("flush failed: \(error)\n".utf8))
+            continue
+        }
+        emit(ids.map(\.uuidString).joined(separator: "\n"))
+    }
+case "hold-lock":
+    do {
+        let connection = try Schema.open(path: path)
+        try connection.execute("BEGIN IMMEDIATE; INSERT INTO meta (key, value) VALUES ('holder', 'hold-lock') ON CONFLICT(key) DO NOTHING")
+        emit("locked")
+        _ = readLine()
+        try connection.execute("COMMIT")
+    } catch {
+        FileHandle.standardError.write(Data("\(error)\n".utf8))
+        exit(74)
+    }
+case "import":
+    // recorder-crash-helper import DB FILE: import, then print the counts and the peak resident memory.
+    do {
+        let store = try EventStore(path: path, now: .system)
+        let result = try Importer(store: store).importFiles([arguments[3]])
+        var usage = rusage()
+        #if os(Linux)
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        #else
+        getrusage(RUSAGE_SELF, &usage)
+        #endif
+        emit("imported=\(result.imported) duplicates=\(result.duplicates) quarantined=\(result.quarantined) maxrss_kb=\(usage.ru_maxrss)")
+    } catch {
+        FileHandle.standardError.write(Data("\(error)\n".utf8))
+        exit(74)
+    }
+default:
+    FileHandle.standardError.write(Data("unknown mode \(arguments[1])\n".utf8))
+    exit(64)
+}

@@ -1,0 +1,150 @@
+import Foundation
+import PaywallCore
+import PaywallTestSupport
+import Testing
+
+struct CatalogTests {
+    static let root = Golden.packageRoot()
+    static func read(_ path: String) throws -> String {
+        try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
+    }
+
+    @Test func theCheckedInSwiftCodeMatchesTheCatalog() throws {
+        let json = try Self.read("catalog/catalog.json")
+        let catalog = try Catalog.load(from: Data(json.utf8))
+        let generated = CatalogSwiftGenerator.generate(catalog: catalog, json: json)
+        let checkedIn = try Self.read(CatalogSwiftGenerator.outputPath)
+        let diff = Golden.diff(expected: checkedIn, actual: generated)
+        #expect(diff == nil, "generated code is stale; run `swift run paywall-analytics catalog generate`:\n\(diff ?? "")")
+    }
+
+    @Test func theCheckedInReferenceMatchesTheCatalog() throws {
+        let catalog = try Catalog.load(from: Data(Self.read("catalog/catalog.json").utf8))
+        let diff = Golden.diff(expected: try Self.read(CatalogDocsGenerator.outputPath),
+                               actual: CatalogDocsGenerator.generate(catalog: catalog))
+        #expect(diff == nil, "catalog/README.md is stale; run `swift run paywall-analytics catalog docs`:\n\(diff ?? "")")
+    }
+
+    @Test func theEmbeddedCatalogIsTheShippedOne() throws {
+        let shipped = try Catalog.load(from: Data(Self.read("catalog/catalog.json").utf8))
+        #expect(Catalog.bundled == shipped)
+        #expect(Catalog.bundled.events.map(\.name) == EventName.allCases.map(\.rawValue))
+    }
+
+    @Test func theShippedCatalogHasEveryRuleOfTheSpec() throws {
+        let catalog = Catalog.bundled
+        let closed = try #require(catalog.event(named: "paywall_closed"))
+        #expect(closed.rules.map(\.kind).sorted() == ["exactly_when", "required_when"])
+        #expect(catalog.property(named: "source")?.maxLength == 64)
+        #expect(catalog.property(named: "open_s")?.max == 86_400)
+        #expect(catalog.property(named: "result")?.values == ["purchased", "restored", "dismissed"])
+        let shown = try #require(catalog.event(named: "paywall_shown"))
+        #expect(shown.properties.filter(\.required).map(\.name) == ["pw_id", "source"])
+    }
+
+    /// Applies `edit` to the shipped catalog's JSON object and returns the problems found.
+    static func problems(after edit: (inout [String: Any]) -> Void) throws -> [String] {
+        var object = try #require(JSONSerialization.jsonObject(with: Data(read("catalog/catalog.json").utf8)) as? [String: Any])
+        edit(&object)
+        let data = try JSONSerialization.data(withJSONObject: object)
+        do {
+            _ = try Catalog.load(from: data)
+            return []
+        } catch .invalid(let problems) {
+            return problems.map(\.description)
+        } catch {
+            return [error.description]
+        }
+    }
+
+    static func editEvent(_ object: inout [String: Any], _ index: Int, _ edit: (inout [String: Any]) -> Void) {
+        var events = object["events"] as! [[String: Any]]
+        edit(&events[index])
+        object["events"] = events
+    }
+
+    static func editProperty(_ object: inout [String: Any], _ name: String, _ edit: (inout [String: Any]) -> Void) {
+        var properties = object["properties"] as! [[String: Any]]
+        let index = properties.firstIndex { $0["name"] as? String == name }!
+        edit(&properties[index])
+        object["properties"] = properties
+    }
+
+    @Test func eachKindOfProblemIsNamed() throws {
+        #expect(try Self.problems { _ in }.isEmpty)
+        #expect(try Self.problems { Self.editProperty(&$0, "source") { $0["type"] = "text" } }
+            .contains { $0.contains("properties[source]") && $0.contains("unknown type \"text\"") })
+        #expect(try Self.problems { object in
+            var events = object["events"] as! [[String: Any]]
+            events.append(events[0])
+            object["events"] = events
+        }.contains { $0.contains("events[paywall_shown]: duplicate event name") })
+        #expect(try Self.problems { object in
+            var properties = object["properties"] as! [[String: Any]]
+            properties.append(properties[0])
+            object["properties"] = properties
+        }.contains { $0.contains("properties[pw_id]: duplicate property") })
+        #expect(try Self.problems { Self.editEvent(&$0, 0) { event in
+            var uses = event["properties"] as! [[String: Any]]
+            uses.append(uses[0])
+            event["properties"] = uses
+        } }.contains { $0.contains("duplicate property in this event") })
+        #expect(try Self.problems { Self.editEvent(&$0, 3) { event in
+            var rules = event["rules"] as! [[String: Any]]
+            rules[0]["when_property"] = "outcome"
+            event["rules"] = rules
+        } }.contains { $0.contains("events[paywall_closed].rules[0]") && $0.contains("\"outcome\", which this event does not have") })
+        #expect(try Self.problems { Self.editEvent(&$0, 1) { event in
+            event["properties"] = (event["properties"] as! [[String: Any]]) + [["name": "discount", "required": false]]
+        } }.contains { $0.contains("not defined in \"properties\"") })
+        #expect(try Self.problems { Self.editProperty(&$0, "open_s") { $0["min"] = 10; $0["max"] = 1 } }
+            .contains { $0.contains("min 10") && $0.contains("greater than max 1") })
+        #expect(try Self.problems { Self.editProperty(&$0, "source") { $0["min_length"] = 70 } }
+            .contains { $0.contains("min_length 70 is greater than max_length 64") })
+        #expect(try Self.problems { Self.editProperty(&$0, "source") { $0["max"] = 3 } }
+            .contains { $0.contains("min/max apply to numbers") })
+        #expect(try Self.problems { Self.editProperty(&$0, "result") { $0["values"] = [] } }
+            .contains { $0.contains("non-empty \"values\"") })
+        #expect(try Self.problems { Self.editEvent(&$0, 3) { event in
+            var rules = event["rules"] as! [[String: Any]]
+            rules[0]["kind"] = "implies"
+            event["rules"] = rules
+        } }.contains { $0.contains("unknown rule kind \"implies\"") })
+        #expect(try Self.problems { Self.editEvent(&$0, 3) { event in
+            var rules = event["rules"] as! [[String: Any]]
+            rules[1]["when_values"] = ["bought"]
+            event["rules"] = rules
+        } }.contains { $0.contains("\"bought\" is not an allowed value of result") })
+        #expect(try Self.problems { Self.editEvent(&$0, 0) { $0["name"] = "Paywall Shown" } }
+            .contains { $0.contains("snake_case") })
+    }
+
+    @Test func severalProblemsAreAllReported() throws {
+        let found = try Self.problems { object in
+            Self.editProperty(&object, "source") { $0["type"] = "text" }
+            Self.editProperty(&object, "open_s") { $0["min"] = 5; $0["max"] = 1 }
+        }
+        #expect(found.count == 2)
+    }
+
+    @Test func malformedJSONIsUnreadableWithWhere() {
+        #expect(throws: CatalogError.self) { try Catalog.load(from: Data("{\"catalog_version\": 1,".utf8)) }
+        do {
+            _ = try Catalog.load(from: Data(#"{"catalog_version":1,"description":"x","envelope":[],"properties":[]}"#.utf8))
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.description.contains("missing key \"events\""))
+        }
+    }
+
+    @Test func theGeneratorEscapesKeywordsAndDerivesNames() throws {
+        var catalog = Catalog.bundled
+        catalog.properties[5].values = ["default", "in_app"]
+        catalog.events[3].rules = []
+        let code = CatalogSwiftGenerator.generate(catalog: catalog, json: "{}")
+        #expect(code.contains("case `default` = \"default\""))
+        #expect(code.contains("case inApp = \"in_app\""))
+        #expect(code.contains("public var pwID: UUID"))
+        #expect(code.contains("public struct PaywallPurchaseStarted: CatalogEvent"))
+    }
+}

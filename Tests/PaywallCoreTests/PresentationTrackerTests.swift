@@ -1,0 +1,218 @@
+import Foundation
+import PaywallCore
+import PaywallTestSupport
+import Testing
+
+/// A tracker on virtual time: a manual monotonic clock and a wall clock that moves with it.
+struct TrackerHarness {
+    static let start: Int64 = 1_764_400_000_000
+    let clock = ManualClock()
+    let sink = InMemoryEventSink()
+    let tracker: PresentationTracker
+
+    init(mode: PresentationTracker.ImpressionMode = .default) {
+        let clock = self.clock
+        let now = Now { TrackerHarness.start + clock.now.offset.components.seconds * 1000
+            + clock.now.offset.components.attoseconds / 1_000_000_000_000_000 }
+        tracker = PresentationTracker(sink: sink, clock: clock, now: now, impressionMode: mode)
+    }
+
+    var names: [EventName] { sink.events.map(\.name) }
+
+    func events(_ name: EventName) -> [EventRecord] { sink.events.filter { $0.name == name } }
+
+    /// Waits (in real time, bounded) until the timer task has delivered `count` events.
+    func waitForEvents(_ count: Int) async {
+        for _ in 0..<2_000 where sink.events.count < count {
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+    }
+
+    func open(_ source: String = "onboarding") throws -> Presentation {
+        try tracker.open(source: source, offeringID: "default", userID: "user_42", sessionID: UUID())
+    }
+}
+
+struct PresentationTrackerTests {
+    @Test func aPaywallClosedBeforeTheDwellTimeGetsNoImpression() async throws {
+        let harness = TrackerHarness()
+        let paywall = try harness.open()
+        try paywall.appeared()
+        harness.clock.advance(by: .milliseconds(999))
+        try paywall.close(.dismissed(via: .closeButton))
+        try await Task.sleep(for: .milliseconds(20))
+        #expect(harness.names == [.paywallClosed])
+        #expect(harness.sink.events[0].properties.openS == 0.999)
+        #expect(harness.sink.events[0].properties.via == .closeButton)
+    }
+
+    @Test func dwellCountsOnlyContinuousVisibility() async throws {
+        let harness = TrackerHarness()
+        let paywall = try harness.open()
+        try paywall.appeared()
+        harness.clock.advance(by: .milliseconds(600))
+        try paywall.disappeared()
+        harness.clock.advance(by: .seconds(5))
+        try paywall.appeared()
+        harness.clock.advance(by: .milliseconds(600))
+        try await Task.sleep(for: .milliseconds(20))
+        #expect(harness.names.isEmpty, "1.2 s visible in two pieces is no impression")
+        harness.clock.advance(by: .milliseconds(400))
+        await harness.waitForEvents(1)
+        #expect(harness.names == [.paywallShown])
+        #expect(harness.sink.events[0].occurredAt == TrackerHarness.start + 6_600)
+    }
+
+    @Test func theDwellTimeReachedExactlyCountsOnClose() throws {
+        let harness = TrackerHarness()
+        let paywall = try harness.open()
+        try paywall.appeared()
+        harness.clock.advance(by: .seconds(1))
+        try paywall.close(.dismissed(via: .continueFree))
+        #expect(harness.names == [.paywallShown, .paywallClosed])
+        #expect(harness.sink.events[0].occurredAt == TrackerHarness.start + 1_000)
+    }
+
+    @Test func theTimerEmitsTheImpressionWhileThePaywallStaysOpen() async throws {
+        let harness = TrackerHarness(mode: .automatic(dwell: .milliseconds(1500)))
+        let paywall = try harness.open()
+        try paywall.appeared()
+        harness.clock.advance(by: .milliseconds(1500))
+        await harness.waitForEvents(1)
+        #expect(harness.names == [.paywallShown])
+        let shown = try #require(harness.sink.events.first)
+        #expect(shown.properties.offeringID == "default")
+        #expect(shown.occurredAt == TrackerHarness.start + 1_500)
+        harness.clock.advance(by: .seconds(10))
+        try paywall.close(.dismissed(via: .closeButton))
+        #expect(harness.names == [.paywallShown, .paywallClosed], "one impression, however long it stays")
+    }
+
+    @Test func aLongOpenIsMeasuredFromTheFirstAppearance() throws {
+        let harness = TrackerHarness()
+        let paywall = try harness.open()
+        harness.clock.advance(by: .seconds(3))
+        try paywall.appeared()
+        harness.clock.advance(by: .seconds(3_600))
+        try paywall.close(.dismissed(via: .closeButton))
+        let closed = try #require(harness.events(.paywallClosed).first)
+        #expect(closed.properties.openS == 3_600)
+        #expect(harness.events(.paywallShown).first?.occurredAt == TrackerHarness.start + 4_000)
+    }
+
+    @Test func aDismissCarriesTheLastSelectedPlan() throws {
+        let harness = TrackerHarness()
+        let paywall = try harness.open()
+        try paywall.appeared()
+        try paywall.selectPlan("pro_monthly")
+        try paywall.selectPlan("pro_annual")
+        try paywall.close(.dismissed(via: .closeButton))
+        let closed = try #require(harness.events(.paywallClosed).first)
+        #expect(closed.properties.product == "pro_annual")
+        #expect(harness.events(.paywallPlanSelected).map(\.properties.product) == ["pro_monthly", "pro_annual"])
+    }
+
+    @Test func aPurchaseClosesAutomaticallyWithTheProductBought() throws {
+        let harness = TrackerHarness()
+        let paywall = try harness.open()
+        try paywall.appeared()
+        harness.clock.advance(by: .seconds(2))
+        try paywall.selectPlan("pro_annual")
+        try paywall.startPurchase("pro_annual")
+        harness.clock.advance(by: .seconds(8))
+        try paywall.close(.purchased(product: "pro_annual"))
+        #expect(harness.names == [.paywallShown, .paywallPlanSelected, .paywallPurchaseStarted, .paywallClosed])
+        let closed = try #require(harness.events(.paywallClosed).first)
+        #expect(closed.properties.result == .purchased)
+        #expect(closed.properties.via == .auto)
+        #expect(closed.properties.product == "pro_annual")
+        #expect(closed.properties.openS == 10)
+        #expect(Set(harness.sink.events.map(\.properties.pwID)) == [paywall.pwID])
+    }
+
+    @Test func aRestoreClosesAutomatically() throws {
+        let harness = TrackerHarness()
+        let paywall = try harness.open()
+        try paywall.appeared()
+        try paywall.close(.restored)
+        let closed = try #require(harness.events(.paywallClosed).first)
+        #expect(closed.properties.result == .restored)
+        #expect(closed.properties.via == .auto)
+        #expect(closed.properties.product == nil)
+    }
+
+    @Test func aSecondCloseAndEventsAfterTheCloseThrowAndEmitNothing() throws {
+        let harness = TrackerHarness()
+        let paywall = try harness.open()
+        try paywall.appeared()
+        try paywall.close(.dismissed(via: .closeButton))
+        let before = harness.sink.events
+        #expect(throws: TrackerError.alreadyClosed(pwID: paywall.pwID, attempted: "close()")) {
+            try paywall.close(.purchased(product: "pro"))
+        }
+        #expect(throws: TrackerError.self) { try paywall.selectPlan("pro") }
+        #expect(throws: TrackerError.self) { try paywall.startPurchase("pro") }
+        #expect(throws: TrackerError.self) { try paywall.appeared() }
+        #expect(throws: TrackerError.self) { try paywall.disappeared() }
+        #expect(harness.sink.events == before)
+    }
+
+    @Test func actionsOutOfOrderAreReportedToTheCaller() throws {
+        let harness = TrackerHarness()
+        let paywall = try harness.open()
+        #expect(throws: TrackerError.notVisible(pwID: paywall.pwID, attempted: "selectPlan()")) { try paywall.selectPlan("pro") }
+        #expect(throws: TrackerError.notVisible(pwID: paywall.pwID, attempted: "disappeared()")) { try paywall.disappeared() }
+        try paywall.appeared()
+        #expect(throws: TrackerError.alreadyVisible(pwID: paywall.pwID)) { try paywall.appeared() }
+        #expect(throws: TrackerError.impressionIsAutomatic(pwID: paywall.pwID)) { try paywall.reportImpression() }
+        #expect(throws: TrackerError.self) { try paywall.selectPlan("") }
+        #expect(harness.sink.events.isEmpty)
+        #expect(throws: TrackerError.self) { try harness.open("") }
+        #expect(throws: TrackerError.self) { try harness.open(String(repeating: "x", count: 65)) }
+        let message = TrackerError.notVisible(pwID: paywall.pwID, attempted: "selectPlan()").description
+        #expect(message.contains("appeared() first"))
+    }
+
+    @Test func theAppReportedModeRunsNoTimerAndAcceptsOneImpression() async throws {
+        let harness = TrackerHarness(mode: .appReported)
+        let paywall = try harness.open()
+        try paywall.appeared()
+        harness.clock.advance(by: .seconds(30))
+        try await Task.sleep(for: .milliseconds(20))
+        #expect(harness.names.isEmpty)
+        try paywall.reportImpression()
+        #expect(throws: TrackerError.impressionAlreadyReported(pwID: paywall.pwID)) { try paywall.reportImpression() }
+        try paywall.close(.dismissed(via: .closeButton))
+        #expect(harness.names == [.paywallShown, .paywallClosed])
+        #expect(harness.events(.paywallShown).first?.occurredAt == TrackerHarness.start + 30_000)
+    }
+
+    @Test func hundredsOfConcurrentPresentationsEachGetOneImpressionAndOneClose() async throws {
+        let harness = TrackerHarness()
+        let count = 500
+        let presentations = try (0..<count).map { try harness.open("placement_\($0 % 7)") }
+        await withTaskGroup(of: Void.self) { group in
+            for paywall in presentations { group.addTask { try? paywall.appeared() } }
+        }
+        harness.clock.advance(by: .milliseconds(1_500))
+        await withTaskGroup(of: Void.self) { group in
+            for (index, paywall) in presentations.enumerated() {
+                group.addTask {
+                    try? paywall.selectPlan("plan_\(index % 3)")
+                    try? paywall.close(index % 2 == 0 ? .purchased(product: "plan_\(index % 3)") : .dismissed(via: .closeButton))
+                    try? paywall.close(.restored)
+                }
+            }
+        }
+        try await Task.sleep(for: .milliseconds(50))
+        let events = harness.sink.events
+        #expect(events.count == count * 3)
+        for name in [EventName.paywallShown, .paywallClosed, .paywallPlanSelected] {
+            let ids = events.filter { $0.name == name }.map(\.properties.pwID)
+            #expect(Set(ids).count == count && ids.count == count, "\(name) once per presentation")
+        }
+        #expect(Set(events.map(\.id)).count == events.count, "event ids are unique")
+        let validator = EventValidator()
+        #expect(events.allSatisfy { validator.validate($0).isEmpty }, "every emitted event satisfies the catalog")
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+
+/// The `recorder-crash-helper` executable built next to the test binary, run as a real child process.
+final class ChildProcess: @unchecked Sendable {
+    // @unchecked Sendable: every property is immutable after init; Process and Pipe are thread-safe for this use.
+    let process = Process()
+    let output = Pipe()
+    let input = Pipe()
+    let errors: URL
+
+    static func helperURL() throws -> URL {
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        let candidates = [
+            executable.deletingLastPathComponent(),
+            Bundle.main.bundleURL.deletingLastPathComponent(),
+            Bundle.main.bundleURL,
+        ].map { $0.appendingPathComponent("recorder-crash-helper") }
+        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
+            throw HelperMissing(searched: candidates.map(\.path))
+        }
+        return found
+    }
+
+    struct HelperMissing: Error, CustomStringConvertible {
+        var searched: [String]
+        var description: String {
+            "recorder-crash-helper not found (looked in \(searched)); build it with `swift build` before the tests."
+        }
+    }
+
+    init(_ arguments: [String], errorsTo errors: URL) throws {
+        self.errors = errors
+        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+        process.executableURL = try Self.helperURL()
+        process.arguments = arguments
+        process.standardOutput = output
+        process.standardInput = input
+        process.standardError = try FileHandle(forWritingTo: errors)
+        try process.run()
+    }
+
+    /// Reads stdout to end of file off the cooperative pool.
+    func readAll() async -> Data {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: self.output.fileHandleForReading.readDataToEndOfFile()) }
+        }
+    }
+
+    /// Reads one line of stdout off the cooperative pool.
+    func readLine() async -> String {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                var line = Data()
+                while true {
+                    let byte = self.output.fileHandleForReading.readData(ofLength: 1)
+                    if byte.isEmpty || byte == Data("\n".utf8) { break }
+                    line.append(byte)
+                }
+                continuation.resume(returning: String(decoding: line, as: UTF8.self))
+            }
+        }
+    }
+
+    func send(_ line: String) { input.fileHandleForWriting.write(Data((line + "\n").utf8)) }
+
+    func kill() { _ = Foundation.kill(process.processIdentifier, SIGKILL) }
+
+    func waitForExit() async {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { self.process.waitUntilExit(); continuation.resume() }
+        }
+    }
+
+    var stderrText: String { (try? String(contentsOf: errors, encoding: .utf8)) ?? "" }
+}

@@ -1,0 +1,38 @@
+import Foundation
+import PaywallCore
+import PaywallSQLite
+import PaywallStore
+import Testing
+
+struct CrashSafetyTests {
+    @Test func everyAcknowledgedEventSurvivesSIGKILLExactlyOnce() async throws {
+        // Given a recorder in a child process that prints ids only after flush() returned
+        let directory = TemporaryDirectory()
+        let path = directory.path("crash.sqlite")
+        var acknowledged = Set<String>()
+        let kills = Int(ProcessInfo.processInfo.environment["PAYWALL_CRASH_KILLS"] ?? "") ?? 20
+        for round in 0..<kills {
+            let child = try ChildProcess(["record", path], errorsTo: directory.url.appendingPathComponent("stderr-\(round)"))
+            let reading = Task { await child.readAll() }
+            // When it is killed with SIGKILL at a random moment
+            try await Task.sleep(for: .milliseconds(Int.random(in: 20...250)))
+            child.kill()
+            await child.waitForExit()
+            let lines = String(decoding: await reading.value, as: UTF8.self).split(separator: "\n")
+            acknowledged.formUnion(lines.filter { $0.count == 36 }.map(String.init))
+            // Then reopening shows every acknowledged event once, the file is intact, and every
+            // stored impression has its outbox row
+            let store = try EventStore(path: path, now: .system)
+            let connection = store.connection
+            let stored = Set(try connection.all("SELECT id FROM events") { $0.string(at: 0) ?? "" })
+            let missing = acknowledged.subtracting(stored)
+            let sample = missing.sorted().prefix(3)
+            #expect(missing.count == 0, "round \(round): \(missing.count) acknowledged ids missing (e.g. \(sample)); helper stderr: \(child.stderrText)")
+            #expect(try Fixtures.count(connection, "SELECT count(*) FROM events") == stored.count)
+            #expect(try connection.scalar("PRAGMA integrity_check")?.string == "ok")
+            #expect(try Fixtures.count(connection, "SELECT count(*) FROM events WHERE name = 'paywall_shown'")
+                    == Fixtures.count(connection, "SELECT count(*) FROM outbox"))
+        }
+        #expect(acknowledged.count >= 100, "the helper acknowledged too few events to prove anything")
+    }
+}
