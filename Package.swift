@@ -51,3 +51,4 @@ package.targets.append(.testTarget(
     dependencies: ["PaywallReports", "PaywallStore", "PaywallSQLite", "PaywallCore"],
     exclude: ["Golden", "scripts"]
 ))
+package.targets.first { $0.name == "paywall-bench" }?.dependencies.append("PaywallReports")

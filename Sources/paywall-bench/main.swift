@@ -7,11 +7,14 @@ case "recorder":
     try await RecorderBench.run(Array(benchArguments.dropFirst()))
 case "import":
     try ImportBench.run(Array(benchArguments.dropFirst()))
+case "report":
+    try ReportBench.run(Array(benchArguments.dropFirst()))
 default:
     FileHandle.standardError.write(Data("""
         usage: paywall-bench <benchmark> [options]
           recorder [--events N]   record latency, recorder ingest vs a bare INSERT loop
           import [--events N]     NDJSON import vs sqlite3 .import --csv
+          report [--events N]     reports (full, incremental nightly) vs DuckDB; export vs sqlite3 -csv; peak RSS
 
         """.utf8))
     exit(64)
