@@ -19,6 +19,8 @@ public struct FunnelReport: Sendable {
     public let now: Now
     /// Events folded into the rollups per transaction.
     public var chunkSize: Int64 = 250_000
+    /// How the reports are computed (``ReportEngine/native`` by default; ``ReportEngine/sql`` runs `reports/*.sql`).
+    public var engine: ReportEngine = .native
 
     /// Creates a report runner on an open store.
     public init(connection: Connection, now: Now) {
@@ -86,17 +88,39 @@ public struct FunnelReport: Sendable {
         ]
         return try ReportError.wrap {
             try connection.transaction(.deferred) { db in
+                let computed = engine == .native
+                    ? try nativeRows(db, days: days, placements: placements, cohortWindow: cohortWindow) : [:]
                 var rows: [String: Int] = [:]
                 for file in ReportFile.all {
                     let descriptor = try output.create(file.fileName)
                     defer { close(descriptor) }
                     let writer = CSVWriter(descriptor: descriptor, path: file.fileName, formulaGuard: formulaGuard)
-                    rows[file.fileName] = try file.write(db, parameters: parameters, to: writer)
+                    if let native = computed[file.fileName] {
+                        rows[file.fileName] = try file.write(rows: native, to: writer)
+                    } else {
+                        rows[file.fileName] = try file.write(db, parameters: parameters, to: writer)
+                    }
                     try writer.flush()
                 }
                 return rows
             }
         }
+    }
+
+    /// The native engine's rows per file name (data quality stays in SQL: it reads small tables).
+    func nativeRows(_ db: Database, days: [ReportDay], placements: [String]?, cohortWindow: CohortWindow) throws
+        -> [String: [[ReportValue]]] {
+        let newest = Int64(try db.scalar("SELECT value FROM meta WHERE key = ?", [.text(Rollup.newestKey)])?.string ?? "")
+        var scan = PresentationScan(days: days, placementFilter: placements.flatMap { $0.isEmpty ? nil : Set($0) },
+                                    windowMs: cohortWindow.milliseconds, newestEventAt: newest ?? .min)
+        try scan.scan(db)
+        return [
+            ReportFile.encounterFunnel.fileName: scan.encounterRows(),
+            ReportFile.conversionFunnel.fileName: scan.conversionRows(),
+            ReportFile.cohortConversion.fileName: scan.cohortRows(),
+            ReportFile.placementSummary.fileName: scan.summaryRows(),
+            ReportFile.productMix.fileName: scan.productMixRows(),
+        ]
     }
 
     /// Throws ``ReportError/notAStore(path:missing:)`` unless the store and report tables exist.

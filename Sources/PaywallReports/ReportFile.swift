@@ -80,6 +80,27 @@ public struct ReportFile: Sendable, Hashable {
         return rows
     }
 
+    /// Writes computed rows (the native engine), header first; returns the rows.
+    func write(rows: [[ReportValue]], to writer: CSVWriter) throws -> Int {
+        try writer.writeRow(columns.map { .text($0) })
+        for row in rows {
+            try writer.writeRow(formats.indices.map { Self.cell(row[$0], formats[$0]) })
+        }
+        return rows.count
+    }
+
+    static func cell(_ value: ReportValue, _ format: Format) -> CSVWriter.Cell {
+        switch (value, format) {
+        case (.null, _): return .empty
+        case (.text(let text), _): return .text(text)
+        case (.integer(let value), .rate): return .number(ReportFormat.rate(Double(value)))
+        case (.integer(let value), .seconds): return .number(ReportFormat.seconds(Double(value)))
+        case (.integer(let value), _): return .number(String(value))
+        case (.real(let value), .seconds): return .number(ReportFormat.seconds(value))
+        case (.real(let value), _): return .number(ReportFormat.rate(value))
+        }
+    }
+
     static func cell(_ row: Row, _ index: Int, _ format: Format) -> CSVWriter.Cell {
         if row.isNull(at: index) { return .empty }
         switch format {

@@ -1,0 +1,125 @@
+/// Turns the scan's accumulators into the rows of each report, sorted by code points.
+extension PresentationScan {
+    private var groupKeys: [(day: Int, placement: Int)] {
+        groups.keys.map { (day: $0 >> 16, placement: $0 & 0xFFFF) }.sorted {
+            $0.day != $1.day ? $0.day < $1.day : codePointLess(placements.names[$0.placement], placements.names[$1.placement])
+        }
+    }
+
+    static func rate(_ numerator: Int64, _ denominator: Int64) -> ReportValue {
+        denominator == 0 ? .null : .real(Double(numerator) / Double(denominator))
+    }
+
+    /// Nearest rank of `p` percent over sorted values: rank ceil(p/100 × n), 1-based.
+    static func percentile(_ sorted: [Double], _ p: Int) -> ReportValue {
+        sorted.isEmpty ? .null : .real(sorted[(p * sorted.count + 99) / 100 - 1])
+    }
+
+    static func distinctCount(_ values: [UInt32]) -> Int64 {
+        let sorted = values.sorted()
+        var count: Int64 = 0
+        var previous: UInt32?
+        for value in sorted where value != previous { count += 1; previous = value }
+        return count
+    }
+
+    func encounterRows() -> [[ReportValue]] {
+        groupKeys.map { key in
+            let s = groups[key.day << 16 | key.placement]!
+            return [.text(days[key.day].date.description), .text(placements.names[key.placement]), .integer(s.presentations),
+                    .integer(s.impressions), .integer(s.dwellBounces), .integer(Self.distinctCount(s.viewers)),
+                    Self.rate(s.impressions, s.presentations)]
+        }
+    }
+
+    func conversionRows() -> [[ReportValue]] {
+        groupKeys.map { key in
+            let s = groups[key.day << 16 | key.placement]!
+            let sorted = s.openS.sorted()
+            return [.text(days[key.day].date.description), .text(placements.names[key.placement]), .integer(s.impressions),
+                    .integer(s.planSelected), .integer(s.purchaseStarted), .integer(s.purchased), .integer(s.restored),
+                    .integer(s.dismissedCloseButton), .integer(s.dismissedContinueFree), .integer(s.unclosed),
+                    .integer(s.bounces), .integer(s.cancellations), Self.rate(s.purchased, s.impressions),
+                    Self.percentile(sorted, 50), Self.percentile(sorted, 90)]
+        }
+    }
+
+    func summaryRows() -> [[ReportValue]] {
+        var byPlacement: [Int: GroupStats] = [:]
+        for (key, s) in groups {
+            var total = byPlacement[key & 0xFFFF, default: GroupStats()]
+            total.presentations += s.presentations
+            total.impressions += s.impressions
+            total.purchased += s.purchased
+            total.restored += s.restored
+            total.viewers += s.viewers
+            total.openS += s.openS
+            byPlacement[key & 0xFFFF] = total
+        }
+        return byPlacement.keys.sorted { codePointLess(placements.names[$0], placements.names[$1]) }.map { placement in
+            let s = byPlacement[placement]!
+            let sorted = s.openS.sorted()
+            return [.text(placements.names[placement]), .integer(s.presentations), .integer(s.impressions),
+                    .integer(Self.distinctCount(s.viewers)), .integer(s.purchased), .integer(s.restored),
+                    Self.rate(s.purchased, s.impressions), Self.percentile(sorted, 50), Self.percentile(sorted, 90)]
+        }
+    }
+
+    func productMixRows() -> [[ReportValue]] {
+        var totals: [Int: Int64] = [:]
+        for (key, count) in productCounts { totals[key >> 16, default: 0] += count }
+        return productCounts.keys.sorted {
+            let (a, b) = ($0 >> 16, $1 >> 16)
+            if a != b { return codePointLess(placements.names[a], placements.names[b]) }
+            return codePointLess(products.names[$0 & 0xFFFF], products.names[$1 & 0xFFFF])
+        }.map { key in
+            let count = productCounts[key]!
+            return [.text(placements.names[key >> 16]), .text(products.names[key & 0xFFFF]), .integer(count),
+                    Self.rate(count, totals[key >> 16]!)]
+        }
+    }
+
+    /// Cohorts: every customer's first impression per placement (all history) that falls in the range.
+    func cohortRows() -> [[ReportValue]] {
+        let sortedPurchases = purchases.sorted { $0.user != $1.user ? $0.user < $1.user : $0.at < $1.at }
+        var offsets = [Int](repeating: 0, count: firsts.customerCount + 1)   // purchases of user u: offsets[u]..<offsets[u+1]
+        var cursor = 0
+        for user in 0...firsts.customerCount {
+            while cursor < sortedPurchases.count, Int(sortedPurchases[cursor].user) < user { cursor += 1 }
+            offsets[user] = cursor
+        }
+        let rangeStart = days.first?.startMs ?? 0, rangeEnd = days.last?.endMs ?? 0
+        let starts = days.map(\.startMs)
+        var cohorts: [Int: (customers: Int64, converted: Int64)] = [:]
+        for user in 0..<firsts.customerCount {
+            for placement in 0..<placements.names.count {
+                let first = firsts.first(user: user, placement: placement)
+                guard first != CustomerFirsts.none, first >= rangeStart, first < rangeEnd,
+                      placementFilter?.contains(placements.names[placement]) ?? true else { continue }
+                var converted = false
+                var index = offsets[user]
+                while index < offsets[user + 1] {
+                    let at = sortedPurchases[index].at
+                    if at > first + windowMs { break }
+                    if at >= first { converted = true; break }
+                    index += 1
+                }
+                let key = Self.dayIndex(first, starts) << 16 | placement
+                var entry = cohorts[key, default: (0, 0)]
+                entry.customers += 1
+                if converted { entry.converted += 1 }
+                cohorts[key] = entry
+            }
+        }
+        return cohorts.keys.sorted {
+            ($0 >> 16) != ($1 >> 16) ? ($0 >> 16) < ($1 >> 16)
+                : codePointLess(placements.names[$0 & 0xFFFF], placements.names[$1 & 0xFFFF])
+        }.map { key in
+            let entry = cohorts[key]!
+            let day = days[key >> 16]
+            return [.text(day.date.description), .text(placements.names[key & 0xFFFF]), .integer(entry.customers),
+                    .integer(entry.converted), Self.rate(entry.converted, entry.customers),
+                    .text(newestEventAt >= day.endMs + windowMs ? "true" : "false")]
+        }
+    }
+}

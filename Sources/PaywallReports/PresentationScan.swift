@@ -1,0 +1,162 @@
+import PaywallSQLite
+
+/// The native engine: one sequential scan of `report_presentations` (all history, for cohorts)
+/// feeding in-memory accumulators per (day, placement), per customer and per placement. Memory is
+/// bounded by customers × placements (cohort firsts) plus one user index and one `open_s` per
+/// presentation in the range (distinct counts and nearest-rank percentiles need them).
+struct PresentationScan {
+    let days: [ReportDay]
+    let placementFilter: Set<String>?
+    let windowMs: Int64
+    let newestEventAt: Int64
+
+    var placements = Interner()
+    var users = Interner()
+    var products = Interner()
+    var groups: [Int: GroupStats] = [:]          // key: day index * 65536 + placement index
+    var productCounts: [Int: Int64] = [:]        // key: placement index * 65536 + product index
+    var firsts = CustomerFirsts()
+    var purchases: [(user: UInt32, at: Int64)] = []
+
+    struct GroupStats {
+        var presentations: Int64 = 0, impressions: Int64 = 0, dwellBounces: Int64 = 0
+        var planSelected: Int64 = 0, purchaseStarted: Int64 = 0, purchased: Int64 = 0, restored: Int64 = 0
+        var dismissedCloseButton: Int64 = 0, dismissedContinueFree: Int64 = 0, unclosed: Int64 = 0
+        var bounces: Int64 = 0, cancellations: Int64 = 0
+        var viewers: [UInt32] = []
+        var openS: [Double] = []
+    }
+
+    static let scanSQL = """
+        SELECT first_at, placement, user_id, impression_at, plan_selected, purchase_started, close_at, close_result,
+               close_via, close_open_s, close_product
+        FROM report_presentations
+        """
+
+    /// Scans every presentation once.
+    mutating func scan(_ db: Database) throws {
+        let rangeStart = days.first?.startMs ?? 0, rangeEnd = days.last?.endMs ?? 0
+        let starts = days.map(\.startMs)
+        try db.forEachRow(Self.scanSQL) { row in
+            let firstAt = row.int64(at: 0)
+            let placement = placements.index(row, 1)
+            let user = UInt32(users.index(row, 2))
+            let impressionAt = row.optionalInt64(at: 3)
+            let closed = !row.isNull(at: 6)
+            let result = closed ? Self.code(row, 7) : 0
+            if let impressionAt { firsts.record(user: user, placement: placement, at: impressionAt) }
+            if result == 1 { purchases.append((user, row.int64(at: 6))) }
+            guard firstAt >= rangeStart, firstAt < rangeEnd, isIncluded(placement) else { return true }
+            let day = Self.dayIndex(firstAt, starts)
+            let seen = impressionAt != nil
+            let started = row.int64(at: 5) != 0
+            var stats = groups[day << 16 | placement, default: GroupStats()]
+            stats.presentations += 1
+            if !seen {
+                if closed { stats.dwellBounces += 1 }
+                groups[day << 16 | placement] = stats
+                return true
+            }
+            stats.impressions += 1
+            stats.viewers.append(user)
+            if row.int64(at: 4) != 0 { stats.planSelected += 1 }
+            if started { stats.purchaseStarted += 1 }
+            if closed {
+                stats.openS.append(row.double(at: 9) ?? 0)
+                switch result {
+                case 1:
+                    stats.purchased += 1
+                    let product = products.index(row, 10)
+                    productCounts[placement << 16 | product, default: 0] += 1
+                case 2: stats.restored += 1
+                case 3:
+                    let via = Self.code(row, 8)
+                    if via == 4 { stats.dismissedCloseButton += 1 } else if via == 5 { stats.dismissedContinueFree += 1 }
+                    if started { stats.cancellations += 1 } else { stats.bounces += 1 }
+                default: break
+                }
+            } else {
+                stats.unclosed += 1
+            }
+            groups[day << 16 | placement] = stats
+            return true
+        }
+    }
+
+    var filterCache: [Int: Bool] = [:]
+    private mutating func isIncluded(_ placement: Int) -> Bool {
+        guard let placementFilter else { return true }
+        if let cached = filterCache[placement] { return cached }
+        let included = placementFilter.contains(placements.names[placement])
+        filterCache[placement] = included
+        return included
+    }
+
+    /// purchased 1, restored 2, dismissed 3, close_button 4, continue_free 5, other 0.
+    static func code(_ row: Row, _ index: Int) -> Int {
+        switch row.string(at: index) {
+        case "purchased": return 1
+        case "restored": return 2
+        case "dismissed": return 3
+        case "close_button": return 4
+        case "continue_free": return 5
+        default: return 0
+        }
+    }
+
+    static func dayIndex(_ ms: Int64, _ starts: [Int64]) -> Int {
+        var low = 0, high = starts.count - 1
+        while low < high {
+            let mid = (low + high + 1) / 2
+            if starts[mid] <= ms { low = mid } else { high = mid - 1 }
+        }
+        return low
+    }
+}
+
+/// Dense indexes for repeated strings (placements, customers, products).
+struct Interner {
+    private var indexes: [String: Int] = [:]
+    private(set) var names: [String] = []
+
+    mutating func index(_ row: Row, _ column: Int) -> Int { index(row.string(at: column) ?? "") }
+
+    mutating func index(_ name: String) -> Int {
+        if let index = indexes[name] { return index }
+        names.append(name)
+        indexes[name] = names.count - 1
+        return names.count - 1
+    }
+}
+
+/// Each customer's first impression per placement, in a flat array (customers × placement stride).
+struct CustomerFirsts {
+    private(set) var stride = 8
+    private(set) var values: [Int64] = []
+    static let none = Int64.max
+
+    mutating func record(user: UInt32, placement: Int, at: Int64) {
+        while placement >= stride { widen() }
+        let needed = (Int(user) + 1) * stride
+        if values.count < needed { values.append(contentsOf: repeatElement(Self.none, count: needed - values.count)) }
+        let slot = Int(user) * stride + placement
+        if at < values[slot] { values[slot] = at }
+    }
+
+    func first(user: Int, placement: Int) -> Int64 {
+        let slot = user * stride + placement
+        return placement < stride && slot < values.count ? values[slot] : Self.none
+    }
+
+    var customerCount: Int { values.count / stride }
+
+    private mutating func widen() {
+        let wider = stride * 2
+        var copy = [Int64](repeating: Self.none, count: customerCount * wider)
+        for user in 0..<customerCount {
+            for placement in 0..<stride { copy[user * wider + placement] = values[user * stride + placement] }
+        }
+        values = copy
+        stride = wider
+    }
+}
