@@ -1,0 +1,54 @@
+import Foundation
+@testable import PaywallReports
+import PaywallSQLite
+import PaywallStore
+import Testing
+
+/// The Swift fold (Rollup) and the set-based SQL definition (reports/rollup_presentations.sql)
+/// build the same rollup, whatever the chunking.
+struct RollupTests {
+    static let columns = "pw_id, first_at, first_id, placement, user_id, impression_at, plan_selected, purchase_started, "
+        + "close_at, close_id, close_result, close_via, close_open_s, close_product"
+
+    func table(_ connection: Connection) throws -> [[SQLValue]] {
+        try connection.all("SELECT \(Self.columns) FROM report_presentations ORDER BY pw_id") { row in
+            (0..<14).map { row.value(at: $0) }
+        }
+    }
+
+    @Test(arguments: [1, 7, 1_000])
+    func theSwiftFoldEqualsTheSQLDefinition(_ chunk: Int) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        // Given the same random events in two stores
+        let swift = try EngineAgreementTests.randomStore(at: folder.path("a"), seed: 11)
+        let sql = try EngineAgreementTests.randomStore(at: folder.path("b"), seed: 11)
+        // When one is folded by Rollup in chunks and the other by the SQL file in chunks
+        var rollup = Rollup(connection: swift)
+        rollup.chunkSize = Int64(chunk)
+        _ = try rollup.refresh()
+        let top = try sql.scalar("SELECT max(rowid) FROM events")?.int64 ?? 0
+        var after: Int64 = 0
+        while after < top {
+            let through = min(top, after + Int64(chunk))
+            try sql.run(ReportQueries.rollupPresentations, NamedParameters.values(
+                for: ReportQueries.rollupPresentations, ["after_rowid": .integer(after), "through_rowid": .integer(through)]))
+            after = through
+        }
+        // Then both tables hold the same rows
+        let expected = try table(sql)
+        #expect(expected.count > 500)
+        #expect(try table(swift) == expected)
+    }
+
+    @Test func aSecondRefreshWithoutNewEventsReadsNothing() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let connection = try ReportFixture.makeStore(at: folder.path("db"))
+        let first = try Rollup(connection: connection).refresh()
+        let second = try Rollup(connection: connection).refresh()
+        #expect(first.eventsRead == Int64(ReportFixture.events.count))
+        #expect(second.eventsRead == 0 && second.touchedBuckets.isEmpty)
+        #expect(second.watermarkAfter == first.watermarkAfter)
+    }
+}
