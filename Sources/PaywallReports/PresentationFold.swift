@@ -27,28 +27,26 @@ struct PresentationFold {
     /// Folds the current events row into `folds` (keyed by pw_id). Text columns are read only
     /// when the event can change the fold, which keeps time-ordered input cheap.
     static func fold(_ row: Row, into folds: inout [String: PresentationFold]) {
+        let pw = row.string(at: 3) ?? ""
+        fold(row, into: &folds[pw])   // mutates the stored value in place (no copy)
+    }
+
+    static func fold(_ row: Row, into slot: inout PresentationFold?) {
         let at = row.int64(at: 0)
         let name = row.string(at: 1) ?? ""
-        let pw = row.string(at: 3) ?? ""
-        if var fold = folds[pw] {
-            folds[pw] = nil   // keep the value uniquely referenced while it changes
-            if at <= fold.firstAt {
-                let id = row.string(at: 2) ?? ""
-                if at < fold.firstAt || codePointLess(id, fold.firstID) {
-                    fold.firstAt = at
-                    fold.firstID = id
-                    fold.placement = row.string(at: 4) ?? ""
-                    fold.user = row.string(at: 5) ?? ""
-                }
+        if slot == nil {
+            slot = PresentationFold(firstAt: at, firstID: row.string(at: 2) ?? "", placement: row.string(at: 4) ?? "",
+                                    user: row.string(at: 5) ?? "")
+        } else if at <= slot!.firstAt {
+            let id = row.string(at: 2) ?? ""
+            if at < slot!.firstAt || codePointLess(id, slot!.firstID) {
+                slot!.firstAt = at
+                slot!.firstID = id
+                slot!.placement = row.string(at: 4) ?? ""
+                slot!.user = row.string(at: 5) ?? ""
             }
-            fold.apply(row, name: name, at: at)
-            folds[pw] = fold
-        } else {
-            var fold = PresentationFold(firstAt: at, firstID: row.string(at: 2) ?? "", placement: row.string(at: 4) ?? "",
-                                        user: row.string(at: 5) ?? "")
-            fold.apply(row, name: name, at: at)
-            folds[pw] = fold
         }
+        slot!.apply(row, name: name, at: at)
     }
 
     private mutating func apply(_ row: Row, name: String, at: Int64) {

@@ -1,4 +1,14 @@
 /// Turns the scan's accumulators into the rows of each report, sorted by code points.
+extension PresentationScan.GroupStats {
+    /// Adds another group's counts (not its arrays).
+    mutating func merge(counts other: Self) {
+        presentations += other.presentations
+        impressions += other.impressions
+        purchased += other.purchased
+        restored += other.restored
+    }
+}
+
 extension PresentationScan {
     private var groupKeys: [(day: Int, placement: Int)] {
         groups.keys.map { (day: $0 >> 16, placement: $0 & 0xFFFF) }.sorted {
@@ -46,21 +56,22 @@ extension PresentationScan {
 
     func summaryRows() -> [[ReportValue]] {
         var byPlacement: [Int: GroupStats] = [:]
+        var viewers: [Int: [UInt64]] = [:]   // a bitset of customer indexes per placement
+        let words = (users.names.count + 63) / 64
         for (key, s) in groups {
-            var total = byPlacement[key & 0xFFFF, default: GroupStats()]
-            total.presentations += s.presentations
-            total.impressions += s.impressions
-            total.purchased += s.purchased
-            total.restored += s.restored
-            total.viewers += s.viewers
-            total.openS += s.openS
-            byPlacement[key & 0xFFFF] = total
+            let placement = key & 0xFFFF
+            byPlacement[placement, default: GroupStats()].merge(counts: s)
+            byPlacement[placement, default: GroupStats()].openS += s.openS
+            for user in s.viewers {
+                viewers[placement, default: [UInt64](repeating: 0, count: words)][Int(user) >> 6] |= 1 << (UInt64(user) & 63)
+            }
         }
         return byPlacement.keys.sorted { codePointLess(placements.names[$0], placements.names[$1]) }.map { placement in
             let s = byPlacement[placement]!
             let sorted = s.openS.sorted()
+            let distinct = viewers[placement]?.reduce(0) { $0 + Int64($1.nonzeroBitCount) } ?? 0
             return [.text(placements.names[placement]), .integer(s.presentations), .integer(s.impressions),
-                    .integer(Self.distinctCount(s.viewers)), .integer(s.purchased), .integer(s.restored),
+                    .integer(distinct), .integer(s.purchased), .integer(s.restored),
                     Self.rate(s.purchased, s.impressions), Self.percentile(sorted, 50), Self.percentile(sorted, 90)]
         }
     }

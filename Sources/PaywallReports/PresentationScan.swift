@@ -48,38 +48,39 @@ struct PresentationScan {
             if result == 1 { purchases.append((user, row.int64(at: 6))) }
             guard firstAt >= rangeStart, firstAt < rangeEnd, isIncluded(placement) else { return true }
             let day = Self.dayIndex(firstAt, starts)
-            let seen = impressionAt != nil
-            let started = row.int64(at: 5) != 0
-            var stats = groups[day << 16 | placement, default: GroupStats()]
-            stats.presentations += 1
-            if !seen {
-                if closed { stats.dwellBounces += 1 }
-                groups[day << 16 | placement] = stats
-                return true
+            Self.add(row, user: user, impressionAt: impressionAt, closed: closed, result: result,
+                     to: &groups[day << 16 | placement, default: GroupStats()]) { product in
+                productCounts[placement << 16 | products.index(product), default: 0] += 1
             }
-            stats.impressions += 1
-            stats.viewers.append(user)
-            if row.int64(at: 4) != 0 { stats.planSelected += 1 }
-            if started { stats.purchaseStarted += 1 }
-            if closed {
-                stats.openS.append(row.double(at: 9) ?? 0)
-                switch result {
-                case 1:
-                    stats.purchased += 1
-                    let product = products.index(row, 10)
-                    productCounts[placement << 16 | product, default: 0] += 1
-                case 2: stats.restored += 1
-                case 3:
-                    let via = Self.code(row, 8)
-                    if via == 4 { stats.dismissedCloseButton += 1 } else if via == 5 { stats.dismissedContinueFree += 1 }
-                    if started { stats.cancellations += 1 } else { stats.bounces += 1 }
-                default: break
-                }
-            } else {
-                stats.unclosed += 1
-            }
-            groups[day << 16 | placement] = stats
             return true
+        }
+    }
+
+    /// Adds one presentation to its (day, placement) group, in place.
+    static func add(_ row: Row, user: UInt32, impressionAt: Int64?, closed: Bool, result: Int,
+                    to stats: inout GroupStats, purchasedProduct: (String) -> Void) {
+        stats.presentations += 1
+        guard impressionAt != nil else {
+            if closed { stats.dwellBounces += 1 }
+            return
+        }
+        let started = row.int64(at: 5) != 0
+        stats.impressions += 1
+        stats.viewers.append(user)
+        if row.int64(at: 4) != 0 { stats.planSelected += 1 }
+        if started { stats.purchaseStarted += 1 }
+        guard closed else { stats.unclosed += 1; return }
+        stats.openS.append(row.double(at: 9) ?? 0)
+        switch result {
+        case 1:
+            stats.purchased += 1
+            purchasedProduct(row.string(at: 10) ?? "")
+        case 2: stats.restored += 1
+        case 3:
+            let via = code(row, 8)
+            if via == 4 { stats.dismissedCloseButton += 1 } else if via == 5 { stats.dismissedContinueFree += 1 }
+            if started { stats.cancellations += 1 } else { stats.bounces += 1 }
+        default: break
         }
     }
 

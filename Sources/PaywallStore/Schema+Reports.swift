@@ -4,6 +4,7 @@ extension Schema {
     /// The reports' rollups (PaywallReports reads and maintains them; see `reports/`):
     /// - `report_presentations`: one row per `pw_id` with the building blocks of funnels.md (first
     ///   event, placement, customer, impression, flags, close), folded incrementally from events;
+    ///   keyed by `pw_id` (time-ordered UUIDs append), indexed by the first event's time;
     /// - `report_event_buckets`: event counts per 15-minute bucket of `occurred_at` (data quality);
     /// - an index on `outbox (occurred_at, state)` for the delivery columns of data quality.
     /// Both rollups start empty and are filled from the events on the first report run.
@@ -15,12 +16,8 @@ extension Schema {
           impression_at INTEGER,
           plan_selected INTEGER NOT NULL, purchase_started INTEGER NOT NULL,
           close_at INTEGER, close_id TEXT, close_result TEXT, close_via TEXT, close_open_s REAL,
-          close_product TEXT) STRICT;
+          close_product TEXT) STRICT, WITHOUT ROWID;
         CREATE INDEX report_presentations_by_time ON report_presentations (first_at);
-        CREATE INDEX report_presentations_by_customer ON report_presentations (user_id, placement, impression_at)
-          WHERE impression_at IS NOT NULL;
-        CREATE INDEX report_presentations_purchases ON report_presentations (user_id, close_at)
-          WHERE close_result = 'purchased';
         CREATE TABLE report_event_buckets (
           bucket INTEGER PRIMARY KEY NOT NULL, events INTEGER NOT NULL, impressions INTEGER NOT NULL) STRICT;
         CREATE INDEX report_outbox_by_time ON outbox (occurred_at, state);
