@@ -10,7 +10,7 @@ extension Exporter {
 
     /// Streams both per-day funnels side by side (they have the same (date, placement) rows, in the
     /// same order), over the filter's days, or over all stored history when no dates are given.
-    func exportFunnels(_ filter: ExportFilter, _ writer: CSVWriter) throws -> Int64 {
+    func exportFunnels(_ filter: ExportFilter, _ writer: inout CSVWriter) throws -> Int64 {
         let calendar = try DayCalendar(timeZone: filter.timezone)
         let reports = FunnelReport(connection: connection, now: .constant(0))
         try reports.checkStore()

@@ -18,7 +18,7 @@ public struct FunnelReport: Sendable {
     /// The wall clock (for `run.json`, the lease and the nightly window).
     public let now: Now
     /// Events folded into the rollups per transaction.
-    public var chunkSize: Int64 = 250_000
+    public var chunkSize: Int64 = 100_000
     /// How the reports are computed (``ReportEngine/native`` by default; ``ReportEngine/sql`` runs `reports/*.sql`).
     public var engine: ReportEngine = .native
 
@@ -94,11 +94,11 @@ public struct FunnelReport: Sendable {
                 for file in ReportFile.all {
                     let descriptor = try output.create(file.fileName)
                     defer { close(descriptor) }
-                    let writer = CSVWriter(descriptor: descriptor, path: file.fileName, formulaGuard: formulaGuard)
+                    var writer = CSVWriter(descriptor: descriptor, path: file.fileName, formulaGuard: formulaGuard)
                     if let native = computed[file.fileName] {
-                        rows[file.fileName] = try file.write(rows: native, to: writer)
+                        rows[file.fileName] = try file.write(rows: native, to: &writer)
                     } else {
-                        rows[file.fileName] = try file.write(db, parameters: parameters, to: writer)
+                        rows[file.fileName] = try file.write(db, parameters: parameters, to: &writer)
                     }
                     try writer.flush()
                 }

@@ -34,9 +34,9 @@ struct Rollup {
     func refresh() throws -> Result {
         var result = Result()
         // A chunk dirties many pages; with SQLite's default 2 MB cache they spill and are written
-        // again and again. 64 MB holds a chunk's pages for the length of the refresh.
+        // again and again. 32 MB holds a chunk's pages for the length of the refresh.
         let cacheSize = try connection.scalar("PRAGMA cache_size")?.int64 ?? -2000
-        try connection.execute("PRAGMA cache_size = -65536")
+        try connection.execute("PRAGMA cache_size = -32768")
         defer { try? connection.execute("PRAGMA cache_size = \(cacheSize)") }
         let top = try connection.scalar("SELECT coalesce(max(rowid), 0) FROM events")?.int64 ?? 0
         result.watermarkBefore = try watermark()

@@ -7,7 +7,7 @@ struct CSVWriterTests {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let descriptor = open(folder.path("x.csv"), O_CREAT | O_WRONLY, 0o644)
-        let writer = CSVWriter(descriptor: descriptor, path: "x.csv", formulaGuard: guarded)
+        var writer = CSVWriter(descriptor: descriptor, path: "x.csv", formulaGuard: guarded)
         try writer.writeRow(cells)
         try writer.flush()
         close(descriptor)
@@ -24,6 +24,21 @@ struct CSVWriterTests {
         #expect(try render([.text(input)]) == expected)
     }
 
+    @Test(arguments: ["plain", "=1+2", "-1", "@x", "\tx", "\rx", "a,b", "say \"hi\"", "l\nb", "=a,\"b\"", "Ünï 🚀", ""])
+    func byteCellsMatchStringCells(_ input: String) throws {
+        let viaString = try render([.text(input)])
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let descriptor = open(folder.path("b.csv"), O_CREAT | O_WRONLY, 0o644)
+        var writer = CSVWriter(descriptor: descriptor, path: "b.csv")
+        var copy = input
+        copy.withUTF8 { writer.text(bytes: UnsafeRawBufferPointer($0)) }
+        try writer.endRecord()
+        try writer.flush()
+        close(descriptor)
+        #expect(try String(contentsOfFile: folder.path("b.csv"), encoding: .utf8) == viaString)
+    }
+
     @Test func rawOutputKeepsFormulasAndNumbersAreNeverGuarded() throws {
         #expect(try render([.text("=1+2"), .text("-x")], guarded: false) == "=1+2,-x\r\n")
         #expect(try render([.number("-1.5000"), .empty, .number("3")]) == "-1.5000,,3\r\n")
@@ -33,7 +48,7 @@ struct CSVWriterTests {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let descriptor = open(folder.path("x.csv"), O_CREAT | O_WRONLY, 0o644)
-        let writer = CSVWriter(descriptor: descriptor, path: "x.csv")
+        var writer = CSVWriter(descriptor: descriptor, path: "x.csv")
         for value: Int64 in [0, 7, -42, 1_793_491_200_000, .max, .min] { writer.integer(value) }
         try writer.endRecord()
         try writer.flush()
