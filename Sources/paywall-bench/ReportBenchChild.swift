@@ -6,6 +6,8 @@ import PaywallStore
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// The measured operations of `paywall-bench report`, each run in its own process so its peak
@@ -31,7 +33,13 @@ enum ReportBenchChild {
             throw BenchError("unknown child \(arguments[0])")
         }
         var usage = rusage()
+        #if os(Linux)
         getrusage(RUSAGE_SELF.rawValue, &usage)
-        print(String(format: "%.3f", seconds), usage.ru_maxrss)
+        let kibibytes = usage.ru_maxrss
+        #else
+        getrusage(RUSAGE_SELF, &usage)
+        let kibibytes = usage.ru_maxrss / 1024   // bytes on Darwin
+        #endif
+        print(String(format: "%.3f", seconds), kibibytes)
     }
 }

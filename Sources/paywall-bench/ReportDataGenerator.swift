@@ -36,7 +36,7 @@ struct ReportDataGenerator {
 
     private mutating func appendDay(_ connection: Connection) throws {
         let dayStart = start + Int64(nextDay) * 86_400_000
-        let perPresentation = 2.4
+        let perPresentation = 2.27   // measured mean events per presentation of this mix
         let count = Int(Double(eventsPerDay) / perPresentation)
         let step = 86_400_000 / Int64(max(count, 1))
         var written = 0
