@@ -73,7 +73,7 @@ struct PresentationFold {
     }
 
     /// Binds this fold to `rollup_merge_presentation.sql` (parameters in order of first appearance).
-    func bind(_ statement: Statement, pwID: String) {
+    func bind(_ statement: Statement, pwID: String, customerKey: Int64, placementKey: Int64) {
         statement.reset()
         statement.bind(pwID, at: 1)
         statement.bind(firstAt, at: 2)
@@ -89,5 +89,7 @@ struct PresentationFold {
         statement.bind(closeVia, at: 12)
         statement.bind(closeOpenS, at: 13)
         statement.bind(closeProduct, at: 14)
+        statement.bind(customerKey, at: 15)
+        statement.bind(placementKey, at: 16)
     }
 }

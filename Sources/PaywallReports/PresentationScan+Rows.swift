@@ -11,8 +11,8 @@ extension PresentationScan.GroupStats {
 
 extension PresentationScan {
     private var groupKeys: [(day: Int, placement: Int)] {
-        groups.keys.map { (day: $0 >> 16, placement: $0 & 0xFFFF) }.sorted {
-            $0.day != $1.day ? $0.day < $1.day : codePointLess(placements.names[$0.placement], placements.names[$1.placement])
+        groups.keys.map { (day: $0 >> 32, placement: $0 & 0xFFFF_FFFF) }.sorted {
+            $0.day != $1.day ? $0.day < $1.day : codePointLess(placements[$0.placement], placements[$1.placement])
         }
     }
 
@@ -35,8 +35,8 @@ extension PresentationScan {
 
     func encounterRows() -> [[ReportValue]] {
         groupKeys.map { key in
-            let s = groups[key.day << 16 | key.placement]!
-            return [.text(days[key.day].date.description), .text(placements.names[key.placement]), .integer(s.presentations),
+            let s = groups[key.day << 32 | key.placement]!
+            return [.text(days[key.day].date.description), .text(placements[key.placement]), .integer(s.presentations),
                     .integer(s.impressions), .integer(s.dwellBounces), .integer(Self.distinctCount(s.viewers)),
                     Self.rate(s.impressions, s.presentations)]
         }
@@ -44,9 +44,9 @@ extension PresentationScan {
 
     func conversionRows() -> [[ReportValue]] {
         groupKeys.map { key in
-            let s = groups[key.day << 16 | key.placement]!
+            let s = groups[key.day << 32 | key.placement]!
             let sorted = s.openS.sorted()
-            return [.text(days[key.day].date.description), .text(placements.names[key.placement]), .integer(s.impressions),
+            return [.text(days[key.day].date.description), .text(placements[key.placement]), .integer(s.impressions),
                     .integer(s.planSelected), .integer(s.purchaseStarted), .integer(s.purchased), .integer(s.restored),
                     .integer(s.dismissedCloseButton), .integer(s.dismissedContinueFree), .integer(s.unclosed),
                     .integer(s.bounces), .integer(s.cancellations), Self.rate(s.purchased, s.impressions),
@@ -57,20 +57,20 @@ extension PresentationScan {
     func summaryRows() -> [[ReportValue]] {
         var byPlacement: [Int: GroupStats] = [:]
         var viewers: [Int: [UInt64]] = [:]   // a bitset of customer indexes per placement
-        let words = (users.names.count + 63) / 64
+        let words = (customerCount + 63) / 64
         for (key, s) in groups {
-            let placement = key & 0xFFFF
+            let placement = key & 0xFFFF_FFFF
             byPlacement[placement, default: GroupStats()].merge(counts: s)
             byPlacement[placement, default: GroupStats()].openS += s.openS
             for user in s.viewers {
                 viewers[placement, default: [UInt64](repeating: 0, count: words)][Int(user) >> 6] |= 1 << (UInt64(user) & 63)
             }
         }
-        return byPlacement.keys.sorted { codePointLess(placements.names[$0], placements.names[$1]) }.map { placement in
+        return byPlacement.keys.sorted { codePointLess(placements[$0], placements[$1]) }.map { placement in
             let s = byPlacement[placement]!
             let sorted = s.openS.sorted()
             let distinct = viewers[placement]?.reduce(0) { $0 + Int64($1.nonzeroBitCount) } ?? 0
-            return [.text(placements.names[placement]), .integer(s.presentations), .integer(s.impressions),
+            return [.text(placements[placement]), .integer(s.presentations), .integer(s.impressions),
                     .integer(distinct), .integer(s.purchased), .integer(s.restored),
                     Self.rate(s.purchased, s.impressions), Self.percentile(sorted, 50), Self.percentile(sorted, 90)]
         }
@@ -78,15 +78,15 @@ extension PresentationScan {
 
     func productMixRows() -> [[ReportValue]] {
         var totals: [Int: Int64] = [:]
-        for (key, count) in productCounts { totals[key >> 16, default: 0] += count }
+        for (key, count) in productCounts { totals[key >> 32, default: 0] += count }
         return productCounts.keys.sorted {
-            let (a, b) = ($0 >> 16, $1 >> 16)
-            if a != b { return codePointLess(placements.names[a], placements.names[b]) }
-            return codePointLess(products.names[$0 & 0xFFFF], products.names[$1 & 0xFFFF])
+            let (a, b) = ($0 >> 32, $1 >> 32)
+            if a != b { return codePointLess(placements[a], placements[b]) }
+            return codePointLess(products.names[$0 & 0xFFFF_FFFF], products.names[$1 & 0xFFFF_FFFF])
         }.map { key in
             let count = productCounts[key]!
-            return [.text(placements.names[key >> 16]), .text(products.names[key & 0xFFFF]), .integer(count),
-                    Self.rate(count, totals[key >> 16]!)]
+            return [.text(placements[key >> 32]), .text(products.names[key & 0xFFFF_FFFF]), .integer(count),
+                    Self.rate(count, totals[key >> 32]!)]
         }
     }
 
@@ -106,7 +106,7 @@ extension PresentationScan {
             for placement in 0..<placements.names.count {
                 let first = firsts.first(user: user, placement: placement)
                 guard first != CustomerFirsts.none, first >= rangeStart, first < rangeEnd,
-                      placementFilter?.contains(placements.names[placement]) ?? true else { continue }
+                      placementFilter?.contains(placements[placement]) ?? true else { continue }
                 var converted = false
                 var index = offsets[user]
                 while index < offsets[user + 1] {
@@ -115,7 +115,7 @@ extension PresentationScan {
                     if at >= first { converted = true; break }
                     index += 1
                 }
-                let key = Self.dayIndex(first, starts) << 16 | placement
+                let key = Self.dayIndex(first, starts) << 32 | placement
                 var entry = cohorts[key, default: (0, 0)]
                 entry.customers += 1
                 if converted { entry.converted += 1 }
@@ -123,12 +123,12 @@ extension PresentationScan {
             }
         }
         return cohorts.keys.sorted {
-            ($0 >> 16) != ($1 >> 16) ? ($0 >> 16) < ($1 >> 16)
-                : codePointLess(placements.names[$0 & 0xFFFF], placements.names[$1 & 0xFFFF])
+            ($0 >> 32) != ($1 >> 32) ? ($0 >> 32) < ($1 >> 32)
+                : codePointLess(placements[$0 & 0xFFFF_FFFF], placements[$1 & 0xFFFF_FFFF])
         }.map { key in
             let entry = cohorts[key]!
-            let day = days[key >> 16]
-            return [.text(day.date.description), .text(placements.names[key & 0xFFFF]), .integer(entry.customers),
+            let day = days[key >> 32]
+            return [.text(day.date.description), .text(placements[key & 0xFFFF_FFFF]), .integer(entry.customers),
                     .integer(entry.converted), Self.rate(entry.converted, entry.customers),
                     .text(newestEventAt >= day.endMs + windowMs ? "true" : "false")]
         }

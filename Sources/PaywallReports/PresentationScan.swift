@@ -10,11 +10,11 @@ struct PresentationScan {
     let windowMs: Int64
     let newestEventAt: Int64
 
-    var placements = Interner()
-    var users = Interner()
+    var placements = PlacementNames()
+    var customerCount = 0
     var products = Interner()
-    var groups: [Int: GroupStats] = [:]          // key: day index * 65536 + placement index
-    var productCounts: [Int: Int64] = [:]        // key: placement index * 65536 + product index
+    var groups: [Int: GroupStats] = [:]          // key: day index << 32 | placement key
+    var productCounts: [Int: Int64] = [:]        // key: placement key << 32 | product index
     var firsts = CustomerFirsts()
     var purchases: [(user: UInt32, at: Int64)] = []
 
@@ -28,8 +28,8 @@ struct PresentationScan {
     }
 
     static let scanSQL = """
-        SELECT first_at, placement, user_id, impression_at, plan_selected, purchase_started, close_at, close_result,
-               close_via, close_open_s, close_product
+        SELECT first_at, placement_key, customer_key, impression_at, plan_selected, purchase_started, close_at,
+               close_result, close_via, close_open_s, close_product
         FROM report_presentations
         """
 
@@ -37,10 +37,12 @@ struct PresentationScan {
     mutating func scan(_ db: Database) throws {
         let rangeStart = days.first?.startMs ?? 0, rangeEnd = days.last?.endMs ?? 0
         let starts = days.map(\.startMs)
+        try placements.load(db)
+        customerCount = Int(try db.scalar("SELECT coalesce(max(key), 0) + 1 FROM report_customers")?.int64 ?? 1)
         try db.forEachRow(Self.scanSQL) { row in
             let firstAt = row.int64(at: 0)
-            let placement = placements.index(row, 1)
-            let user = UInt32(users.index(row, 2))
+            let placement = Int(row.int64(at: 1))
+            let user = UInt32(truncatingIfNeeded: row.int64(at: 2))
             let impressionAt = row.optionalInt64(at: 3)
             let closed = !row.isNull(at: 6)
             let result = closed ? Self.code(row, 7) : 0
@@ -49,8 +51,8 @@ struct PresentationScan {
             guard firstAt >= rangeStart, firstAt < rangeEnd, isIncluded(placement) else { return true }
             let day = Self.dayIndex(firstAt, starts)
             Self.add(row, user: user, impressionAt: impressionAt, closed: closed, result: result,
-                     to: &groups[day << 16 | placement, default: GroupStats()]) { product in
-                productCounts[placement << 16 | products.index(product), default: 0] += 1
+                     to: &groups[day << 32 | placement, default: GroupStats()]) { product in
+                productCounts[placement << 32 | products.index(product), default: 0] += 1
             }
             return true
         }
@@ -88,22 +90,21 @@ struct PresentationScan {
     private mutating func isIncluded(_ placement: Int) -> Bool {
         guard let placementFilter else { return true }
         if let cached = filterCache[placement] { return cached }
-        let included = placementFilter.contains(placements.names[placement])
+        let included = placementFilter.contains(placements[placement])
         filterCache[placement] = included
         return included
     }
 
-    /// purchased 1, restored 2, dismissed 3, close_button 4, continue_free 5, other 0.
+    /// purchased 1, restored 2, dismissed 3, close_button 4, continue_free 5, other 0 (compared as
+    /// bytes: no `String` per row).
     static func code(_ row: Row, _ index: Int) -> Int {
-        switch row.string(at: index) {
-        case "purchased": return 1
-        case "restored": return 2
-        case "dismissed": return 3
-        case "close_button": return 4
-        case "continue_free": return 5
-        default: return 0
+        row.withUnsafeText(at: index) { bytes in
+            for (code, word) in Self.codes.enumerated() where bytes.elementsEqual(word) { return code + 1 }
+            return 0
         }
     }
+
+    static let codes: [[UInt8]] = ["purchased", "restored", "dismissed", "close_button", "continue_free"].map { Array($0.utf8) }
 
     static func dayIndex(_ ms: Int64, _ starts: [Int64]) -> Int {
         var low = 0, high = starts.count - 1
@@ -115,7 +116,23 @@ struct PresentationScan {
     }
 }
 
-/// Dense indexes for repeated strings (placements, customers, products).
+/// Placement names by their `report_placements` key.
+struct PlacementNames {
+    private(set) var names: [String] = []
+
+    mutating func load(_ db: Database) throws {
+        try db.forEachRow("SELECT key, placement FROM report_placements ORDER BY key") { row in
+            let key = Int(row.int64(at: 0))
+            if names.count <= key { names.append(contentsOf: repeatElement("", count: key + 1 - names.count)) }
+            names[key] = row.string(at: 1) ?? ""
+            return true
+        }
+    }
+
+    subscript(key: Int) -> String { key < names.count ? names[key] : "" }
+}
+
+/// Dense indexes for repeated strings (products).
 struct Interner {
     private var indexes: [String: Int] = [:]
     private(set) var names: [String] = []

@@ -43,12 +43,19 @@ struct Rollup {
         result.watermarkAfter = result.watermarkBefore
         // A first build touches every day anyway: skip the per-presentation "where was it before" probes.
         let fresh = try connection.scalar("SELECT count(*) FROM (SELECT 1 FROM report_presentations LIMIT 1)")?.int64 == 0
+        var keys = ReportKeys()
         while result.watermarkAfter < top {
             try connection.transaction(.immediate) { db in
+                do { try keys.load(db) } catch { keys.invalidate(); throw error }
                 let after = Int64(try db.scalar("SELECT value FROM meta WHERE key = ?", [.text(Self.watermarkKey)])?
                     .string ?? "0") ?? 0
                 let through = min(top, after + chunkSize)
-                if after < top { try fold(db, after: after, through: through, fresh: fresh, into: &result) }
+                if after < top {
+                    do { try fold(db, after: after, through: through, fresh: fresh, keys: &keys, into: &result) } catch {
+                        keys.invalidate()
+                        throw error
+                    }
+                }
                 result.watermarkAfter = max(after, through)
             }
         }
@@ -62,7 +69,8 @@ struct Rollup {
     }
 
     /// Folds the events in `(after, through]` and moves the watermark, inside the caller's transaction.
-    private func fold(_ db: Database, after: Int64, through: Int64, fresh: Bool, into result: inout Result) throws {
+    private func fold(_ db: Database, after: Int64, through: Int64, fresh: Bool, keys: inout ReportKeys,
+                      into result: inout Result) throws {
         var folds: [String: PresentationFold] = [:]
         var buckets: [Int64: (events: Int64, impressions: Int64)] = [:]
         var newest: Int64 = .min
@@ -88,7 +96,8 @@ struct Rollup {
                 if try before.step() { result.touchedBuckets.insert(before.row.int64(at: 0) / 900_000) }
                 before.reset()
             }
-            fold.bind(merge, pwID: pwID)
+            fold.bind(merge, pwID: pwID, customerKey: try keys.customer(fold.user, db),
+                      placementKey: try keys.placement(fold.placement, db))
             if try merge.step(), !fresh { result.touchedBuckets.insert(merge.row.int64(at: 0) / 900_000) }
             merge.reset()
         }

@@ -5,6 +5,9 @@ extension Schema {
     /// - `report_presentations`: one row per `pw_id` with the building blocks of funnels.md (first
     ///   event, placement, customer, impression, flags, close), folded incrementally from events;
     ///   keyed by `pw_id` (time-ordered UUIDs append), indexed by the first event's time;
+    /// - `report_customers`, `report_placements`: dense integer keys for user ids and placements, which
+    ///   `report_presentations` also stores (`customer_key`, `placement_key`) so a report scan reads
+    ///   integers only;
     /// - `report_event_buckets`: event counts per 15-minute bucket of `occurred_at` (data quality);
     /// - an index on `outbox (occurred_at, state)` for the delivery columns of data quality.
     /// Both rollups start empty and are filled from the events on the first report run.
@@ -16,8 +19,11 @@ extension Schema {
           impression_at INTEGER,
           plan_selected INTEGER NOT NULL, purchase_started INTEGER NOT NULL,
           close_at INTEGER, close_id TEXT, close_result TEXT, close_via TEXT, close_open_s REAL,
-          close_product TEXT) STRICT, WITHOUT ROWID;
+          close_product TEXT,
+          customer_key INTEGER, placement_key INTEGER) STRICT, WITHOUT ROWID;
         CREATE INDEX report_presentations_by_time ON report_presentations (first_at);
+        CREATE TABLE report_customers (key INTEGER PRIMARY KEY, user_id TEXT NOT NULL UNIQUE) STRICT;
+        CREATE TABLE report_placements (key INTEGER PRIMARY KEY, placement TEXT NOT NULL UNIQUE) STRICT;
         CREATE TABLE report_event_buckets (
           bucket INTEGER PRIMARY KEY NOT NULL, events INTEGER NOT NULL, impressions INTEGER NOT NULL) STRICT;
         CREATE INDEX report_outbox_by_time ON outbox (occurred_at, state);

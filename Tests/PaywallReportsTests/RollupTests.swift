@@ -35,10 +35,16 @@ struct RollupTests {
                 for: ReportQueries.rollupPresentations, ["after_rowid": .integer(after), "through_rowid": .integer(through)]))
             after = through
         }
-        // Then both tables hold the same rows
+        // Then both tables hold the same rows, and the Swift fold's integer keys name the same customer and placement
         let expected = try table(sql)
         #expect(expected.count > 500)
         #expect(try table(swift) == expected)
+        let keyed = try swift.scalar("""
+            SELECT count(*) FROM report_presentations AS p
+            JOIN report_customers AS c ON c.key = p.customer_key AND c.user_id = p.user_id
+            JOIN report_placements AS l ON l.key = p.placement_key AND l.placement = p.placement
+            """)?.int64
+        #expect(keyed == Int64(expected.count))
     }
 
     @Test func aSecondRefreshWithoutNewEventsReadsNothing() throws {
