@@ -39,6 +39,7 @@ struct PresentationScan {
         let starts = days.map(\.startMs)
         try placements.load(db)
         customerCount = Int(try db.scalar("SELECT coalesce(max(key), 0) + 1 FROM report_customers")?.int64 ?? 1)
+        firsts.reserve(customers: customerCount, placements: placements.names.count)
         try db.forEachRow(Self.scanSQL) { row in
             let firstAt = row.int64(at: 0)
             let placement = Int(row.int64(at: 1))
@@ -153,12 +154,22 @@ struct CustomerFirsts {
     private(set) var values: [Int64] = []
     static let none = Int64.max
 
+    /// Allocates room for `customers` × `placements` up front (the keys are dense).
+    mutating func reserve(customers: Int, placements: Int) {
+        while placements > stride { stride *= 2 }
+        values = [Int64](repeating: Self.none, count: customers * stride)
+    }
+
     mutating func record(user: UInt32, placement: Int, at: Int64) {
+        let slot = Int(user) &* stride &+ placement
+        if placement < stride, slot < values.count {
+            if at < values[slot] { values[slot] = at }
+            return
+        }
         while placement >= stride { widen() }
         let needed = (Int(user) + 1) * stride
         if values.count < needed { values.append(contentsOf: repeatElement(Self.none, count: needed - values.count)) }
-        let slot = Int(user) * stride + placement
-        if at < values[slot] { values[slot] = at }
+        if at < values[Int(user) * stride + placement] { values[Int(user) * stride + placement] = at }
     }
 
     func first(user: Int, placement: Int) -> Int64 {
