@@ -72,6 +72,7 @@ struct Rollup {
     private func fold(_ db: Database, after: Int64, through: Int64, fresh: Bool, keys: inout ReportKeys,
                       into result: inout Result) throws {
         var folds: [String: PresentationFold] = [:]
+        folds.reserveCapacity(Int(min(through - after, 1_000_000)))
         var buckets: [Int64: (events: Int64, impressions: Int64)] = [:]
         var newest: Int64 = .min
         var count: Int64 = 0
