@@ -29,22 +29,39 @@ var package = Package(
         .target(name: "RevenueCatForwarder", dependencies: ["PaywallCore"]),
         .target(name: "PaywallReports", dependencies: ["PaywallCore", "PaywallSQLite"]),
         .target(name: "PaywallTestSupport", dependencies: ["PaywallCore"]),
+        .target(name: "PaywallSimulation", dependencies: ["PaywallCore"]),
         .executableTarget(
             name: "paywall-analytics",
-            dependencies: ["PaywallCore", "PaywallStore", "RevenueCatForwarder", "PaywallReports"]
+            dependencies: ["PaywallCore", "PaywallStore", "RevenueCatForwarder", "PaywallReports", "PaywallSimulation"]
         ),
         .testTarget(name: "PaywallCoreTests", dependencies: ["PaywallCore", "PaywallTestSupport"]),
+        .testTarget(
+            name: "PaywallReportsTests",
+            dependencies: ["PaywallReports", "PaywallStore", "PaywallSQLite", "PaywallCore"],
+            exclude: ["Golden", "scripts"]
+        ),
+        .testTarget(name: "PaywallSimulationTests", dependencies: ["PaywallSimulation", "PaywallCore"]),
+        .testTarget(
+            name: "RevenueCatForwarderTests",
+            dependencies: ["RevenueCatForwarder", "PaywallCore", "PaywallTestSupport"],
+            exclude: ["Golden"]
+        ),
         .testTarget(name: "CLITests", dependencies: ["PaywallCore", "PaywallTestSupport", "paywall-analytics"]),
         .testTarget(name: "PaywallSQLiteTests", dependencies: ["PaywallSQLite"]),
         .testTarget(name: "PaywallStoreTests", dependencies: ["PaywallStore", "PaywallCore", "PaywallSQLite", "recorder-crash-helper"]),
         .executableTarget(name: "recorder-crash-helper", dependencies: ["PaywallStore", "PaywallCore", "PaywallSQLite"]),
-        .executableTarget(name: "paywall-bench", dependencies: ["PaywallStore", "PaywallCore", "PaywallSQLite"]),
+        .executableTarget(
+            name: "paywall-bench",
+            dependencies: ["PaywallCore", "PaywallStore", "RevenueCatForwarder", "PaywallTestSupport", "PaywallSQLite"]
+        ),
+        .executableTarget(name: "forwarder-crash-helper", dependencies: ["PaywallStore", "PaywallCore", "RevenueCatForwarder"]),
+        .testTarget(
+            name: "SQLiteOutboxTests",
+            dependencies: ["PaywallStore", "PaywallCore", "PaywallSQLite", "RevenueCatForwarder", "PaywallTestSupport",
+                           "forwarder-crash-helper"]
+        ),
     ]
 )
-
-for target in package.targets where target.type != .system {
-    target.swiftSettings = (target.swiftSettings ?? []) + strictSettings
-}
 
 package.targets.append(.testTarget(
     name: "PaywallReportsTests",
@@ -52,3 +69,7 @@ package.targets.append(.testTarget(
     exclude: ["Golden", "scripts"]
 ))
 package.targets.first { $0.name == "paywall-bench" }?.dependencies.append("PaywallReports")
+
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + strictSettings
+}

@@ -60,6 +60,19 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
         }
     }
 
+    /// The `paywall-analytics` exit code for this failure (SPEC §6): 75 locked, 74 I/O (full disk,
+    /// I/O error, damaged file), 73 cannot write or create the database, 65 a database from a newer
+    /// version, 70 anything else.
+    public var exitCode: Int32 {
+        switch kind {
+        case .busy: 75
+        case .full, .ioError, .corrupt: 74
+        case .readOnly, .cannotOpen: 73
+        case .schemaTooNew: 65
+        case .constraint, .walUnavailable, .other: 70
+        }
+    }
+
     /// What went wrong, where, and what to do — without bound values.
     public var description: String {
         var text = "Storage error"

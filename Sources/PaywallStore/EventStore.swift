@@ -44,6 +44,13 @@ public final class EventStore: Sendable {
     @discardableResult
     public func insert(_ events: [EventRecord], forwarded: Bool = false, droppedAtBound: Int = 0,
                        durable: Bool = false) throws -> Int {
+        try insert(sequence: events, forwarded: forwarded, droppedAtBound: droppedAtBound, durable: durable)
+    }
+
+    /// ``insert(_:forwarded:droppedAtBound:durable:)`` for any sequence (the recorder's segments).
+    @discardableResult
+    func insert<Events: Sequence<EventRecord>>(sequence events: Events, forwarded: Bool = false, droppedAtBound: Int = 0,
+                                               durable: Bool = false) throws -> Int {
         let time = now.milliseconds()
         return try connection.withDatabase { db in
             if durable { try db.execute("PRAGMA synchronous = FULL") }

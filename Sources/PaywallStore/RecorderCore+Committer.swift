@@ -6,9 +6,8 @@ import PaywallSQLite
 extension RecorderCore {
     /// The committer loop: wait for a trigger, ask the policy, commit one transaction.
     func runCommitter() {
-        var pending: [EventRecord] = []
-        pending.reserveCapacity(min(policy.capacity, policy.batchSize * 4))
-        var spare = pending
+        var pending: [[EventRecord]] = []
+        var pendingCount = 0
         var failures = 0
         while true {
             wakeup.wait()
@@ -29,21 +28,27 @@ extension RecorderCore {
             }
             guard commit else { continue }
             let shuttingDown = triggers.contains(.shutdown)
-            let (upTo, drops, durable) = state.withLock { state in
-                swap(&state.buffer, &spare)
-                state.inflight += spare.count
+            let (upTo, drops, durable, taken) = state.withLock { state in
+                let taken = state.segments
+                state.segments = []
+                state.inflight += state.buffered
+                state.buffered = 0
                 state.sizeRequested = false
                 let drops = state.droppedUnsaved
                 state.droppedUnsaved = 0
-                return (state.accepted, drops, state.closing || !state.waiters.isEmpty)
+                return (state.accepted, drops, state.closing || !state.waiters.isEmpty, taken)
             }
-            if pending.isEmpty { swap(&pending, &spare) } else {
-                pending.append(contentsOf: spare)
-                spare.removeAll(keepingCapacity: true)
-            }
+            pending += taken
+            pendingCount = pending.reduce(0) { $0 + $1.count }
             do {
-                try store.insert(pending, droppedAtBound: drops, durable: durable)
+                try store.insert(sequence: pending.joined(), droppedAtBound: drops, durable: durable)
+                // Empty up to four segments (keeping their capacity) for reuse by `record`; each is
+                // moved, not shared, so a caller appending to it never triggers a copy.
+                var recycled = Array(pending.prefix(4))
+                pending = []
+                for index in recycled.indices { recycled[index].removeAll(keepingCapacity: true) }
                 let ready = state.withLock { state in
+                    while state.freeSegments.count < 4, let segment = recycled.popLast() { state.freeSegments.append(segment) }
                     state.committed = upTo
                     state.inflight = 0
                     state.droppingEpisode = false
@@ -51,9 +56,8 @@ extension RecorderCore {
                     if shuttingDown { state.finished = true }
                     return shuttingDown ? state.waiters.removeAllReturning() : state.satisfiedWaiters()
                 }
-                if failures > 0 { diagnostics(.recovered(afterFailures: failures, committedEvents: pending.count)) }
+                if failures > 0 { diagnostics(.recovered(afterFailures: failures, committedEvents: pendingCount)) }
                 failures = 0
-                pending.removeAll(keepingCapacity: true)
                 for waiter in ready { waiter.continuation.resume() }
             } catch {
                 let storageError = (error as? StorageError)
@@ -67,8 +71,8 @@ extension RecorderCore {
                     }
                     return state.waiters.removeAllReturning()
                 }
-                diagnostics(shuttingDown ? .lostOnClose(storageError, events: pending.count)
-                                         : .commitFailed(storageError, heldEvents: pending.count))
+                diagnostics(shuttingDown ? .lostOnClose(storageError, events: pendingCount)
+                                         : .commitFailed(storageError, heldEvents: pendingCount))
                 for waiter in waiting { waiter.continuation.resume(throwing: storageError) }
             }
             if shuttingDown { return }

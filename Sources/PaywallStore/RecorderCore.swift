@@ -10,12 +10,20 @@ final class RecorderCore: Sendable {
     let wakeup = DispatchSemaphore(value: 0)
     let store: EventStore
     let policy: FlushPolicy
+    /// Events per buffer segment.
+    let segmentSize: Int
     let diagnostics: @Sendable (RecorderDiagnostic) -> Void
 
     init(store: EventStore, policy: FlushPolicy, diagnostics: @escaping @Sendable (RecorderDiagnostic) -> Void) {
+        let segmentSize = max(64, min(policy.batchSize, 8_192))
         var initial = RecorderState()
-        initial.buffer.reserveCapacity(min(policy.capacity, policy.batchSize * 4))
+        initial.freeSegments = (0..<2).map { _ in
+            var segment: [EventRecord] = []
+            segment.reserveCapacity(segmentSize)
+            return segment
+        }
         self.state = Mutex(initial)
+        self.segmentSize = segmentSize
         self.store = store
         self.policy = policy
         self.diagnostics = diagnostics
@@ -24,6 +32,7 @@ final class RecorderCore: Sendable {
     /// The hot path: append under the lock, or count a drop at the bound. Never blocks on disk.
     func record(_ event: EventRecord) {
         let policy = self.policy
+        let segmentSize = self.segmentSize
         let wake = state.withLock { state -> Bool in
             guard !state.closing, policy.admits(held: state.held) else {
                 state.droppedTotal += 1
@@ -31,9 +40,9 @@ final class RecorderCore: Sendable {
                 state.droppingEpisode = true
                 return false
             }
-            state.buffer.append(event)
+            state.append(event, segmentSize: segmentSize)
             state.accepted &+= 1
-            guard !state.sizeRequested, state.buffer.count >= policy.batchSize else { return false }
+            guard !state.sizeRequested, state.buffered >= policy.batchSize else { return false }
             state.sizeRequested = true
             return true
         }

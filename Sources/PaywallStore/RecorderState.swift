@@ -9,8 +9,13 @@ struct RecorderState: Sendable {
         var continuation: CheckedContinuation<Void, any Error>
     }
 
-    /// Events recorded and not yet taken by the committer.
-    var buffer: [EventRecord] = []
+    /// Events recorded and not yet taken by the committer, in fixed-capacity segments so that
+    /// recording never copies the buffer to grow it.
+    var segments: [[EventRecord]] = []
+    /// Events in ``segments``.
+    var buffered = 0
+    /// Emptied segments (capacity kept) handed back by the committer for reuse.
+    var freeSegments: [[EventRecord]] = []
     /// Events the committer holds (taken, not yet committed; kept across failed attempts).
     var inflight = 0
     /// Sequence number of the last accepted event (1-based count of accepted events).
@@ -37,7 +42,18 @@ struct RecorderState: Sendable {
     var waiters: [Waiter] = []
 
     /// Events in memory: buffered plus held by the committer.
-    var held: Int { buffer.count + inflight }
+    var held: Int { buffered + inflight }
+
+    /// Appends to the last segment, starting a new one (reused if possible) when it is full.
+    mutating func append(_ event: EventRecord, segmentSize: Int) {
+        if segments.isEmpty || segments[segments.count - 1].count >= segmentSize {
+            var segment = freeSegments.popLast() ?? []
+            segment.reserveCapacity(segmentSize)
+            segments.append(segment)
+        }
+        segments[segments.count - 1].append(event)
+        buffered += 1
+    }
 
     /// Removes and returns the waiters satisfied by `committed`.
     mutating func satisfiedWaiters() -> [Waiter] {

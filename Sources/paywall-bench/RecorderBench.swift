@@ -36,9 +36,11 @@ enum RecorderBench {
         }
 
         // 2. The ceiling: the same schema, one prepared INSERT in a bare loop, 10,000 rows per transaction.
-        let ceilingSeconds = try ceiling(events, path: directory.appendingPathComponent("ceiling.sqlite").path)
+        let ceilingSeconds = try ceiling(events, path: directory.appendingPathComponent("ceiling.sqlite").path, outbox: false)
+        let outboxSeconds = try ceiling(events, path: directory.appendingPathComponent("ceiling-outbox.sqlite").path, outbox: true)
         let ingestRate = Double(count) / ingestSeconds
         let ceilingRate = Double(count) / ceilingSeconds
+        let outboxRate = Double(count) / outboxSeconds
         BenchSupport.printTable("paywall-bench recorder — \(count) events (stored \(stored), dropped \(dropped))", [
             ["measure", "value", "target"],
             ["record latency p50 (µs)", percentile(0.50), "≤ 1"],
@@ -48,11 +50,14 @@ enum RecorderBench {
             ["recorder ingest (events/s)", String(format: "%.0f", ingestRate), ""],
             ["ceiling: bare INSERT loop (rows/s)", String(format: "%.0f", ceilingRate), ""],
             ["ingest / ceiling", String(format: "%.2f", ingestRate / ceilingRate), "≥ 0.80"],
+            ["ceiling + outbox rows for impressions (rows/s)", String(format: "%.0f", outboxRate), ""],
+            ["ingest / ceiling with the same outbox rows", String(format: "%.2f", ingestRate / outboxRate), ""],
         ])
     }
 
-    /// Fills the events table by a bare loop over one prepared INSERT with pre-rendered values.
-    static func ceiling(_ events: [EventRecord], path: String) throws -> Double {
+    /// Fills the events table by a bare loop over one prepared INSERT with pre-rendered values
+    /// (with `outbox`, also the outbox row the recorder writes for each impression).
+    static func ceiling(_ events: [EventRecord], path: String, outbox: Bool) throws -> Double {
         let connection = try Schema.open(path: path)
         let rows = events.map { event in
             (event.id.uuidString, event.name.rawValue, event.sessionID?.uuidString, event.properties.pwID.uuidString)
@@ -64,6 +69,7 @@ enum RecorderBench {
         return try BenchSupport.seconds {
             try connection.withDatabase { db in
                 let insert = try db.cachedStatement(sql)
+                let enqueue = try db.cachedStatement("INSERT INTO outbox (event_id, occurred_at, state) VALUES (?1, ?2, 'pending')")
                 var index = 0
                 while index < events.count {
                     try db.transaction {
@@ -86,6 +92,11 @@ enum RecorderBench {
                             insert.bind(event.properties.via?.rawValue, at: 14)
                             insert.bind(event.properties.openS, at: 15)
                             try insert.run()
+                            if outbox && event.name == .paywallShown {
+                                enqueue.bind(text.0, at: 1)
+                                enqueue.bind(event.occurredAt, at: 2)
+                                try enqueue.run()
+                            }
                         }
                     }
                     index += 10_000

@@ -1,8 +1,10 @@
-// Benchmarks, run in release mode: `swift run -c release paywall-bench <name> [options]`.
+// Benchmarks, run in release: `swift run -c release paywall-bench <name> [options]`.
 import Foundation
 
 let benchArguments = Array(CommandLine.arguments.dropFirst())
 switch benchArguments.first {
+case "forwarder":
+    await ForwarderBench.run(Array(benchArguments.dropFirst()))
 case "recorder":
     try await RecorderBench.run(Array(benchArguments.dropFirst()))
 case "import":
@@ -12,6 +14,7 @@ case "report":
 default:
     FileHandle.standardError.write(Data("""
         usage: paywall-bench <benchmark> [options]
+          forwarder [--count N] [--outbox memory|sqlite|both]
           recorder [--events N]   record latency, recorder ingest vs a bare INSERT loop
           import [--events N]     NDJSON import vs sqlite3 .import --csv
           report [--events N]     reports (full, incremental nightly) vs DuckDB; export vs sqlite3 -csv; peak RSS

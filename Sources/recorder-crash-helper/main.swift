@@ -68,13 +68,8 @@ case "import":
     do {
         let store = try EventStore(path: path, now: .system)
         let result = try Importer(store: store).importFiles([arguments[3]])
-        var usage = rusage()
-        #if os(Linux)
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        #else
-        getrusage(RUSAGE_SELF, &usage)
-        #endif
-        emit("imported=\(result.imported) duplicates=\(result.duplicates) quarantined=\(result.quarantined) maxrss_kb=\(usage.ru_maxrss)")
+        let peak = peakResidentKilobytes()
+        emit("imported=\(result.imported) duplicates=\(result.duplicates) quarantined=\(result.quarantined) maxrss_kb=\(peak)")
     } catch {
         FileHandle.standardError.write(Data("\(error)\n".utf8))
         exit(74)
@@ -82,4 +77,18 @@ case "import":
 default:
     FileHandle.standardError.write(Data("unknown mode \(arguments[1])\n".utf8))
     exit(64)
+}
+
+/// This process's peak resident memory in KiB: `VmHWM` on Linux (per address space, so unlike
+/// `ru_maxrss` it does not inherit the parent's peak across fork and exec), `ru_maxrss` elsewhere.
+func peakResidentKilobytes() -> Int {
+    #if os(Linux)
+    let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+    let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
+    return Int(line.split(separator: " ").dropFirst().first ?? "") ?? -1
+    #else
+    var usage = rusage()
+    getrusage(RUSAGE_SELF, &usage)
+    return Int(usage.ru_maxrss / 1024)
+    #endif
 }

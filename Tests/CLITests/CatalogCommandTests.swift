@@ -6,13 +6,13 @@ struct CatalogCommandTests {
     let cli = try! CommandRunner()
     let root = Golden.packageRoot()
 
-    @Test func theShippedCatalogChecksClean() throws {
-        let result = try cli.run(["catalog", "check"], directory: root)
+    @Test func theShippedCatalogChecksClean() async throws {
+        let result = try await cli.run(["catalog", "check"], directory: root)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("catalog/catalog.json: OK (catalog version 1, 4 events"))
     }
 
-    @Test func aBrokenCopyExits65NamingEveryProblem() throws {
+    @Test func aBrokenCopyExits65NamingEveryProblem() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -22,7 +22,7 @@ struct CatalogCommandTests {
                                          with: #""when_property": "outcome", "when_values": ["purchased"]"#)
         let broken = folder.appendingPathComponent("broken.json")
         try text.write(to: broken, atomically: true, encoding: .utf8)
-        let result = try cli.run(["catalog", "check", broken.path])
+        let result = try await cli.run(["catalog", "check", broken.path])
         #expect(result.status == 65)
         #expect(result.stderr.hasPrefix("Error: "))
         #expect(result.stderr.contains("has 2 problems"))
@@ -31,38 +31,38 @@ struct CatalogCommandTests {
         #expect(result.stdout.isEmpty)
     }
 
-    @Test func aMissingCatalogExits66AndMalformedJSONExits65() throws {
-        let missing = try cli.run(["catalog", "check", "/nonexistent/catalog.json"])
+    @Test func aMissingCatalogExits66AndMalformedJSONExits65() async throws {
+        let missing = try await cli.run(["catalog", "check", "/nonexistent/catalog.json"])
         #expect(missing.status == 66)
         #expect(missing.stderr.contains("cannot read the catalog at /nonexistent/catalog.json"))
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("bad-\(UUID().uuidString).json")
         try Data("{\"catalog_version\": 1,".utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let malformed = try cli.run(["catalog", "check", file.path])
+        let malformed = try await cli.run(["catalog", "check", file.path])
         #expect(malformed.status == 65)
         #expect(malformed.stderr.contains("not readable"))
     }
 
-    @Test func generateAndDocsReproduceTheCheckedInFiles() throws {
+    @Test func generateAndDocsReproduceTheCheckedInFiles() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gen-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let code = folder.appendingPathComponent("code.swift"), docs = folder.appendingPathComponent("docs.md")
-        #expect(try cli.run(["catalog", "generate", "--output", code.path], directory: root).status == 0)
-        #expect(try cli.run(["catalog", "docs", "--output", docs.path], directory: root).status == 0)
+        #expect(try await cli.run(["catalog", "generate", "--output", code.path], directory: root).status == 0)
+        #expect(try await cli.run(["catalog", "docs", "--output", docs.path], directory: root).status == 0)
         let checkedInCode = try String(contentsOf: root.appendingPathComponent("Sources/PaywallCore/Generated/CatalogEvents.generated.swift"), encoding: .utf8)
         #expect(try String(contentsOf: code, encoding: .utf8) == checkedInCode)
         let checkedInDocs = try String(contentsOf: root.appendingPathComponent("catalog/README.md"), encoding: .utf8)
         #expect(try String(contentsOf: docs, encoding: .utf8) == checkedInDocs)
     }
 
-    @Test func generateRefusesABrokenCatalogAndWritesNothing() throws {
+    @Test func generateRefusesABrokenCatalogAndWritesNothing() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gen-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let broken = folder.appendingPathComponent("c.json"), output = folder.appendingPathComponent("out.swift")
         try Data(#"{"catalog_version":0,"description":"","envelope":[],"properties":[],"events":[]}"#.utf8).write(to: broken)
-        let result = try cli.run(["catalog", "generate", "--catalog", broken.path, "--output", output.path])
+        let result = try await cli.run(["catalog", "generate", "--catalog", broken.path, "--output", output.path])
         #expect(result.status == 65)
         #expect(!FileManager.default.fileExists(atPath: output.path))
     }

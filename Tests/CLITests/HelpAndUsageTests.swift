@@ -10,7 +10,7 @@ let commandPaths: [[String]] = {
     var pending: [[String]] = [[]]
     while let path = pending.popLast() {
         found.append(path)
-        guard let help = try? cli.run(path + ["--help"]).stdout,
+        guard let help = try? cli.runBlocking(path + ["--help"]).stdout,
               let section = help.components(separatedBy: "SUBCOMMANDS:\n").dropFirst().first else { continue }
         for line in section.components(separatedBy: "\n") {
             guard line.hasPrefix("  "), !line.hasPrefix("   "), let word = line.split(separator: " ").first else {
@@ -26,9 +26,9 @@ struct HelpAndUsageTests {
     let cli = try! CommandRunner()
 
     @Test(arguments: commandPaths)
-    func everySubcommandAnswersHelpWithExamples(path: [String]) throws {
+    func everySubcommandAnswersHelpWithExamples(path: [String]) async throws {
         for flag in ["--help", "-h"] {
-            let result = try cli.run(path + [flag])
+            let result = try await cli.run(path + [flag])
             #expect(result.status == 0)
             #expect(result.stdout.hasPrefix("OVERVIEW: "))
             #expect(result.stdout.contains("USAGE: paywall-analytics"))
@@ -36,9 +36,9 @@ struct HelpAndUsageTests {
             #expect(result.stdout.contains("EXAMPLES:\n  paywall-analytics"))
             #expect(result.stderr.isEmpty)
         }
-        let viaHelp = try cli.run(["help"] + path)
+        let viaHelp = try await cli.run(["help"] + path)
         #expect(viaHelp.status == 0)
-        #expect(viaHelp.stdout == (try cli.run(path + ["--help"])).stdout)
+        #expect(viaHelp.stdout == (try await cli.run(path + ["--help"])).stdout)
     }
 
     @Test func theWalkFindsTheNestedSubcommands() {
@@ -46,8 +46,8 @@ struct HelpAndUsageTests {
         #expect(commandPaths.count >= 5)
     }
 
-    @Test func versionPrintsTheVersion() throws {
-        let result = try cli.run(["--version"])
+    @Test func versionPrintsTheVersion() async throws {
+        let result = try await cli.run(["--version"])
         #expect(result.status == 0)
         #expect(result.stdout.range(of: #"^\d+\.\d+\.\d+\n$"#, options: .regularExpression) != nil)
     }
@@ -60,8 +60,8 @@ struct HelpAndUsageTests {
         (["catalog", "check", "--quiet=yes"], "takes no value"),
         (["help", "nothing"], "no such subcommand"),
     ] as [([String], String)])
-    func usageErrorsExit64WithErrorAndUsageOnStderr(arguments: [String], message: String) throws {
-        let result = try cli.run(arguments)
+    func usageErrorsExit64WithErrorAndUsageOnStderr(arguments: [String], message: String) async throws {
+        let result = try await cli.run(arguments)
         #expect(result.status == 64)
         #expect(result.stderr.hasPrefix("Error: "))
         #expect(result.stderr.contains(message))

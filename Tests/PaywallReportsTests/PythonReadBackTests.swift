@@ -1,3 +1,4 @@
+import PaywallCore
 import Foundation
 import PaywallReports
 import Testing

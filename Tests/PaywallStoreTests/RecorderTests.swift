@@ -8,7 +8,7 @@ struct RecorderTests {
     let directory = TemporaryDirectory()
 
     func makeRecorder(_ policy: FlushPolicy = FlushPolicy(batchSize: 1_000, capacity: 10_000),
-                      clock: TestClock = TestClock(), log: DiagnosticsLog = DiagnosticsLog()) throws -> Recorder {
+                      clock: ManualClock = ManualClock(), log: DiagnosticsLog = DiagnosticsLog()) throws -> Recorder {
         try Recorder(path: directory.path("events.sqlite"), now: .constant(Fixtures.baseTime + 1_000_000),
                      policy: policy, clock: clock, diagnostics: log.hook)
     }
@@ -41,7 +41,7 @@ struct RecorderTests {
 
     @Test func commitsWhatIsBufferedWhenTheIntervalPasses() async throws {
         // Given a few events, far below the batch size, on a manual clock
-        let clock = TestClock()
+        let clock = ManualClock()
         let recorder = try makeRecorder(FlushPolicy(batchSize: 1_000, capacity: 10_000, interval: .seconds(2)), clock: clock)
         for index in 0..<3 { recorder.record(Fixtures.event(index)) }
         #expect(await Fixtures.eventually { clock.sleeperCount == 1 })

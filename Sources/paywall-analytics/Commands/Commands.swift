@@ -2,6 +2,8 @@
 enum Commands {
     static var all: [CommandSpec] {
         [
+            ImportCommand.spec,
+            StatsCommand.spec,
             CatalogCommand.spec,
         ]
     }

@@ -1,0 +1,122 @@
+import Foundation
+
+/// The self-contained HTML page of a report run: per placement a funnel chart and daily trends,
+/// then the cohort table, the product mix and the data-quality figures. No scripts, no network:
+/// styles are inline and charts are SVG. Every value from event data is escaped.
+public enum HTMLReport {
+    /// What the page says about the run.
+    public struct Context: Sendable {
+        /// The report period in words, e.g. `2026-10-01 to 2026-10-30`.
+        public var period: String
+        /// The time zone days are counted in.
+        public var timezone: String
+        /// When the report was made (ISO 8601).
+        public var generatedAt: String
+        /// The tool's version.
+        public var version: String
+
+        /// Creates a context.
+        public init(period: String, timezone: String, generatedAt: String, version: String) {
+            self.period = period
+            self.timezone = timezone
+            self.generatedAt = generatedAt
+            self.version = version
+        }
+    }
+
+    /// The page's file name inside the output folder.
+    public static let fileName = "report.html"
+
+    /// Renders the page from the report tables (raw cell text, keyed by report name).
+    public static func render(tables: [ReportTable], context: Context) -> String {
+        let byName = Dictionary(tables.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        let model = HTMLReportModel(tables: byName)
+        var body = header(context) + qualityBanner(model)
+        body += "<section><h2>Placements at a glance</h2>" + table(byName["placement_summary"]) + "</section>"
+        for placement in model.placements { body += placementSection(placement, model: model) }
+        body += "<section><h2>Cohort conversion (\(HTMLEscaping.escape(model.cohortWindowLabel)))</h2>"
+        body += "<p class=\"note\">Customers by the day of their first impression at a placement, and how many bought within the window. Rows whose window is not complete yet can still grow.</p>"
+        body += table(byName["cohort_conversion"]) + "</section>"
+        body += "<section><h2>Product mix</h2>" + table(byName["product_mix"]) + "</section>"
+        body += "<section><h2>Data quality</h2><p class=\"note\">What was stored, refused, dropped or not yet delivered to RevenueCat, per day.</p>"
+        body += table(byName["data_quality"]) + "</section>"
+        body += glossary
+        return """
+        <!DOCTYPE html>
+        <html lang="en"><head><meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>Paywall report — \(HTMLEscaping.escape(context.period))</title>
+        <style>\(style)</style></head>
+        <body><main>
+        \(body)
+        <footer>PaywallAnalytics \(HTMLEscaping.escape(context.version)) · generated \(HTMLEscaping.escape(context.generatedAt))</footer>
+        </main></body></html>
+
+        """
+    }
+
+    static func header(_ context: HTMLReport.Context) -> String {
+        "<header><h1>Paywall report</h1><p class=\"period\">\(HTMLEscaping.escape(context.period)) · days in \(HTMLEscaping.escape(context.timezone))</p></header>"
+    }
+
+    static func qualityBanner(_ model: HTMLReportModel) -> String {
+        let totals = model.qualityTotals
+        var warnings: [String] = []
+        if totals["quarantined", default: 0] > 0 { warnings.append("\(totals["quarantined", default: 0]) events were refused (quarantined) and are not counted") }
+        if totals["dropped", default: 0] > 0 { warnings.append("\(totals["dropped", default: 0]) events were dropped at the recorder's buffer bound") }
+        if totals["impressions_dead_lettered", default: 0] > 0 { warnings.append("\(totals["impressions_dead_lettered", default: 0]) impressions were refused by RevenueCat (dead letters)") }
+        let stored = totals["events_stored", default: 0], delivered = totals["impressions_delivered", default: 0]
+        let pending = totals["impressions_pending", default: 0]
+        let facts = "\(stored) events stored · \(delivered) impressions delivered to RevenueCat · \(pending) pending"
+        if warnings.isEmpty { return "<p class=\"quality ok\">\(facts). Nothing was refused or dropped.</p>" }
+        return "<div class=\"quality warn\"><p>\(facts).</p><ul>" + warnings.map { "<li>\($0)</li>" }.joined() + "</ul></div>"
+    }
+
+    static func placementSection(_ placement: String, model: HTMLReportModel) -> String {
+        let name = HTMLEscaping.escape(placement)
+        let funnel = model.funnel(for: placement)
+        var out = "<section class=\"placement\"><h2>Placement <q>\(name)</q></h2>"
+        let conversion = funnel.impressions == 0 ? "—" : SVGChart.percent(Double(funnel.purchased) / Double(funnel.impressions))
+        out += "<div class=\"figures\">"
+        out += figure("presentations", "\(funnel.presentations)") + figure("impressions", "\(funnel.impressions)")
+        out += figure("purchased", "\(funnel.purchased)") + figure("conversion", conversion)
+        out += figure("bounces", "\(funnel.bounces)") + figure("purchase cancellations", "\(funnel.cancellations)")
+        out += "</div>"
+        out += "<h3>Funnel</h3>" + SVGChart.funnel([
+            .init(label: "Presentations", value: funnel.presentations), .init(label: "Impressions", value: funnel.impressions),
+            .init(label: "Plan selected", value: funnel.planSelected), .init(label: "Purchase started", value: funnel.purchaseStarted),
+            .init(label: "Purchased", value: funnel.purchased),
+        ], title: "Funnel of \(placement)")
+        let days = model.daily(for: placement)
+        out += "<div class=\"trends\"><div><h3>Impressions per day</h3>"
+        out += SVGChart.line(days.map { ($0.date, Double($0.impressions)) }, title: "Impressions per day at \(placement)") { String(Int($0.rounded())) }
+        out += "</div><div><h3>Conversion rate per day</h3>"
+        out += SVGChart.line(days.map { ($0.date, $0.impressions == 0 ? 0 : Double($0.purchased) / Double($0.impressions)) },
+                             title: "Conversion rate per day at \(placement)") { SVGChart.percent($0) }
+        return out + "</div></div></section>"
+    }
+
+    static func figure(_ label: String, _ value: String) -> String {
+        "<div class=\"figure\"><span class=\"number\">\(HTMLEscaping.escape(value))</span><span class=\"caption\">\(label)</span></div>"
+    }
+
+    /// A table of a report; rates and shares are shown as percentages, counts as they are.
+    static func table(_ table: ReportTable?) -> String {
+        guard let table, !table.rows.isEmpty else { return "<p class=\"empty\">No rows in this range.</p>" }
+        var out = "<div class=\"scroll\"><table><thead><tr>"
+        out += table.columns.map { "<th>\(HTMLEscaping.escape($0))</th>" }.joined() + "</tr></thead><tbody>"
+        for row in table.rows {
+            out += "<tr>" + zip(table.columns, row).map { column, cell in
+                let numeric = Double(cell) != nil
+                return "<td\(numeric ? " class=\"num\"" : "")>\(HTMLEscaping.escape(displayed(cell, column: column)))</td>"
+            }.joined() + "</tr>"
+        }
+        return out + "</tbody></table></div>"
+    }
+
+    /// Rates and shares (4-decimal fractions in the CSV) as percentages with 2 decimals.
+    static func displayed(_ cell: String, column: String) -> String {
+        guard column.hasSuffix("_rate") || column.hasSuffix("rate_3d") || column == "share", let value = Double(cell) else { return cell }
+        return String(format: "%.2f%%", value * 100)
+    }
+}

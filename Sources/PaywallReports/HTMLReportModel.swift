@@ -1,0 +1,60 @@
+/// The figures the HTML page draws, summed from the report tables.
+struct HTMLReportModel {
+    struct Funnel {
+        var presentations = 0, impressions = 0, planSelected = 0, purchaseStarted = 0, purchased = 0
+        var bounces = 0, cancellations = 0
+    }
+
+    struct Day {
+        var date: String
+        var impressions: Int
+        var purchased: Int
+    }
+
+    let tables: [String: ReportTable]
+
+    func records(_ name: String) -> [[String: String]] { tables[name]?.records ?? [] }
+
+    /// Placements in the order of the summary table (code-point order), falling back to the funnels.
+    var placements: [String] {
+        var seen = Set<String>(), ordered: [String] = []
+        for record in records("placement_summary") + records("encounter_funnel") + records("conversion_funnel") {
+            if let placement = record["placement"], seen.insert(placement).inserted { ordered.append(placement) }
+        }
+        return ordered
+    }
+
+    func funnel(for placement: String) -> Funnel {
+        var funnel = Funnel()
+        for record in records("encounter_funnel") where record["placement"] == placement {
+            funnel.presentations += int(record["presentations"])
+        }
+        for record in records("conversion_funnel") where record["placement"] == placement {
+            funnel.impressions += int(record["impressions"])
+            funnel.planSelected += int(record["plan_selected"])
+            funnel.purchaseStarted += int(record["purchase_started"])
+            funnel.purchased += int(record["purchased"])
+            funnel.bounces += int(record["bounces"])
+            funnel.cancellations += int(record["purchase_cancellations"])
+        }
+        return funnel
+    }
+
+    func daily(for placement: String) -> [Day] {
+        records("conversion_funnel").filter { $0["placement"] == placement }.map {
+            Day(date: $0["date"] ?? "", impressions: int($0["impressions"]), purchased: int($0["purchased"]))
+        }
+    }
+
+    var qualityTotals: [String: Int] {
+        var totals: [String: Int] = [:]
+        for record in records("data_quality") {
+            for (key, value) in record where key != "date" { totals[key, default: 0] += int(value) }
+        }
+        return totals
+    }
+
+    var cohortWindowLabel: String { "window of 72 hours after the first impression" }
+
+    func int(_ text: String?) -> Int { text.flatMap { Int($0) } ?? 0 }
+}

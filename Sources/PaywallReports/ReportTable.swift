@@ -1,0 +1,21 @@
+/// One report as a table of raw text cells (no CSV formula guard), as the HTML page reads it.
+public struct ReportTable: Sendable, Hashable {
+    /// The report's file stem, e.g. `conversion_funnel`.
+    public var name: String
+    /// Column names in order.
+    public var columns: [String]
+    /// Rows of raw cell text, one cell per column.
+    public var rows: [[String]]
+
+    /// Creates a table.
+    public init(name: String, columns: [String], rows: [[String]]) {
+        self.name = name
+        self.columns = columns
+        self.rows = rows
+    }
+
+    /// The rows as dictionaries keyed by column name.
+    public var records: [[String: String]] {
+        rows.map { Dictionary(uniqueKeysWithValues: zip(columns, $0)) }
+    }
+}

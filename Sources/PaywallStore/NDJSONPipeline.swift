@@ -1,0 +1,121 @@
+import Foundation
+import PaywallCore
+
+/// Reads and validates NDJSON on background threads while the caller writes: a reader thread
+/// splits the input into batches of lines, validates each batch on all cores in parallel, and
+/// hands the results in input order through a bounded channel (so memory stays bounded).
+struct NDJSONPipeline: Sendable {
+    /// Lines of one batch: the bytes back to back, each line's range and number.
+    struct LineBatch: Sendable {
+        var bytes: [UInt8] = []
+        var lines: [(start: Int, count: Int, number: Int)] = []
+        var oversized: [(prefix: [UInt8], length: Int, number: Int)] = []
+        var count: Int { lines.count + oversized.count }
+    }
+
+    /// A validated batch, or the end of input, or a read failure.
+    enum Item: Sendable {
+        case batch(Batch, bytesRead: Int64)
+        case failed(ImportError)
+    }
+
+    let validator: EventValidator
+    let options: ImportOptions
+    let now: Now
+    let origin: String
+
+    /// Starts the reader thread on `descriptor`; the returned channel yields items until closed.
+    /// `finished` is signalled when the thread no longer touches the descriptor.
+    func start(descriptor: Int32, path: String, finished: DispatchSemaphore) -> BlockingChannel<Item> {
+        let channel = BlockingChannel<Item>(capacity: 2)
+        let pipeline = self
+        let thread = Thread {
+            defer { channel.close(); finished.signal() }
+            var reader = LineReader(descriptor: descriptor, path: path, chunkBytes: pipeline.options.chunkBytes,
+                                    maxLineBytes: pipeline.options.maxLineBytes)
+            var readSoFar: Int64 = 0
+            var open = true
+            // Bytes of lines per batch. One line buffer is reused (validation happens on this thread
+            // before hand-off), so memory stays near this budget + the line limit + the validated
+            // batches in the channel, whatever the file size.
+            let byteBudget = max(4 << 20, 2 * pipeline.options.maxLineBytes)
+            var lines = LineBatch()
+            lines.bytes.reserveCapacity(byteBudget + pipeline.options.maxLineBytes)
+            func ship() {
+                guard open, lines.count > 0 else { return }
+                open = channel.send(.batch(pipeline.validate(lines), bytesRead: readSoFar))
+                lines.bytes.removeAll(keepingCapacity: true)
+                lines.lines.removeAll(keepingCapacity: true)
+                lines.oversized.removeAll()
+            }
+            do {
+                try reader.forEachLine({ line in
+                    switch line {
+                    case .text(let bytes, let number):
+                        lines.lines.append((lines.bytes.count, bytes.count, number))
+                        lines.bytes.append(contentsOf: bytes)
+                    case .oversized(let prefix, let length, let number):
+                        lines.oversized.append((prefix, length, number))
+                    }
+                    if lines.count >= pipeline.options.batchSize || lines.bytes.count >= byteBudget { ship() }
+                    if !open { throw CancellationError() }
+                }, afterChunk: { readSoFar = $0 })
+                ship()
+            } catch let error as ImportError {
+                _ = channel.send(.failed(error))
+            } catch {}
+        }
+        thread.name = "PaywallStore.Import.reader"
+        thread.start()
+        return channel
+    }
+
+    /// Validates a batch of lines, splitting it across the machine's cores; keeps input order.
+    func validate(_ batch: LineBatch) -> Batch {
+        let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, batch.lines.count / 256))
+        let parts = (0..<workers).map { worker in
+            (batch.lines.count * worker / workers)..<(batch.lines.count * (worker + 1) / workers)
+        }
+        let results = UnsafeMutableBufferPointer<Batch>.allocate(capacity: workers)
+        results.initialize(repeating: Batch(capacity: 0))
+        defer { results.deinitialize(); results.deallocate() }
+        nonisolated(unsafe) let output = results
+        DispatchQueue.concurrentPerform(iterations: workers) { worker in
+            var part = Batch(capacity: parts[worker].count)
+            batch.bytes.withUnsafeBytes { all in
+                for index in parts[worker] {
+                    let line = batch.lines[index]
+                    validateLine(UnsafeRawBufferPointer(rebasing: all[line.start..<(line.start + line.count)]),
+                                 number: line.number, into: &part)
+                }
+            }
+            output[worker] = part
+        }
+        var merged = results[0]
+        for worker in 1..<workers {
+            merged.events += results[worker].events
+            for entry in results[worker].quarantine { merged.add(entry) }
+        }
+        for long in batch.oversized {
+            let reason = "(line): \(long.length) bytes, longer than the \(options.maxLineBytes)-byte limit; an event is "
+                + "a small flat JSON object — fix or split the line (payload keeps the first \(long.prefix.count) bytes)"
+            merged.add(QuarantineEntry(quarantinedAt: now.milliseconds(), reasons: [reason],
+                                       payload: String(decoding: long.prefix, as: UTF8.self), origin: origin, line: long.number))
+        }
+        return merged
+    }
+
+    /// Validates one line into `batch`: blank lines are skipped, a trailing `\r` is ignored.
+    func validateLine(_ raw: UnsafeRawBufferPointer, number: Int, into batch: inout Batch) {
+        var bytes = raw
+        if bytes.last == 0x0D { bytes = UnsafeRawBufferPointer(rebasing: bytes.dropLast()) }
+        if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return }
+        switch validator.validate(line: bytes) {
+        case .valid(let event):
+            batch.events.append(event)
+        case .invalid(let issues):
+            batch.add(QuarantineEntry(quarantinedAt: now.milliseconds(), reasons: issues.map(\.description),
+                                      payload: String(decoding: bytes, as: UTF8.self), origin: origin, line: number))
+        }
+    }
+}

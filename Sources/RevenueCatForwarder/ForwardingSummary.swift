@@ -1,0 +1,68 @@
+import Foundation
+
+/// The result of ``Forwarder/forwardOnce()``.
+public enum ForwardingPass: Sendable, Equatable {
+    /// Another pass holds the lease on this outbox; nothing was sent.
+    case busy
+    /// The pass ran.
+    case completed(ForwardingSummary)
+}
+
+extension ForwardingPass {
+    /// The `forward` command's exit status for this pass (SPEC §6): 0 when everything due was
+    /// handled (delivered or dead-lettered), 69 when RevenueCat could not be reached or asked
+    /// to wait, 75 when another pass holds the lease. A missing key is 64 (``APIKeyError``).
+    public var exitStatus: Int32 {
+        switch self {
+        case .busy: 75
+        case .completed(let summary): summary.revenueCatUnavailable ? 69 : 0
+        }
+    }
+}
+
+/// What one forwarding pass did. Holds counts and status text only, never the API key.
+public struct ForwardingSummary: Sendable, Equatable, CustomStringConvertible {
+    /// Why a pass ended.
+    public enum Stop: String, Sendable, Equatable {
+        /// No pending impression was due.
+        case nothingDue = "nothing due"
+        /// The pass sent its maximum number of batches; more may be due.
+        case batchLimit = "batch limit reached"
+        /// A batch must be retried later (network error, timeout, 5xx, 404, 429).
+        case revenueCatUnavailable = "RevenueCat unavailable"
+        /// Another owner took the lease after this one expired.
+        case leaseLost = "lease lost"
+        /// The task running the pass was cancelled.
+        case cancelled
+    }
+
+    /// Impressions RevenueCat accepted.
+    public var delivered = 0
+    /// Impressions kept pending with a later next-attempt time.
+    public var willRetry = 0
+    /// Impressions RevenueCat refused, now in the dead letters.
+    public var deadLettered = 0
+    /// HTTP requests made.
+    public var requests = 0
+    /// Whether the pass ended because RevenueCat could not be reached or asked to wait.
+    public var revenueCatUnavailable = false
+    /// Why the pass ended.
+    public var stop: Stop = .nothingDue
+    /// The last HTTP status received, if the last request got a response.
+    public var lastStatus: Int?
+    /// A description of the last failure, if any.
+    public var lastFailure: String?
+    /// The earliest next-attempt time (Unix ms) of what is still pending, `nil` when nothing is.
+    public var nextAttemptAt: Int64?
+
+    /// Creates an empty summary.
+    public init() {}
+
+    /// `delivered 50, will retry 0, dead-lettered 0 (1 request; nothing due)`.
+    public var description: String {
+        var text = "delivered \(delivered), will retry \(willRetry), dead-lettered \(deadLettered) "
+            + "(\(requests) request\(requests == 1 ? "" : "s"); \(stop.rawValue))"
+        if let lastFailure, stop == .revenueCatUnavailable { text += ": \(lastFailure)" }
+        return text
+    }
+}

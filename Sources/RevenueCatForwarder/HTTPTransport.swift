@@ -1,0 +1,101 @@
+import Foundation
+
+/// One HTTP header line.
+public struct HTTPHeader: Sendable, Hashable {
+    /// The header name as sent.
+    public var name: String
+    /// The header value.
+    public var value: String
+
+    /// Creates a header.
+    public init(_ name: String, _ value: String) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// An HTTP request the forwarder sends. Its description redacts `Authorization`.
+public struct HTTPRequest: Sendable, CustomStringConvertible, CustomReflectable {
+    /// The method, e.g. `POST`.
+    public var method: String
+    /// The absolute URL.
+    public var url: URL
+    /// Headers in the order they are sent.
+    public var headers: [HTTPHeader]
+    /// The body.
+    public var body: Data
+
+    /// Creates a request.
+    public init(method: String, url: URL, headers: [HTTPHeader], body: Data) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+    }
+
+    /// The first value of header `name` (case-insensitive).
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+
+    /// `METHOD url (n bytes)` — never the headers, so never the API key.
+    public var description: String { "\(method) \(url.absoluteString) (\(body.count) bytes)" }
+
+    /// A mirror whose `Authorization` value is redacted, so `dump` prints no key.
+    public var customMirror: Mirror {
+        let shown = headers.map { header in
+            header.name.caseInsensitiveCompare("Authorization") == .orderedSame ? HTTPHeader(header.name, "(redacted)") : header
+        }
+        return Mirror(self, children: ["method": method, "url": url, "headers": shown, "body": body])
+    }
+}
+
+/// An HTTP response as the transport received it.
+public struct HTTPResponse: Sendable {
+    /// The status code.
+    public var status: Int
+    /// Header values keyed by lowercased name.
+    public var headers: [String: String]
+    /// The body.
+    public var body: Data
+
+    /// Creates a response; header names are lowercased.
+    public init(status: Int, headers: [String: String] = [:], body: Data = Data()) {
+        self.status = status
+        self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
+        self.body = body
+    }
+}
+
+/// Why a request got no usable HTTP response. Every case is retried with backoff.
+public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// No response within the transport's timeout.
+    case timedOut
+    /// The host could not be reached (refused, unreachable, DNS).
+    case cannotConnect(detail: String)
+    /// The connection closed before the response was complete.
+    case connectionLost
+    /// Bytes arrived but were not a valid HTTP response.
+    case unreadableResponse(detail: String)
+    /// Any other failure of the transport.
+    case other(detail: String)
+
+    /// What happened and what the forwarder does about it.
+    public var description: String {
+        switch self {
+        case .timedOut: "RevenueCat did not answer before the timeout; the impressions stay pending and are retried"
+        case .cannotConnect(let detail): "cannot connect to RevenueCat (\(detail)); check the endpoint and network, the impressions stay pending"
+        case .connectionLost: "the connection to RevenueCat closed mid-response; the impressions stay pending and are retried"
+        case .unreadableResponse(let detail): "RevenueCat's response was not valid HTTP (\(detail)); the impressions stay pending and are retried"
+        case .other(let detail): "sending to RevenueCat failed (\(detail)); the impressions stay pending and are retried"
+        }
+    }
+}
+
+/// Sends one HTTP request and returns the response (any status); throws ``TransportError``
+/// when there is no usable response. `URLSessionTransport` is the production implementation.
+public protocol HTTPTransport: Sendable {
+    /// Sends `request`.
+    /// - Throws: ``TransportError``.
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse
+}

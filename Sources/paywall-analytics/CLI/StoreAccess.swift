@@ -1,0 +1,44 @@
+import Foundation
+import PaywallCore
+import PaywallSQLite
+import PaywallStore
+
+/// Opening the events database for a command, and mapping storage failures to exit codes.
+enum StoreAccess {
+    /// Opens (creating if needed, with mode 0600) and migrates the store at `path`.
+    static func open(_ path: String, create: Bool, now: Now = .system) throws(CLIError) -> EventStore {
+        if !create, !FileManager.default.fileExists(atPath: path) {
+            throw CLIError(.missingInput, "no events database at \(path). Record or import events first (`\(Tool.name) import FILE`), or pass --db PATH.")
+        }
+        if create {
+            let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+            do {
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true,
+                                                        attributes: [.posixPermissions: 0o700])
+            } catch {
+                throw CLIError(.cannotCreateOutput, "cannot create the folder \(folder.path) for the database: \(error.localizedDescription). Choose another place with --db PATH.")
+            }
+        }
+        do {
+            return EventStore(connection: try Schema.open(path: path), now: now)
+        } catch {
+            throw map(error)
+        }
+    }
+
+    /// The exit code and message for a storage failure (the message never holds bound values).
+    static func map(_ error: any Error) -> CLIError {
+        guard let error = error as? StorageError else {
+            if let error = error as? CLIError { return error }
+            return CLIError(.internalError, "\(error)")
+        }
+        let code: ExitCode = switch error.kind {
+        case .busy: .temporaryFailure
+        case .full, .ioError, .readOnly, .walUnavailable: .ioError
+        case .corrupt, .schemaTooNew: .badInput
+        case .cannotOpen: .cannotCreateOutput
+        case .constraint, .other: .internalError
+        }
+        return CLIError(code, error.description)
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import PaywallCore
+import PaywallStore
+
+/// `import FILE…|-`: NDJSON or another store's SQLite file into the events database.
+enum ImportCommand {
+    static var spec: CommandSpec {
+        CommandSpec(
+            name: "import",
+            abstract: "Import events from NDJSON files, standard input, or another store's SQLite file.",
+            discussion: """
+            Each NDJSON line is one flat JSON object: the envelope fields and the event's properties side by side
+            (see catalog/README.md). Every event is validated against the catalog; an event whose id is already
+            stored is counted as a duplicate and stored once; a bad line goes to the quarantine with every reason
+            and does not stop the import. Files are streamed, so a file larger than memory imports in constant
+            memory. Impressions enter the RevenueCat outbox unless --no-forward says they were forwarded already.
+
+            Exit codes: 0 all imported, 65 some lines quarantined (the good ones are stored), 66 a file is missing,
+            74 a file cannot be read, 75 the database is locked.
+            """,
+            usage: "import <file>... [--no-forward]",
+            arguments: [("<file>", "NDJSON file, `-` for standard input, or a PaywallAnalytics SQLite database.")],
+            options: [.flag("--no-forward", "Mark imported impressions as already forwarded to RevenueCat.")],
+            examples: [
+                "\(Tool.name) import events-2026-11-28.ndjson",
+                "zcat archive.ndjson.gz | \(Tool.name) import -",
+                "\(Tool.name) import --no-forward old-device.sqlite",
+            ],
+            run: run
+        )
+    }
+
+    @Sendable static func run(_ context: CommandContext, _ arguments: ParsedArguments) async throws -> ExitCode {
+        guard !arguments.positionals.isEmpty else { throw CLIError.usage("import needs at least one file, or - for standard input") }
+        let path = context.databasePath(arguments)
+        let store = try StoreAccess.open(path, create: true)
+        let importer = Importer(store: store, options: ImportOptions(forward: !arguments.has("--no-forward")))
+        let bar = ProgressBar(context: context, arguments: arguments)
+        let result: ImportResult
+        do {
+            result = try importer.importFiles(arguments.positionals) { progress in
+                let counts = "\(progress.result.imported) imported, \(progress.result.duplicates) duplicates, \(progress.result.quarantined) quarantined"
+                bar.update("\(progress.origin): \(counts)", fraction: progress.fraction)
+            }
+        } catch let error as ImportError {
+            bar.finish()
+            throw CLIError(ExitCode(rawValue: error.exitCode) ?? .internalError, error.description)
+        } catch {
+            bar.finish()
+            throw StoreAccess.map(error)
+        }
+        bar.finish()
+        if !arguments.has("--quiet") {
+            context.stdout.line("imported \(result.imported), duplicates \(result.duplicates), quarantined \(result.quarantined)")
+        }
+        if result.quarantined > 0 {
+            context.stderr.line("Warning: \(result.quarantined) line\(result.quarantined == 1 ? "" : "s") quarantined; see them with `\(Tool.name) export quarantine --out -` (the good events were stored).")
+            return .badInput
+        }
+        return .success
+    }
+}

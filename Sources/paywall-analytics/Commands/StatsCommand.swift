@@ -1,0 +1,46 @@
+import Foundation
+import PaywallCore
+import PaywallStore
+
+/// `stats`: what the events database holds.
+enum StatsCommand {
+    static var spec: CommandSpec {
+        CommandSpec(
+            name: "stats",
+            abstract: "Show counts per event name, the date range, the RevenueCat outbox, quarantine, dead letters and drops.",
+            usage: "stats",
+            examples: ["\(Tool.name) stats", "\(Tool.name) stats --db /var/lib/paywalls/events.sqlite"],
+            run: run
+        )
+    }
+
+    @Sendable static func run(_ context: CommandContext, _ arguments: ParsedArguments) async throws -> ExitCode {
+        guard arguments.positionals.isEmpty else { throw CLIError.usage("stats takes no arguments") }
+        let path = context.databasePath(arguments)
+        let store = try StoreAccess.open(path, create: false)
+        let stats: StoreStats
+        do { stats = try store.stats() } catch { throw StoreAccess.map(error) }
+        context.stdout.write(render(stats, path: path))
+        return .success
+    }
+
+    static func render(_ stats: StoreStats, path: String) -> String {
+        var out = "Database: \(path)\n"
+        let range = stats.firstOccurredAt.map { first in " from \(iso(first)) to \(iso(stats.lastOccurredAt ?? first))" } ?? ""
+        out += "Events: \(stats.totalEvents)\(range)\n"
+        for name in EventName.allCases.map(\.rawValue) + stats.eventsByName.keys.filter({ EventName(rawValue: $0) == nil }).sorted() {
+            out += "  " + name.padding(toLength: 28, withPad: " ", startingAt: 0) + String(stats.eventsByName[name] ?? 0) + "\n"
+        }
+        out += "RevenueCat outbox: \(stats.outboxPending) pending, \(stats.outboxDelivered) delivered, \(stats.outboxDead) dead-lettered\n"
+        out += "Dead letters: \(stats.deadLetters)\n"
+        out += "Quarantined: \(stats.quarantined)\n"
+        out += "Dropped at the recorder's buffer bound: \(stats.droppedAtBound)\n"
+        return out
+    }
+
+    static func iso(_ milliseconds: Int64) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        return formatter.string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
+    }
+}

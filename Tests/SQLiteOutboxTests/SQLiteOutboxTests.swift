@@ -1,0 +1,92 @@
+import Foundation
+import PaywallCore
+import PaywallSQLite
+import PaywallStore
+import Testing
+
+struct SQLiteOutboxTests {
+    let directory = TemporaryDirectory()
+
+    func store() throws -> EventStore { try EventStore(path: directory.path("events.sqlite"), now: .constant(1_764_500_000_000)) }
+
+    @Test func dueItemsComeInBatchesInOccurredAtOrderWithTheirAttempts() throws {
+        // Given 120 impressions stored out of order plus a non-impression event
+        let store = try store()
+        var events = impressions(120).shuffled()
+        events.append(EventRecord(id: UUID(), name: .paywallClosed, occurredAt: 1, userID: "u",
+                                  properties: EventProperties(pwID: UUID(), source: "s", result: .dismissed, via: .auto, openS: 1)))
+        try store.insert(events)
+        let outbox = SQLiteOutbox(store: store)
+        // When the first batch is read
+        let batch = try outbox.due(now: 0, limit: 50)
+        // Then it holds 50 impressions in occurred_at order, read back field for field
+        #expect(batch.count == 50)
+        #expect(batch.map(\.event.occurredAt) == batch.map(\.event.occurredAt).sorted())
+        let expected = Dictionary(uniqueKeysWithValues: impressions(120).map { ($0.id, $0) })
+        for item in batch {
+            var original = try #require(expected[item.event.id])
+            original.recordedAt = 1_764_500_000_000
+            #expect(item.event == original && item.attempts == 0)
+        }
+    }
+
+    @Test func outcomesAreStoredAndRequeueBringsDeadLettersBack() throws {
+        let store = try store()
+        try store.insert(impressions(30))
+        let outbox = SQLiteOutbox(store: store)
+        let ids = try outbox.due(now: 0, limit: 30).map(\.event.id)
+        // When 10 are delivered, 10 scheduled for retry, 10 dead-lettered
+        try outbox.markDelivered(Array(ids[0..<10]), at: 100)
+        try outbox.scheduleRetry(Array(ids[10..<20]), attempts: 2, notBefore: 5_000)
+        try outbox.deadLetter(Array(ids[20..<30]), status: 401, reason: "{\"message\":\"bad key\"}", at: 200)
+        // Then the rows say so, and only the retried ones are due later
+        let states = try store.connection.all("SELECT state, count(*), max(attempts) FROM outbox GROUP BY state ORDER BY state") {
+            "\($0.string(at: 0)!)=\($0.int64(at: 1)) max_attempts=\($0.int64(at: 2))"
+        }
+        #expect(states == ["dead=10 max_attempts=0", "delivered=10 max_attempts=0", "pending=10 max_attempts=2"])
+        #expect(try outbox.due(now: 4_999, limit: 50).isEmpty)
+        #expect(try outbox.due(now: 5_000, limit: 50).map(\.attempts) == Array(repeating: 2, count: 10))
+        #expect(try outbox.nextAttemptTime() == 5_000)
+        let dead = try store.connection.all("SELECT status, reason, dead_at, requeued_at FROM dead_letters") {
+            "\($0.int64(at: 0)) \($0.string(at: 1)!) \($0.int64(at: 2)) \($0.optionalInt64(at: 3).map(String.init) ?? "-")"
+        }
+        #expect(dead == Array(repeating: "401 {\"message\":\"bad key\"} 200 -", count: 10))
+        // When the operator requeues
+        #expect(try outbox.requeueDeadLetters(now: 300) == 10)
+        // Then they are pending again, due now, attempts reset, history kept and stamped
+        #expect(try outbox.due(now: 300, limit: 50).filter { ids[20..<30].contains($0.event.id) }.count == 10)
+        #expect(try store.connection.scalar("SELECT count(*) FROM dead_letters WHERE requeued_at = 300")?.int64 == 10)
+        #expect(try outbox.requeueDeadLetters(now: 400) == 0)
+    }
+
+    @Test func deliveredRowsAreNotReopenedByLateOutcomes() throws {
+        let store = try store()
+        try store.insert(impressions(1))
+        let outbox = SQLiteOutbox(store: store)
+        let id = impressions(1)[0].id
+        try outbox.markDelivered([id], at: 1)
+        try outbox.scheduleRetry([id], attempts: 5, notBefore: 9)
+        try outbox.deadLetter([id], status: 400, reason: "late", at: 2)
+        #expect(try store.connection.scalar("SELECT state FROM outbox")?.string == "delivered")
+        #expect(try store.connection.scalar("SELECT count(*) FROM dead_letters")?.int64 == 0)
+    }
+
+    @Test func leaseIsExclusiveAcrossConnectionsUntilItExpiresOrIsReleased() throws {
+        // Given two connections to the same file, as two processes would have
+        let path = directory.path("events.sqlite")
+        let first = SQLiteOutbox(connection: try Schema.open(path: path))
+        let second = SQLiteOutbox(connection: try Schema.open(path: path))
+        // Then one holder at a time; the holder may renew; expiry and release free it
+        #expect(try first.acquireLease(owner: "A", now: 1_000, durationMs: 500))
+        #expect(try !second.acquireLease(owner: "B", now: 1_200, durationMs: 500))
+        #expect(try first.acquireLease(owner: "A", now: 1_400, durationMs: 500))
+        #expect(try !second.acquireLease(owner: "B", now: 1_800, durationMs: 500))
+        #expect(try second.acquireLease(owner: "B", now: 1_900, durationMs: 500))
+        #expect(try !first.acquireLease(owner: "A", now: 2_000, durationMs: 500))
+        try first.releaseLease(owner: "A")
+        #expect(try second.lease()?.owner == "B")
+        try second.releaseLease(owner: "B")
+        #expect(try second.lease() == nil)
+        #expect(try first.acquireLease(owner: "A", now: 2_000, durationMs: 500))
+    }
+}
