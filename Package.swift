@@ -63,11 +63,6 @@ var package = Package(
     ]
 )
 
-package.targets.append(.testTarget(
-    name: "PaywallReportsTests",
-    dependencies: ["PaywallReports", "PaywallStore", "PaywallSQLite", "PaywallCore"],
-    exclude: ["Golden", "scripts"]
-))
 package.targets.first { $0.name == "paywall-bench" }?.dependencies.append("PaywallReports")
 
 for target in package.targets where target.type != .system {

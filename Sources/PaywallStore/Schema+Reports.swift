@@ -4,14 +4,35 @@ extension Schema {
     /// The reports' rollups (PaywallReports reads and maintains them; see `reports/`):
     /// - `report_presentations`: one row per `pw_id` with the building blocks of funnels.md (first
     ///   event, placement, customer, impression, flags, close), folded incrementally from events;
-    ///   keyed by `pw_id` (time-ordered UUIDs append), indexed by the first event's time;
-    /// - `report_customers`, `report_placements`: dense integer keys for user ids and placements, which
-    ///   `report_presentations` also stores (`customer_key`, `placement_key`) so a report scan reads
-    ///   integers only;
     /// - `report_event_buckets`: event counts per 15-minute bucket of `occurred_at` (data quality);
     /// - an index on `outbox (occurred_at, state)` for the delivery columns of data quality.
     /// Both rollups start empty and are filled from the events on the first report run.
     static let reportsRollups = Migration("reports-rollups", sql: """
+        CREATE TABLE report_presentations (
+          pw_id TEXT PRIMARY KEY NOT NULL,
+          first_at INTEGER NOT NULL, first_id TEXT NOT NULL,
+          placement TEXT NOT NULL, user_id TEXT NOT NULL,
+          impression_at INTEGER,
+          plan_selected INTEGER NOT NULL, purchase_started INTEGER NOT NULL,
+          close_at INTEGER, close_id TEXT, close_result TEXT, close_via TEXT, close_open_s REAL,
+          close_product TEXT) STRICT;
+        CREATE INDEX report_presentations_by_time ON report_presentations (first_at);
+        CREATE INDEX report_presentations_by_customer ON report_presentations (user_id, placement, impression_at)
+          WHERE impression_at IS NOT NULL;
+        CREATE INDEX report_presentations_purchases ON report_presentations (user_id, close_at)
+          WHERE close_result = 'purchased';
+        CREATE TABLE report_event_buckets (
+          bucket INTEGER PRIMARY KEY NOT NULL, events INTEGER NOT NULL, impressions INTEGER NOT NULL) STRICT;
+        CREATE INDEX report_outbox_by_time ON outbox (occurred_at, state);
+        """)
+
+    /// Migration 3: the rollups keyed for a fast scan. `report_presentations` becomes a `WITHOUT ROWID`
+    /// table keyed by `pw_id` (time-ordered ids append) with one index on the first event's time and
+    /// integer keys for its customer and placement (`report_customers`, `report_placements`), so the
+    /// native report engine reads integers only. The rollups are derived data: this migration drops
+    /// them and resets the watermark, and the next report run rebuilds them from the events.
+    static let reportsRollupKeys = Migration("reports-rollup-keys", sql: """
+        DROP TABLE report_presentations;
         CREATE TABLE report_presentations (
           pw_id TEXT PRIMARY KEY NOT NULL,
           first_at INTEGER NOT NULL, first_id TEXT NOT NULL,
@@ -24,8 +45,7 @@ extension Schema {
         CREATE INDEX report_presentations_by_time ON report_presentations (first_at);
         CREATE TABLE report_customers (key INTEGER PRIMARY KEY, user_id TEXT NOT NULL UNIQUE) STRICT;
         CREATE TABLE report_placements (key INTEGER PRIMARY KEY, placement TEXT NOT NULL UNIQUE) STRICT;
-        CREATE TABLE report_event_buckets (
-          bucket INTEGER PRIMARY KEY NOT NULL, events INTEGER NOT NULL, impressions INTEGER NOT NULL) STRICT;
-        CREATE INDEX report_outbox_by_time ON outbox (occurred_at, state);
+        DELETE FROM report_event_buckets;
+        DELETE FROM meta WHERE key IN ('reports.watermark_rowid', 'reports.newest_occurred_at');
         """)
 }

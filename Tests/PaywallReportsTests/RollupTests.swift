@@ -1,4 +1,5 @@
 import Foundation
+import PaywallCore
 @testable import PaywallReports
 import PaywallSQLite
 import PaywallStore
@@ -56,5 +57,30 @@ struct RollupTests {
         #expect(first.eventsRead == Int64(ReportFixture.events.count))
         #expect(second.eventsRead == 0 && second.touchedBuckets.isEmpty)
         #expect(second.watermarkAfter == first.watermarkAfter)
+    }
+}
+
+struct ReportsMigrationTests {
+    @Test func aStoreWithTheFirstRollupSchemaIsRebuiltAfterMigrating() throws {
+        // Given a store at schema version 2 (the first rollup layout) whose rollup was already built
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let path = folder.path("db")
+        let old = try Migrator(Array(Schema.migrations.prefix(2))).open(path: path)
+        try ReportFixture.insert(ReportFixture.events, into: old)
+        try old.run(ReportQueries.rollupPresentations, NamedParameters.values(
+            for: ReportQueries.rollupPresentations, ["after_rowid": .integer(0), "through_rowid": .integer(1_000)]))
+        try old.run("INSERT INTO meta (key, value) VALUES ('reports.watermark_rowid', '1000')")
+        // When the current program opens it and reports
+        let connection = try Schema.open(path: path)
+        let summary = try FunnelReport(connection: connection, now: .constant(ReportFixture.day5))
+            .report(from: try ReportDate("2026-11-01"), to: try ReportDate("2026-11-05"), into: folder.path("out"))
+        // Then the rollups were rebuilt from every event and the reports are right
+        #expect(try connection.scalar("PRAGMA user_version")?.int64 == Int64(Schema.latestVersion))
+        #expect(summary.eventsRead == Int64(ReportFixture.events.count))
+        for file in ["encounter_funnel.csv", "conversion_funnel.csv", "cohort_conversion.csv", "placement_summary.csv",
+                     "product_mix.csv"] {
+            try expectGolden("utc", file, in: folder.path("out"))
+        }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PaywallCore
 @testable import PaywallReports
 import Testing
 
