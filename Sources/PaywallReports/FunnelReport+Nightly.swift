@@ -23,7 +23,7 @@ extension FunnelReport {
                        cohortWindow: CohortWindow = .default, version: String) throws -> NightlyRun {
         let startedAt = now.milliseconds()
         let calendar = try DayCalendar(timeZone: timezone)
-        if let days, days < 1 { throw ReportError.invalidRange(from: "\(days) days", to: "today") }
+        if let days, days < 1 { throw ReportError.invalidDays(days) }
         try checkStore()
         let lease = ReportLease(connection: connection)
         try lease.acquire(now: startedAt, durationMs: 6 * 3_600_000)
