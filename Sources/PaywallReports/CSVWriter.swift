@@ -23,6 +23,14 @@ public struct CSVWriter {
         case number(String)
         /// An empty cell.
         case empty
+
+        /// The cell's text without CSV quoting or the formula guard (for the HTML page).
+        public var raw: String {
+            switch self {
+            case .text(let text), .number(let text): return text
+            case .empty: return ""
+            }
+        }
     }
 
     private let descriptor: Int32

@@ -47,19 +47,21 @@ public struct FunnelReport: Sendable {
     ///   - timezone: the IANA zone that defines days (default UTC), DST-correct.
     ///   - cohortWindow: the cohort conversion window (default 3 days).
     ///   - formulaGuard: prefix formula-like text cells with `'` (default on).
-    ///   - directory: the output folder; created if needed; only the report files in it are replaced.
+    ///   - version: the program version shown on the HTML page.
+    ///   - directory: the output folder; created if needed; only the report files (the six CSVs and
+    ///     `report.html`) in it are replaced.
     /// - Throws: ``ReportError``; on any failure the folder is left as it was.
     @discardableResult
     public func report(from: ReportDate, to: ReportDate, placements: [String]? = nil, timezone: String = "UTC",
-                       cohortWindow: CohortWindow = .default, formulaGuard: Bool = true,
+                       cohortWindow: CohortWindow = .default, formulaGuard: Bool = true, version: String = "",
                        into directory: String) throws -> Summary {
         let calendar = try DayCalendar(timeZone: timezone)
         let days = try calendar.days(from: from, through: to)
         try checkStore()
         let output = try OutputFolder(destination: directory)
         let refreshed = try refreshRollups()
-        let rows = try write(days: days, placements: placements, cohortWindow: cohortWindow,
-                             formulaGuard: formulaGuard, into: output)
+        let rows = try write(days: days, placements: placements, cohortWindow: cohortWindow, formulaGuard: formulaGuard,
+                             context: context(days: days, timezone: timezone, version: version), into: output)
         try output.commit()
         return Summary(directory: output.destination.path, rows: rows, eventsRead: refreshed.eventsRead)
     }
@@ -78,15 +80,17 @@ public struct FunnelReport: Sendable {
         }
     }
 
-    /// Runs every report inside one read transaction (one consistent snapshot) into `output`.
+    /// Runs every report inside one read transaction (one consistent snapshot) into `output`, then
+    /// renders `report.html` from the same rows; returns the data rows per CSV file.
     func write(days: [ReportDay], placements: [String]?, cohortWindow: CohortWindow, formulaGuard: Bool,
-               into output: OutputFolder) throws -> [String: Int] {
+               context: HTMLReport.Context, into output: OutputFolder) throws -> [String: Int] {
         let parameters: [String: SQLValue] = [
             "days": .text(DayCalendar.json(days)),
             "placements": placements.flatMap { $0.isEmpty ? nil : .text(Self.jsonArray($0)) } ?? .null,
             "window_ms": .integer(cohortWindow.milliseconds),
         ]
-        return try ReportError.wrap {
+        var tables: [ReportTable] = []
+        let rows = try ReportError.wrap {
             try connection.transaction(.deferred) { db in
                 let computed = engine == .native
                     ? try nativeRows(db, days: days, placements: placements, cohortWindow: cohortWindow) : [:]
@@ -95,16 +99,29 @@ public struct FunnelReport: Sendable {
                     let descriptor = try output.create(file.fileName)
                     defer { close(descriptor) }
                     var writer = CSVWriter(descriptor: descriptor, path: file.fileName, formulaGuard: formulaGuard)
+                    var table: [[String]] = []
                     if let native = computed[file.fileName] {
-                        rows[file.fileName] = try file.write(rows: native, to: &writer)
+                        rows[file.fileName] = try file.write(rows: native, to: &writer, collecting: &table)
                     } else {
-                        rows[file.fileName] = try file.write(db, parameters: parameters, to: &writer)
+                        rows[file.fileName] = try file.write(db, parameters: parameters, to: &writer, collecting: &table)
                     }
                     try writer.flush()
+                    tables.append(ReportTable(name: String(file.fileName.dropLast(4)), columns: file.columns, rows: table))
                 }
                 return rows
             }
         }
+        try output.write(HTMLReport.fileName, Data(HTMLReport.render(tables: tables, context: context).utf8))
+        return rows
+    }
+
+    /// The HTML page's context for a run over `days`.
+    func context(days: [ReportDay], timezone: String, version: String) -> HTMLReport.Context {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        let generated = formatter.string(from: Date(timeIntervalSince1970: Double(now.milliseconds()) / 1000))
+        let period = days.isEmpty ? "" : "\(days[0].date) to \(days[days.count - 1].date)"
+        return HTMLReport.Context(period: period, timezone: timezone, generatedAt: generated, version: version)
     }
 
     /// The native engine's rows per file name (data quality stays in SQL: it reads small tables).

@@ -69,11 +69,14 @@ public struct ReportFile: Sendable, Hashable {
     ])
 
     /// Runs the SQL with `parameters` and streams the rows into `writer`, header first; returns the rows.
-    func write(_ db: Database, parameters: [String: SQLValue], to writer: inout CSVWriter) throws -> Int {
+    func write(_ db: Database, parameters: [String: SQLValue], to writer: inout CSVWriter,
+               collecting table: inout [[String]]) throws -> Int {
         try writer.writeRow(columns.map { .text($0) })
         var rows = 0
         try db.forEachRow(sql, NamedParameters.values(for: sql, parameters)) { row in
-            try writer.writeRow(formats.indices.map { Self.cell(row, $0, formats[$0]) })
+            let cells = formats.indices.map { Self.cell(row, $0, formats[$0]) }
+            try writer.writeRow(cells)
+            table.append(cells.map(\.raw))
             rows += 1
             return true
         }
@@ -81,10 +84,12 @@ public struct ReportFile: Sendable, Hashable {
     }
 
     /// Writes computed rows (the native engine), header first; returns the rows.
-    func write(rows: [[ReportValue]], to writer: inout CSVWriter) throws -> Int {
+    func write(rows: [[ReportValue]], to writer: inout CSVWriter, collecting table: inout [[String]]) throws -> Int {
         try writer.writeRow(columns.map { .text($0) })
         for row in rows {
-            try writer.writeRow(formats.indices.map { Self.cell(row[$0], formats[$0]) })
+            let cells = formats.indices.map { Self.cell(row[$0], formats[$0]) }
+            try writer.writeRow(cells)
+            table.append(cells.map(\.raw))
         }
         return rows.count
     }

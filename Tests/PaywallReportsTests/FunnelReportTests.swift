@@ -65,6 +65,22 @@ struct FunnelReportTests {
         ])
     }
 
+    @Test func theHTMLPageIsWrittenWithTheSameNumbersAndEscaped() throws {
+        // Given the fixture, whose placements include markup and formulas
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let reports = try makeReports(folder)
+        // When reporting
+        try reports.report(from: try ReportDate("2026-11-01"), to: try ReportDate("2026-11-05"), version: "9.9.9",
+                           into: folder.path("out"))
+        // Then report.html sits next to the CSVs, escapes event data and carries no script
+        let html = try String(contentsOfFile: folder.path("out/report.html"), encoding: .utf8)
+        #expect(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
+        #expect(!html.contains("<script"))
+        #expect(html.contains("2026-11-01 to 2026-11-05"))
+        #expect(html.contains("9.9.9"))
+    }
+
     @Test func rawOutputTurnsTheFormulaGuardOff() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
