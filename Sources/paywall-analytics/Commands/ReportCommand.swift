@@ -71,7 +71,7 @@ enum ReportCommand {
             let store = try StoreAccess.open(context.databasePath(arguments), create: false, now: now)
             let summary = try FunnelReport(connection: store.connection, now: now)
                 .report(from: from, to: to, placements: arguments.all("--placement"), timezone: timezone,
-                        cohortWindow: window, formulaGuard: !arguments.has("--raw"), into: out)
+                        cohortWindow: window, formulaGuard: !arguments.has("--raw"), version: ProductVersion.current, into: out)
             if !arguments.has("--quiet") {
                 let rows = summary.rows.values.reduce(0, +)
                 context.stdout.line("wrote \(summary.rows.count) reports (\(rows) rows) for \(from) to \(to) into \(summary.directory)")
