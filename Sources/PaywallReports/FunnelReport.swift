@@ -21,6 +21,9 @@ public struct FunnelReport: Sendable {
     public var chunkSize: Int64 = 100_000
     /// How the reports are computed (``ReportEngine/native`` by default; ``ReportEngine/sql`` runs `reports/*.sql`).
     public var engine: ReportEngine = .native
+    /// Called while new events are folded into the rollups (the long part of a first run) with
+    /// the share done, 0…1; the CLI draws its progress bar from it.
+    public var progress: (@Sendable (Double) -> Void)?
 
     /// Creates a report runner on an open store.
     public init(connection: Connection, now: Now) {
@@ -75,6 +78,7 @@ public struct FunnelReport: Sendable {
         try ReportError.wrap {
             var rollup = Rollup(connection: connection)
             rollup.chunkSize = chunkSize
+            rollup.progress = progress
             let result = try rollup.refresh()
             return RollupRefresh(eventsRead: result.eventsRead, watermark: result.watermarkAfter,
                                  touchedBuckets: result.touchedBuckets)

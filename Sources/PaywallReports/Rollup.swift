@@ -27,6 +27,8 @@ struct Rollup {
     let connection: Connection
     /// Events per transaction.
     var chunkSize: Int64 = 250_000
+    /// Called after every committed chunk with the share of new events folded so far (0…1).
+    var progress: (@Sendable (Double) -> Void)?
 
     /// Folds every event above the watermark into the rollups.
     ///
@@ -57,6 +59,9 @@ struct Rollup {
                     }
                 }
                 result.watermarkAfter = max(after, through)
+            }
+            if let progress, top > result.watermarkBefore {
+                progress(Double(result.watermarkAfter - result.watermarkBefore) / Double(top - result.watermarkBefore))
             }
         }
         if fresh && result.eventsRead > 0 {

@@ -25,6 +25,9 @@ struct TerminalMannersTests {
         #expect(screen.contains("\r\u{1B}[2K["), "a bar was drawn")
         #expect(screen.contains("big.ndjson: "))
         #expect(screen.contains("imported 25000, duplicates 0, quarantined 0"))
+        let report = try await inTerminal("\(cli.executable.path) report --nightly --out \(scratch.path("out")) --db \(scratch.path("t.sqlite"))")
+        #expect(report.contains("] 100% folding new events into the report rollups"))
+        #expect(report.contains("\r\u{1B}[2Kread 25000 new events"), "the bar is cleared before the summary")
     }
 
     @Test func quietOrAPipeGetsNoProgress() async throws {
