@@ -67,6 +67,7 @@ var package = Package(
         ),
         .executableTarget(name: "forwarder-crash-helper", dependencies: ["PaywallStore", "PaywallCore", "RevenueCatForwarder"]),
         .testTarget(name: "SecurityTests", dependencies: ["PaywallCore", "PaywallTestSupport", "paywall-analytics", "recorder-crash-helper"]),
+        .executableTarget(name: "paywall-soak", dependencies: ["PaywallCore", "PaywallStore", "PaywallSQLite", "PaywallTestSupport"]),
         .testTarget(
             name: "SQLiteOutboxTests",
             dependencies: ["PaywallStore", "PaywallCore", "PaywallSQLite", "RevenueCatForwarder", "PaywallTestSupport",
