@@ -27,7 +27,8 @@ struct APIKeyNeverWrittenTests {
         let standIn = try RevenueCatStandIn()
         defer { standIn.stop() }
         let echo = "{\"code\":7225,\"message\":\"Invalid API key \(Self.key) (\(Self.key.dropFirst(5)))\"}"
-        standIn.enqueue(.status(503, body: echo), .status(401, body: echo), .status(400, body: echo))
+        // Retry-After: 0 makes the 503's batch due again at once, so the run does not depend on backoff jitter
+        standIn.enqueue(.status(503, body: echo, headers: ["Retry-After": "0"]), .status(401, body: echo), .status(400, body: echo))
         let endpoint = standIn.baseURL.absoluteString
 
         // When a whole session runs with the key in the environment of every command
@@ -58,6 +59,7 @@ struct APIKeyNeverWrittenTests {
 
         // Then the session did exercise every failure: the key was sent (so the tool had it) and refused
         #expect(standIn.exchanges.contains { $0.response == .status(401, body: echo) })
+        #expect(standIn.exchanges.contains { $0.response == .status(400, body: echo) })
         #expect(standIn.exchanges.contains { $0.request.headerLines.contains { $0.value.contains(Self.key) } })
         let deadLetters = try String(contentsOfFile: scratch.path("dead-letters.csv"), encoding: .utf8)
         #expect(deadLetters.split(separator: "\r\n").count > 1, "the refusals were dead-lettered:\n\(transcript)")
