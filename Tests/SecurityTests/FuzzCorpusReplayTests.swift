@@ -3,7 +3,7 @@ import PaywallCore
 import PaywallTestSupport
 import Testing
 
-/// Replays the committed fuzzing corpora (Fuzz/corpus/…) and any crasher (Fuzz/crashers/…) through
+/// Replays the committed fuzzing seeds and corpora (Fuzz/seeds/…, Fuzz/corpus/…) and any crasher (Fuzz/crashers/…) through
 /// the same properties the libFuzzer harnesses check, in the normal test suite: a crash found once
 /// stays fixed, and the properties hold for every interesting input the fuzzers kept.
 struct FuzzCorpusReplayTests {
@@ -11,7 +11,7 @@ struct FuzzCorpusReplayTests {
 
     static func inputs(_ target: String) throws -> [URL] {
         var urls: [URL] = []
-        for folder in ["corpus/\(target)", "crashers"] {
+        for folder in ["seeds/\(target)", "corpus/\(target)", "crashers"] {
             let url = root.appendingPathComponent(folder)
             guard let names = try? FileManager.default.contentsOfDirectory(atPath: url.path) else { continue }
             urls += names.filter { folder != "crashers" || $0.hasPrefix(target + "-") }.map { url.appendingPathComponent($0) }
