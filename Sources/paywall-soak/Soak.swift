@@ -40,6 +40,9 @@ final class Soak: Sendable {
             DispatchQueue.global().async { group.wait(); continuation.resume() }
         }
         let loopSeconds = Date().timeIntervalSince(started)
+        if let sabotage = ProcessInfo.processInfo.environment["PAYWALL_SOAK_SABOTAGE"] {
+            try Sabotage.apply(sabotage, db: db, acknowledged: tally.withLock { $0.acknowledged })
+        }
         let checks = SoakChecks(soak: self, standIn: standIn)
         let failures = try checks.run()
         var report = SoakReport(tally: tally.withLock { $0 }, faults: faults.served, checks: checks.figures, failures: failures)

@@ -47,7 +47,7 @@ final class SoakChecks {
         let stored = Set(try connection.all("SELECT id FROM events") { $0.string(at: 0) ?? "" })
         let acknowledged = soak.tally.withLock { $0.acknowledged }
         let lost = Set(acknowledged).subtracting(stored)
-        expect(lost.isEmpty, "\(lost.count) acknowledged events are missing, e.g. \(lost.prefix(3))")
+        expect(lost.isEmpty, "\(lost.count) acknowledged events are missing, e.g. \(Array(lost.prefix(3)))")
         expect(Set(acknowledged).count == acknowledged.count, "an id was acknowledged twice")
         let duplicates = try count("SELECT count(*) FROM (SELECT pw_id, name FROM events GROUP BY pw_id, name HAVING count(*) > 1)")
         expect(duplicates == 0, "\(duplicates) presentations hold the same event twice")
@@ -66,7 +66,7 @@ final class SoakChecks {
         let dead = try count("SELECT count(*) FROM outbox WHERE state = 'dead'")
         let deadWithoutReason = try count("SELECT count(*) FROM outbox o WHERE state = 'dead' AND NOT EXISTS (SELECT 1 FROM dead_letters d WHERE d.event_id = o.event_id AND d.requeued_at IS NULL)")
         expect(deadWithoutReason == 0, "\(deadWithoutReason) dead outbox rows have no open dead letter")
-        expect(standIn.violations.isEmpty, "wire-format violations: \(standIn.violations.prefix(3))")
+        expect(standIn.violations.isEmpty, "wire-format violations: \(Array(standIn.violations.prefix(3)))")
         let integrity = try connection.scalar("PRAGMA integrity_check")?.string
         expect(integrity == "ok", "integrity_check: \(integrity ?? "nil")")
         let resent = accepted.values.filter { $0 > 1 }.count
