@@ -116,14 +116,10 @@ public final class Forwarder: Sendable {
         }
     }
 
-    /// `body` with every occurrence of the API key replaced, so an echoing server cannot
-    /// smuggle the key into a dead-letter reason.
+    /// `body` with the API key, and every fragment of 8 bytes or more of it, replaced, so an
+    /// echoing server cannot smuggle the key (whole, without prefix, or cut) into a dead-letter reason.
     private func redacted(_ body: Data) -> Data {
-        let key = Data(configuration.apiKey.value.utf8)
-        guard !key.isEmpty, body.range(of: key) != nil else { return body }
-        var result = body
-        while let range = result.range(of: key) { result.replaceSubrange(range, with: Data("(redacted)".utf8)) }
-        return result
+        KeyRedaction.redact(body, key: configuration.apiKey.value)
     }
 
     static func milliseconds(_ duration: Duration) -> Int64 {

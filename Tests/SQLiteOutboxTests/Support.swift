@@ -66,7 +66,9 @@ enum Helper {
         let process = Process()
         process.executableURL = try url()
         process.arguments = ["forward", db, String(port)] + [now.map(String.init), leaseMs.map(String.init)].compactMap { $0 }
-        process.environment = ["REVENUECAT_API_KEY": secret]
+        // Only the key, plus any sanitizer options of the run (scripts/ci-hardening sets ASAN_OPTIONS/TSAN_OPTIONS).
+        process.environment = ProcessInfo.processInfo.environment.filter { $0.key.hasSuffix("SAN_OPTIONS") }
+            .merging(["REVENUECAT_API_KEY": secret]) { _, key in key }
         process.standardOutput = stdout
         process.standardError = stderr
         try process.run()
