@@ -76,6 +76,8 @@ var package = Package(
     ]
 )
 
+package.targets.first { $0.name == "paywall-bench" }?.dependencies.append("PaywallReports")
+
 for target in package.targets where target.type != .system {
     target.swiftSettings = (target.swiftSettings ?? []) + strictSettings
 }

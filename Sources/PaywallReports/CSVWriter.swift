@@ -1,19 +1,20 @@
 import Foundation
 
 /// Writes RFC 4180 CSV (UTF-8, no BOM, CRLF line ends) to a file descriptor through a buffer,
-/// in constant memory.
+/// in constant memory. A value type: keep one in a local `var` and pass it `inout`, so the hot
+/// path has no dynamic exclusivity checks.
 ///
 /// A field is quoted when it contains a comma, a quote, CR or LF (quotes doubled). With
 /// `formulaGuard` on, a text cell beginning with `=`, `+`, `-`, `@`, tab or CR gets a leading `'`
 /// so spreadsheets do not run it as a formula (funnels.md "Formats"); numbers are never guarded.
 ///
 /// ```swift
-/// let writer = CSVWriter(descriptor: FileHandle.standardOutput.fileDescriptor, path: "-")
+/// var writer = CSVWriter(descriptor: FileHandle.standardOutput.fileDescriptor, path: "-")
 /// try writer.writeRow([.text("placement"), .text("presentations")])
 /// try writer.writeRow([.text("=cmd"), .number("3")])   // '=cmd,3
 /// try writer.flush()
 /// ```
-public final class CSVWriter {
+public struct CSVWriter {
     /// One cell: text (quoted and formula-guarded as needed) or an already formatted number.
     public enum Cell: Sendable, Hashable {
         /// Data text.
@@ -22,6 +23,14 @@ public final class CSVWriter {
         case number(String)
         /// An empty cell.
         case empty
+
+        /// The cell's text without CSV quoting or the formula guard (for the HTML page).
+        public var raw: String {
+            switch self {
+            case .text(let text), .number(let text): return text
+            case .empty: return ""
+            }
+        }
     }
 
     private let descriptor: Int32
@@ -36,17 +45,6 @@ public final class CSVWriter {
     ///   - descriptor: where to write.
     ///   - path: the path named in errors (`-` for standard output).
     ///   - formulaGuard: prefix formula-like text cells with `'` (default on; off for `--raw`).
-    /// The rows written so far as raw text (no quoting, no formula guard), when created with
-    /// `keepsRows`; the HTML page is drawn from them.
-    public private(set) var keptRows: [[String]] = []
-    private var keepsRows = false
-
-    /// Creates a writer that also keeps every row as raw text in ``keptRows`` (for small reports).
-    public convenience init(descriptor: Int32, path: String, formulaGuard: Bool = true, keepsRows: Bool) {
-        self.init(descriptor: descriptor, path: path, formulaGuard: formulaGuard)
-        self.keepsRows = keepsRows
-    }
-
     public init(descriptor: Int32, path: String, formulaGuard: Bool = true) {
         self.descriptor = descriptor
         self.path = path
@@ -59,15 +57,7 @@ public final class CSVWriter {
     /// Appends one record.
     ///
     /// - Throws: ``ReportError/io(path:reason:)`` when the write fails.
-    public func writeRow(_ cells: [Cell]) throws {
-        if keepsRows {
-            keptRows.append(cells.map { cell in
-                switch cell {
-                case .text(let value), .number(let value): value
-                case .empty: ""
-                }
-            })
-        }
+    public mutating func writeRow(_ cells: [Cell]) throws {
         for cell in cells {
             switch cell {
             case .text(let value): text(value)
@@ -79,13 +69,37 @@ public final class CSVWriter {
     }
 
     /// Appends a text field (quoted and guarded as needed); `nil` writes an empty field.
-    public func text(_ value: String?) {
+    public mutating func text(_ value: String?) {
         separate()
         if let value { appendText(value) }
     }
 
+    /// Appends a text field from UTF-8 bytes (quoted and guarded as needed), without a `String`.
+    public mutating func text(bytes: UnsafeRawBufferPointer) {
+        separate()
+        guard let first = bytes.first else { return }
+        let needsGuard = formulaGuard && (first == UInt8(ascii: "=") || first == UInt8(ascii: "+")
+            || first == UInt8(ascii: "-") || first == UInt8(ascii: "@") || first == 9 || first == 13)
+        var needsQuotes = false
+        for byte in bytes where byte == UInt8(ascii: ",") || byte == UInt8(ascii: "\"") || byte == 10 || byte == 13 {
+            needsQuotes = true
+            break
+        }
+        if !needsQuotes && !needsGuard {
+            buffer.append(contentsOf: bytes)
+            return
+        }
+        if needsQuotes { buffer.append(UInt8(ascii: "\"")) }
+        if needsGuard { buffer.append(UInt8(ascii: "'")) }
+        for byte in bytes {
+            buffer.append(byte)
+            if needsQuotes && byte == UInt8(ascii: "\"") { buffer.append(byte) }
+        }
+        if needsQuotes { buffer.append(UInt8(ascii: "\"")) }
+    }
+
     /// Appends an integer field.
-    public func integer(_ value: Int64?) {
+    public mutating func integer(_ value: Int64?) {
         separate()
         guard var value else { return }
         if value < 0 {
@@ -108,29 +122,29 @@ public final class CSVWriter {
     }
 
     /// Appends an already formatted number (never guarded or quoted).
-    public func number(_ formatted: String) {
+    public mutating func number(_ formatted: String) {
         separate()
         buffer.append(contentsOf: formatted.utf8)
     }
 
     /// Appends an empty field.
-    public func empty() { separate() }
+    public mutating func empty() { separate() }
 
     /// Ends the current record (CRLF), flushing when the buffer is full.
-    public func endRecord() throws {
+    public mutating func endRecord() throws {
         buffer.append(13)
         buffer.append(10)
         fieldsInRecord = 0
         if buffer.count >= capacity { try flush() }
     }
 
-    private func separate() {
+    private mutating func separate() {
         if fieldsInRecord > 0 { buffer.append(UInt8(ascii: ",")) }
         fieldsInRecord += 1
     }
 
     /// Appends one text field, guarded and quoted as needed.
-    func appendText(_ text: String) {
+    mutating func appendText(_ text: String) {
         let utf8 = text.utf8
         var needsGuard = false
         if formulaGuard, let first = utf8.first {
@@ -154,7 +168,7 @@ public final class CSVWriter {
     /// Writes the buffered bytes.
     ///
     /// - Throws: ``ReportError/io(path:reason:)``.
-    public func flush() throws {
+    public mutating func flush() throws {
         defer { buffer.removeAll(keepingCapacity: true) }
         try buffer.withUnsafeBytes { try FileIO.writeAll(descriptor, $0, path: path) }
     }

@@ -10,7 +10,7 @@ extension Exporter {
 
     /// Streams both per-day funnels side by side (they have the same (date, placement) rows, in the
     /// same order), over the filter's days, or over all stored history when no dates are given.
-    func exportFunnels(_ filter: ExportFilter, _ writer: CSVWriter) throws -> Int64 {
+    func exportFunnels(_ filter: ExportFilter, _ writer: inout CSVWriter) throws -> Int64 {
         let calendar = try DayCalendar(timeZone: filter.timezone)
         let reports = FunnelReport(connection: connection, now: .constant(0))
         try reports.checkStore()
@@ -31,29 +31,20 @@ extension Exporter {
         }
         guard let from, let to else { return 0 }
         let days = try calendar.days(from: from, through: to)
-        let parameters: [String: SQLValue] = [
-            "days": .text(DayCalendar.json(days)),
-            "placements": filter.placements.isEmpty ? .null : .text(FunnelReport.jsonArray(filter.placements)),
-        ]
         try writer.writeRow(Self.funnelColumns.map { .text($0) })
-        var rows: Int64 = 0
-        try ReportError.wrap {
+        let computed = try ReportError.wrap {
             try connection.transaction(.deferred) { db in
-                let encounter = try db.makeStatement(ReportFile.encounterFunnel.sql)
-                encounter.bind(NamedParameters.values(for: ReportFile.encounterFunnel.sql, parameters))
-                let conversion = try db.makeStatement(ReportFile.conversionFunnel.sql)
-                conversion.bind(NamedParameters.values(for: ReportFile.conversionFunnel.sql, parameters))
-                while try encounter.step() {
-                    guard try conversion.step() else { break }
-                    let left = ReportFile.encounterFunnel, right = ReportFile.conversionFunnel
-                    var cells = left.formats.indices.map { ReportFile.cell(encounter.row, $0, left.formats[$0]) }
-                    cells += right.formats.indices.dropFirst(3).map { ReportFile.cell(conversion.row, $0, right.formats[$0]) }
-                    try writer.writeRow(cells)
-                    rows += 1
-                }
-                encounter.reset()
-                conversion.reset()
+                try reports.nativeRows(db, days: days, placements: filter.placements, cohortWindow: .default)
             }
+        }
+        let left = ReportFile.encounterFunnel, right = ReportFile.conversionFunnel
+        let encounter = computed[left.fileName] ?? [], conversion = computed[right.fileName] ?? []
+        var rows: Int64 = 0
+        for (a, b) in zip(encounter, conversion) {   // the same (date, placement) keys in the same order
+            var cells = left.formats.indices.map { ReportFile.cell(a[$0], left.formats[$0]) }
+            cells += right.formats.indices.dropFirst(3).map { ReportFile.cell(b[$0], right.formats[$0]) }
+            try writer.writeRow(cells)
+            rows += 1
         }
         return rows
     }

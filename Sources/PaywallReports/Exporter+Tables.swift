@@ -10,8 +10,7 @@ extension Exporter {
              "offering_id", "placement_id", "product", "result", "via", "open_s", "delivery_state"],
             """
             SELECT e.id, e.name, e.occurred_at, e.recorded_at, e.user_id, e.session_id, e.catalog_version, e.pw_id,
-                   e.source, e.offering_id, e.placement_id, e.product, e.result, e.via, e.open_s,
-                   (SELECT o.state FROM outbox AS o WHERE o.event_id = e.id)
+                   e.source, e.offering_id, e.placement_id, e.product, e.result, e.via, e.open_s
             FROM events AS e
             WHERE e.occurred_at >= ?1 AND e.occurred_at < ?2
               AND (?3 IS NULL OR e.source IN (SELECT value FROM json_each(?3)))
@@ -38,7 +37,7 @@ extension Exporter {
     ]
 
     /// Streams one table export.
-    func exportTable(_ kind: ExportKind, _ filter: ExportFilter, _ writer: CSVWriter) throws -> Int64 {
+    func exportTable(_ kind: ExportKind, _ filter: ExportFilter, _ writer: inout CSVWriter) throws -> Int64 {
         guard let table = Self.tables[kind] else { return 0 }
         let (start, end) = try bounds(filter)
         let values: [SQLValue] = [
@@ -48,19 +47,22 @@ extension Exporter {
         ]
         try writer.writeRow(table.columns.map { .text($0) })
         var rows: Int64 = 0
+        let selected = kind == .events ? table.columns.count - 1 : table.columns.count
         try ReportError.wrap {
             try connection.transaction(.deferred) { db in
                 let statement = try db.makeStatement(table.sql)
                 statement.bind(values)
+                var delivery = kind == .events ? try DeliveryStates(db) : nil
                 try statement.forEachRow { row in
-                    for index in 0..<table.columns.count {
-                        switch row.value(at: index) {
-                        case .integer(let value): writer.integer(value)
-                        case .real(let value): writer.number(Self.format(value))
-                        case .text(let value): writer.text(value)
+                    for index in 0..<selected {
+                        switch row.type(at: index) {
+                        case .integer: writer.integer(row.int64(at: index))
+                        case .real: writer.number(Self.format(row.double(at: index) ?? 0))
+                        case .text: row.withUnsafeText(at: index) { writer.text(bytes: $0) }
                         case .blob, .null: writer.empty()
                         }
                     }
+                    if delivery != nil { try delivery!.write(for: row, into: &writer) }
                     try writer.endRecord()
                     rows += 1
                     return true

@@ -50,11 +50,11 @@ public struct Exporter: Sendable {
 
     /// Writes the export to an open descriptor (not closed); returns the data rows written.
     public func export(_ kind: ExportKind, filter: ExportFilter, raw: Bool, descriptor: Int32, path: String) throws -> Int64 {
-        let writer = CSVWriter(descriptor: descriptor, path: path, formulaGuard: !raw)
+        var writer = CSVWriter(descriptor: descriptor, path: path, formulaGuard: !raw)
         let rows: Int64
         switch kind {
-        case .funnels: rows = try exportFunnels(filter, writer)
-        default: rows = try exportTable(kind, filter, writer)
+        case .funnels: rows = try exportFunnels(filter, &writer)
+        default: rows = try exportTable(kind, filter, &writer)
         }
         try writer.flush()
         return rows

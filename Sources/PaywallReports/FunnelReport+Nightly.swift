@@ -23,7 +23,7 @@ extension FunnelReport {
                        cohortWindow: CohortWindow = .default, version: String) throws -> NightlyRun {
         let startedAt = now.milliseconds()
         let calendar = try DayCalendar(timeZone: timezone)
-        if let days, days < 1 { throw ReportError.invalidRange(from: "\(days) days", to: "today") }
+        if let days, days < 1 { throw ReportError.invalidDays(days) }
         try checkStore()
         let lease = ReportLease(connection: connection)
         try lease.acquire(now: startedAt, durationMs: 6 * 3_600_000)
@@ -33,14 +33,15 @@ extension FunnelReport {
         let window = try self.window(calendar: calendar, days: days, now: startedAt)
         let reportDays = try calendar.days(from: window.from, through: window.to)
         let rows = try write(days: reportDays, placements: nil, cohortWindow: cohortWindow, formulaGuard: true,
-                             timezone: timezone, into: output)
+                             context: context(days: reportDays, timezone: timezone, cohortWindow: cohortWindow,
+                                              version: version), into: output)
         let recomputed = Set(refreshed.touchedBuckets.map { calendar.date(containing: $0 * 900_000) })
         var run = NightlyRun(
             daysRecomputed: recomputed.sorted().map(\.description), eventsRead: refreshed.eventsRead,
             inputWatermark: refreshed.watermark, newestEventAt: try newestEventAt(),
             windowFrom: window.from.description, windowTo: window.to.description, timezone: timezone, rows: rows,
             startedAt: startedAt, durationMs: 0, version: version, outputsChanged: true)
-        if refreshed.eventsRead == 0, try output.matchesDestination(except: ["run.json"]),
+        if refreshed.eventsRead == 0, try output.matchesDestination(except: ["run.json", HTMLReport.fileName]),
            FileManager.default.fileExists(atPath: output.destination.appendingPathComponent("run.json").path) {
             run.outputsChanged = false
             run.durationMs = now.milliseconds() - startedAt

@@ -18,7 +18,12 @@ public struct FunnelReport: Sendable {
     /// The wall clock (for `run.json`, the lease and the nightly window).
     public let now: Now
     /// Events folded into the rollups per transaction.
-    public var chunkSize: Int64 = 250_000
+    public var chunkSize: Int64 = 100_000
+    /// How the reports are computed (``ReportEngine/native`` by default; ``ReportEngine/sql`` runs `reports/*.sql`).
+    public var engine: ReportEngine = .native
+    /// Called while new events are folded into the rollups (the long part of a first run) with
+    /// the share done, 0…1; the CLI draws its progress bar from it.
+    public var progress: (@Sendable (Double) -> Void)?
 
     /// Creates a report runner on an open store.
     public init(connection: Connection, now: Now) {
@@ -45,19 +50,22 @@ public struct FunnelReport: Sendable {
     ///   - timezone: the IANA zone that defines days (default UTC), DST-correct.
     ///   - cohortWindow: the cohort conversion window (default 3 days).
     ///   - formulaGuard: prefix formula-like text cells with `'` (default on).
-    ///   - directory: the output folder; created if needed; only the report files in it are replaced.
+    ///   - version: the program version shown on the HTML page.
+    ///   - directory: the output folder; created if needed; only the report files (the six CSVs and
+    ///     `report.html`) in it are replaced.
     /// - Throws: ``ReportError``; on any failure the folder is left as it was.
     @discardableResult
     public func report(from: ReportDate, to: ReportDate, placements: [String]? = nil, timezone: String = "UTC",
-                       cohortWindow: CohortWindow = .default, formulaGuard: Bool = true,
+                       cohortWindow: CohortWindow = .default, formulaGuard: Bool = true, version: String = "",
                        into directory: String) throws -> Summary {
         let calendar = try DayCalendar(timeZone: timezone)
         let days = try calendar.days(from: from, through: to)
         try checkStore()
         let output = try OutputFolder(destination: directory)
         let refreshed = try refreshRollups()
-        let rows = try write(days: days, placements: placements, cohortWindow: cohortWindow,
-                             formulaGuard: formulaGuard, timezone: timezone, into: output)
+        let rows = try write(days: days, placements: placements, cohortWindow: cohortWindow, formulaGuard: formulaGuard,
+                             context: context(days: days, timezone: timezone, cohortWindow: cohortWindow, version: version),
+                             into: output)
         try output.commit()
         return Summary(directory: output.destination.path, rows: rows, eventsRead: refreshed.eventsRead)
     }
@@ -70,42 +78,74 @@ public struct FunnelReport: Sendable {
         try ReportError.wrap {
             var rollup = Rollup(connection: connection)
             rollup.chunkSize = chunkSize
+            rollup.progress = progress
             let result = try rollup.refresh()
             return RollupRefresh(eventsRead: result.eventsRead, watermark: result.watermarkAfter,
                                  touchedBuckets: result.touchedBuckets)
         }
     }
 
-    /// Runs every report inside one read transaction (one consistent snapshot) into `output`.
+    /// Runs every report inside one read transaction (one consistent snapshot) into `output`, then
+    /// renders `report.html` from the same rows; returns the data rows per CSV file.
     func write(days: [ReportDay], placements: [String]?, cohortWindow: CohortWindow, formulaGuard: Bool,
-               timezone: String, into output: OutputFolder) throws -> [String: Int] {
+               context: HTMLReport.Context, into output: OutputFolder) throws -> [String: Int] {
         let parameters: [String: SQLValue] = [
             "days": .text(DayCalendar.json(days)),
             "placements": placements.flatMap { $0.isEmpty ? nil : .text(Self.jsonArray($0)) } ?? .null,
             "window_ms": .integer(cohortWindow.milliseconds),
         ]
-        return try ReportError.wrap {
+        var tables: [ReportTable] = []
+        let rows = try ReportError.wrap {
             try connection.transaction(.deferred) { db in
+                let computed = engine == .native
+                    ? try nativeRows(db, days: days, placements: placements, cohortWindow: cohortWindow) : [:]
                 var rows: [String: Int] = [:]
-                var tables: [ReportTable] = []
                 for file in ReportFile.all {
                     let descriptor = try output.create(file.fileName)
                     defer { close(descriptor) }
-                    let writer = CSVWriter(descriptor: descriptor, path: file.fileName, formulaGuard: formulaGuard,
-                                           keepsRows: true)
-                    rows[file.fileName] = try file.write(db, parameters: parameters, to: writer)
+                    var writer = CSVWriter(descriptor: descriptor, path: file.fileName, formulaGuard: formulaGuard)
+                    var table: [[String]] = []
+                    if let native = computed[file.fileName] {
+                        rows[file.fileName] = try file.write(rows: native, to: &writer, collecting: &table)
+                    } else {
+                        rows[file.fileName] = try file.write(db, parameters: parameters, to: &writer, collecting: &table)
+                    }
                     try writer.flush()
-                    tables.append(ReportTable(file: file, keptRows: writer.keptRows))
+                    tables.append(ReportTable(name: String(file.fileName.dropLast(4)), columns: file.columns, rows: table))
                 }
-                try writeHTML(tables, days: days, timezone: timezone, cohortWindow: cohortWindow, into: output)
                 return rows
             }
         }
+        try output.write(HTMLReport.fileName, Data(HTMLReport.render(tables: tables, context: context).utf8))
+        return rows
+    }
+
+    /// The HTML page's context for a run over `days` (no clock time: the same data gives the same page).
+    func context(days: [ReportDay], timezone: String, cohortWindow: CohortWindow, version: String) -> HTMLReport.Context {
+        let period = days.isEmpty ? "" : "\(days[0].date) to \(days[days.count - 1].date)"
+        return HTMLReport.Context(period: period, timezone: timezone, version: version, cohortWindow: cohortWindow.description)
+    }
+
+    /// The native engine's rows per file name (data quality stays in SQL: it reads small tables).
+    func nativeRows(_ db: Database, days: [ReportDay], placements: [String]?, cohortWindow: CohortWindow) throws
+        -> [String: [[ReportValue]]] {
+        let newest = Int64(try db.scalar("SELECT value FROM meta WHERE key = ?", [.text(Rollup.newestKey)])?.string ?? "")
+        var scan = PresentationScan(days: days, placementFilter: placements.flatMap { $0.isEmpty ? nil : Set($0) },
+                                    windowMs: cohortWindow.milliseconds, newestEventAt: newest ?? .min)
+        try scan.scan(db)
+        return [
+            ReportFile.encounterFunnel.fileName: scan.encounterRows(),
+            ReportFile.conversionFunnel.fileName: scan.conversionRows(),
+            ReportFile.cohortConversion.fileName: scan.cohortRows(),
+            ReportFile.placementSummary.fileName: scan.summaryRows(),
+            ReportFile.productMix.fileName: scan.productMixRows(),
+        ]
     }
 
     /// Throws ``ReportError/notAStore(path:missing:)`` unless the store and report tables exist.
     func checkStore() throws {
-        let required = ["events", "outbox", "quarantine", "drops", "meta", "report_presentations", "report_event_buckets"]
+        let required = ["events", "outbox", "quarantine", "drops", "meta", "report_presentations", "report_event_buckets",
+                        "report_customers", "report_placements"]
         let present = Set(try ReportError.wrap {
             try connection.all("SELECT name FROM sqlite_schema WHERE type = 'table'") { $0.string(at: 0) ?? "" }
         })

@@ -13,6 +13,8 @@ public enum ReportError: Error, Sendable, Equatable, CustomStringConvertible {
     case unknownTimeZone(String)
     /// A day boundary of the zone is not on a 15-minute boundary (only historical zones; none in use today).
     case unsupportedTimeZone(String, date: String)
+    /// `--days` is not a whole number of days ≥ 1.
+    case invalidDays(Int)
     /// A duration argument (`--cohort-window`) is not understood.
     case invalidDuration(String)
     /// Another nightly run holds the reports lease on this database.
@@ -30,7 +32,7 @@ public enum ReportError: Error, Sendable, Equatable, CustomStringConvertible {
     /// 74 I/O error, 75 temporary failure (busy), 70 internal.
     public var exitCode: Int32 {
         switch self {
-        case .invalidDate, .invalidRange, .unknownTimeZone, .unsupportedTimeZone, .invalidDuration: return 64
+        case .invalidDate, .invalidRange, .unknownTimeZone, .unsupportedTimeZone, .invalidDays, .invalidDuration: return 64
         case .busy: return 75
         case .notAStore: return 65
         case .cannotCreateOutput: return 73
@@ -51,6 +53,8 @@ public enum ReportError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unsupportedTimeZone(let name, let date):
             return "time zone '\(name)' starts \(date) at an offset that is not a multiple of 15 minutes, "
                 + "which the day rollups cannot split; use a modern zone or UTC."
+        case .invalidDays(let days):
+            return "--days must be a whole number of days, 1 or more (got \(days)); omit it for all history."
         case .invalidDuration(let text):
             return "'\(text)' is not a duration; write e.g. 3d, 72h or 90m."
         case .busy(let holder):

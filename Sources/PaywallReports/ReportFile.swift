@@ -69,15 +69,41 @@ public struct ReportFile: Sendable, Hashable {
     ])
 
     /// Runs the SQL with `parameters` and streams the rows into `writer`, header first; returns the rows.
-    func write(_ db: Database, parameters: [String: SQLValue], to writer: CSVWriter) throws -> Int {
+    func write(_ db: Database, parameters: [String: SQLValue], to writer: inout CSVWriter,
+               collecting table: inout [[String]]) throws -> Int {
         try writer.writeRow(columns.map { .text($0) })
         var rows = 0
         try db.forEachRow(sql, NamedParameters.values(for: sql, parameters)) { row in
-            try writer.writeRow(formats.indices.map { Self.cell(row, $0, formats[$0]) })
+            let cells = formats.indices.map { Self.cell(row, $0, formats[$0]) }
+            try writer.writeRow(cells)
+            table.append(cells.map(\.raw))
             rows += 1
             return true
         }
         return rows
+    }
+
+    /// Writes computed rows (the native engine), header first; returns the rows.
+    func write(rows: [[ReportValue]], to writer: inout CSVWriter, collecting table: inout [[String]]) throws -> Int {
+        try writer.writeRow(columns.map { .text($0) })
+        for row in rows {
+            let cells = formats.indices.map { Self.cell(row[$0], formats[$0]) }
+            try writer.writeRow(cells)
+            table.append(cells.map(\.raw))
+        }
+        return rows.count
+    }
+
+    static func cell(_ value: ReportValue, _ format: Format) -> CSVWriter.Cell {
+        switch (value, format) {
+        case (.null, _): return .empty
+        case (.text(let text), _): return .text(text)
+        case (.integer(let value), .rate): return .number(ReportFormat.rate(Double(value)))
+        case (.integer(let value), .seconds): return .number(ReportFormat.seconds(Double(value)))
+        case (.integer(let value), _): return .number(String(value))
+        case (.real(let value), .seconds): return .number(ReportFormat.seconds(value))
+        case (.real(let value), _): return .number(ReportFormat.rate(value))
+        }
     }
 
     static func cell(_ row: Row, _ index: Int, _ format: Format) -> CSVWriter.Cell {

@@ -35,7 +35,7 @@ struct ReportLease {
             try connection.transaction(.immediate) { db in
                 if let value = try db.scalar("SELECT value FROM meta WHERE key = ?", [.text(Self.key)])?.string,
                    let holder = Holder(value), holder.token != token, holder.isLive(now: now, host: host) {
-                    throw ReportError.busy(holder: "pid \(holder.pid) on \(holder.host), since it took the lease")
+                    throw ReportError.busy(holder: "process \(holder.pid) on \(holder.host)")
                 }
                 let value = Holder(token: token, host: host, pid: pid, expiresAt: now + durationMs).encoded
                 try db.run("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",

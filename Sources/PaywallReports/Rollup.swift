@@ -2,8 +2,9 @@ import PaywallSQLite
 
 /// Keeps the report rollups (`report_presentations`, `report_event_buckets`) up to date with the
 /// events table, incrementally: events with a rowid above the watermark stored in `meta` are folded
-/// in, in chunks, one transaction per chunk (so the recorder is never blocked for long, and a
-/// killed run loses nothing: the watermark moves in the same transaction as the rollups).
+/// in Swift (``PresentationFold``) and merged with `reports/rollup_merge_presentation.sql`, one
+/// transaction per chunk, so the recorder is never blocked for long and a killed run loses nothing
+/// (the watermark moves in the same transaction as the rollups).
 struct Rollup {
     /// Meta key of the last events rowid folded into the rollups.
     static let watermarkKey = "reports.watermark_rowid"
@@ -14,8 +15,9 @@ struct Rollup {
     struct Result: Sendable, Equatable {
         /// Events folded in.
         var eventsRead: Int64 = 0
-        /// The watermark before and after.
+        /// The watermark before the refresh.
         var watermarkBefore: Int64 = 0
+        /// The watermark after the refresh.
         var watermarkAfter: Int64 = 0
         /// 15-minute buckets (`ms / 900000`) of the first events of every presentation that changed
         /// (before and after the change) and of every new event's `occurred_at`.
@@ -25,63 +27,108 @@ struct Rollup {
     let connection: Connection
     /// Events per transaction.
     var chunkSize: Int64 = 250_000
+    /// Called after every committed chunk with the share of new events folded so far (0…1).
+    var progress: (@Sendable (Double) -> Void)?
 
     /// Folds every event above the watermark into the rollups.
     ///
     /// - Throws: ``StorageError`` (the rollups stay consistent with the watermark).
     func refresh() throws -> Result {
         var result = Result()
+        // A chunk dirties many pages; with SQLite's default 2 MB cache they spill and are written
+        // again and again. 32 MB holds a chunk's pages for the length of the refresh.
+        let cacheSize = try connection.scalar("PRAGMA cache_size")?.int64 ?? -2000
+        try connection.execute("PRAGMA cache_size = -32768")
+        defer { try? connection.execute("PRAGMA cache_size = \(cacheSize)") }
         let top = try connection.scalar("SELECT coalesce(max(rowid), 0) FROM events")?.int64 ?? 0
         result.watermarkBefore = try watermark()
         result.watermarkAfter = result.watermarkBefore
-        while true {
-            let done = try connection.transaction(.immediate) { db -> Bool in
+        // A first build touches every day anyway: skip the per-presentation "where was it before" probes.
+        let fresh = try connection.scalar("SELECT count(*) FROM (SELECT 1 FROM report_presentations LIMIT 1)")?.int64 == 0
+        var keys = ReportKeys()
+        while result.watermarkAfter < top {
+            try connection.transaction(.immediate) { db in
+                do { try keys.load(db) } catch { keys.invalidate(); throw error }
                 let after = Int64(try db.scalar("SELECT value FROM meta WHERE key = ?", [.text(Self.watermarkKey)])?
                     .string ?? "0") ?? 0
-                guard after < top else { return true }
                 let through = min(top, after + chunkSize)
-                let range: [String: SQLValue] = ["after_rowid": .integer(after), "through_rowid": .integer(through)]
-                try collectTouched(db, range, into: &result.touchedBuckets, includeEvents: true)
-                try db.run(ReportQueries.rollupPresentations, NamedParameters.values(for: ReportQueries.rollupPresentations, range))
-                try db.run(ReportQueries.rollupEventBuckets, NamedParameters.values(for: ReportQueries.rollupEventBuckets, range))
-                try collectTouched(db, range, into: &result.touchedBuckets, includeEvents: false)
-                let stats = try db.all("""
-                    SELECT count(*), max(occurred_at) FROM events WHERE rowid > ? AND rowid <= ?
-                    """, [.integer(after), .integer(through)]) { ($0.int64(at: 0), $0.optionalInt64(at: 1)) }
-                result.eventsRead += stats.first?.0 ?? 0
-                if let newest = stats.first?.1 {
-                    try db.run("""
-                        INSERT INTO meta (key, value) VALUES (?1, CAST(?2 AS TEXT))
-                        ON CONFLICT (key) DO UPDATE SET value = CAST(max(CAST(value AS INTEGER), ?2) AS TEXT)
-                        """, [.text(Self.newestKey), .integer(newest)])
+                if after < top {
+                    do { try fold(db, after: after, through: through, fresh: fresh, keys: &keys, into: &result) } catch {
+                        keys.invalidate()
+                        throw error
+                    }
                 }
-                try db.run("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                           [.text(Self.watermarkKey), .text(String(through))])
-                result.watermarkAfter = through
-                return through >= top
+                result.watermarkAfter = max(after, through)
             }
-            if done { return result }
+            if let progress, top > result.watermarkBefore {
+                progress(Double(result.watermarkAfter - result.watermarkBefore) / Double(top - result.watermarkBefore))
+            }
         }
+        if fresh && result.eventsRead > 0 {
+            try connection.withDatabase { db in
+                let sql = "SELECT DISTINCT first_at / 900000 FROM report_presentations UNION SELECT bucket FROM report_event_buckets"
+                try db.forEachRow(sql) { result.touchedBuckets.insert($0.int64(at: 0)); return true }
+            }
+        }
+        return result
+    }
+
+    /// Folds the events in `(after, through]` and moves the watermark, inside the caller's transaction.
+    private func fold(_ db: Database, after: Int64, through: Int64, fresh: Bool, keys: inout ReportKeys,
+                      into result: inout Result) throws {
+        var folds: [String: PresentationFold] = [:]
+        folds.reserveCapacity(Int(min(through - after, 1_000_000)))
+        var buckets: [Int64: (events: Int64, impressions: Int64)] = [:]
+        var newest: Int64 = .min
+        var count: Int64 = 0
+        try db.forEachRow(PresentationFold.eventsSQL, [.integer(after), .integer(through)]) { row in
+            PresentationFold.fold(row, into: &folds)
+            let at = row.int64(at: 0)
+            let bucket = at / 900_000
+            var counts = buckets[bucket, default: (0, 0)]
+            counts.events += 1
+            if row.string(at: 1) == "paywall_shown" { counts.impressions += 1 }
+            buckets[bucket] = counts
+            newest = max(newest, at)
+            count += 1
+            return true
+        }
+        let before = try db.cachedStatement("SELECT first_at FROM report_presentations WHERE pw_id = ?")
+        let merge = try db.cachedStatement(ReportQueries.rollupMergePresentation)
+        for (pwID, fold) in folds {
+            if !fresh {
+                before.reset()
+                before.bind(pwID, at: 1)
+                if try before.step() { result.touchedBuckets.insert(before.row.int64(at: 0) / 900_000) }
+                before.reset()
+            }
+            fold.bind(merge, pwID: pwID, customerKey: try keys.customer(fold.user, db),
+                      placementKey: try keys.placement(fold.placement, db))
+            if try merge.step(), !fresh { result.touchedBuckets.insert(merge.row.int64(at: 0) / 900_000) }
+            merge.reset()
+        }
+        let bucketMerge = try db.cachedStatement("""
+            INSERT INTO report_event_buckets (bucket, events, impressions) VALUES (?, ?, ?)
+            ON CONFLICT (bucket) DO UPDATE SET events = events + excluded.events, impressions = impressions + excluded.impressions
+            """)
+        for (bucket, counts) in buckets {
+            bucketMerge.bind([.integer(bucket), .integer(counts.events), .integer(counts.impressions)])
+            try bucketMerge.run()
+            if !fresh { result.touchedBuckets.insert(bucket) }
+        }
+        if newest != .min {
+            try db.run("""
+                INSERT INTO meta (key, value) VALUES (?1, CAST(?2 AS TEXT))
+                ON CONFLICT (key) DO UPDATE SET value = CAST(max(CAST(value AS INTEGER), ?2) AS TEXT)
+                """, [.text(Self.newestKey), .integer(newest)])
+        }
+        try db.run("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                   [.text(Self.watermarkKey), .text(String(through))])
+        result.eventsRead += count
     }
 
     /// The current watermark (0 before the first refresh).
     func watermark() throws -> Int64 {
         Int64(try connection.scalar("SELECT value FROM meta WHERE key = ?", [.text(Self.watermarkKey)])?.string ?? "0") ?? 0
-    }
-
-    /// Adds the buckets of the presentations the events in the range belong to (their current first
-    /// event), and with `includeEvents` the buckets of the events themselves.
-    private func collectTouched(_ db: Database, _ range: [String: SQLValue], into buckets: inout Set<Int64>,
-                                includeEvents: Bool) throws {
-        let values: [SQLValue] = [range["after_rowid"]!, range["through_rowid"]!]
-        try db.forEachRow("""
-            SELECT DISTINCT p.first_at / 900000 FROM report_presentations AS p
-            WHERE p.pw_id IN (SELECT pw_id FROM events WHERE rowid > ? AND rowid <= ?)
-            """, values) { buckets.insert($0.int64(at: 0)); return true }
-        if includeEvents {
-            try db.forEachRow("SELECT DISTINCT occurred_at / 900000 FROM events WHERE rowid > ? AND rowid <= ?", values) {
-                buckets.insert($0.int64(at: 0)); return true
-            }
-        }
     }
 }

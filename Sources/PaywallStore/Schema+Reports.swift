@@ -25,4 +25,27 @@ extension Schema {
           bucket INTEGER PRIMARY KEY NOT NULL, events INTEGER NOT NULL, impressions INTEGER NOT NULL) STRICT;
         CREATE INDEX report_outbox_by_time ON outbox (occurred_at, state);
         """)
+
+    /// Migration 3: the rollups keyed for a fast scan. `report_presentations` becomes a `WITHOUT ROWID`
+    /// table keyed by `pw_id` (time-ordered ids append) with one index on the first event's time and
+    /// integer keys for its customer and placement (`report_customers`, `report_placements`), so the
+    /// native report engine reads integers only. The rollups are derived data: this migration drops
+    /// them and resets the watermark, and the next report run rebuilds them from the events.
+    static let reportsRollupKeys = Migration("reports-rollup-keys", sql: """
+        DROP TABLE report_presentations;
+        CREATE TABLE report_presentations (
+          pw_id TEXT PRIMARY KEY NOT NULL,
+          first_at INTEGER NOT NULL, first_id TEXT NOT NULL,
+          placement TEXT NOT NULL, user_id TEXT NOT NULL,
+          impression_at INTEGER,
+          plan_selected INTEGER NOT NULL, purchase_started INTEGER NOT NULL,
+          close_at INTEGER, close_id TEXT, close_result TEXT, close_via TEXT, close_open_s REAL,
+          close_product TEXT,
+          customer_key INTEGER, placement_key INTEGER) STRICT, WITHOUT ROWID;
+        CREATE INDEX report_presentations_by_time ON report_presentations (first_at);
+        CREATE TABLE report_customers (key INTEGER PRIMARY KEY, user_id TEXT NOT NULL UNIQUE) STRICT;
+        CREATE TABLE report_placements (key INTEGER PRIMARY KEY, placement TEXT NOT NULL UNIQUE) STRICT;
+        DELETE FROM report_event_buckets;
+        DELETE FROM meta WHERE key IN ('reports.watermark_rowid', 'reports.newest_occurred_at');
+        """)
 }

@@ -11,6 +11,7 @@ public enum Schema {
         Migration("1-events-outbox-dead-letters-quarantine-drops-meta", sql: version1),
         // Append later migrations here (e.g. report indexes and rollup tables).
         reportsRollups,
+        reportsRollupKeys,
     ]
 
     /// The migrator for ``migrations``.

@@ -60,24 +60,5 @@ public enum ImpressionWireFormat {
     }
 
     /// Appends `value` as a JSON string literal (RFC 8259 escaping, UTF-8 kept as is).
-    static func appendString(_ value: String, to out: inout String) {
-        out += "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case "\u{08}": out += "\\b"
-            case "\u{0C}": out += "\\f"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16, uppercase: false)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default:
-                out.unicodeScalars.append(scalar)
-            }
-        }
-        out += "\""
-    }
+    static func appendString(_ value: String, to out: inout String) { JSONString.append(value, to: &out) }
 }

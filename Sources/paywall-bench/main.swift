@@ -11,6 +11,8 @@ case "import":
     try ImportBench.run(Array(benchArguments.dropFirst()))
 case "validator":
     ValidatorBench.run(Array(benchArguments.dropFirst()))
+case "report":
+    try ReportBench.run(Array(benchArguments.dropFirst()))
 default:
     FileHandle.standardError.write(Data("""
         usage: paywall-bench <benchmark> [options]
@@ -18,6 +20,7 @@ default:
           recorder [--events N]   record latency, recorder ingest vs a bare INSERT loop
           import [--events N]     NDJSON import vs sqlite3 .import --csv
           validator [--events N]  NDJSON lines parsed and validated per second
+          report [--events N]     reports (full, incremental nightly) vs DuckDB; export vs sqlite3 -csv; peak RSS
 
         """.utf8))
     exit(64)

@@ -87,21 +87,26 @@ struct ImportAndStatsCommandTests {
         let db = scratch.path("events.sqlite")
         let file = try scratch.write("a.ndjson", Sample.shown(1) + "\n")
         #expect(try await cli.run(["import", file, "--db", db]).status == 0)
-        // Another process takes the write lock and holds it past the 5 s busy timeout.
+        // Another process takes the write lock and holds it until its standard input closes
+        // (after the import gave up), so the hold outlasts the 5 s busy timeout however slow the machine.
         let holder = Process()
         holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         holder.arguments = ["python3", "-c", """
-            import sqlite3, sys, time
+            import sqlite3, sys
             c = sqlite3.connect(sys.argv[1], isolation_level=None)
             c.execute('BEGIN EXCLUSIVE')
             print('locked', flush=True)
-            time.sleep(9)
+            sys.stdin.read()
             """, db]
-        let ready = Pipe()
+        let ready = Pipe(), release = Pipe()
         holder.standardOutput = ready
+        holder.standardInput = release
         try holder.run()
-        defer { holder.terminate(); holder.waitUntilExit() }
-        _ = ready.fileHandleForReading.availableData
+        defer {
+            try? release.fileHandleForWriting.close()
+            holder.waitUntilExit()
+        }
+        #expect(String(decoding: ready.fileHandleForReading.availableData, as: UTF8.self).hasPrefix("locked"))
         let second = try scratch.write("b.ndjson", Sample.shown(2) + "\n")
         let result = try await cli.run(["import", second, "--db", db])
         #expect(result.status == 75)

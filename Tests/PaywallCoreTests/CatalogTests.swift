@@ -25,6 +25,19 @@ struct CatalogTests {
         #expect(diff == nil, "catalog/README.md is stale; run `swift run paywall-analytics catalog docs`:\n\(diff ?? "")")
     }
 
+    @Test func everyExampleLineInTheReferenceIsValid() throws {
+        let reference = try Self.read(CatalogDocsGenerator.outputPath)
+        let examples = reference.components(separatedBy: "```json\n").dropFirst().compactMap { $0.components(separatedBy: "\n").first }
+        #expect(examples.count == Catalog.bundled.events.count)
+        let validator = EventValidator()
+        for line in examples {
+            guard case .valid = validator.validate(line: line) else {
+                Issue.record("example does not validate: \(line)")
+                continue
+            }
+        }
+    }
+
     @Test func theEmbeddedCatalogIsTheShippedOne() throws {
         let shipped = try Catalog.load(from: Data(Self.read("catalog/catalog.json").utf8))
         #expect(Catalog.bundled == shipped)

@@ -1,4 +1,5 @@
 import Foundation
+import PaywallCore
 import PaywallReports
 import PaywallSQLite
 import Testing
@@ -22,6 +23,25 @@ struct ExporterTests {
         #expect(lines[0] == "id,name,occurred_at,recorded_at,user_id,session_id,catalog_version,pw_id,source,offering_id,placement_id,product,result,via,open_s,delivery_state")
         #expect(lines.contains("00000000-0000-0000-0000-000000000015,paywall_shown,1793584800000,1793584800050,u10,,1,AAAAAAAA-0000-0000-0000-000000000009,'=SUM(A1),,,,,,,pending"))
         #expect(lines.contains("00000000-0000-0000-0000-000000000005,paywall_closed,1793527212500,1793527212550,u1,,1,AAAAAAAA-0000-0000-0000-000000000001,onboarding,,,pro.year,purchased,auto,12.5,"))
+    }
+
+    @Test func deliveryStatesAreRightWhenTheOutboxOrderDiffersFromTheEvents() throws {
+        // Given an outbox row moved to the end (re-inserted) and another impression's state changed
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let connection = try ReportFixture.makeStore(at: folder.path("db"))
+        let moved = ReportFixture.uuid(0x06)
+        try connection.run("DELETE FROM outbox WHERE event_id = ?", [.text(moved)])
+        try connection.run("INSERT INTO outbox (event_id, occurred_at, state) VALUES (?, 0, 'dead')", [.text(moved)])
+        try connection.run("UPDATE outbox SET state = 'delivered' WHERE event_id = ?", [.text(ReportFixture.uuid(0x15))])
+        // When exporting events
+        try Exporter(connection: connection).export(.events, toPath: folder.path("e.csv"))
+        // Then every impression carries its own state
+        let lines = try lines(folder.path("e.csv"))
+        #expect(lines.contains { $0.hasPrefix(moved + ",paywall_shown,") && $0.hasSuffix(",dead") })
+        #expect(lines.contains { $0.hasPrefix(ReportFixture.uuid(0x15) + ",") && $0.hasSuffix(",delivered") })
+        #expect(lines.contains { $0.hasPrefix(ReportFixture.uuid(0x08) + ",") && $0.hasSuffix(",dead") })
+        #expect(lines.contains { $0.hasPrefix(ReportFixture.uuid(0x07) + ",paywall_closed,") && $0.hasSuffix(",3.0,") })
     }
 
     @Test func rawEventsExportHasNoFormulaGuard() throws {

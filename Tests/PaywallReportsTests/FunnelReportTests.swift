@@ -8,16 +8,19 @@ import Testing
 struct FunnelReportTests {
     static let files = ReportFile.all.map(\.fileName)
 
-    func makeReports(_ folder: TemporaryFolder) throws -> FunnelReport {
+    func makeReports(_ folder: TemporaryFolder, engine: ReportEngine = .native) throws -> FunnelReport {
         let connection = try ReportFixture.makeStore(at: folder.path("store.sqlite"))
-        return FunnelReport(connection: connection, now: .constant(ReportFixture.day5 + 3_600_000))
+        var reports = FunnelReport(connection: connection, now: .constant(ReportFixture.day5 + 3_600_000))
+        reports.engine = engine
+        return reports
     }
 
-    @Test func everyReportMatchesTheHandWorkedGoldenFiles() throws {
-        // Given the fixture store (every rule of funnels.md)
+    @Test(arguments: ReportEngine.allCases)
+    func everyReportMatchesTheHandWorkedGoldenFiles(_ engine: ReportEngine) throws {
+        // Given the fixture store (every rule of funnels.md), with either engine
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let reports = try makeReports(folder)
+        let reports = try makeReports(folder, engine: engine)
         // When reporting 2026-11-01…2026-11-05 in UTC
         let summary = try reports.report(from: try ReportDate("2026-11-01"), to: try ReportDate("2026-11-05"),
                                          into: folder.path("out"))
@@ -26,11 +29,12 @@ struct FunnelReportTests {
         for file in Self.files { try expectGolden("utc", file, in: folder.path("out")) }
     }
 
-    @Test func aTimeZoneMovesAPresentationToTheLocalDay() throws {
+    @Test(arguments: ReportEngine.allCases)
+    func aTimeZoneMovesAPresentationToTheLocalDay(_ engine: ReportEngine) throws {
         // Given P9 at 02:00Z on 2026-11-02, which is 21:00 on 2026-11-01 in New York (a 25-hour day)
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let reports = try makeReports(folder)
+        let reports = try makeReports(folder, engine: engine)
         // When reporting both days in UTC and in America/New_York
         try reports.report(from: try ReportDate("2026-11-01"), to: try ReportDate("2026-11-02"), into: folder.path("utc"))
         try reports.report(from: try ReportDate("2026-11-01"), to: try ReportDate("2026-11-02"),
@@ -43,11 +47,12 @@ struct FunnelReportTests {
         #expect(!newYork.contains("2026-11-02,'=SUM(A1)"))
     }
 
-    @Test func aRangeCountsEventsAfterItsEndAndFiltersPlacements() throws {
+    @Test(arguments: ReportEngine.allCases)
+    func aRangeCountsEventsAfterItsEndAndFiltersPlacements(_ engine: ReportEngine) throws {
         // Given P8, which starts at 23:59:59 on day 1 and is purchased on day 2
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let reports = try makeReports(folder)
+        let reports = try makeReports(folder, engine: engine)
         // When reporting day 1 only, for two placements
         try reports.report(from: try ReportDate("2026-11-01"), to: try ReportDate("2026-11-01"),
                            placements: ["onboarding", "+plus"], into: folder.path("out"))
@@ -58,6 +63,22 @@ struct FunnelReportTests {
             "2026-11-01,'+plus,0,0,0,0,0,0,0,0,0,0,,,",
             "2026-11-01,onboarding,5,1,2,2,0,2,0,1,1,1,0.4000,7.250,31.000",
         ])
+    }
+
+    @Test func theHTMLPageIsWrittenWithTheSameNumbersAndEscaped() throws {
+        // Given the fixture, whose placements include markup and formulas
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let reports = try makeReports(folder)
+        // When reporting
+        try reports.report(from: try ReportDate("2026-11-01"), to: try ReportDate("2026-11-05"), version: "9.9.9",
+                           into: folder.path("out"))
+        // Then report.html sits next to the CSVs, escapes event data and carries no script
+        let html = try String(contentsOfFile: folder.path("out/report.html"), encoding: .utf8)
+        #expect(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
+        #expect(!html.contains("<script"))
+        #expect(html.contains("2026-11-01 to 2026-11-05"))
+        #expect(html.contains("9.9.9"))
     }
 
     @Test func rawOutputTurnsTheFormulaGuardOff() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import PaywallCore
 import PaywallReports
 import Testing
 

@@ -144,4 +144,20 @@ struct NightlyTests {
         for file in ReportFile.all.map(\.fileName) { try expectGolden("utc", file, in: folder.path("out")) }
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0.hasPrefix(".") }.isEmpty)
     }
+
+    @Test func daysLimitsTheWindowToTheTrailingDays() throws {
+        // Given "now" on 2026-11-05
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let reports = FunnelReport(connection: try ReportFixture.makeStore(at: folder.path("db")), now: .constant(Self.now))
+        // When the nightly writes the last 2 days
+        let run = try reports.nightly(into: folder.path("out"), days: 2, version: "1")
+        // Then only 2026-11-04 and 2026-11-05 are in the files
+        #expect(run.windowFrom == "2026-11-04" && run.windowTo == "2026-11-05")
+        let encounter = try String(contentsOfFile: folder.path("out/encounter_funnel.csv"), encoding: .utf8)
+        #expect(encounter.components(separatedBy: "\r\n").dropFirst().filter { !$0.isEmpty }
+            == ["2026-11-04,other,2,0,2,0,0.0000", "2026-11-05,late,1,1,0,1,1.0000"])
+        #expect(throws: ReportError.invalidDays(0)) { try reports.nightly(into: folder.path("out2"), days: 0, version: "1") }
+        #expect(ReportError.invalidDays(0).exitCode == 64)
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PaywallCore
 import Testing
 
 /// A fresh temporary folder, removed when the value is discarded by the test.

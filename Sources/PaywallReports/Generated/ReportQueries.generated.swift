@@ -268,6 +268,39 @@ ON CONFLICT (bucket) DO UPDATE SET
   impressions = impressions + excluded.impressions;
 """#
 
+    /// `reports/rollup_merge_presentation.sql`.
+    static let rollupMergePresentation = #"""
+-- Merges one presentation, folded from a batch of events by the caller (the same folding as
+-- rollup_presentations.sql: first event, earliest impression, flags, earliest close), into
+-- report_presentations. The merge is the same min/max merge, so batches may arrive in any order.
+-- customer_key / placement_key are the report_customers / report_placements keys of user_id and
+-- placement (the native report engine scans integers). RETURNING gives the presentation's first
+-- event time after the merge (its day may have moved).
+INSERT INTO report_presentations (
+  pw_id, first_at, first_id, placement, user_id, impression_at, plan_selected, purchase_started,
+  close_at, close_id, close_result, close_via, close_open_s, close_product, customer_key, placement_key)
+VALUES (:pw_id, :first_at, :first_id, :placement, :user_id, :impression_at, :plan_selected, :purchase_started,
+        :close_at, :close_id, :close_result, :close_via, :close_open_s, :close_product, :customer_key, :placement_key)
+ON CONFLICT (pw_id) DO UPDATE SET
+  -- SET expressions read the old row, so every column below compares against the old first event
+  first_at  = CASE WHEN (excluded.first_at, excluded.first_id) < (first_at, first_id) THEN excluded.first_at  ELSE first_at  END,
+  first_id  = CASE WHEN (excluded.first_at, excluded.first_id) < (first_at, first_id) THEN excluded.first_id  ELSE first_id  END,
+  placement = CASE WHEN (excluded.first_at, excluded.first_id) < (first_at, first_id) THEN excluded.placement ELSE placement END,
+  user_id   = CASE WHEN (excluded.first_at, excluded.first_id) < (first_at, first_id) THEN excluded.user_id   ELSE user_id   END,
+  customer_key  = CASE WHEN (excluded.first_at, excluded.first_id) < (first_at, first_id) THEN excluded.customer_key  ELSE customer_key  END,
+  placement_key = CASE WHEN (excluded.first_at, excluded.first_id) < (first_at, first_id) THEN excluded.placement_key ELSE placement_key END,
+  impression_at    = coalesce(min(impression_at, excluded.impression_at), impression_at, excluded.impression_at),
+  plan_selected    = max(plan_selected, excluded.plan_selected),
+  purchase_started = max(purchase_started, excluded.purchase_started),
+  close_at      = CASE WHEN excluded.close_at IS NOT NULL AND (close_at IS NULL OR (excluded.close_at, excluded.close_id) < (close_at, close_id)) THEN excluded.close_at      ELSE close_at      END,
+  close_id      = CASE WHEN excluded.close_at IS NOT NULL AND (close_at IS NULL OR (excluded.close_at, excluded.close_id) < (close_at, close_id)) THEN excluded.close_id      ELSE close_id      END,
+  close_result  = CASE WHEN excluded.close_at IS NOT NULL AND (close_at IS NULL OR (excluded.close_at, excluded.close_id) < (close_at, close_id)) THEN excluded.close_result  ELSE close_result  END,
+  close_via     = CASE WHEN excluded.close_at IS NOT NULL AND (close_at IS NULL OR (excluded.close_at, excluded.close_id) < (close_at, close_id)) THEN excluded.close_via     ELSE close_via     END,
+  close_open_s  = CASE WHEN excluded.close_at IS NOT NULL AND (close_at IS NULL OR (excluded.close_at, excluded.close_id) < (close_at, close_id)) THEN excluded.close_open_s  ELSE close_open_s  END,
+  close_product = CASE WHEN excluded.close_at IS NOT NULL AND (close_at IS NULL OR (excluded.close_at, excluded.close_id) < (close_at, close_id)) THEN excluded.close_product ELSE close_product END
+RETURNING first_at;
+"""#
+
     /// `reports/rollup_presentations.sql`.
     static let rollupPresentations = #"""
 -- Presentation rollup: folds the stored events with rowid in (:after_rowid, :through_rowid]
@@ -336,6 +369,7 @@ ON CONFLICT (pw_id) DO UPDATE SET
         "placement_summary": placementSummary,
         "product_mix": productMix,
         "rollup_event_buckets": rollupEventBuckets,
+        "rollup_merge_presentation": rollupMergePresentation,
         "rollup_presentations": rollupPresentations,
     ]
 }

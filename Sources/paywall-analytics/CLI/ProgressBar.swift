@@ -39,5 +39,6 @@ final class ProgressBar: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if drawn { output.write("\r\u{1B}[2K") }
+        drawn = false
     }
 }

@@ -47,6 +47,8 @@ enum ReportCommand {
         guard let out = arguments.value("--out"), !out.isEmpty else { throw CLIError.usage("report needs --out DIR") }
         let timezone = arguments.value("--timezone") ?? "UTC"
         let now = try NowOption.parse(arguments.value("--now"))
+        let bar = ProgressBar(context: context, arguments: arguments)
+        defer { bar.finish() }
         do {
             let window = try arguments.value("--cohort-window").map { try CohortWindow(parsing: $0) } ?? .default
             if arguments.has("--nightly") {
@@ -58,8 +60,10 @@ enum ReportCommand {
                     return days
                 }
                 let store = try StoreAccess.open(context.databasePath(arguments), create: false, now: now)
-                let run = try FunnelReport(connection: store.connection, now: now)
-                    .nightly(into: out, days: days, timezone: timezone, cohortWindow: window, version: ProductVersion.current)
+                var reports = FunnelReport(connection: store.connection, now: now)
+                reports.progress = { bar.update("folding new events into the report rollups", fraction: $0) }
+                let run = try reports.nightly(into: out, days: days, timezone: timezone, cohortWindow: window, version: ProductVersion.current)
+                bar.finish()
                 if !arguments.has("--quiet") { context.stdout.line(describe(run, out: out)) }
                 return .success
             }
@@ -69,9 +73,11 @@ enum ReportCommand {
             if arguments.value("--days") != nil { throw CLIError.usage("--days goes with --nightly") }
             let from = try ReportDate(fromText), to = try ReportDate(toText)
             let store = try StoreAccess.open(context.databasePath(arguments), create: false, now: now)
-            let summary = try FunnelReport(connection: store.connection, now: now)
-                .report(from: from, to: to, placements: arguments.all("--placement"), timezone: timezone,
-                        cohortWindow: window, formulaGuard: !arguments.has("--raw"), into: out)
+            var reports = FunnelReport(connection: store.connection, now: now)
+            reports.progress = { bar.update("folding new events into the report rollups", fraction: $0) }
+            let summary = try reports.report(from: from, to: to, placements: arguments.all("--placement"), timezone: timezone,
+                        cohortWindow: window, formulaGuard: !arguments.has("--raw"), version: ProductVersion.current, into: out)
+            bar.finish()
             if !arguments.has("--quiet") {
                 let rows = summary.rows.values.reduce(0, +)
                 context.stdout.line("wrote \(summary.rows.count) reports (\(rows) rows) for \(from) to \(to) into \(summary.directory)")

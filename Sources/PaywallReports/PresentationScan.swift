@@ -1,0 +1,191 @@
+import PaywallSQLite
+
+/// The native engine: one sequential scan of `report_presentations` (all history, for cohorts)
+/// feeding in-memory accumulators per (day, placement), per customer and per placement. Memory is
+/// bounded by customers × placements (cohort firsts) plus one user index and one `open_s` per
+/// presentation in the range (distinct counts and nearest-rank percentiles need them).
+struct PresentationScan {
+    let days: [ReportDay]
+    let placementFilter: Set<String>?
+    let windowMs: Int64
+    let newestEventAt: Int64
+
+    var placements = PlacementNames()
+    var customerCount = 0
+    var products = Interner()
+    var groups: [Int: GroupStats] = [:]          // key: day index << 32 | placement key
+    var productCounts: [Int: Int64] = [:]        // key: placement key << 32 | product index
+    var firsts = CustomerFirsts()
+    var purchases: [(user: UInt32, at: Int64)] = []
+
+    struct GroupStats {
+        var presentations: Int64 = 0, impressions: Int64 = 0, dwellBounces: Int64 = 0
+        var planSelected: Int64 = 0, purchaseStarted: Int64 = 0, purchased: Int64 = 0, restored: Int64 = 0
+        var dismissedCloseButton: Int64 = 0, dismissedContinueFree: Int64 = 0, unclosed: Int64 = 0
+        var bounces: Int64 = 0, cancellations: Int64 = 0
+        var viewers: [UInt32] = []
+        var openS: [Double] = []
+    }
+
+    static let scanSQL = """
+        SELECT first_at, placement_key, customer_key, impression_at, plan_selected, purchase_started, close_at,
+               close_result, close_via, close_open_s, close_product
+        FROM report_presentations
+        """
+
+    /// Scans every presentation once.
+    mutating func scan(_ db: Database) throws {
+        let rangeStart = days.first?.startMs ?? 0, rangeEnd = days.last?.endMs ?? 0
+        let starts = days.map(\.startMs)
+        try placements.load(db)
+        customerCount = Int(try db.scalar("SELECT coalesce(max(key), 0) + 1 FROM report_customers")?.int64 ?? 1)
+        firsts.reserve(customers: customerCount, placements: placements.names.count)
+        try db.forEachRow(Self.scanSQL) { row in
+            let firstAt = row.int64(at: 0)
+            let placement = Int(row.int64(at: 1))
+            let user = UInt32(truncatingIfNeeded: row.int64(at: 2))
+            let impressionAt = row.optionalInt64(at: 3)
+            let closed = !row.isNull(at: 6)
+            let result = closed ? Self.code(row, 7) : 0
+            if let impressionAt { firsts.record(user: user, placement: placement, at: impressionAt) }
+            if result == 1 { purchases.append((user, row.int64(at: 6))) }
+            guard firstAt >= rangeStart, firstAt < rangeEnd, isIncluded(placement) else { return true }
+            let day = Self.dayIndex(firstAt, starts)
+            Self.add(row, user: user, impressionAt: impressionAt, closed: closed, result: result,
+                     to: &groups[day << 32 | placement, default: GroupStats()]) { product in
+                productCounts[placement << 32 | products.index(product), default: 0] += 1
+            }
+            return true
+        }
+    }
+
+    /// Adds one presentation to its (day, placement) group, in place.
+    static func add(_ row: Row, user: UInt32, impressionAt: Int64?, closed: Bool, result: Int,
+                    to stats: inout GroupStats, purchasedProduct: (String) -> Void) {
+        stats.presentations += 1
+        guard impressionAt != nil else {
+            if closed { stats.dwellBounces += 1 }
+            return
+        }
+        let started = row.int64(at: 5) != 0
+        stats.impressions += 1
+        stats.viewers.append(user)
+        if row.int64(at: 4) != 0 { stats.planSelected += 1 }
+        if started { stats.purchaseStarted += 1 }
+        guard closed else { stats.unclosed += 1; return }
+        stats.openS.append(row.double(at: 9) ?? 0)
+        switch result {
+        case 1:
+            stats.purchased += 1
+            purchasedProduct(row.string(at: 10) ?? "")
+        case 2: stats.restored += 1
+        case 3:
+            let via = code(row, 8)
+            if via == 4 { stats.dismissedCloseButton += 1 } else if via == 5 { stats.dismissedContinueFree += 1 }
+            if started { stats.cancellations += 1 } else { stats.bounces += 1 }
+        default: break
+        }
+    }
+
+    var filterCache: [Int: Bool] = [:]
+    private mutating func isIncluded(_ placement: Int) -> Bool {
+        guard let placementFilter else { return true }
+        if let cached = filterCache[placement] { return cached }
+        let included = placementFilter.contains(placements[placement])
+        filterCache[placement] = included
+        return included
+    }
+
+    /// purchased 1, restored 2, dismissed 3, close_button 4, continue_free 5, other 0 (compared as
+    /// bytes: no `String` per row).
+    static func code(_ row: Row, _ index: Int) -> Int {
+        row.withUnsafeText(at: index) { bytes in
+            for (code, word) in Self.codes.enumerated() where bytes.elementsEqual(word) { return code + 1 }
+            return 0
+        }
+    }
+
+    static let codes: [[UInt8]] = ["purchased", "restored", "dismissed", "close_button", "continue_free"].map { Array($0.utf8) }
+
+    static func dayIndex(_ ms: Int64, _ starts: [Int64]) -> Int {
+        var low = 0, high = starts.count - 1
+        while low < high {
+            let mid = (low + high + 1) / 2
+            if starts[mid] <= ms { low = mid } else { high = mid - 1 }
+        }
+        return low
+    }
+}
+
+/// Placement names by their `report_placements` key.
+struct PlacementNames {
+    private(set) var names: [String] = []
+
+    mutating func load(_ db: Database) throws {
+        try db.forEachRow("SELECT key, placement FROM report_placements ORDER BY key") { row in
+            let key = Int(row.int64(at: 0))
+            if names.count <= key { names.append(contentsOf: repeatElement("", count: key + 1 - names.count)) }
+            names[key] = row.string(at: 1) ?? ""
+            return true
+        }
+    }
+
+    subscript(key: Int) -> String { key < names.count ? names[key] : "" }
+}
+
+/// Dense indexes for repeated strings (products).
+struct Interner {
+    private var indexes: [String: Int] = [:]
+    private(set) var names: [String] = []
+
+    mutating func index(_ row: Row, _ column: Int) -> Int { index(row.string(at: column) ?? "") }
+
+    mutating func index(_ name: String) -> Int {
+        if let index = indexes[name] { return index }
+        names.append(name)
+        indexes[name] = names.count - 1
+        return names.count - 1
+    }
+}
+
+/// Each customer's first impression per placement, in a flat array (customers × placement stride).
+struct CustomerFirsts {
+    private(set) var stride = 8
+    private(set) var values: [Int64] = []
+    static let none = Int64.max
+
+    /// Allocates room for `customers` × `placements` up front (the keys are dense).
+    mutating func reserve(customers: Int, placements: Int) {
+        while placements > stride { stride *= 2 }
+        values = [Int64](repeating: Self.none, count: customers * stride)
+    }
+
+    mutating func record(user: UInt32, placement: Int, at: Int64) {
+        let slot = Int(user) &* stride &+ placement
+        if placement < stride, slot < values.count {
+            if at < values[slot] { values[slot] = at }
+            return
+        }
+        while placement >= stride { widen() }
+        let needed = (Int(user) + 1) * stride
+        if values.count < needed { values.append(contentsOf: repeatElement(Self.none, count: needed - values.count)) }
+        if at < values[Int(user) * stride + placement] { values[Int(user) * stride + placement] = at }
+    }
+
+    func first(user: Int, placement: Int) -> Int64 {
+        let slot = user * stride + placement
+        return placement < stride && slot < values.count ? values[slot] : Self.none
+    }
+
+    var customerCount: Int { values.count / stride }
+
+    private mutating func widen() {
+        let wider = stride * 2
+        var copy = [Int64](repeating: Self.none, count: customerCount * wider)
+        for user in 0..<customerCount {
+            for placement in 0..<stride { copy[user * wider + placement] = values[user * stride + placement] }
+        }
+        values = copy
+        stride = wider
+    }
+}

@@ -1,0 +1,36 @@
+import CSQLite
+
+/// The storage class of a column value in the current row.
+public enum ColumnType: Sendable, Equatable {
+    /// `INTEGER`.
+    case integer
+    /// `REAL`.
+    case real
+    /// `TEXT`.
+    case text
+    /// `BLOB`.
+    case blob
+    /// `NULL`.
+    case null
+}
+
+extension Row {
+    /// The storage class of column `index`.
+    public func type(at index: Int) -> ColumnType {
+        switch sqlite3_column_type(handle, Int32(index)) {
+        case SQLITE_INTEGER: return .integer
+        case SQLITE_FLOAT: return .real
+        case SQLITE_TEXT: return .text
+        case SQLITE_BLOB: return .blob
+        default: return .null
+        }
+    }
+
+    /// Calls `body` with column `index`'s UTF-8 bytes without copying them (for streaming exports);
+    /// the buffer is valid only during the call. An empty buffer for `NULL`.
+    public func withUnsafeText<T>(at index: Int, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        let text = sqlite3_column_text(handle, Int32(index))
+        let length = Int(sqlite3_column_bytes(handle, Int32(index)))
+        return try body(UnsafeRawBufferPointer(start: text.map { UnsafeRawPointer($0) }, count: text == nil ? 0 : length))
+    }
+}

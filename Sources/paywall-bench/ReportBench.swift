@@ -1,0 +1,131 @@
+import Foundation
+import PaywallCore
+import PaywallReports
+import PaywallSQLite
+import PaywallStore
+
+/// `paywall-bench report`: a generated dataset (default 10M events over 30 days), the full report
+/// next to DuckDB (from the exported CSV and from a loaded table), a nightly run after one more day
+/// against the full recompute, peak RSS of report and export, and `export events` against `sqlite3 -csv`.
+///
+/// Each measured operation runs in a child process (`paywall-bench report child …`) that reports its
+/// own wall time and peak resident memory.
+enum ReportBench {
+    static let day: Int64 = 86_400_000
+    static let start: Int64 = 1_793_491_200_000  // 2026-11-01T00:00:00Z
+
+    static func run(_ arguments: [String]) throws {
+        if arguments.first == "child" { return try ReportBenchChild.run(Array(arguments.dropFirst())) }
+        let count = BenchSupport.eventCount(arguments, default: 10_000_000)
+        let days = 30
+        let directory = try BenchSupport.scratch()
+        let keep = arguments.contains("--keep")
+        defer { if keep { log("kept \(directory.path)") } else { try? FileManager.default.removeItem(at: directory) } }
+        let db = directory.appendingPathComponent("bench.sqlite").path
+        let perDay = count / days
+        var generator = ReportDataGenerator(seed: 42, start: start, eventsPerDay: perDay)
+        let generateSeconds = try BenchSupport.seconds { try generator.append(days: days, to: db) }
+        log("generated \(generator.events) events, \(generator.presentations) presentations in \(fmt(generateSeconds)) s")
+
+        let to = ReportDate(year: 2026, month: 11, day: 30).description
+        let full = try child(["report", db, directory.appendingPathComponent("full").path, "2026-11-01", to])
+        log("full report (rollup from scratch + reports): \(fmt(full.seconds)) s, \(full.rssMB) MB")
+        let warm = try child(["report", db, directory.appendingPathComponent("warm").path, "2026-11-01", to])
+        log("report with rollup current: \(fmt(warm.seconds)) s, \(warm.rssMB) MB")
+        let csv = directory.appendingPathComponent("events.csv").path
+        let export = try child(["export", db, csv])
+        log("export events: \(fmt(export.seconds)) s, \(export.rssMB) MB")
+        let sqlite3 = try BenchSupport.seconds {
+            let status = try shell("sqlite3 -csv '\(db)' 'SELECT * FROM events' > '\(csv).sqlite3'")
+            precondition(status == 0, "sqlite3 -csv failed; apt-get install sqlite3")
+        }
+        log("sqlite3 -csv: \(fmt(sqlite3)) s")
+        let duck = try duckdb(csv: csv, from: "2026-11-01", to: to)
+        log("duckdb: \(duck)")
+
+        try child(["nightly", db, directory.appendingPathComponent("nightly").path, "0"]).ignore()
+        try generator.append(days: 1, to: db)
+        let nightly = try child(["nightly", db, directory.appendingPathComponent("nightly").path, "0"])
+        log("nightly after one more day: \(fmt(nightly.seconds)) s")
+
+        let duckCSV = duck["csv_seconds"] as? Double ?? .nan
+        let duckTable = duck["table_seconds"] as? Double ?? .nan
+        let rows = Double(generator.eventsBeforeLastAppend)
+        BenchSupport.printTable("paywall-bench report — \(generator.eventsBeforeLastAppend) events, \(days) days, UTC", [
+            ["measure", "value", "target"],
+            ["full report: rollup from scratch + 6 reports (s)", fmt(full.seconds), ""],
+            ["report with rollups current (s)", fmt(warm.seconds), ""],
+            ["DuckDB read_csv + same reports (s)", fmt(duckCSV), ""],
+            ["DuckDB loaded table, query only (s)", fmt(duckTable), ""],
+            ["full report / DuckDB-from-CSV", fmt(full.seconds / duckCSV), "< 1.00"],
+            ["current-rollup report / DuckDB-from-CSV", fmt(warm.seconds / duckCSV), "< 1.00"],
+            ["current-rollup report / DuckDB table", fmt(warm.seconds / duckTable), "≤ 3.00"],
+            ["nightly after +1 day (s)", fmt(nightly.seconds), ""],
+            ["nightly / full recompute", String(format: "%.1f %%", 100 * nightly.seconds / full.seconds), "≤ 5 %"],
+            ["peak RSS report (MB)", "\(max(full.rssMB, warm.rssMB))", "≤ 200"],
+            ["peak RSS export (MB)", "\(export.rssMB)", "≤ 200"],
+            ["export events rows/s", String(format: "%.0f", rows / export.seconds), ""],
+            ["sqlite3 -csv rows/s", String(format: "%.0f", rows / sqlite3), ""],
+            ["export / sqlite3 -csv", fmt(sqlite3 / export.seconds), "≥ 1.00"],
+        ])
+    }
+
+    struct Measurement {
+        var seconds: Double
+        var rssMB: Int
+        func ignore() {}
+    }
+
+    /// Runs `paywall-bench report child …` and reads its "seconds rss_kb" line.
+    static func child(_ arguments: [String]) throws -> Measurement {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+        process.arguments = ["report", "child"] + arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let parts = String(decoding: data, as: UTF8.self).split(separator: " ")
+        guard process.terminationStatus == 0, parts.count == 2, let seconds = Double(parts[0]),
+              let rss = Int(parts[1].trimmingCharacters(in: .whitespacesAndNewlines))
+        else { throw BenchError("child \(arguments.first ?? "") failed with status \(process.terminationStatus)") }
+        return Measurement(seconds: seconds, rssMB: rss / 1024)
+    }
+
+    static func duckdb(csv: String, from: String, to: String) throws -> [String: Any] {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("scripts/bench-duckdb-reports.py").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script, csv, from, to]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0,
+              let json = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { throw BenchError("DuckDB baseline failed (pip install duckdb)") }
+        return json
+    }
+
+    @discardableResult
+    static func shell(_ command: String) throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", command]
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    static func fmt(_ value: Double) -> String { String(format: "%.2f", value) }
+    static func log(_ text: String) { FileHandle.standardError.write(Data("• \(text)\n".utf8)) }
+}
+
+/// A benchmark failure with a message.
+struct BenchError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

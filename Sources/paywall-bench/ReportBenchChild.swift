@@ -1,0 +1,45 @@
+import Foundation
+import PaywallCore
+import PaywallReports
+import PaywallSQLite
+import PaywallStore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The measured operations of `paywall-bench report`, each run in its own process so its peak
+/// resident memory is its own: prints "<seconds> <peak RSS in KiB>".
+enum ReportBenchChild {
+    static func run(_ arguments: [String]) throws {
+        let connection = try Schema.open(path: arguments[1])
+        let seconds: Double
+        switch arguments[0] {
+        case "report":
+            let reports = FunnelReport(connection: connection, now: .system)
+            seconds = try BenchSupport.seconds {
+                try reports.report(from: try ReportDate(arguments[3]), to: try ReportDate(arguments[4]), into: arguments[2])
+            }
+        case "nightly":
+            let reports = FunnelReport(connection: connection, now: .system)
+            seconds = try BenchSupport.seconds { try reports.nightly(into: arguments[2], version: "bench") }
+        case "export":
+            seconds = try BenchSupport.seconds {
+                try Exporter(connection: connection).export(.events, raw: true, toPath: arguments[2])
+            }
+        default:
+            throw BenchError("unknown child \(arguments[0])")
+        }
+        var usage = rusage()
+        #if os(Linux)
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        let kibibytes = usage.ru_maxrss
+        #else
+        getrusage(RUSAGE_SELF, &usage)
+        let kibibytes = usage.ru_maxrss / 1024   // bytes on Darwin
+        #endif
+        print(String(format: "%.3f", seconds), kibibytes)
+    }
+}

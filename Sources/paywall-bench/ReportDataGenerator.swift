@@ -1,0 +1,121 @@
+import Foundation
+import PaywallCore
+import PaywallSQLite
+import PaywallStore
+
+/// Deterministic paywall traffic for the report benchmark, written straight into a store in time
+/// order: per presentation an impression (85 %), plan selections, purchase starts and a close
+/// (93 %), across 8 placements (some needing CSV quoting) and 300k customers; impressions enter the
+/// outbox as delivered, pending or dead.
+struct ReportDataGenerator {
+    let start: Int64
+    let eventsPerDay: Int
+    private var random: SplitMix64
+    private(set) var events = 0
+    private(set) var presentations = 0
+    private(set) var eventsBeforeLastAppend = 0
+    private var nextDay = 0
+    static let placements = ["onboarding", "settings", "paywall_gate", "home_banner", "Ünïcødé 🚀", "limit, reached",
+                             "=promo", "upgrade"]
+
+    init(seed: UInt64, start: Int64, eventsPerDay: Int) {
+        random = SplitMix64(seed: seed)
+        self.start = start
+        self.eventsPerDay = eventsPerDay
+    }
+
+    /// Appends `days` more days of events to the store at `path`.
+    mutating func append(days: Int, to path: String) throws {
+        eventsBeforeLastAppend = events
+        let connection = try Schema.open(path: path)
+        for _ in 0..<days {
+            try appendDay(connection)
+            nextDay += 1
+        }
+    }
+
+    private mutating func appendDay(_ connection: Connection) throws {
+        let dayStart = start + Int64(nextDay) * 86_400_000
+        let perPresentation = 2.27   // measured mean events per presentation of this mix
+        let count = Int(Double(eventsPerDay) / perPresentation)
+        let step = 86_400_000 / Int64(max(count, 1))
+        var written = 0
+        var index = 0
+        while index < count {
+            try connection.transaction { db in
+                let insert = try db.cachedStatement("""
+                    INSERT INTO events (id, name, occurred_at, recorded_at, user_id, session_id, catalog_version, pw_id,
+                      source, offering_id, placement_id, product, result, via, open_s)
+                    VALUES (?, ?, ?, ?, ?, NULL, 1, ?, ?, 'default', NULL, ?, ?, ?, ?)
+                    """)
+                let outbox = try db.cachedStatement("INSERT INTO outbox (event_id, occurred_at, state) VALUES (?, ?, ?)")
+                let end = min(count, index + 20_000)
+                while index < end {
+                    written += try presentation(at: dayStart + Int64(index) * step, insert, outbox)
+                    index += 1
+                }
+            }
+        }
+        events += written
+        presentations += count
+    }
+
+    private mutating func presentation(at time: Int64, _ insert: Statement, _ outbox: Statement) throws -> Int {
+        var t = time
+        let pw = UUIDv7.make(milliseconds: t, using: &random).uuidString
+        let user = "user-\(random.next() % 300_000)"
+        let source = Self.placements[Int(random.next() % UInt64(Self.placements.count))]
+        var written = 0
+        func add(_ name: String, _ product: String?, _ result: String?, _ via: String?, _ openS: Double?) throws -> String {
+            let id = UUIDv7.make(milliseconds: t, using: &random).uuidString
+            insert.reset()
+            insert.bind(id, at: 1); insert.bind(name, at: 2); insert.bind(t, at: 3); insert.bind(t + 40, at: 4)
+            insert.bind(user, at: 5); insert.bind(pw, at: 6); insert.bind(source, at: 7); insert.bind(product, at: 8)
+            insert.bind(result, at: 9); insert.bind(via, at: 10); insert.bind(openS, at: 11)
+            try insert.run()
+            written += 1
+            return id
+        }
+        let shown = random.chance(0.85)
+        if shown {
+            t += 1000
+            let id = try add("paywall_shown", nil, nil, nil, nil)
+            let roll = random.next() % 100
+            outbox.reset()
+            outbox.bind(id, at: 1); outbox.bind(t, at: 2); outbox.bind(roll < 90 ? "delivered" : roll < 98 ? "pending" : "dead", at: 3)
+            try outbox.run()
+        }
+        let product = random.chance(0.5) ? "pro.month" : "pro.year"
+        let selected = shown && random.chance(0.4)
+        if selected { t += 2000; _ = try add("paywall_plan_selected", product, nil, nil, nil) }
+        let started = selected && random.chance(0.4)
+        if started { t += 2000; _ = try add("paywall_purchase_started", product, nil, nil, nil) }
+        if !shown || random.chance(0.93) {
+            let openS = shown ? Double(1000 + Int(random.next() % 60_000)) / 1000 : Double(random.next() % 1000) / 1000
+            t = time + Int64(openS * 1000)
+            if started && random.chance(0.6) {
+                _ = try add("paywall_closed", product, "purchased", "auto", openS)
+            } else if shown && random.chance(0.02) {
+                _ = try add("paywall_closed", nil, "restored", "auto", openS)
+            } else {
+                _ = try add("paywall_closed", selected ? product : nil, "dismissed",
+                            random.chance(0.7) ? "close_button" : "continue_free", openS)
+            }
+        }
+        return written
+    }
+}
+
+/// A small, fast, seedable generator (SplitMix64).
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func chance(_ probability: Double) -> Bool { Double(next() >> 11) / Double(1 << 53) < probability }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import PaywallCore
+import PaywallReports
+import PaywallSQLite
+import Testing
+
+/// The ClickHouse path: export the store, load it into ClickHouse (chDB), run reports/clickhouse/*.sql,
+/// and check that every number equals the SQLite path's on the same data.
+struct ClickHouseParityTests {
+    struct Case: Sendable, CustomTestStringConvertible {
+        var from: String
+        var to: String
+        var timezone: String
+        var placements: [String]
+        var testDescription: String { "\(from)…\(to) \(timezone) \(placements)" }
+    }
+
+    static let cases = [
+        Case(from: "2026-11-01", to: "2026-11-05", timezone: "UTC", placements: []),
+        Case(from: "2026-11-01", to: "2026-11-03", timezone: "America/New_York", placements: []),
+        Case(from: "2026-11-02", to: "2026-11-02", timezone: "Asia/Kolkata", placements: ["a,b \"c\"", "Ünïcødé 🚀", "=SUM(A1)"]),
+    ]
+
+    @Test(arguments: cases)
+    func clickHouseComputesTheSameNumbers(_ scenario: Case) throws {
+        // Given the fixture store, exported raw (plus a second copy of every event: loading twice is harmless)
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let connection = try ReportFixture.makeStore(at: folder.path("db"))
+        let exporter = Exporter(connection: connection)
+        try FileManager.default.createDirectory(atPath: folder.path("export"), withIntermediateDirectories: true)
+        try exporter.export(.events, raw: true, toPath: folder.path("export/events.csv"))
+        let events = try String(contentsOfFile: folder.path("export/events.csv"), encoding: .utf8)
+        let body = events.split(separator: "\r\n", maxSplits: 1).last.map(String.init) ?? ""
+        try (events + body).write(toFile: folder.path("export/events.csv"), atomically: true, encoding: .utf8)
+        try exporter.export(.quarantine, raw: true, toPath: folder.path("export/quarantine.csv"))
+        let drops = try connection.all("SELECT dropped_at, count FROM drops") { "\($0.int64(at: 0)),\($0.int64(at: 1))\r\n" }
+        try ("dropped_at,count\r\n" + drops.joined()).write(toFile: folder.path("export/drops.csv"), atomically: true, encoding: .utf8)
+        // When SQLite (raw) and ClickHouse both compute the reports
+        try FunnelReport(connection: connection, now: .constant(ReportFixture.day5)).report(
+            from: try ReportDate(scenario.from), to: try ReportDate(scenario.to),
+            placements: scenario.placements.isEmpty ? nil : scenario.placements, timezone: scenario.timezone,
+            formulaGuard: false, into: folder.path("sqlite"))
+        let placements = String(decoding: try JSONSerialization.data(withJSONObject: scenario.placements), as: UTF8.self)
+        let (status, output, errors) = try runPython("clickhouse_compare.py", [
+            Repository.root.appendingPathComponent("reports/clickhouse").path, folder.path("sqlite"), folder.path("export"),
+            scenario.from, scenario.to, scenario.timezone, "259200000", placements,
+        ])
+        // Then every value is equal
+        #expect(status == 0, "clickhouse_compare.py failed (needs python3 with chdb: pip install chdb):\n\(output)\(errors)")
+    }
+}

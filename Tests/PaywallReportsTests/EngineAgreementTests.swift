@@ -1,0 +1,81 @@
+import Foundation
+import PaywallCore
+import PaywallReports
+import PaywallSQLite
+import PaywallStore
+import Testing
+
+/// Random traffic (out-of-order and late events, same-millisecond ties, second impressions and
+/// closes, presentations without impressions, few customers so cohorts overlap): the native engine
+/// and the SQL files must write byte-identical reports, in several time zones and with a filter.
+struct EngineAgreementTests {
+    static func randomStore(at path: String, seed: UInt64) throws -> Connection {
+        var random = TestRandom(seed: seed)
+        var events: [ReportFixture.Event] = []
+        var id = 1
+        let sources = ["onboarding", "settings", "=x", "Ünï, \"q\"", "a", "b"]
+        for pw in 1...600 {
+            let base = ReportFixture.day1 + Int64(random.below(6 * 24)) * ReportFixture.hour + Int64(random.below(3_600_000))
+            let user = "u\(random.below(40))"
+            let source = sources[random.below(sources.count)]
+            func at() -> Int64 { base + Int64(random.below(4)) * Int64(random.below(100_000)) }
+            if random.below(10) < 8 { events.append(ReportFixture.shown(id, at(), user, pw, source)); id += 1 }
+            if random.below(10) < 2 { events.append(ReportFixture.shown(id, at(), user, pw, source)); id += 1 }
+            if random.below(10) < 4 {
+                events.append(ReportFixture.step(id, "paywall_plan_selected", at(), user, pw, source, "p\(random.below(3))")); id += 1
+            }
+            if random.below(10) < 3 {
+                events.append(ReportFixture.step(id, "paywall_purchase_started", at(), user, pw, source, "p1")); id += 1
+            }
+            for _ in 0..<random.below(3) {
+                let results = [("purchased", "auto"), ("restored", "auto"), ("dismissed", "close_button"), ("dismissed", "continue_free")]
+                let (result, via) = results[random.below(results.count)]
+                events.append(ReportFixture.closed(id, at(), user, pw, source, result, via, Double(random.below(60_000)) / 1000,
+                                                   product: result == "purchased" ? "p\(random.below(3))" : nil))
+                id += 1
+            }
+        }
+        events.shuffle(using: &random)
+        let connection = try Schema.open(path: path)
+        try ReportFixture.insert(events, into: connection)
+        return connection
+    }
+
+    @Test(arguments: [
+        ("UTC", [String]()), ("America/New_York", []), ("Asia/Kolkata", []), ("Australia/Lord_Howe", []),
+        ("UTC", ["=x", "Ünï, \"q\""]),
+    ])
+    func theNativeEngineAndTheSQLFilesAgree(_ timezone: String, _ placements: [String]) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let connection = try Self.randomStore(at: folder.path("db"), seed: 7)
+        var reports = FunnelReport(connection: connection, now: .constant(0))
+        reports.chunkSize = 97
+        for engine in ReportEngine.allCases {
+            reports.engine = engine
+            try reports.report(from: try ReportDate("2026-11-01"), to: try ReportDate("2026-11-05"),
+                               placements: placements.isEmpty ? nil : placements, timezone: timezone,
+                               cohortWindow: try CohortWindow(parsing: "36h"), into: folder.path(engine.rawValue))
+        }
+        for file in ReportFile.all.map(\.fileName) {
+            let native = try String(contentsOfFile: folder.path("native/\(file)"), encoding: .utf8)
+            let sql = try String(contentsOfFile: folder.path("sql/\(file)"), encoding: .utf8)
+            #expect(native == sql, "\(file): native vs SQL\n\(unifiedDiff(expected: sql, actual: native))")
+            #expect(native.components(separatedBy: "\r\n").count > 2, "\(file) should have data rows")
+        }
+    }
+}
+
+/// A seedable generator for reproducible random fixtures.
+struct TestRandom: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import PaywallCore
+@testable import PaywallReports
+import Testing
+
+struct CSVWriterTests {
+    func render(_ cells: [CSVWriter.Cell], guarded: Bool = true) throws -> String {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let descriptor = open(folder.path("x.csv"), O_CREAT | O_WRONLY, 0o644)
+        var writer = CSVWriter(descriptor: descriptor, path: "x.csv", formulaGuard: guarded)
+        try writer.writeRow(cells)
+        try writer.flush()
+        close(descriptor)
+        return try String(contentsOfFile: folder.path("x.csv"), encoding: .utf8)
+    }
+
+    @Test(arguments: [
+        ("plain", "plain\r\n"), ("=1+2", "'=1+2\r\n"), ("+1", "'+1\r\n"), ("-1", "'-1\r\n"), ("@SUM", "'@SUM\r\n"),
+        ("\tx", "'\tx\r\n"), ("\rx", "\"'\rx\"\r\n"), ("a,b", "\"a,b\"\r\n"), ("say \"hi\"", "\"say \"\"hi\"\"\"\r\n"),
+        ("line\nbreak", "\"line\nbreak\"\r\n"), ("=a,\"b\"", "\"'=a,\"\"b\"\"\"\r\n"), ("<script>", "<script>\r\n"),
+        ("Ünïcødé 🚀", "Ünïcødé 🚀\r\n"), ("", "\r\n"),
+    ])
+    func textCellsAreQuotedAndGuarded(_ input: String, _ expected: String) throws {
+        #expect(try render([.text(input)]) == expected)
+    }
+
+    @Test(arguments: ["plain", "=1+2", "-1", "@x", "\tx", "\rx", "a,b", "say \"hi\"", "l\nb", "=a,\"b\"", "Ünï 🚀", ""])
+    func byteCellsMatchStringCells(_ input: String) throws {
+        let viaString = try render([.text(input)])
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let descriptor = open(folder.path("b.csv"), O_CREAT | O_WRONLY, 0o644)
+        var writer = CSVWriter(descriptor: descriptor, path: "b.csv")
+        var copy = input
+        copy.withUTF8 { writer.text(bytes: UnsafeRawBufferPointer($0)) }
+        try writer.endRecord()
+        try writer.flush()
+        close(descriptor)
+        #expect(try String(contentsOfFile: folder.path("b.csv"), encoding: .utf8) == viaString)
+    }
+
+    @Test func rawOutputKeepsFormulasAndNumbersAreNeverGuarded() throws {
+        #expect(try render([.text("=1+2"), .text("-x")], guarded: false) == "=1+2,-x\r\n")
+        #expect(try render([.number("-1.5000"), .empty, .number("3")]) == "-1.5000,,3\r\n")
+    }
+
+    @Test func integersAreWrittenExactly() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let descriptor = open(folder.path("x.csv"), O_CREAT | O_WRONLY, 0o644)
+        var writer = CSVWriter(descriptor: descriptor, path: "x.csv")
+        for value: Int64 in [0, 7, -42, 1_793_491_200_000, .max, .min] { writer.integer(value) }
+        try writer.endRecord()
+        try writer.flush()
+        close(descriptor)
+        #expect(try String(contentsOfFile: folder.path("x.csv"), encoding: .utf8)
+            == "0,7,-42,1793491200000,9223372036854775807,-9223372036854775808\r\n")
+    }
+}
+
+struct FormatTests {
+    @Test(arguments: [(0.0, "0.0000"), (1.0, "1.0000"), (5.0 / 6.0, "0.8333"), (0.04325, "0.0432"), (2.0 / 3.0, "0.6667")])
+    func ratesHaveFourDecimals(_ value: Double, _ expected: String) {
+        #expect(ReportFormat.rate(value) == expected)
+    }
+
+    @Test func secondsHaveThreeDecimals() {
+        #expect(ReportFormat.seconds(7.25) == "7.250")
+        #expect(ReportFormat.seconds(31) == "31.000")
+    }
+
+    @Test(arguments: [("3d", Int64(259_200_000)), ("72h", 259_200_000), ("90m", 5_400_000), ("1500ms", 1500)])
+    func cohortWindowsParse(_ text: String, _ milliseconds: Int64) throws {
+        #expect(try CohortWindow(parsing: text).milliseconds == milliseconds)
+    }
+
+    @Test(arguments: ["", "3", "d", "-3d", "3 days", "0h"])
+    func badCohortWindowsAreUsageErrors(_ text: String) {
+        #expect(throws: ReportError.invalidDuration(text)) { try CohortWindow(parsing: text) }
+    }
+}
+
+struct DayCalendarTests {
+    @Test func dstChangesMakeDaysOf23And25Hours() throws {
+        let newYork = try DayCalendar(timeZone: "America/New_York")
+        let fall = try newYork.days(from: try ReportDate("2026-11-01"), through: try ReportDate("2026-11-01"))
+        #expect(fall[0].endMs - fall[0].startMs == 25 * 3_600_000)
+        #expect(fall[0].startMs == 1_793_491_200_000 + 4 * 3_600_000)
+        let spring = try newYork.days(from: try ReportDate("2026-03-08"), through: try ReportDate("2026-03-08"))
+        #expect(spring[0].endMs - spring[0].startMs == 23 * 3_600_000)
+    }
+
+    @Test func daysAreContiguousAndMapInstantsBack() throws {
+        let calendar = try DayCalendar(timeZone: "Asia/Kathmandu")
+        let days = try calendar.days(from: try ReportDate("2026-12-30"), through: try ReportDate("2027-01-02"))
+        #expect(days.map(\.date.description) == ["2026-12-30", "2026-12-31", "2027-01-01", "2027-01-02"])
+        for (day, next) in zip(days, days.dropFirst()) { #expect(day.endMs == next.startMs) }
+        for day in days {
+            #expect(calendar.date(containing: day.startMs) == day.date)
+            #expect(calendar.date(containing: day.endMs - 1) == day.date)
+        }
+    }
+
+    @Test func aReversedRangeIsAUsageError() throws {
+        #expect(throws: ReportError.invalidRange(from: "2026-11-02", to: "2026-11-01")) {
+            try DayCalendar().days(from: try ReportDate("2026-11-02"), through: try ReportDate("2026-11-01"))
+        }
+    }
+}
+
+struct ReportQueriesTests {
+    @Test func theEmbeddedSQLMatchesTheReportsFolder() throws {
+        // The library embeds reports/*.sql (python3 reports/embed.py); this fails when they drift apart.
+        let folder = Repository.root.appendingPathComponent("reports")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".sql") }
+        #expect(Set(files.map { String($0.dropLast(4)) }) == Set(ReportQueries.all.keys))
+        for file in files {
+            let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+            let embedded = ReportQueries.all[String(file.dropLast(4))]
+            #expect(embedded == text.trimmingCharacters(in: .newlines) || embedded.map { $0 + "\n" } == text,
+                    "reports/\(file) changed: run python3 reports/embed.py")
+        }
+    }
+
+    @Test func namedParametersAreNumberedInOrderOfFirstAppearance() {
+        let sql = "-- :not_me\nSELECT ':nor_me', :b, :a, :b FROM t WHERE x = :c"
+        #expect(NamedParameters.names(in: sql) == ["b", "a", "c"])
+    }
+}

@@ -1,0 +1,19 @@
+-- ClickHouse tables for the exported store (run once). Load them from the CSV exports:
+--   paywall-analytics export events --raw --out events.csv      -> events
+--   paywall-analytics export quarantine --raw --out quarantine.csv -> quarantine
+--   sqlite3 -csv -header STORE 'SELECT dropped_at, count FROM drops' > drops.csv -> drops
+-- e.g. INSERT INTO events SELECT * FROM file('events.csv', CSVWithNames)
+--      SETTINGS format_csv_null_representation = ''
+-- Loading the same file twice is harmless: every report counts each event id once.
+CREATE TABLE IF NOT EXISTS events (
+  id String, name LowCardinality(String), occurred_at Int64, recorded_at Int64, user_id String,
+  session_id Nullable(String), catalog_version Int32, pw_id String, source String,
+  offering_id Nullable(String), placement_id Nullable(String), product Nullable(String),
+  result Nullable(String), via Nullable(String), open_s Nullable(Float64), delivery_state Nullable(String)
+) ENGINE = MergeTree ORDER BY (pw_id, occurred_at, id);
+
+CREATE TABLE IF NOT EXISTS quarantine (
+  seq Int64, quarantined_at Int64, reasons String, origin Nullable(String), line Nullable(Int64), payload String
+) ENGINE = MergeTree ORDER BY seq;
+
+CREATE TABLE IF NOT EXISTS drops (dropped_at Int64, count Int64) ENGINE = MergeTree ORDER BY dropped_at;
