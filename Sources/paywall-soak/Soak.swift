@@ -80,7 +80,7 @@ final class Soak: Sendable {
     /// Forwarding passes, alternating between `paywall-analytics forward` (the product; its 120 s
     /// lease means a SIGKILLed run blocks forwarding for 2 minutes, so it is killed at most once per 4
     /// minutes) and `forwarder-crash-helper` (the same Forwarder and outbox with a 3 s lease, killed
-    /// in half of its runs after 5–250 ms, mostly mid-request).
+    /// in half of its runs); kills land 3–80 ms after the start (a pass takes tens of ms), mostly mid-request.
     func forwardLoop(until deadline: Date, endpoint: URL) {
         var random = SplitMix(seed: seed ^ 0xF0)
         var lastProductKill = Date.distantPast
@@ -97,12 +97,11 @@ final class Soak: Sendable {
                     ? Date().timeIntervalSince(lastProductKill) > 240 && Double.random(in: 0..<1, using: &random) < 0.3
                     : Bool.random(using: &random)
                 if killed {
-                    Thread.sleep(forTimeInterval: product ? Double.random(in: 0.05...1.5, using: &random)
-                                                          : Double.random(in: 0.005...0.25, using: &random))
+                    Thread.sleep(forTimeInterval: Double.random(in: 0.003...0.08, using: &random))
                     child.kill()
-                    if product { lastProductKill = Date() }
                 }
                 let result = child.wait()
+                if product && result.status == 137 { lastProductKill = Date() }
                 tally.withLock { $0.forwardExits["\(name) \(result.status)", default: 0] += 1 }
                 if result.status == 137 { tally.withLock { $0.forwarderKills += 1 } }
                 let expected: [Int32] = product ? [0, 69, 75] : [0]
