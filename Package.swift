@@ -58,8 +58,11 @@ var package = Package(
             dependencies: ["PaywallAnalytics", "PaywallCore", "PaywallStore", "PaywallTestSupport"]
         ),
         .testTarget(name: "CLITests", dependencies: ["PaywallCore", "PaywallTestSupport", "paywall-analytics", "embedding-example"]),
-        .testTarget(name: "PaywallSQLiteTests", dependencies: ["PaywallSQLite"]),
-        .testTarget(name: "PaywallStoreTests", dependencies: ["PaywallStore", "PaywallCore", "PaywallSQLite", "recorder-crash-helper"]),
+        .testTarget(name: "PaywallSQLiteTests", dependencies: ["PaywallSQLite", "PaywallTestSupport"]),
+        .testTarget(
+            name: "PaywallStoreTests",
+            dependencies: ["PaywallStore", "PaywallCore", "PaywallSQLite", "PaywallTestSupport", "recorder-crash-helper"]
+        ),
         .executableTarget(name: "recorder-crash-helper", dependencies: ["PaywallStore", "PaywallCore", "PaywallSQLite"]),
         .executableTarget(
             name: "paywall-bench",

@@ -1,4 +1,5 @@
 import Foundation
+import PaywallTestSupport
 import PaywallSQLite
 import Testing
 

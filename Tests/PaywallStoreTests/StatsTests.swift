@@ -1,4 +1,5 @@
 import Foundation
+import PaywallTestSupport
 import PaywallCore
 import PaywallSQLite
 import PaywallStore

@@ -1,0 +1,25 @@
+import Foundation
+
+/// A fresh directory under the system temporary directory, removed when the value is released.
+public final class TemporaryDirectory: Sendable {
+    /// The directory.
+    public let url: URL
+
+    /// Creates the directory; `prefix` names it after the suite that uses it.
+    public init(prefix: String = "paywall-tests") {
+        url = FileManager.default.temporaryDirectory
+            .appendingPathComponent("\(prefix)-\(UUID().uuidString)", isDirectory: true)
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+
+    /// The path of `name` inside the directory.
+    public func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+}
+
+/// The POSIX permission bits of the file at `path` (e.g. `0o600`).
+public func permissions(_ path: String) throws -> Int {
+    let attributes = try FileManager.default.attributesOfItem(atPath: path)
+    return (attributes[.posixPermissions] as? NSNumber)?.intValue ?? -1
+}
