@@ -32,7 +32,10 @@ public struct Exporter: Sendable {
                        toPath path: String) throws -> Int64 {
         if path == "-" { return try export(kind, filter: filter, raw: raw, descriptor: STDOUT_FILENO, path: "standard output") }
         let temporary = path + ".partial-\(getpid())"
-        let descriptor = open(temporary, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0o644)
+        // A stale file (or a symbolic link planted) under the temporary name is removed, never
+        // followed: the file is created fresh (O_EXCL) and a link is refused (O_NOFOLLOW).
+        unlink(temporary)
+        let descriptor = open(temporary, O_CREAT | O_EXCL | O_NOFOLLOW | O_WRONLY | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw ReportError.cannotCreateOutput(path: path, reason: String(cString: strerror(errno))) }
         do {
             let rows = try export(kind, filter: filter, raw: raw, descriptor: descriptor, path: path)
