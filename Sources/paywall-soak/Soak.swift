@@ -85,6 +85,12 @@ final class Soak: Sendable {
         var random = SplitMix(seed: seed ^ 0xF0)
         var lastProductKill = Date.distantPast
         while Date() < deadline {
+            // Until the first recorder has created the database there is nothing to forward
+            // (`forward` on a missing database exits 66 by design).
+            guard FileManager.default.fileExists(atPath: db) else {
+                Thread.sleep(forTimeInterval: 0.05)
+                continue
+            }
             let product = Bool.random(using: &random)
             let name = product ? "forward" : "helper"
             do {
