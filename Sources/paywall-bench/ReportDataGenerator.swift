@@ -10,7 +10,7 @@ import PaywallStore
 struct ReportDataGenerator {
     let start: Int64
     let eventsPerDay: Int
-    private var random: SplitMix64
+    private var random: SeededGenerator
     private(set) var events = 0
     private(set) var presentations = 0
     private(set) var eventsBeforeLastAppend = 0
@@ -19,7 +19,7 @@ struct ReportDataGenerator {
                              "=promo", "upgrade"]
 
     init(seed: UInt64, start: Int64, eventsPerDay: Int) {
-        random = SplitMix64(seed: seed)
+        random = SeededGenerator(seed: seed)
         self.start = start
         self.eventsPerDay = eventsPerDay
     }
@@ -106,16 +106,3 @@ struct ReportDataGenerator {
     }
 }
 
-/// A small, fast, seedable generator (SplitMix64).
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func chance(_ probability: Double) -> Bool { Double(next() >> 11) / Double(1 << 53) < probability }
-}

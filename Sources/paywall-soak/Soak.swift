@@ -1,4 +1,5 @@
 import Foundation
+import PaywallCore
 import PaywallTestSupport
 import Synchronization
 
@@ -58,7 +59,7 @@ final class Soak: Sendable {
 
     /// Recording children, each SIGKILLed after 0.3–3 s; the ids they printed are acknowledged.
     func recordLoop(until deadline: Date) {
-        var random = SplitMix(seed: seed)
+        var random = SeededGenerator(seed: seed)
         var run: UInt64 = 0
         while Date() < deadline {
             run += 1
@@ -82,7 +83,7 @@ final class Soak: Sendable {
     /// minutes) and `forwarder-crash-helper` (the same Forwarder and outbox with a 3 s lease, killed
     /// in half of its runs); kills land 3–80 ms after the start (a pass takes tens of ms), mostly mid-request.
     func forwardLoop(until deadline: Date, endpoint: URL) {
-        var random = SplitMix(seed: seed ^ 0xF0)
+        var random = SeededGenerator(seed: seed ^ 0xF0)
         var lastProductKill = Date.distantPast
         while Date() < deadline {
             // Until the first recorder has created the database there is nothing to forward
@@ -121,7 +122,7 @@ final class Soak: Sendable {
 
     /// `paywall-analytics report --nightly` every 4–10 s (not killed).
     func nightlyLoop(until deadline: Date) {
-        var random = SplitMix(seed: seed ^ 0x41)
+        var random = SeededGenerator(seed: seed ^ 0x41)
         while Date() < deadline {
             Thread.sleep(forTimeInterval: Double.random(in: 4...10, using: &random))
             guard FileManager.default.fileExists(atPath: db) else { continue }

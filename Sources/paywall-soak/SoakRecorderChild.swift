@@ -19,7 +19,7 @@ enum SoakRecorderChild {
             FileHandle.standardError.write(Data("soak recorder: \(error)\n".utf8))
             exit(74)
         }
-        var random = SplitMix(seed: seed)
+        var random = SeededGenerator(seed: seed)
         while true {
             var ids: [UUID] = []
             for _ in 0..<Int.random(in: 1...8, using: &random) {
@@ -38,7 +38,7 @@ enum SoakRecorderChild {
     }
 
     /// One presentation: shown, then maybe plan selected and purchase started, then closed.
-    static func presentation(_ random: inout SplitMix) -> [EventRecord] {
+    static func presentation(_ random: inout SeededGenerator) -> [EventRecord] {
         let now = Now.system.milliseconds()
         let pwID = UUIDv7.make(milliseconds: now)
         let user = "soak-user-\(Int.random(in: 1...500, using: &random))"
@@ -71,15 +71,3 @@ enum SoakRecorderChild {
     }
 }
 
-/// A small seeded generator (SplitMix64), so a soak run can be replayed with its seed.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -1,4 +1,5 @@
 import Foundation
+import PaywallCore
 import PaywallTestSupport
 import Synchronization
 
@@ -6,9 +7,9 @@ import Synchronization
 /// must survive (5xx, 429 with Retry-After, refusals, hang-ups, truncated and malformed responses, slow
 /// answers). Counts what it served.
 final class StandInFaults: Sendable {
-    private let state: Mutex<(random: SplitMix, served: [String: Int])>
+    private let state: Mutex<(random: SeededGenerator, served: [String: Int])>
 
-    init(seed: UInt64) { state = Mutex((SplitMix(seed: seed), [:])) }
+    init(seed: UInt64) { state = Mutex((SeededGenerator(seed: seed), [:])) }
 
     var served: [String: Int] { state.withLock { $0.served } }
 

@@ -10,7 +10,7 @@ import Testing
 /// and the SQL files must write byte-identical reports, in several time zones and with a filter.
 struct EngineAgreementTests {
     static func randomStore(at path: String, seed: UInt64) throws -> Connection {
-        var random = TestRandom(seed: seed)
+        var random = SeededGenerator(seed: seed)
         var events: [ReportFixture.Event] = []
         var id = 1
         let sources = ["onboarding", "settings", "=x", "Ünï, \"q\"", "a", "b"]
@@ -66,16 +66,7 @@ struct EngineAgreementTests {
     }
 }
 
-/// A seedable generator for reproducible random fixtures.
-struct TestRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+/// Reproducible random fixtures: the shared seeded generator plus the draws these tests use.
+extension SeededGenerator {
     mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
 }
