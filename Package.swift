@@ -55,7 +55,7 @@ var package = Package(
         ),
         .testTarget(
             name: "PaywallAnalyticsTests",
-            dependencies: ["PaywallAnalytics", "PaywallCore", "PaywallStore", "PaywallTestSupport"]
+            dependencies: ["PaywallAnalytics", "PaywallCore", "PaywallSQLite", "PaywallStore", "PaywallTestSupport"]
         ),
         .testTarget(name: "CLITests", dependencies: ["PaywallCore", "PaywallTestSupport", "paywall-analytics", "embedding-example"]),
         .testTarget(name: "PaywallSQLiteTests", dependencies: ["PaywallSQLite", "PaywallTestSupport"]),

@@ -1,6 +1,7 @@
 import Foundation
 import PaywallAnalytics
 import PaywallCore
+import PaywallSQLite
 import PaywallStore
 import PaywallTestSupport
 import Synchronization
@@ -50,5 +51,16 @@ struct PaywallAnalyticsTests {
         try await analytics.flush()
         #expect(try analytics.recorder.store.stats().outboxPending == 1)
         try await analytics.shutdown()
+    }
+
+    @Test func aFileThatIsNotADatabaseIsRefusedWithATypedErrorAndLeftUntouched() throws {
+        let path = Self.scratchPath()
+        let garbage = Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) })
+        try garbage.write(to: URL(fileURLWithPath: path))
+        let error = try #require(throws: StorageError.self) {
+            _ = try PaywallAnalytics(configuration: .init(databasePath: path), environment: [:])
+        }
+        #expect(error.kind == .corrupt)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == garbage)
     }
 }
