@@ -93,18 +93,25 @@ struct Rollup {
             count += 1
             return true
         }
+        var dirty = Set<Int64>(buckets.keys)
         let before = try db.cachedStatement("SELECT first_at FROM report_presentations WHERE pw_id = ?")
         let merge = try db.cachedStatement(ReportQueries.rollupMergePresentation)
         for (pwID, fold) in folds {
             if !fresh {
                 before.reset()
                 before.bind(pwID, at: 1)
-                if try before.step() { result.touchedBuckets.insert(before.row.int64(at: 0) / 900_000) }
+                if try before.step() {
+                    result.touchedBuckets.insert(before.row.int64(at: 0) / 900_000)
+                    dirty.insert(before.row.int64(at: 0) / 900_000)
+                }
                 before.reset()
             }
             fold.bind(merge, pwID: pwID, customerKey: try keys.customer(fold.user, db),
                       placementKey: try keys.placement(fold.placement, db))
-            if try merge.step(), !fresh { result.touchedBuckets.insert(merge.row.int64(at: 0) / 900_000) }
+            if try merge.step() {
+                dirty.insert(merge.row.int64(at: 0) / 900_000)
+                if !fresh { result.touchedBuckets.insert(merge.row.int64(at: 0) / 900_000) }
+            }
             merge.reset()
         }
         let bucketMerge = try db.cachedStatement("""
@@ -115,6 +122,12 @@ struct Rollup {
             bucketMerge.bind([.integer(bucket), .integer(counts.events), .integer(counts.impressions)])
             try bucketMerge.run()
             if !fresh { result.touchedBuckets.insert(bucket) }
+        }
+        // The nightly job rescans the days of these buckets (NightlyPartials), whoever folded them.
+        let markDirty = try db.cachedStatement("INSERT INTO report_dirty_buckets (bucket) VALUES (?) ON CONFLICT DO NOTHING")
+        for bucket in dirty {
+            markDirty.bind(bucket, at: 1)
+            try markDirty.run()
         }
         if newest != .min {
             try db.run("""

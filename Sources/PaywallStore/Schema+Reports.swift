@@ -49,3 +49,17 @@ extension Schema {
         DELETE FROM meta WHERE key IN ('reports.watermark_rowid', 'reports.newest_occurred_at');
         """)
 }
+
+extension Schema {
+    /// The nightly job's rollups per day and placement (PaywallReports' `NightlyPartials`):
+    /// `report_day_partials` holds one encoded day partial per report day of the zone named in
+    /// `meta` (`reports.partials_timezone`); `report_dirty_buckets` marks the 15-minute buckets the
+    /// rollup refreshes touched since the nightly job last rescanned them. Derived data: a migration
+    /// that rebuilds `report_presentations` must also empty both tables and that meta key.
+    static let reportsDayPartials = Migration("reports-day-partials", sql: """
+        CREATE TABLE report_day_partials (
+          day_start INTEGER PRIMARY KEY NOT NULL, day_end INTEGER NOT NULL, partial BLOB NOT NULL) STRICT;
+        CREATE TABLE IF NOT EXISTS report_dirty_buckets (bucket INTEGER PRIMARY KEY NOT NULL) STRICT, WITHOUT ROWID;
+        DELETE FROM meta WHERE key = 'reports.partials_timezone';
+        """)
+}
