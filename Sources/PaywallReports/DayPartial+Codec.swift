@@ -1,7 +1,8 @@
 import Foundation
 
 /// The stored form of a ``DayPartial`` (the `partial` BLOB of `report_day_partials`): little-endian
-/// fixed-width fields after a format byte. It is derived data: a blob this program cannot read is
+/// fixed-width fields after a format byte (arrays of plain values are copied as they lie in memory;
+/// every platform Swift runs this package on is little-endian). It is derived data: a blob this program cannot read is
 /// recomputed from the rollups, never trusted.
 extension DayPartial {
     /// The format written by ``encoded()``; bump it when the layout changes.
@@ -20,9 +21,9 @@ extension DayPartial {
                 out.int(value)
             }
             out.count(s.viewers.count)
-            for viewer in s.viewers { out.uint32(viewer) }
+            out.raw(s.viewers)
             out.count(s.openS.count)
-            for value in s.openS { out.int(Int64(bitPattern: value.bitPattern)) }
+            out.raw(s.openS)
         }
         out.count(products.count)
         for product in products {
@@ -32,11 +33,7 @@ extension DayPartial {
             out.int(product.count)
         }
         out.count(firsts.count)
-        for first in firsts {
-            out.uint32(first.user)
-            out.uint32(first.placement)
-            out.int(first.at)
-        }
+        out.raw(firsts)
         out.count(purchases.count)
         for purchase in purchases {
             out.uint32(purchase.user)
@@ -62,10 +59,10 @@ extension DayPartial {
             (s.presentations, s.impressions, s.dwellBounces, s.planSelected) = (counters[0], counters[1], counters[2], counters[3])
             (s.purchaseStarted, s.purchased, s.restored, s.dismissedCloseButton) = (counters[4], counters[5], counters[6], counters[7])
             (s.dismissedContinueFree, s.unclosed, s.bounces, s.cancellations) = (counters[8], counters[9], counters[10], counters[11])
-            guard let viewers = input.count(), let viewerValues = input.uint32s(viewers) else { return nil }
+            guard let viewers = input.count(), let viewerValues = input.raw(viewers, of: UInt32.self) else { return nil }
             s.viewers = viewerValues
-            guard let opens = input.count(), let openValues = input.ints(opens) else { return nil }
-            s.openS = openValues.map { Double(bitPattern: UInt64(bitPattern: $0)) }
+            guard let opens = input.count(), let openValues = input.raw(opens, of: Double.self) else { return nil }
+            s.openS = openValues
             partial.groups[Int(placement)] = s
         }
         guard let productCount = input.count() else { return nil }
@@ -74,12 +71,8 @@ extension DayPartial {
                   let count = input.int() else { return nil }
             partial.products.append(ProductCount(placement: Int(placement), product: name, count: count))
         }
-        guard let firstCount = input.count() else { return nil }
-        partial.firsts.reserveCapacity(firstCount)
-        for _ in 0..<firstCount {
-            guard let user = input.uint32(), let placement = input.uint32(), let at = input.int() else { return nil }
-            partial.firsts.append(CustomerFirst(user: user, placement: placement, at: at))
-        }
+        guard let firstCount = input.count(), let firsts = input.raw(firstCount, of: CustomerFirst.self) else { return nil }
+        partial.firsts = firsts
         guard let purchaseCount = input.count() else { return nil }
         partial.purchases.reserveCapacity(purchaseCount)
         for _ in 0..<purchaseCount {
@@ -94,6 +87,11 @@ extension DayPartial {
 /// Appends little-endian integers to a byte array.
 struct ByteWriter {
     var bytes: [UInt8] = []
+
+    /// Appends the memory of `values` as it is (plain fixed-width values on a little-endian machine).
+    mutating func raw<T: BitwiseCopyable>(_ values: [T]) {
+        values.withUnsafeBytes { bytes.append(contentsOf: $0) }
+    }
 
     mutating func int(_ value: Int64) {
         withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
@@ -133,14 +131,16 @@ struct ByteReader {
 
     mutating func count() -> Int? { uint32().map(Int.init) }
 
-    mutating func uint32s(_ count: Int) -> [UInt32]? {
-        guard count >= 0, offset + 4 * count <= bytes.count else { return nil }
-        return (0..<count).map { _ in uint32()! }
-    }
-
-    mutating func ints(_ count: Int) -> [Int64]? {
-        guard count >= 0, offset + 8 * count <= bytes.count else { return nil }
-        return (0..<count).map { _ in int()! }
+    /// Reads `count` values written by ``ByteWriter/raw(_:)``.
+    mutating func raw<T: BitwiseCopyable>(_ count: Int, of type: T.Type) -> [T]? {
+        let length = count * MemoryLayout<T>.stride
+        guard count >= 0, offset + length <= bytes.count else { return nil }
+        let values = [T](unsafeUninitializedCapacity: count) { buffer, initialized in
+            UnsafeMutableRawBufferPointer(buffer).copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + length)]))
+            initialized = count
+        }
+        offset += length
+        return values
     }
 
     mutating func string(_ length: Int) -> String? {

@@ -26,7 +26,7 @@ struct DayPartial: Equatable {
     }
 
     /// A customer's earliest impression at a placement.
-    struct CustomerFirst: Equatable {
+    struct CustomerFirst: Equatable, BitwiseCopyable {
         var user: UInt32
         var placement: UInt32
         var at: Int64
@@ -46,9 +46,10 @@ struct DayPartial: Equatable {
     /// Scans the presentations whose first event falls in `[startMs, endMs)`.
     static func scan(_ db: Database, startMs: Int64, endMs: Int64) throws -> DayPartial {
         var partial = DayPartial()
+        var groups: [PresentationScan.GroupStats?] = []   // by placement key (dense and few)
         var productNames = Interner()
         var productCounts: [Int: Int64] = [:]
-        var firsts: [UInt64: Int64] = [:]
+        var impressions: [CustomerFirst] = []
         try db.forEachRow(daySQL, [.integer(startMs), .integer(endMs)]) { row in
             let placement = Int(row.int64(at: 1))
             let user = UInt32(truncatingIfNeeded: row.int64(at: 2))
@@ -56,22 +57,29 @@ struct DayPartial: Equatable {
             let closed = !row.isNull(at: 6)
             let result = closed ? PresentationScan.code(row, 7) : 0
             if let impressionAt {
-                let key = UInt64(user) << 32 | UInt64(UInt32(truncatingIfNeeded: placement))
-                if impressionAt < firsts[key, default: .max] { firsts[key] = impressionAt }
+                impressions.append(CustomerFirst(user: user, placement: UInt32(truncatingIfNeeded: placement), at: impressionAt))
             }
             if result == 1 { partial.purchases.append(Purchase(user: user, at: row.int64(at: 6))) }
+            if placement >= groups.count { groups += repeatElement(nil, count: placement + 1 - groups.count) }
+            if groups[placement] == nil { groups[placement] = PresentationScan.GroupStats() }
             PresentationScan.add(row, user: user, impressionAt: impressionAt, closed: closed, result: result,
-                                 to: &partial.groups[placement, default: PresentationScan.GroupStats()]) { product in
+                                 to: &groups[placement]!) { product in
                 productCounts[placement << 32 | productNames.index(product), default: 0] += 1
             }
             return true
         }
-        for placement in partial.groups.keys { partial.groups[placement]!.normalize() }
+        for (placement, group) in groups.enumerated() {
+            guard var group else { continue }
+            group.normalize()
+            partial.groups[placement] = group
+        }
         partial.products = productCounts.map {
             ProductCount(placement: $0.key >> 32, product: productNames.names[$0.key & 0xFFFF_FFFF], count: $0.value)
         }.sorted { $0.placement != $1.placement ? $0.placement < $1.placement : codePointLess($0.product, $1.product) }
-        partial.firsts = firsts.keys.sorted().map {
-            CustomerFirst(user: UInt32($0 >> 32), placement: UInt32($0 & 0xFFFF_FFFF), at: firsts[$0]!)
+        // Earliest impression per (customer, placement): sort, keep the first of each pair.
+        impressions.sort { ($0.user, $0.placement, $0.at) < ($1.user, $1.placement, $1.at) }
+        for first in impressions where partial.firsts.last.map({ $0.user != first.user || $0.placement != first.placement }) ?? true {
+            partial.firsts.append(first)
         }
         partial.purchases.sort { ($0.user, $0.at) < ($1.user, $1.at) }
         return partial
