@@ -25,6 +25,16 @@ struct ReportKeys {
         loaded = false
     }
 
+    /// The key of the customer named by text column `column` of `row` (inserted when new).
+    mutating func customer(_ row: Row, _ column: Int, _ db: Database) throws -> Int64 {
+        try customer(Self.text(row, column), db)
+    }
+
+    /// The key of the placement named by text column `column` of `row` (inserted when new).
+    mutating func placement(_ row: Row, _ column: Int, _ db: Database) throws -> Int64 {
+        try placement(Self.text(row, column), db)
+    }
+
     mutating func customer(_ userID: String, _ db: Database) throws -> Int64 {
         if let key = customers[userID] { return key }
         let key = try Self.insert("INSERT INTO report_customers (user_id) VALUES (?) RETURNING key", userID, db)
@@ -37,6 +47,11 @@ struct ReportKeys {
         let key = try Self.insert("INSERT INTO report_placements (placement) VALUES (?) RETURNING key", name, db)
         placements[name] = key
         return key
+    }
+
+    /// Short names (up to 15 UTF-8 bytes) become Strings without allocating.
+    private static func text(_ row: Row, _ column: Int) -> String {
+        row.withUnsafeText(at: column) { String(decoding: $0, as: UTF8.self) }
     }
 
     private static func insert(_ sql: String, _ value: String, _ db: Database) throws -> Int64 {

@@ -2,9 +2,10 @@ import PaywallSQLite
 
 /// Keeps the report rollups (`report_presentations`, `report_event_buckets`) up to date with the
 /// events table, incrementally: events with a rowid above the watermark stored in `meta` are folded
-/// in Swift (``PresentationFold``) and merged with `reports/rollup_merge_presentation.sql`, one
-/// transaction per chunk, so the recorder is never blocked for long and a killed run loses nothing
-/// (the watermark moves in the same transaction as the rollups).
+/// in Swift (``PresentationBatch``) and merged in `pw_id` order with
+/// `reports/rollup_merge_presentation.sql`, one transaction per chunk, so the recorder is never
+/// blocked for long and a killed run loses nothing (the watermark, the rollups and the touched
+/// buckets in `report_dirty_buckets` move in the same transaction).
 struct Rollup {
     /// Meta key of the last events rowid folded into the rollups.
     static let watermarkKey = "reports.watermark_rowid"
@@ -46,6 +47,7 @@ struct Rollup {
         // A first build touches every day anyway: skip the per-presentation "where was it before" probes.
         let fresh = try connection.scalar("SELECT count(*) FROM (SELECT 1 FROM report_presentations LIMIT 1)")?.int64 == 0
         var keys = ReportKeys()
+        var texts = TextTable()
         while result.watermarkAfter < top {
             try connection.transaction(.immediate) { db in
                 do { try keys.load(db) } catch { keys.invalidate(); throw error }
@@ -53,7 +55,9 @@ struct Rollup {
                     .string ?? "0") ?? 0
                 let through = min(top, after + chunkSize)
                 if after < top {
-                    do { try fold(db, after: after, through: through, fresh: fresh, keys: &keys, into: &result) } catch {
+                    do {
+                        try fold(db, after: after, through: through, fresh: fresh, keys: &keys, texts: &texts, into: &result)
+                    } catch {
                         keys.invalidate()
                         throw error
                     }
@@ -64,67 +68,58 @@ struct Rollup {
                 progress(Double(result.watermarkAfter - result.watermarkBefore) / Double(top - result.watermarkBefore))
             }
         }
-        if fresh && result.eventsRead > 0 {
-            try connection.withDatabase { db in
-                let sql = "SELECT DISTINCT first_at / 900000 FROM report_presentations UNION SELECT bucket FROM report_event_buckets"
-                try db.forEachRow(sql) { result.touchedBuckets.insert($0.int64(at: 0)); return true }
-            }
-        }
         return result
     }
 
-    /// Folds the events in `(after, through]` and moves the watermark, inside the caller's transaction.
+    /// Folds the events in `(after, through]`, merges them, records the touched buckets in
+    /// `report_dirty_buckets` and moves the watermark, inside the caller's transaction.
+    ///
+    /// Touched buckets: every new event's bucket, plus the old first event's bucket of every
+    /// presentation that existed before. After the merge a presentation's first event is either its
+    /// old one or one of the new events, so nothing else can have changed.
     private func fold(_ db: Database, after: Int64, through: Int64, fresh: Bool, keys: inout ReportKeys,
-                      into result: inout Result) throws {
-        var folds: [String: PresentationFold] = [:]
-        folds.reserveCapacity(Int(min(through - after, 1_000_000)))
-        var buckets: [Int64: (events: Int64, impressions: Int64)] = [:]
-        var newest: Int64 = .min
-        var count: Int64 = 0
-        try db.forEachRow(PresentationFold.eventsSQL, [.integer(after), .integer(through)]) { row in
-            PresentationFold.fold(row, into: &folds)
-            let at = row.int64(at: 0)
-            let bucket = at / 900_000
-            var counts = buckets[bucket, default: (0, 0)]
-            counts.events += 1
-            if row.string(at: 1) == "paywall_shown" { counts.impressions += 1 }
-            buckets[bucket] = counts
-            newest = max(newest, at)
-            count += 1
+                      texts: inout TextTable, into result: inout Result) throws {
+        var batch = PresentationBatch(capacity: Int(min(through - after, 1_000_000)))
+        try db.forEachRow(PresentationBatch.eventsSQL, [.integer(after), .integer(through)]) { row in
+            try batch.add(row, keys: &keys, texts: &texts, db: db)
             return true
         }
+        var touched = Set(batch.buckets.keys)
         let before = try db.cachedStatement("SELECT first_at FROM report_presentations WHERE pw_id = ?")
         let merge = try db.cachedStatement(ReportQueries.rollupMergePresentation)
-        for (pwID, fold) in folds {
+        for fold in batch.sortedFolds() {
             if !fresh {
                 before.reset()
-                before.bind(pwID, at: 1)
-                if try before.step() { result.touchedBuckets.insert(before.row.int64(at: 0) / 900_000) }
+                fold.pwID.bind(before, at: 1)
+                if try before.step() { touched.insert(before.row.int64(at: 0) / 900_000) }
                 before.reset()
             }
-            fold.bind(merge, pwID: pwID, customerKey: try keys.customer(fold.user, db),
-                      placementKey: try keys.placement(fold.placement, db))
-            if try merge.step(), !fresh { result.touchedBuckets.insert(merge.row.int64(at: 0) / 900_000) }
-            merge.reset()
+            fold.bind(merge, texts: texts)
+            try merge.run()
         }
         let bucketMerge = try db.cachedStatement("""
             INSERT INTO report_event_buckets (bucket, events, impressions) VALUES (?, ?, ?)
             ON CONFLICT (bucket) DO UPDATE SET events = events + excluded.events, impressions = impressions + excluded.impressions
             """)
-        for (bucket, counts) in buckets {
+        for (bucket, counts) in batch.buckets {
             bucketMerge.bind([.integer(bucket), .integer(counts.events), .integer(counts.impressions)])
             try bucketMerge.run()
-            if !fresh { result.touchedBuckets.insert(bucket) }
         }
-        if newest != .min {
+        let dirty = try db.cachedStatement("INSERT OR IGNORE INTO report_dirty_buckets (bucket) VALUES (?)")
+        for bucket in touched {
+            dirty.bind([.integer(bucket)])
+            try dirty.run()
+        }
+        result.touchedBuckets.formUnion(touched)
+        if batch.newest != .min {
             try db.run("""
                 INSERT INTO meta (key, value) VALUES (?1, CAST(?2 AS TEXT))
                 ON CONFLICT (key) DO UPDATE SET value = CAST(max(CAST(value AS INTEGER), ?2) AS TEXT)
-                """, [.text(Self.newestKey), .integer(newest)])
+                """, [.text(Self.newestKey), .integer(batch.newest)])
         }
         try db.run("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
                    [.text(Self.watermarkKey), .text(String(through))])
-        result.eventsRead += count
+        result.eventsRead += batch.count
     }
 
     /// The current watermark (0 before the first refresh).

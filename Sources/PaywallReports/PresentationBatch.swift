@@ -1,0 +1,80 @@
+import PaywallSQLite
+
+/// Column indexes of ``PresentationBatch/eventsSQL``.
+enum FoldColumns {
+    static let occurredAt = 0, name = 1, id = 2, pwID = 3, source = 4, user = 5, product = 6, result = 7, via = 8,
+               openS = 9
+}
+
+/// The events of one rollup chunk folded in memory: one ``PresentationFold`` per `pw_id` and event
+/// counts per 15-minute bucket. Ids are parsed from the row's bytes; a `String` is made only for the
+/// placement and customer of a presentation's (new) first event, to look up their integer keys.
+struct PresentationBatch {
+    /// Columns read by ``add(_:keys:texts:db:)``, in ``FoldColumns`` order.
+    static let eventsSQL = """
+        SELECT occurred_at, name, id, pw_id, source, user_id, product, result, via, open_s, rowid
+        FROM events WHERE rowid > ? AND rowid <= ?
+        """
+
+    private(set) var folds: [PresentationFold] = []
+    private var slots: [UUIDKey: Int] = [:]
+    private(set) var buckets: [Int64: (events: Int64, impressions: Int64)] = [:]
+    private(set) var newest: Int64 = .min
+    private(set) var count: Int64 = 0
+
+    init(capacity: Int) {
+        folds.reserveCapacity(capacity)
+        slots.reserveCapacity(capacity)
+    }
+
+    /// Folds the current events row.
+    mutating func add(_ row: Row, keys: inout ReportKeys, texts: inout TextTable, db: Database) throws {
+        let at = row.int64(at: FoldColumns.occurredAt)
+        let kind = row.withUnsafeText(at: FoldColumns.name) { EventKind($0) }
+        let pwID = try Self.uuid(row, FoldColumns.pwID)
+        count += 1
+        newest = max(newest, at)
+        buckets[at / 900_000, default: (0, 0)].events += 1
+        if kind == .shown { buckets[at / 900_000, default: (0, 0)].impressions += 1 }
+        var eventID: UUIDKey?
+        func id() throws -> UUIDKey {
+            if let eventID { return eventID }
+            let parsed = try Self.uuid(row, FoldColumns.id)
+            eventID = parsed
+            return parsed
+        }
+        if let slot = slots[pwID] {
+            if at <= folds[slot].firstAt {
+                let first = try id()
+                if at < folds[slot].firstAt || first < folds[slot].firstID {
+                    folds[slot].firstAt = at
+                    folds[slot].firstID = first
+                    folds[slot].placementKey = try keys.placement(row, FoldColumns.source, db)
+                    folds[slot].customerKey = try keys.customer(row, FoldColumns.user, db)
+                }
+            }
+            try folds[slot].apply(row, kind: kind, at: at, id: id, texts: &texts)
+        } else {
+            var fold = PresentationFold(pwID: pwID, firstAt: at, firstID: try id(),
+                                        placementKey: try keys.placement(row, FoldColumns.source, db),
+                                        customerKey: try keys.customer(row, FoldColumns.user, db))
+            try fold.apply(row, kind: kind, at: at, id: id, texts: &texts)
+            slots[pwID] = folds.count
+            folds.append(fold)
+        }
+    }
+
+    /// The folds in `pw_id` order: with time-ordered ids the merge then appends to the rollup's B-tree.
+    func sortedFolds() -> [PresentationFold] { folds.sorted { $0.pwID < $1.pwID } }
+
+    /// Column `column` as a ``UUIDKey``; an id that is not canonical uppercase UUID text breaks the store's contract.
+    static func uuid(_ row: Row, _ column: Int) throws -> UUIDKey {
+        if let key = row.withUnsafeText(at: column, { UUIDKey(text: $0) }) { return key }
+        let rowid = row.int64(at: 10)
+        throw StorageError(code: 0, message: """
+            event rowid \(rowid) has an id or pw_id that is not an uppercase canonical UUID, which the store never \
+            writes; the reports cannot group it. Fix or delete that row \
+            (SELECT id, pw_id FROM events WHERE rowid = \(rowid)), then run the report again
+            """, kind: .constraint)
+    }
+}

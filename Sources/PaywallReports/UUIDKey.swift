@@ -1,0 +1,58 @@
+import PaywallSQLite
+
+/// A UUID as two big-endian 64-bit halves: the rollup's 16-byte `BLOB` key. Canonical uppercase UUID
+/// text sorts like these bytes (hex digits and dashes in fixed places), so ties broken by id compare
+/// the same on the blob as on the text.
+struct UUIDKey: Hashable, Comparable {
+    var high: UInt64
+    var low: UInt64
+
+    static let zero = UUIDKey(high: 0, low: 0)
+
+    static func < (a: UUIDKey, b: UUIDKey) -> Bool { a.high != b.high ? a.high < b.high : a.low < b.low }
+
+    /// Parses canonical UUID text (`8-4-4-4-12` hex digits); `nil` for anything else.
+    init?(text bytes: UnsafeRawBufferPointer) {
+        guard bytes.count == 36 else { return nil }
+        var halves: (UInt64, UInt64) = (0, 0)
+        var digits = 0
+        for (offset, byte) in bytes.enumerated() {
+            if offset == 8 || offset == 13 || offset == 18 || offset == 23 {
+                guard byte == UInt8(ascii: "-") else { return nil }
+                continue
+            }
+            let nibble: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = byte &- UInt8(ascii: "0")
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): nibble = byte &- UInt8(ascii: "A") &+ 10
+            default: return nil   // lowercase would not sort like its bytes; the store writes uppercase
+            }
+            if digits < 16 { halves.0 = halves.0 << 4 | UInt64(nibble) } else { halves.1 = halves.1 << 4 | UInt64(nibble) }
+            digits += 1
+        }
+        high = halves.0
+        low = halves.1
+    }
+
+    init(high: UInt64, low: UInt64) {
+        self.high = high
+        self.low = low
+    }
+
+    /// Reads a 16-byte blob column; `nil` for anything else.
+    init?(blob row: Row, _ column: Int) {
+        guard let key = row.withUnsafeBlob(at: column, { bytes -> UUIDKey? in
+            guard bytes.count == 16 else { return nil }
+            var high: UInt64 = 0, low: UInt64 = 0
+            for index in 0..<8 { high = high << 8 | UInt64(bytes[index]) }
+            for index in 8..<16 { low = low << 8 | UInt64(bytes[index]) }
+            return UUIDKey(high: high, low: low)
+        }) else { return nil }
+        self = key
+    }
+
+    /// Binds the 16 big-endian bytes as a blob.
+    func bind(_ statement: Statement, at index: Int) {
+        withUnsafeBytes(of: (high.bigEndian, low.bigEndian)) { statement.bindBlob($0, at: index) }
+    }
+}
