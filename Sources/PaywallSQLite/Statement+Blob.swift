@@ -9,13 +9,3 @@ extension Statement {
         sqlite3_bind_blob(handle, Int32(index), base, Int32(bytes.count), sqliteTransient)
     }
 }
-
-extension Row {
-    /// Calls `body` with column `index`'s blob bytes without copying them; the buffer is valid only
-    /// during the call. An empty buffer for `NULL` or an empty blob.
-    public func withUnsafeBlob<T>(at index: Int, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
-        let blob = sqlite3_column_blob(handle, Int32(index))
-        let length = Int(sqlite3_column_bytes(handle, Int32(index)))
-        return try body(UnsafeRawBufferPointer(start: blob, count: blob == nil ? 0 : length))
-    }
-}
