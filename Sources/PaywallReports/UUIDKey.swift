@@ -11,27 +11,32 @@ struct UUIDKey: Hashable, Comparable {
 
     static func < (a: UUIDKey, b: UUIDKey) -> Bool { a.high != b.high ? a.high < b.high : a.low < b.low }
 
-    /// Parses canonical UUID text (`8-4-4-4-12` hex digits); `nil` for anything else.
+    /// Parses canonical UUID text (`8-4-4-4-12` uppercase hex digits); `nil` for anything else.
     init?(text bytes: UnsafeRawBufferPointer) {
-        guard bytes.count == 36 else { return nil }
-        var halves: (UInt64, UInt64) = (0, 0)
-        var digits = 0
-        for (offset, byte) in bytes.enumerated() {
-            if offset == 8 || offset == 13 || offset == 18 || offset == 23 {
-                guard byte == UInt8(ascii: "-") else { return nil }
-                continue
+        guard bytes.count == 36, let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self),
+              base[8] == UInt8(ascii: "-"), base[13] == UInt8(ascii: "-"), base[18] == UInt8(ascii: "-"),
+              base[23] == UInt8(ascii: "-")
+        else { return nil }
+        var invalid = false
+        @inline(__always) func digits(_ from: Int, _ count: Int, into value: inout UInt64) {
+            for offset in from..<from + count {
+                let byte = base[offset]
+                let decimal = byte &- UInt8(ascii: "0"), letter = byte &- UInt8(ascii: "A")
+                // Lowercase would not sort like its bytes; the store writes uppercase only.
+                let nibble = decimal < 10 ? decimal : letter < 6 ? letter &+ 10 : 0xFF
+                invalid = invalid || nibble == 0xFF
+                value = value << 4 | UInt64(nibble & 0x0F)
             }
-            let nibble: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = byte &- UInt8(ascii: "0")
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): nibble = byte &- UInt8(ascii: "A") &+ 10
-            default: return nil   // lowercase would not sort like its bytes; the store writes uppercase
-            }
-            if digits < 16 { halves.0 = halves.0 << 4 | UInt64(nibble) } else { halves.1 = halves.1 << 4 | UInt64(nibble) }
-            digits += 1
         }
-        high = halves.0
-        low = halves.1
+        var high: UInt64 = 0, low: UInt64 = 0
+        digits(0, 8, into: &high)
+        digits(9, 4, into: &high)
+        digits(14, 4, into: &high)
+        digits(19, 4, into: &low)
+        digits(24, 12, into: &low)
+        guard !invalid else { return nil }
+        self.high = high
+        self.low = low
     }
 
     init(high: UInt64, low: UInt64) {
