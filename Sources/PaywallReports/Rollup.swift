@@ -1,4 +1,5 @@
 import PaywallSQLite
+import Foundation
 
 /// Keeps the report rollups (`report_presentations`, `report_event_buckets`) up to date with the
 /// events table, incrementally: events with a rowid above the watermark stored in `meta` are folded
@@ -87,6 +88,7 @@ struct Rollup {
         var touched = Set(batch.buckets.keys)
         let before = try db.cachedStatement("SELECT first_at FROM report_presentations WHERE pw_id = ?")
         let merge = try db.cachedStatement(ReportQueries.rollupMergePresentation)
+        let noWrite = ProcessInfo.processInfo.environment["XNOWRITE"] != nil
         for fold in batch.sortedFolds() {
             if !fresh {
                 before.reset()
@@ -95,7 +97,7 @@ struct Rollup {
                 before.reset()
             }
             fold.bind(merge, texts: texts)
-            try merge.run()
+            if !noWrite { try merge.run() }
         }
         let bucketMerge = try db.cachedStatement("""
             INSERT INTO report_event_buckets (bucket, events, impressions) VALUES (?, ?, ?)

@@ -11,32 +11,40 @@ struct UUIDKey: Hashable, Comparable {
 
     static func < (a: UUIDKey, b: UUIDKey) -> Bool { a.high != b.high ? a.high < b.high : a.low < b.low }
 
-    /// Parses canonical UUID text (`8-4-4-4-12` uppercase hex digits); `nil` for anything else.
+    /// Parses canonical UUID text (`8-4-4-4-12` uppercase hex digits); `nil` for anything else
+    /// (lowercase would not sort like its bytes; the store writes uppercase only).
     init?(text bytes: UnsafeRawBufferPointer) {
-        guard bytes.count == 36, let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self),
-              base[8] == UInt8(ascii: "-"), base[13] == UInt8(ascii: "-"), base[18] == UInt8(ascii: "-"),
-              base[23] == UInt8(ascii: "-")
+        guard bytes.count == 36, let base = bytes.baseAddress,
+              base.load(fromByteOffset: 8, as: UInt8.self) == UInt8(ascii: "-"),
+              base.load(fromByteOffset: 13, as: UInt8.self) == UInt8(ascii: "-"),
+              base.load(fromByteOffset: 18, as: UInt8.self) == UInt8(ascii: "-"),
+              base.load(fromByteOffset: 23, as: UInt8.self) == UInt8(ascii: "-")
         else { return nil }
-        var invalid = false
-        @inline(__always) func digits(_ from: Int, _ count: Int, into value: inout UInt64) {
-            for offset in from..<from + count {
-                let byte = base[offset]
-                let decimal = byte &- UInt8(ascii: "0"), letter = byte &- UInt8(ascii: "A")
-                // Lowercase would not sort like its bytes; the store writes uppercase only.
-                let nibble = decimal < 10 ? decimal : letter < 6 ? letter &+ 10 : 0xFF
-                invalid = invalid || nibble == 0xFF
-                value = value << 4 | UInt64(nibble & 0x0F)
-            }
+        func eight(_ offset: Int) -> UInt64 { UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) }
+        func four(_ offset: Int) -> UInt64 {
+            UInt64(UInt32(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
         }
-        var high: UInt64 = 0, low: UInt64 = 0
-        digits(0, 8, into: &high)
-        digits(9, 4, into: &high)
-        digits(14, 4, into: &high)
-        digits(19, 4, into: &low)
-        digits(24, 12, into: &low)
-        guard !invalid else { return nil }
-        self.high = high
-        self.low = low
+        guard let a = Self.hex8(eight(0)), let b = Self.hex8(four(9) | four(14) << 32),
+              let c = Self.hex8(four(19) | four(24) << 32), let d = Self.hex8(eight(28))
+        else { return nil }
+        high = a << 32 | b
+        low = c << 32 | d
+    }
+
+    /// Eight ASCII hex digits (the first in the lowest byte) as a 32-bit value, eight at a time; `nil`
+    /// unless every byte is `0-9` or `A-F`.
+    @inline(__always)
+    static func hex8(_ chars: UInt64) -> UInt64? {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        // '0'-'9' are 0x30-0x39 and 'A'-'F' 0x41-0x46: the low nibble, plus 9 when bit 6 is set.
+        let nibbles = ((chars & (0x0F * ones)) &+ ((chars >> 6) & ones) &* 9) & (0x0F * ones)
+        // Valid exactly when the nibbles spell the same bytes back in uppercase.
+        let letters = ((nibbles &+ 0x06 * ones) & (0x10 * ones)) >> 4
+        guard nibbles &+ 0x30 * ones &+ letters &* 7 == chars else { return nil }
+        var value = nibbles.byteSwapped                              // first digit in the highest byte
+        value = (value | value >> 4) & 0x00FF_00FF_00FF_00FF        // two digits per 16 bits
+        value = (value | value >> 8) & 0x0000_FFFF_0000_FFFF        // four per 32
+        return (value | value >> 16) & 0xFFFF_FFFF
     }
 
     init(high: UInt64, low: UInt64) {
