@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Integer keys by byte string (customer and placement names), looked up straight from a row's
 /// bytes: no `String`, no SipHash per lookup. Open addressing over one byte arena.
 struct ByteKeyTable {
@@ -16,11 +22,13 @@ struct ByteKeyTable {
     func key(_ bytes: UnsafeRawBufferPointer) -> Int64? {
         let hash = Self.hash(bytes)
         var index = Int(truncatingIfNeeded: hash) & (slots.count - 1)
-        while true {
-            let slot = slots[index]
-            if slot.key < 0 { return nil }
-            if slot.hash == hash, slot.length == bytes.count, equal(slot, bytes) { return slot.key }
-            index = (index + 1) & (slots.count - 1)
+        return slots.withUnsafeBufferPointer { slots in
+            while true {
+                let slot = slots[index]
+                if slot.key < 0 { return nil }
+                if slot.hash == hash, slot.length == bytes.count, equal(slot, bytes) { return slot.key }
+                index = (index + 1) & (slots.count - 1)
+            }
         }
     }
 
@@ -62,5 +70,5 @@ struct ByteKeyTable {
 }
 
 private func memcmpEqual(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ count: Int) -> Bool {
-    UnsafeRawBufferPointer(start: a, count: count).elementsEqual(UnsafeRawBufferPointer(start: b, count: count))
+    memcmp(a, b, count) == 0
 }
