@@ -10,25 +10,47 @@ enum FoldColumns {
 /// counts per 15-minute bucket. Ids are parsed from the row's bytes; a `String` is made only for the
 /// placement and customer of a presentation's (new) first event, to look up their integer keys.
 struct PresentationBatch {
-    /// Columns read by ``add(_:keys:texts:db:)``, in ``FoldColumns`` order.
+    /// Columns read by ``add(_:keys:texts:)``, in ``FoldColumns`` order.
     static let eventsSQL = """
         SELECT occurred_at, name, id, pw_id, source, user_id, product, result, via, open_s, rowid
         FROM events WHERE rowid > ? AND rowid <= ?
         """
 
+    /// The rowid range folded: `(after, through]`.
+    let after: Int64, through: Int64
     private(set) var folds: [PresentationFold] = []
-    private var slots: [UUIDKey: Int] = [:]
+    private var slots: UUIDSlots
     private(set) var buckets: [Int64: (events: Int64, impressions: Int64)] = [:]
     private(set) var newest: Int64 = .min
     private(set) var count: Int64 = 0
+    /// Customer and placement names that got their key in this batch (inserted with it).
+    var newNames = ReportKeys.NewNames()
+    /// The close texts, by the indexes the folds hold.
+    var texts = TextTable()
 
-    init(capacity: Int) {
+    /// Reads and folds the events with rowid in `(after, through]`.
+    static func read(_ db: Database, after: Int64, through: Int64, keys: inout ReportKeys,
+                     texts: inout TextTable) throws -> PresentationBatch {
+        var batch = PresentationBatch(after: after, through: through, capacity: Int(min(through - after, 1_000_000)))
+        try db.forEachRow(eventsSQL, [.integer(after), .integer(through)]) { row in
+            try batch.add(row, keys: &keys, texts: &texts)
+            return true
+        }
+        batch.slots = UUIDSlots(capacity: 0)   // not needed any more
+        batch.newNames = keys.takeNew()
+        batch.texts = texts
+        return batch
+    }
+
+    init(after: Int64, through: Int64, capacity: Int) {
+        self.after = after
+        self.through = through
         folds.reserveCapacity(capacity)
-        slots.reserveCapacity(capacity)
+        slots = UUIDSlots(capacity: capacity)
     }
 
     /// Folds the current events row.
-    mutating func add(_ row: Row, keys: inout ReportKeys, texts: inout TextTable, db: Database) throws {
+    mutating func add(_ row: Row, keys: inout ReportKeys, texts: inout TextTable) throws {
         let at = row.int64(at: FoldColumns.occurredAt)
         let kind = row.withUnsafeText(at: FoldColumns.name) { EventKind($0) }
         let pwID = try Self.uuid(row, FoldColumns.pwID)
@@ -43,23 +65,22 @@ struct PresentationBatch {
             eventID = parsed
             return parsed
         }
-        if let slot = slots[pwID] {
+        if let slot = slots.position(of: pwID, orInsert: folds.count) {
             if at <= folds[slot].firstAt {
                 let first = try id()
                 if at < folds[slot].firstAt || first < folds[slot].firstID {
                     folds[slot].firstAt = at
                     folds[slot].firstID = first
-                    folds[slot].placementKey = try keys.placement(row, FoldColumns.source, db)
-                    folds[slot].customerKey = try keys.customer(row, FoldColumns.user, db)
+                    folds[slot].placementKey = keys.placement(row, FoldColumns.source)
+                    folds[slot].customerKey = keys.customer(row, FoldColumns.user)
                 }
             }
             try folds[slot].apply(row, kind: kind, at: at, id: id, texts: &texts)
         } else {
             var fold = PresentationFold(pwID: pwID, firstAt: at, firstID: try id(),
-                                        placementKey: try keys.placement(row, FoldColumns.source, db),
-                                        customerKey: try keys.customer(row, FoldColumns.user, db))
+                                        placementKey: keys.placement(row, FoldColumns.source),
+                                        customerKey: keys.customer(row, FoldColumns.user))
             try fold.apply(row, kind: kind, at: at, id: id, texts: &texts)
-            slots[pwID] = folds.count
             folds.append(fold)
         }
     }

@@ -1,14 +1,32 @@
 import PaywallSQLite
 
 /// Dense integer keys for customers (`report_customers`) and placements (`report_placements`),
-/// cached in memory for one refresh and looked up from a row's bytes; new names get the next key
-/// and are inserted inside the refresh's transaction.
+/// cached in memory for one refresh and looked up from a row's bytes. New names get the next key
+/// and wait in ``NewNames`` until the chunk that uses them is merged (``NewNames/insert(_:)``, in
+/// the chunk's transaction).
 struct ReportKeys {
+    /// Names that got a key since the last ``takeNew()``.
+    struct NewNames {
+        var customers: [(key: Int64, name: [UInt8])] = []
+        var placements: [(key: Int64, name: [UInt8])] = []
+
+        /// Inserts the names into `report_customers` / `report_placements`.
+        func insert(_ db: Database) throws {
+            for (key, name) in customers {
+                try ReportKeys.insert("INSERT INTO report_customers (key, user_id) VALUES (?, ?)", key, name, db)
+            }
+            for (key, name) in placements {
+                try ReportKeys.insert("INSERT INTO report_placements (key, placement) VALUES (?, ?)", key, name, db)
+            }
+        }
+    }
+
     private var customers = ByteKeyTable()
     private var placements = ByteKeyTable()
     private var nextCustomer: Int64 = 1
     private var nextPlacement: Int64 = 1
     private var loaded = false
+    private var new = NewNames()
 
     mutating func load(_ db: Database) throws {
         guard !loaded else { return }
@@ -25,17 +43,18 @@ struct ReportKeys {
         loaded = true
     }
 
-    /// Forgets the cache (after a rolled-back transaction, inserted keys may not exist).
-    mutating func invalidate() {
-        self = ReportKeys()
+    /// The names that got a key since the last call.
+    mutating func takeNew() -> NewNames {
+        defer { new = NewNames() }
+        return new
     }
 
     /// The key of the customer named by text column `column` of `row` (inserted when new).
-    mutating func customer(_ row: Row, _ column: Int, _ db: Database) throws -> Int64 {
-        try row.withUnsafeText(at: column) { bytes in
+    mutating func customer(_ row: Row, _ column: Int) -> Int64 {
+        row.withUnsafeText(at: column) { bytes in
             if let key = customers.key(bytes) { return key }
             let key = nextCustomer
-            try Self.insert("INSERT INTO report_customers (key, user_id) VALUES (?, ?)", key, bytes, db)
+            new.customers.append((key, Array(bytes)))
             customers.insert(bytes, key: key)
             nextCustomer += 1
             return key
@@ -43,22 +62,22 @@ struct ReportKeys {
     }
 
     /// The key of the placement named by text column `column` of `row` (inserted when new).
-    mutating func placement(_ row: Row, _ column: Int, _ db: Database) throws -> Int64 {
-        try row.withUnsafeText(at: column) { bytes in
+    mutating func placement(_ row: Row, _ column: Int) -> Int64 {
+        row.withUnsafeText(at: column) { bytes in
             if let key = placements.key(bytes) { return key }
             let key = nextPlacement
-            try Self.insert("INSERT INTO report_placements (key, placement) VALUES (?, ?)", key, bytes, db)
+            new.placements.append((key, Array(bytes)))
             placements.insert(bytes, key: key)
             nextPlacement += 1
             return key
         }
     }
 
-    private static func insert(_ sql: String, _ key: Int64, _ name: UnsafeRawBufferPointer, _ db: Database) throws {
+    fileprivate static func insert(_ sql: String, _ key: Int64, _ name: [UInt8], _ db: Database) throws {
         let statement = try db.cachedStatement(sql)
         statement.reset()
         statement.bind(key, at: 1)
-        statement.bindText(name, at: 2)
+        name.withUnsafeBytes { statement.bindText($0, at: 2) }
         try statement.run()
     }
 }

@@ -1,5 +1,4 @@
 import PaywallSQLite
-import Foundation
 
 /// Keeps the report rollups (`report_presentations`, `report_event_buckets`) up to date with the
 /// events table, incrementally: events with a rowid above the watermark stored in `meta` are folded
@@ -47,48 +46,58 @@ struct Rollup {
         result.watermarkAfter = result.watermarkBefore
         // A first build touches every day anyway: skip the per-presentation "where was it before" probes.
         let fresh = try connection.scalar("SELECT count(*) FROM (SELECT 1 FROM report_presentations LIMIT 1)")?.int64 == 0
-        var keys = ReportKeys()
-        var texts = TextTable()
-        while result.watermarkAfter < top {
+        let wal = try connection.scalar("PRAGMA journal_mode")?.string == "wal"
+        let apply = { (batch: PresentationBatch) throws in
             try connection.transaction(.immediate) { db in
-                do { try keys.load(db) } catch { keys.invalidate(); throw error }
                 let after = Int64(try db.scalar("SELECT value FROM meta WHERE key = ?", [.text(Self.watermarkKey)])?
                     .string ?? "0") ?? 0
-                let through = min(top, after + chunkSize)
-                if after < top {
-                    do {
-                        try fold(db, after: after, through: through, fresh: fresh, keys: &keys, texts: &texts, into: &result)
-                    } catch {
-                        keys.invalidate()
-                        throw error
-                    }
-                }
-                result.watermarkAfter = max(after, through)
+                guard after == batch.after else { throw Self.movedWatermark(connection.path) }
+                try self.apply(batch, db, fresh: fresh, into: &result)
             }
+            result.watermarkAfter = batch.through
             if let progress, top > result.watermarkBefore {
                 progress(Double(result.watermarkAfter - result.watermarkBefore) / Double(top - result.watermarkBefore))
+            }
+        }
+        if wal && top - result.watermarkBefore > chunkSize {
+            // Several chunks: a second connection reads and folds chunk n + 1 while this one merges chunk n.
+            try RollupReader(path: connection.path, from: result.watermarkBefore, through: top, chunkSize: chunkSize)
+                .forEach(apply)
+        } else {
+            var keys = ReportKeys(), texts = TextTable(), after = result.watermarkBefore
+            while after < top {
+                let through = min(top, after + chunkSize)
+                let batch = try connection.withDatabase { db in
+                    try keys.load(db)
+                    return try PresentationBatch.read(db, after: after, through: through, keys: &keys, texts: &texts)
+                }
+                try apply(batch)
+                after = through
             }
         }
         return result
     }
 
-    /// Folds the events in `(after, through]`, merges them, records the touched buckets in
-    /// `report_dirty_buckets` and moves the watermark, inside the caller's transaction.
+    /// The error for a watermark moved by someone else mid-refresh (reports hold a lease, so only
+    /// a program that ignores it can do this).
+    static func movedWatermark(_ path: String) -> StorageError {
+        StorageError(code: 0, message: """
+            the report rollup's watermark moved during the refresh (another program folded events at the same \
+            time); nothing of this chunk was written. Run the report again
+            """, path: path, kind: .busy)
+    }
+
+    /// Merges a folded chunk, records the touched buckets in `report_dirty_buckets` and moves the
+    /// watermark, inside the caller's transaction.
     ///
     /// Touched buckets: every new event's bucket, plus the old first event's bucket of every
     /// presentation that existed before. After the merge a presentation's first event is either its
     /// old one or one of the new events, so nothing else can have changed.
-    private func fold(_ db: Database, after: Int64, through: Int64, fresh: Bool, keys: inout ReportKeys,
-                      texts: inout TextTable, into result: inout Result) throws {
-        var batch = PresentationBatch(capacity: Int(min(through - after, 1_000_000)))
-        try db.forEachRow(PresentationBatch.eventsSQL, [.integer(after), .integer(through)]) { row in
-            try batch.add(row, keys: &keys, texts: &texts, db: db)
-            return true
-        }
+    private func apply(_ batch: PresentationBatch, _ db: Database, fresh: Bool, into result: inout Result) throws {
+        try batch.newNames.insert(db)
         var touched = Set(batch.buckets.keys)
         let before = try db.cachedStatement("SELECT first_at FROM report_presentations WHERE pw_id = ?")
         let merge = try db.cachedStatement(ReportQueries.rollupMergePresentation)
-        let noWrite = ProcessInfo.processInfo.environment["XNOWRITE"] != nil
         for fold in batch.sortedFolds() {
             if !fresh {
                 before.reset()
@@ -96,8 +105,8 @@ struct Rollup {
                 if try before.step() { touched.insert(before.row.int64(at: 0) / 900_000) }
                 before.reset()
             }
-            fold.bind(merge, texts: texts)
-            if !noWrite { try merge.run() }
+            fold.bind(merge, texts: batch.texts)
+            try merge.run()
         }
         let bucketMerge = try db.cachedStatement("""
             INSERT INTO report_event_buckets (bucket, events, impressions) VALUES (?, ?, ?)
@@ -120,7 +129,7 @@ struct Rollup {
                 """, [.text(Self.newestKey), .integer(batch.newest)])
         }
         try db.run("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                   [.text(Self.watermarkKey), .text(String(through))])
+                   [.text(Self.watermarkKey), .text(String(batch.through))])
         result.eventsRead += batch.count
     }
 
