@@ -7,8 +7,8 @@ enum FoldColumns {
 }
 
 /// The events of one rollup chunk folded in memory: one ``PresentationFold`` per `pw_id` and event
-/// counts per 15-minute bucket. Ids are parsed from the row's bytes; a `String` is made only for the
-/// placement and customer of a presentation's (new) first event, to look up their integer keys.
+/// counts per 15-minute bucket. Ids are parsed from the row's bytes and names looked up as bytes
+/// (``ReportKeys``), so a chunk allocates per presentation, not per event.
 struct PresentationBatch {
     /// Columns read by ``add(_:keys:texts:)``, in ``FoldColumns`` order.
     static let eventsSQL = """
