@@ -18,6 +18,7 @@ struct PresentationBatch {
 
     /// The rowid range folded: `(after, through]`.
     let after: Int64, through: Int64
+    /// One fold per presentation; in `pw_id` order once ``read(_:after:through:keys:texts:)`` returns.
     private(set) var folds: [PresentationFold] = []
     private var slots: UUIDSlots
     private(set) var buckets: [Int64: (events: Int64, impressions: Int64)] = [:]
@@ -37,6 +38,7 @@ struct PresentationBatch {
             return true
         }
         batch.slots = UUIDSlots(capacity: 0)   // not needed any more
+        batch.folds.sort { $0.pwID < $1.pwID }   // merged in pw_id order: with time-ordered ids the B-tree appends
         batch.newNames = keys.takeNew()
         batch.texts = texts
         return batch
@@ -84,9 +86,6 @@ struct PresentationBatch {
             folds.append(fold)
         }
     }
-
-    /// The folds in `pw_id` order: with time-ordered ids the merge then appends to the rollup's B-tree.
-    func sortedFolds() -> [PresentationFold] { folds.sorted { $0.pwID < $1.pwID } }
 
     /// Column `column` as a ``UUIDKey``; an id that is not canonical uppercase UUID text breaks the store's contract.
     static func uuid(_ row: Row, _ column: Int) throws -> UUIDKey {

@@ -98,7 +98,7 @@ struct Rollup {
         var touched = Set(batch.buckets.keys)
         let before = try db.cachedStatement("SELECT first_at FROM report_presentations WHERE pw_id = ?")
         let merge = try db.cachedStatement(ReportQueries.rollupMergePresentation)
-        for fold in batch.sortedFolds() {
+        for fold in batch.folds {
             if !fresh {
                 before.reset()
                 fold.pwID.bind(before, at: 1)
