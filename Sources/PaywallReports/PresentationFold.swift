@@ -44,23 +44,23 @@ struct PresentationFold {
         }
     }
 
-    /// Binds this fold to `rollup_merge_presentation.sql` (parameters in order of first appearance).
-    func bind(_ statement: Statement, texts: TextTable) {
-        statement.reset()
-        pwID.bind(statement, at: 1)
-        statement.bind(firstAt, at: 2)
-        firstID.bind(statement, at: 3)
-        statement.bind(placementKey, at: 4)
-        statement.bind(customerKey, at: 5)
-        statement.bind(impressionAt, at: 6)
-        statement.bind(Int64(planSelected ? 1 : 0), at: 7)
-        statement.bind(Int64(purchaseStarted ? 1 : 0), at: 8)
-        statement.bind(closeAt, at: 9)
-        if closeAt != nil { closeID.bind(statement, at: 10) } else { statement.bindNull(at: 10) }
-        statement.bind(texts[closeResult], at: 11)
-        statement.bind(texts[closeVia], at: 12)
-        statement.bind(closeOpenS, at: 13)
-        statement.bind(texts[closeProduct], at: 14)
+    /// Binds this fold to the parameters `offset + 1 … offset + 14` of `rollup_merge_presentation.sql`
+    /// (in order of first appearance) or of one row of ``Rollup/mergeRows``.
+    func bind(_ statement: Statement, texts: TextTable, offset: Int = 0) {
+        pwID.bind(statement, at: offset + 1)
+        statement.bind(firstAt, at: offset + 2)
+        firstID.bind(statement, at: offset + 3)
+        statement.bind(placementKey, at: offset + 4)
+        statement.bind(customerKey, at: offset + 5)
+        statement.bind(impressionAt, at: offset + 6)
+        statement.bind(Int64(planSelected ? 1 : 0), at: offset + 7)
+        statement.bind(Int64(purchaseStarted ? 1 : 0), at: offset + 8)
+        statement.bind(closeAt, at: offset + 9)
+        if closeAt != nil { closeID.bind(statement, at: offset + 10) } else { statement.bindNull(at: offset + 10) }
+        statement.bind(texts[closeResult], at: offset + 11)
+        statement.bind(texts[closeVia], at: offset + 12)
+        statement.bind(closeOpenS, at: offset + 13)
+        statement.bind(texts[closeProduct], at: offset + 14)
     }
 }
 

@@ -1,3 +1,4 @@
+import Foundation
 import PaywallSQLite
 
 /// Keeps the report rollups (`report_presentations`, `report_event_buckets`) up to date with the
@@ -78,6 +79,22 @@ struct Rollup {
         return result
     }
 
+    /// Presentations per multi-row merge statement, and parameters per presentation.
+    static let mergeRows = 64, mergeColumns = 14
+
+    /// `rollup_merge_presentation.sql` with its `VALUES` row repeated ``mergeRows`` times as
+    /// numbered parameters (`?1 … ?14`, `?15 … ?28`, …), otherwise the same statement.
+    static let mergeMany: String = {
+        let sql = ReportQueries.rollupMergePresentation
+        guard let values = sql.range(of: "VALUES ("), let end = sql.range(of: ")\nON CONFLICT", range: values.upperBound..<sql.endIndex)
+        else { preconditionFailure("rollup_merge_presentation.sql has no single VALUES row") }
+        let rows = (0..<mergeRows).map { row in
+            "(" + (1...mergeColumns).map { "?\(row * mergeColumns + $0)" }.joined(separator: ", ") + ")"
+        }
+        return String(sql[..<values.lowerBound]) + "VALUES " + rows.joined(separator: ",\n  ") + "\n"
+            + String(sql[sql.index(after: end.lowerBound)...])
+    }()
+
     /// The error for a watermark moved by someone else mid-refresh (reports hold a lease, so only
     /// a program that ignores it can do this).
     static func movedWatermark(_ path: String) -> StorageError {
@@ -97,14 +114,28 @@ struct Rollup {
         try batch.newNames.insert(db)
         var touched = Set(batch.buckets.keys)
         let before = try db.cachedStatement("SELECT first_at FROM report_presentations WHERE pw_id = ?")
-        let merge = try db.cachedStatement(ReportQueries.rollupMergePresentation)
-        for fold in batch.folds {
-            if !fresh {
+        if !fresh {
+            for fold in batch.folds {
                 before.reset()
                 fold.pwID.bind(before, at: 1)
                 if try before.step() { touched.insert(before.row.int64(at: 0) / 900_000) }
                 before.reset()
             }
+        }
+        // Rows go in groups of mergeRows per statement (less per-statement work in SQLite), the rest one by one.
+        let many = try db.cachedStatement(Self.mergeMany)
+        var start = 0
+        while start + Self.mergeRows <= batch.folds.count {
+            many.reset()
+            for row in 0..<Self.mergeRows {
+                batch.folds[start + row].bind(many, texts: batch.texts, offset: row * Self.mergeColumns)
+            }
+            try many.run()
+            start += Self.mergeRows
+        }
+        let merge = try db.cachedStatement(ReportQueries.rollupMergePresentation)
+        for fold in batch.folds[start...] {
+            merge.reset()
             fold.bind(merge, texts: batch.texts)
             try merge.run()
         }
