@@ -92,9 +92,8 @@ struct PresentationBatch {
         if let key = row.withUnsafeText(at: column, { UUIDKey(text: $0) }) { return key }
         let rowid = row.int64(at: 10)
         throw StorageError(code: 0, message: """
-            event rowid \(rowid) has an id or pw_id that is not an uppercase canonical UUID, which the store never \
-            writes; the reports cannot group it. Fix or delete that row \
-            (SELECT id, pw_id FROM events WHERE rowid = \(rowid)), then run the report again
+            the events row with rowid \(rowid) has an id or pw_id that is not an uppercase canonical UUID, which \
+            the store never writes, so the reports cannot group it; fix or delete that row, then run the report again
             """, kind: .constraint)
     }
 }

@@ -166,10 +166,33 @@ struct RollupContractTests {
         let error = #expect(throws: StorageError.self) { try Rollup(connection: connection).refresh() }
         // Then the error names the row and what to do without printing the id, and nothing was committed
         #expect(error?.kind == .constraint)
-        #expect(error?.message.contains("event rowid 3") == true)
+        #expect(error?.message.contains("rowid 3 ") == true)
         #expect(error?.message.contains("aaaaaaaa") == false)
         #expect(try Rollup(connection: connection).watermark() == 0)
         #expect(try connection.scalar("SELECT count(*) FROM report_presentations")?.int64 == 0)
+    }
+
+    @Test func aFailureInTheReadingThreadKeepsEveryCommittedChunkAndTheNextRefreshCompletes() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        // Given random events, one of them (rowid 300) with a pw_id the rollup cannot read, folded in
+        // chunks of 50 (several chunks: the reading thread runs ahead of the merging one)
+        let connection = try EngineAgreementTests.randomStore(at: folder.path("db"), seed: 31)
+        let pwID = try #require(try connection.scalar("SELECT pw_id FROM events WHERE rowid = 300")?.string)
+        try connection.run("UPDATE events SET pw_id = lower(pw_id) WHERE rowid = 300")
+        var rollup = Rollup(connection: connection)
+        rollup.chunkSize = 50
+        // When the refresh fails on that chunk
+        #expect(throws: StorageError.self) { try rollup.refresh() }
+        // Then the chunks before it are committed with their watermark and nothing of it is
+        #expect(try rollup.watermark() == 250)
+        #expect(try connection.scalar("SELECT count(*) FROM report_dirty_buckets")?.int64 ?? 0 > 0)
+        // And once the row is repaired the next refresh completes the same rollup as one pass
+        try connection.run("UPDATE events SET pw_id = ? WHERE rowid = 300", [.text(pwID)])
+        let result = try rollup.refresh()
+        let events = try #require(try connection.scalar("SELECT count(*) FROM events")?.int64)
+        #expect(result.watermarkBefore == 250 && result.eventsRead == events - 250)
+        #expect(try RollupTests.rows(RollupTests.stored, connection) == RollupTests.rows(RollupTests.reference, connection))
     }
 
     @Test func uuidKeysOrderLikeTheirCanonicalText() throws {
