@@ -5,18 +5,38 @@ import PaywallSQLite
 /// and wait in ``NewNames`` until the chunk that uses them is merged (``NewNames/insert(_:)``, in
 /// the chunk's transaction).
 struct ReportKeys {
-    /// Names that got a key since the last ``takeNew()``.
+    /// Names that got a key since the last ``takeNew()``, their bytes back to back (no allocation per name).
     struct NewNames {
-        var customers: [(key: Int64, name: [UInt8])] = []
-        var placements: [(key: Int64, name: [UInt8])] = []
+        fileprivate var customers = Names()
+        fileprivate var placements = Names()
 
         /// Inserts the names into `report_customers` / `report_placements`.
         func insert(_ db: Database) throws {
-            for (key, name) in customers {
-                try ReportKeys.insert("INSERT INTO report_customers (key, user_id) VALUES (?, ?)", key, name, db)
-            }
-            for (key, name) in placements {
-                try ReportKeys.insert("INSERT INTO report_placements (key, placement) VALUES (?, ?)", key, name, db)
+            try customers.insert("INSERT INTO report_customers (key, user_id) VALUES (?, ?)", db)
+            try placements.insert("INSERT INTO report_placements (key, placement) VALUES (?, ?)", db)
+        }
+    }
+
+    fileprivate struct Names {
+        var bytes: [UInt8] = []
+        var entries: [(key: Int64, end: Int)] = []
+
+        mutating func append(_ key: Int64, _ name: UnsafeRawBufferPointer) {
+            bytes.append(contentsOf: name)
+            entries.append((key, bytes.count))
+        }
+
+        func insert(_ sql: String, _ db: Database) throws {
+            let statement = try db.cachedStatement(sql)
+            try bytes.withUnsafeBytes { bytes in
+                var start = 0
+                for (key, end) in entries {
+                    statement.reset()
+                    statement.bind(key, at: 1)
+                    statement.bindText(UnsafeRawBufferPointer(rebasing: bytes[start..<end]), at: 2)
+                    try statement.run()
+                    start = end
+                }
             }
         }
     }
@@ -54,7 +74,7 @@ struct ReportKeys {
         row.withUnsafeText(at: column) { bytes in
             if let key = customers.key(bytes) { return key }
             let key = nextCustomer
-            new.customers.append((key, Array(bytes)))
+            new.customers.append(key, bytes)
             customers.insert(bytes, key: key)
             nextCustomer += 1
             return key
@@ -66,18 +86,10 @@ struct ReportKeys {
         row.withUnsafeText(at: column) { bytes in
             if let key = placements.key(bytes) { return key }
             let key = nextPlacement
-            new.placements.append((key, Array(bytes)))
+            new.placements.append(key, bytes)
             placements.insert(bytes, key: key)
             nextPlacement += 1
             return key
         }
-    }
-
-    fileprivate static func insert(_ sql: String, _ key: Int64, _ name: [UInt8], _ db: Database) throws {
-        let statement = try db.cachedStatement(sql)
-        statement.reset()
-        statement.bind(key, at: 1)
-        name.withUnsafeBytes { statement.bindText($0, at: 2) }
-        try statement.run()
     }
 }
