@@ -13,6 +13,7 @@ public enum Schema {
         reportsRollups,
         reportsRollupKeys,
         reportsDayPartials,
+        reportsRollupSlim,
     ]
 
     /// The migrator for ``migrations``.
