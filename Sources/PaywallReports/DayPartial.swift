@@ -40,8 +40,12 @@ struct DayPartial: Equatable {
 
     var isEmpty: Bool { groups.isEmpty && purchases.isEmpty }
 
-    /// The rollup rows of one day (by first event time), with the native scan's column order.
-    static let daySQL = PresentationScan.scanSQL + " WHERE first_at >= ?1 AND first_at < ?2"
+    /// The rollup rows of one day (by first event time), in the columns and order of `PresentationScan.scanSQL`.
+    static let daySQL = """
+        SELECT first_at, placement_key, customer_key, impression_at, plan_selected, purchase_started, close_at,
+               close_result, close_via, close_open_s, close_product
+        FROM report_presentations WHERE first_at >= ?1 AND first_at < ?2
+        """
 
     /// Scans the presentations whose first event falls in `[startMs, endMs)`.
     static func scan(_ db: Database, startMs: Int64, endMs: Int64) throws -> DayPartial {

@@ -91,6 +91,11 @@ struct NightlyPartialsTests {
         #expect(format == "01")
     }
 
+    @Test func theDayScanReadsTheColumnsOfTheFullScan() {
+        // The day scan is the full scan restricted to one day: same columns, same order.
+        #expect(DayPartial.daySQL.hasPrefix(PresentationScan.scanSQL + " WHERE first_at >= ?1 AND first_at < ?2"))
+    }
+
     @Test func aPartialSurvivesEncodingExactly() throws {
         // Given the partial of a day with every kind of presentation (the hand-built fixture's 2026-11-01)
         let folder = try TemporaryFolder()
