@@ -6,24 +6,27 @@ enum UUIDParser {
     /// The UUID, or `nil` unless `text` is exactly 36 characters of canonical form.
     static func parse(_ text: String) -> UUID? {
         var text = text
-        return text.withUTF8 { bytes -> UUID? in
-            guard bytes.count == 36 else { return nil }
-            var raw: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-            let ok = withUnsafeMutableBytes(of: &raw) { out -> Bool in
-                var position = 0
-                for index in 0..<16 {
-                    if index == 4 || index == 6 || index == 8 || index == 10 {
-                        guard bytes[position] == UInt8(ascii: "-") else { return false }
-                        position += 1
-                    }
-                    guard let high = nibble(bytes[position]), let low = nibble(bytes[position + 1]) else { return false }
-                    out[index] = high << 4 | low
-                    position += 2
+        return text.withUTF8 { parse(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// The UUID, or `nil` unless `bytes` are exactly the 36 bytes of canonical form.
+    static func parse(_ bytes: UnsafeRawBufferPointer) -> UUID? {
+        guard bytes.count == 36 else { return nil }
+        var raw: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        let ok = withUnsafeMutableBytes(of: &raw) { out -> Bool in
+            var position = 0
+            for index in 0..<16 {
+                if index == 4 || index == 6 || index == 8 || index == 10 {
+                    guard bytes[position] == UInt8(ascii: "-") else { return false }
+                    position += 1
                 }
-                return true
+                guard let high = nibble(bytes[position]), let low = nibble(bytes[position + 1]) else { return false }
+                out[index] = high << 4 | low
+                position += 2
             }
-            return ok ? UUID(uuid: raw) : nil
+            return true
         }
+        return ok ? UUID(uuid: raw) : nil
     }
 
     @inline(__always)

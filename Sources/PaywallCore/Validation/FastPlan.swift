@@ -1,0 +1,110 @@
+import Foundation
+
+/// The catalog compiled for ``EventValidator``'s allocation-light path: every key the catalog
+/// knows gets a slot number, the key and event-name bytes sit in byte tables, enum values keep
+/// their bytes next to their text. The fast path only ever *accepts*: a line it cannot prove
+/// valid (any issue, an escape, a duplicate, anything unusual) goes to the full validator, which
+/// alone writes the reasons. `nil` (no fast path) for a catalog the plan cannot represent.
+struct FastPlan: Sendable {
+    /// A field to check, with the slot its value is found in.
+    struct Field: Sendable {
+        let slot: Int
+        let field: EventValidator.CompiledField
+        /// The enum's values as bytes and as text (empty unless the field is an enum).
+        let choices: [(bytes: [UInt8], text: String)]
+    }
+
+    /// A cross-property rule with its properties' slots (-1: a name with no slot, never set).
+    struct Rule: Sendable {
+        let kind: RuleKind
+        let slot: Int
+        let whenSlot: Int
+        let values: [String]
+        let whenValues: [String]
+    }
+
+    /// An event: its name's bytes, the keys a line of it may carry, its fields and rules.
+    struct Event: Sendable {
+        let nameBytes: [UInt8]
+        let name: EventName
+        let allowed: UInt64
+        let fields: [Field]
+        let rules: [Rule]
+    }
+
+    /// Slots of the names the record is built from (-1 when the catalog lacks the name).
+    struct RecordSlots: Sendable {
+        var id = -1, occurredAt = -1, recordedAt = -1, userID = -1, sessionID = -1, catalogVersion = -1
+        var pwID = -1, source = -1, offeringID = -1, placementID = -1, product = -1, result = -1, via = -1, openS = -1
+    }
+
+    /// Every name the record builder (``FastPlan/record(_:in:)``, mirroring the generated
+    /// `EventProperties(catalogValues:)`) reads. A catalog with any other name gets no fast path,
+    /// so a catalog change can never make the fast path drop a property silently.
+    static let recordNames: Set<String> = [
+        "id", "name", "occurred_at", "recorded_at", "user_id", "session_id", "catalog_version",
+        "pw_id", "source", "offering_id", "placement_id", "product", "result", "via", "open_s",
+    ]
+
+    /// Key bytes back to back, and per key its offset, length and slot.
+    let keyBytes: [UInt8]
+    let keys: [(offset: Int, count: Int, slot: Int)]
+    let slotCount: Int
+    let nameSlot: Int
+    let envelope: [Field]
+    let events: [Event]
+    let recordSlots: RecordSlots
+
+    init?(catalog: Catalog, envelopeFields: [EventValidator.CompiledField],
+          eventsByName: [String: EventValidator.CompiledEvent]) {
+        var names: [String] = ["name"]
+        for name in catalog.envelope.map(\.name) + catalog.properties.map(\.name)
+            + catalog.events.flatMap({ $0.properties.map(\.name) }) where !names.contains(name) {
+            names.append(name)
+        }
+        guard names.count <= 64, Set(names).isSubset(of: Self.recordNames) else { return nil }
+        func slot(_ name: String) -> Int { names.firstIndex(of: name) ?? -1 }
+        func mask(_ keys: some Sequence<String>) -> UInt64 {
+            keys.reduce(0) { $0 | (1 << UInt64(slot($1))) }
+        }
+        func field(_ compiled: EventValidator.CompiledField) -> Field {
+            let values = compiled.kind == .enum ? compiled.spec.values ?? [] : []
+            return Field(slot: slot(compiled.spec.name), field: compiled, choices: values.map { (Array($0.utf8), $0) })
+        }
+        slotCount = names.count
+        nameSlot = 0
+        var bytes: [UInt8] = []
+        var keys: [(offset: Int, count: Int, slot: Int)] = []
+        for (index, name) in names.enumerated() {
+            keys.append((bytes.count, name.utf8.count, index))
+            bytes += name.utf8
+        }
+        keyBytes = bytes
+        self.keys = keys
+        envelope = envelopeFields.map(field)
+        let envelopeNames = catalog.envelope.map(\.name)
+        var events: [Event] = []
+        for listed in catalog.events where !events.contains(where: { $0.nameBytes == Array(listed.name.utf8) }) {
+            // The event the full validator resolves this name to (the first of duplicates).
+            guard let compiled = eventsByName[listed.name], let name = EventName(rawValue: listed.name) else { continue }
+            let spec = compiled.spec
+            let rules = spec.rules.compactMap { rule in
+                rule.ruleKind.map {
+                    Rule(kind: $0, slot: slot(rule.property), whenSlot: slot(rule.whenProperty),
+                         values: rule.values ?? [], whenValues: rule.whenValues)
+                }
+            }
+            events.append(Event(nameBytes: Array(listed.name.utf8), name: name,
+                                allowed: mask(envelopeNames + spec.properties.map(\.name)),
+                                fields: compiled.fields.map(field), rules: rules))
+        }
+        self.events = events
+        var record = RecordSlots()
+        record.id = slot("id"); record.occurredAt = slot("occurred_at"); record.recordedAt = slot("recorded_at")
+        record.userID = slot("user_id"); record.sessionID = slot("session_id")
+        record.catalogVersion = slot("catalog_version"); record.pwID = slot("pw_id"); record.source = slot("source")
+        record.offeringID = slot("offering_id"); record.placementID = slot("placement_id"); record.product = slot("product")
+        record.result = slot("result"); record.via = slot("via"); record.openS = slot("open_s")
+        recordSlots = record
+    }
+}
