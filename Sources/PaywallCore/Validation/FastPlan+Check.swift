@@ -1,119 +1,140 @@
 import Foundation
 
 extension FastPlan {
-    /// A field's value checked like ``EventValidator/check(_:_:into:)`` does, without the reasons.
-    enum Checked {
-        case absent
-        case value(CatalogValue)
-        /// The full validator would report an issue (or the fast path does not know): give up.
-        case refused
-    }
-
     /// Checks the scanned line against the catalog: the event, its allowed keys, every field,
     /// every rule; builds the record when nothing is wrong.
     func check(_ line: UnsafeRawBufferPointer, _ raw: UnsafeMutableBufferPointer<RawValue>, present: UInt64) -> EventRecord? {
         let nameValue = raw[nameSlot]
         guard nameValue.kind == RawValue.string else { return nil }
         let nameBytes = UnsafeRawBufferPointer(rebasing: line[nameValue.start..<nameValue.end])
-        guard let event = events.first(where: { $0.nameBytes.elementsEqual(nameBytes) }),
-              present & ~event.allowed == 0 else { return nil }
-        return withUnsafeTemporaryAllocation(of: CatalogValue?.self, capacity: slotCount) { values -> EventRecord? in
-            values.initialize(repeating: nil)
-            defer { values.deinitialize() }
-            for field in envelope {
-                switch checked(field, raw[field.slot], line) {
-                case .refused: return nil
-                case .absent: break
-                case .value(let value): values[field.slot] = value
-                }
-            }
-            for field in event.fields {
-                switch checked(field, raw[field.slot], line) {
-                case .refused: return nil
-                case .absent: break
-                case .value(let value): values[field.slot] = value
-                }
-            }
-            for rule in event.rules where broken(rule, values) { return nil }
-            return record(event.name, values)
-        }
+        guard let index = events.firstIndex(where: { $0.nameBytes.withUnsafeBytes { Self.equal($0, nameBytes) } })
+        else { return nil }
+        let event = events[index]
+        guard present & ~event.allowed == 0 else { return nil }
+        for field in envelope where !check(field, &raw[field.slot], line) { return nil }
+        for field in event.fields where !check(field, &raw[field.slot], line) { return nil }
+        for rule in event.rules where broken(rule, raw, line) { return nil }
+        return record(event.name, raw, line)
     }
 
-    func checked(_ field: Field, _ raw: RawValue, _ line: UnsafeRawBufferPointer) -> Checked {
-        let compiled = field.field, spec = compiled.spec
-        guard raw.kind == RawValue.string || raw.kind == RawValue.number else {
-            return compiled.required ? .refused : .absent
-        }
+    /// Checks a field's value like ``EventValidator/check(_:_:into:)`` does, without the reasons:
+    /// `false` where the full validator would report an issue (or the fast path does not know).
+    /// A valid value is stored typed in `raw`; an absent one leaves `raw` as it is.
+    func check(_ field: Field, _ raw: inout RawValue, _ line: UnsafeRawBufferPointer) -> Bool {
+        guard raw.kind == RawValue.string || raw.kind == RawValue.number else { return !field.required }
         let bytes = UnsafeRawBufferPointer(rebasing: line[raw.start..<raw.end])
-        switch compiled.kind {
+        switch field.kind {
         case .uuid:
-            guard raw.kind == RawValue.string, let uuid = UUIDParser.parse(bytes) else { return .refused }
-            return .value(.uuid(uuid))
+            guard raw.kind == RawValue.string, let uuid = UUIDParser.parse(bytes) else { return false }
+            raw.typed = RawValue.uuid
+            raw.uuid = uuid
         case .enum:
-            guard raw.kind == RawValue.string,
-                  let choice = field.choices.first(where: { $0.bytes.elementsEqual(bytes) }) else { return .refused }
-            return .value(.string(choice.text))
-        case .string, .eventName:
-            guard raw.kind == RawValue.string else { return .refused }
-            let text = raw.ascii ? String(decoding: bytes, as: UTF8.self) : String(validating: bytes, as: UTF8.self)
-            guard let text else { return .refused }
-            let length = raw.ascii ? bytes.count : text.count
-            if let low = spec.minLength, length < low { return .refused }
-            if let high = spec.maxLength, length > high { return .refused }
-            return .value(.string(text))
-        case .integer, .timestampMs:
-            guard raw.kind == RawValue.number, let number = Self.integer(bytes) else { return .refused }
-            if compiled.kind == .timestampMs {
-                guard number >= EventValidator.earliestTimestamp, number < EventValidator.timestampLimit else { return .refused }
-                return .value(.integer(number))
+            guard raw.kind == RawValue.string else { return false }
+            let found = choiceBytes.withUnsafeBytes { all in
+                field.choices.first { index in
+                    let choice = choices[index]
+                    return Self.equal(UnsafeRawBufferPointer(rebasing: all[choice.offset..<(choice.offset + choice.count)]), bytes)
+                }
             }
-            if let low = spec.min, Double(number) < low { return .refused }
-            if let high = spec.max, Double(number) > high { return .refused }
-            return .value(.integer(number))
+            guard let found else { return false }
+            raw.typed = RawValue.choice
+            raw.choice = found
+        case .string, .eventName:
+            guard raw.kind == RawValue.string else { return false }
+            var length = bytes.count
+            if !raw.ascii {
+                guard let text = String(validating: bytes, as: UTF8.self) else { return false }
+                length = text.count
+            }
+            if let low = field.minLength, length < low { return false }
+            if let high = field.maxLength, length > high { return false }
+            raw.typed = RawValue.text
+        case .integer, .timestampMs:
+            guard raw.kind == RawValue.number, let number = Self.integer(bytes) else { return false }
+            if field.kind == .timestampMs {
+                guard number >= EventValidator.earliestTimestamp, number < EventValidator.timestampLimit else { return false }
+            } else {
+                if let low = field.min, Double(number) < low { return false }
+                if let high = field.max, Double(number) > high { return false }
+            }
+            raw.typed = RawValue.integer
+            raw.integer = number
         case .number:
-            guard raw.kind == RawValue.number else { return .refused }
+            guard raw.kind == RawValue.number else { return false }
             let number = Self.double(bytes)
-            guard number.isFinite else { return .refused }
-            if let low = spec.min, number < low { return .refused }
-            if let high = spec.max, number > high { return .refused }
-            return .value(.number(number))
+            guard number.isFinite else { return false }
+            if let low = field.min, number < low { return false }
+            if let high = field.max, number > high { return false }
+            raw.typed = RawValue.double
+            raw.double = number
         case .none:
-            return .refused
+            return false
         }
+        return true
+    }
+
+    /// Whether two byte runs are the same bytes.
+    @inline(__always)
+    static func equal(_ left: UnsafeRawBufferPointer, _ right: UnsafeRawBufferPointer) -> Bool {
+        left.count == right.count && (left.count == 0 || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0)
     }
 
     /// Whether `rule` is broken, as ``EventValidator/ruleIssues(_:_:)`` judges it.
-    func broken(_ rule: Rule, _ values: UnsafeMutableBufferPointer<CatalogValue?>) -> Bool {
-        guard rule.whenSlot >= 0, let condition = values[rule.whenSlot]?.stringValue else { return false }
+    func broken(_ rule: Rule, _ raw: UnsafeMutableBufferPointer<RawValue>, _ line: UnsafeRawBufferPointer) -> Bool {
+        guard let condition = text(rule.whenSlot, raw, line) else { return false }
         let triggered = rule.whenValues.contains(condition)
         switch rule.kind {
         case .exactlyWhen:
-            guard rule.slot >= 0, let actual = values[rule.slot]?.stringValue else { return false }
+            guard let actual = text(rule.slot, raw, line) else { return false }
             return rule.values.contains(actual) != triggered
         case .requiredWhen:
-            return triggered && (rule.slot < 0 || values[rule.slot] == nil)
+            return triggered && (rule.slot < 0 || raw[rule.slot].typed == RawValue.unchecked)
+        }
+    }
+
+    /// A checked value's text (``CatalogValue/stringValue``): an enum value or a string; `nil` otherwise.
+    func text(_ slot: Int, _ raw: UnsafeMutableBufferPointer<RawValue>, _ line: UnsafeRawBufferPointer) -> String? {
+        guard slot >= 0 else { return nil }
+        let value = raw[slot]
+        switch value.typed {
+        case RawValue.choice: return choices[value.choice].text
+        case RawValue.text: return String(decoding: UnsafeRawBufferPointer(rebasing: line[value.start..<value.end]), as: UTF8.self)
+        default: return nil
         }
     }
 
     /// The record, as ``EventValidator/build(name:values:)`` and the generated
     /// `EventProperties(catalogValues:)` make it from the same values.
-    func record(_ name: EventName, _ values: UnsafeMutableBufferPointer<CatalogValue?>) -> EventRecord? {
+    func record(_ name: EventName, _ raw: UnsafeMutableBufferPointer<RawValue>, _ line: UnsafeRawBufferPointer) -> EventRecord? {
         let slots = recordSlots
-        func value(_ slot: Int) -> CatalogValue? { slot >= 0 ? values[slot] : nil }
-        guard let id = value(slots.id)?.uuidValue, let occurredAt = value(slots.occurredAt)?.integerValue,
-              let userID = value(slots.userID)?.stringValue,
-              let pwID = value(slots.pwID)?.uuidValue, let source = value(slots.source)?.stringValue else { return nil }
+        func uuid(_ slot: Int) -> UUID? { slot >= 0 && raw[slot].typed == RawValue.uuid ? raw[slot].uuid : nil }
+        func integer(_ slot: Int) -> Int64? { slot >= 0 && raw[slot].typed == RawValue.integer ? raw[slot].integer : nil }
+        func number(_ slot: Int) -> Double? {
+            guard slot >= 0 else { return nil }
+            switch raw[slot].typed {
+            case RawValue.double: return raw[slot].double
+            case RawValue.integer: return Double(raw[slot].integer)
+            default: return nil
+            }
+        }
+        func text(_ slot: Int) -> String? { self.text(slot, raw, line) }
+        func result(_ slot: Int) -> CloseResult? {
+            slot >= 0 && raw[slot].typed == RawValue.choice ? choices[raw[slot].choice].result
+                : text(slot).flatMap(CloseResult.init(rawValue:))
+        }
+        func via(_ slot: Int) -> CloseVia? {
+            slot >= 0 && raw[slot].typed == RawValue.choice ? choices[raw[slot].choice].via
+                : text(slot).flatMap(CloseVia.init(rawValue:))
+        }
+        guard let id = uuid(slots.id), let occurredAt = integer(slots.occurredAt), let userID = text(slots.userID),
+              let pwID = uuid(slots.pwID), let source = text(slots.source) else { return nil }
         let properties = EventProperties(
-            pwID: pwID, source: source,
-            offeringID: value(slots.offeringID)?.stringValue, placementID: value(slots.placementID)?.stringValue,
-            product: value(slots.product)?.stringValue,
-            result: value(slots.result)?.stringValue.flatMap(CloseResult.init(rawValue:)),
-            via: value(slots.via)?.stringValue.flatMap(CloseVia.init(rawValue:)),
-            openS: value(slots.openS)?.numberValue)
+            pwID: pwID, source: source, offeringID: text(slots.offeringID), placementID: text(slots.placementID),
+            product: text(slots.product), result: result(slots.result), via: via(slots.via), openS: number(slots.openS))
         return EventRecord(
-            id: id, name: name, occurredAt: occurredAt, recordedAt: value(slots.recordedAt)?.integerValue,
-            userID: userID, sessionID: value(slots.sessionID)?.uuidValue,
-            catalogVersion: Int(value(slots.catalogVersion)?.integerValue ?? Int64(CatalogInfo.version)),
+            id: id, name: name, occurredAt: occurredAt, recordedAt: integer(slots.recordedAt),
+            userID: userID, sessionID: uuid(slots.sessionID),
+            catalogVersion: Int(integer(slots.catalogVersion) ?? Int64(CatalogInfo.version)),
             properties: properties)
     }
 }

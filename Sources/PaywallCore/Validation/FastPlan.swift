@@ -6,12 +6,28 @@ import Foundation
 /// valid (any issue, an escape, a duplicate, anything unusual) goes to the full validator, which
 /// alone writes the reasons. `nil` (no fast path) for a catalog the plan cannot represent.
 struct FastPlan: Sendable {
-    /// A field to check, with the slot its value is found in.
+    /// A field to check, with the slot its value is found in: the bounds of its
+    /// ``PropertySpec`` copied into plain values, so reading one retains nothing.
     struct Field: Sendable {
         let slot: Int
-        let field: EventValidator.CompiledField
-        /// The enum's values as bytes and as text (empty unless the field is an enum).
-        let choices: [(bytes: [UInt8], text: String)]
+        let kind: PropertyType?
+        let required: Bool
+        let minLength: Int?
+        let maxLength: Int?
+        let min: Double?
+        let max: Double?
+        /// The enum's values: indices into ``FastPlan/choices`` (empty unless the field is an enum).
+        let choices: Range<Int>
+    }
+
+    /// An enum value: its bytes at `offset..<offset+count` of ``FastPlan/choiceBytes``, its text,
+    /// and the generated enums' cases of that text (as `init(rawValue:)` gives them).
+    struct Choice: Sendable {
+        let offset: Int
+        let count: Int
+        let text: String
+        let result: CloseResult?
+        let via: CloseVia?
     }
 
     /// A cross-property rule with its properties' slots (-1: a name with no slot, never set).
@@ -46,9 +62,12 @@ struct FastPlan: Sendable {
         "pw_id", "source", "offering_id", "placement_id", "product", "result", "via", "open_s",
     ]
 
-    /// Key bytes back to back, and per key its offset, length and slot.
+    /// Key bytes back to back, and per key its offset, length, first and last byte, and slot.
     let keyBytes: [UInt8]
-    let keys: [(offset: Int, count: Int, slot: Int)]
+    let keys: [(offset: Int, count: Int, first: UInt8, last: UInt8, slot: Int)]
+    /// Every enum field's values, back to back (bytes in ``choiceBytes``).
+    let choices: [Choice]
+    let choiceBytes: [UInt8]
     let slotCount: Int
     let nameSlot: Int
     let envelope: [Field]
@@ -67,16 +86,26 @@ struct FastPlan: Sendable {
         func mask(_ keys: some Sequence<String>) -> UInt64 {
             keys.reduce(0) { $0 | (1 << UInt64(slot($1))) }
         }
+        var choices: [Choice] = []
+        var choiceBytes: [UInt8] = []
         func field(_ compiled: EventValidator.CompiledField) -> Field {
-            let values = compiled.kind == .enum ? compiled.spec.values ?? [] : []
-            return Field(slot: slot(compiled.spec.name), field: compiled, choices: values.map { (Array($0.utf8), $0) })
+            let start = choices.count
+            for value in compiled.kind == .enum ? compiled.spec.values ?? [] : [] {
+                choices.append(Choice(offset: choiceBytes.count, count: value.utf8.count, text: value,
+                                      result: CloseResult(rawValue: value), via: CloseVia(rawValue: value)))
+                choiceBytes += value.utf8
+            }
+            let spec = compiled.spec
+            return Field(slot: slot(spec.name), kind: compiled.kind, required: compiled.required,
+                         minLength: spec.minLength, maxLength: spec.maxLength, min: spec.min, max: spec.max,
+                         choices: start..<choices.count)
         }
         slotCount = names.count
         nameSlot = 0
         var bytes: [UInt8] = []
-        var keys: [(offset: Int, count: Int, slot: Int)] = []
+        var keys: [(offset: Int, count: Int, first: UInt8, last: UInt8, slot: Int)] = []
         for (index, name) in names.enumerated() {
-            keys.append((bytes.count, name.utf8.count, index))
+            keys.append((bytes.count, name.utf8.count, name.utf8.first ?? 0, name.utf8.last ?? 0, index))
             bytes += name.utf8
         }
         keyBytes = bytes
@@ -99,6 +128,8 @@ struct FastPlan: Sendable {
                                 fields: compiled.fields.map(field), rules: rules))
         }
         self.events = events
+        self.choices = choices
+        self.choiceBytes = choiceBytes
         var record = RecordSlots()
         record.id = slot("id"); record.occurredAt = slot("occurred_at"); record.recordedAt = slot("recorded_at")
         record.userID = slot("user_id"); record.sessionID = slot("session_id")
