@@ -25,7 +25,7 @@ extension FastPlan {
         let bytes = UnsafeRawBufferPointer(rebasing: line[raw.start..<raw.end])
         switch field.kind {
         case .uuid:
-            guard raw.kind == RawValue.string, let uuid = UUIDParser.parse(bytes) else { return false }
+            guard raw.kind == RawValue.string, let uuid = UUIDParser.parseRaw(bytes) else { return false }
             raw.typed = RawValue.uuid
             raw.uuid = uuid
         case .enum:
@@ -107,7 +107,7 @@ extension FastPlan {
     /// `EventProperties(catalogValues:)` make it from the same values.
     func record(_ name: EventName, _ raw: UnsafeMutableBufferPointer<RawValue>, _ line: UnsafeRawBufferPointer) -> EventRecord? {
         let slots = recordSlots
-        func uuid(_ slot: Int) -> UUID? { slot >= 0 && raw[slot].typed == RawValue.uuid ? raw[slot].uuid : nil }
+        func uuid(_ slot: Int) -> UUID? { slot >= 0 && raw[slot].typed == RawValue.uuid ? UUID(uuid: raw[slot].uuid) : nil }
         func integer(_ slot: Int) -> Int64? { slot >= 0 && raw[slot].typed == RawValue.integer ? raw[slot].integer : nil }
         func number(_ slot: Int) -> Double? {
             guard slot >= 0 else { return nil }

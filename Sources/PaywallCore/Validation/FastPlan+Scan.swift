@@ -14,7 +14,7 @@ extension FastPlan {
         /// Whether a string's bytes are all ASCII.
         var ascii = false
         var typed = RawValue.unchecked
-        var uuid = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         var integer: Int64 = 0
         var double: Double = 0
         /// The index in ``FastPlan/choices`` of an enum value.

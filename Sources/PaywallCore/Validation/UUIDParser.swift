@@ -11,6 +11,11 @@ enum UUIDParser {
 
     /// The UUID, or `nil` unless `bytes` are exactly the 36 bytes of canonical form.
     static func parse(_ bytes: UnsafeRawBufferPointer) -> UUID? {
+        parseRaw(bytes).map(UUID.init(uuid:))
+    }
+
+    /// The 16 bytes of the UUID, or `nil` unless `bytes` are exactly the 36 bytes of canonical form.
+    static func parseRaw(_ bytes: UnsafeRawBufferPointer) -> uuid_t? {
         guard bytes.count == 36, bytes[8] == UInt8(ascii: "-"), bytes[13] == UInt8(ascii: "-"),
               bytes[18] == UInt8(ascii: "-"), bytes[23] == UInt8(ascii: "-") else { return nil }
         var raw: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
@@ -28,7 +33,7 @@ enum UUIDParser {
                 return invalid & 0x10
             }
         }
-        return invalid == 0 ? UUID(uuid: raw) : nil
+        return invalid == 0 ? raw : nil
     }
 
     /// Each byte's hexadecimal digit value, or 0x10 when it is no hexadecimal digit.
