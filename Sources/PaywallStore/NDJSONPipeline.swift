@@ -78,7 +78,12 @@ struct NDJSONPipeline: Sendable {
 
     /// Validates a batch of lines, splitting it across the machine's cores but one; keeps input order.
     func validate(_ batch: LineBatch) -> Batch {
-        let workers = Self.validationWorkers(cores: ProcessInfo.processInfo.activeProcessorCount, lines: batch.lines.count)
+        validate(batch, workers: Self.validationWorkers(cores: ProcessInfo.processInfo.activeProcessorCount,
+                                                        lines: batch.lines.count))
+    }
+
+    /// Validates a batch of lines on `workers` threads (the calling one alone when 1); keeps input order.
+    func validate(_ batch: LineBatch, workers: Int) -> Batch {
         guard workers > 1 else { return finish(validate(batch, lines: 0..<batch.lines.count), oversized: batch.oversized) }
         let parts = (0..<workers).map { worker in
             (batch.lines.count * worker / workers)..<(batch.lines.count * (worker + 1) / workers)
