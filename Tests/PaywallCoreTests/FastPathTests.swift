@@ -120,6 +120,27 @@ struct FastPathTests {
         #expect(fast >= 3, "the fast path accepted \(fast) corpus lines")
     }
 
+    @Test func theFastPathSeedsAreWhatTheirNamesSay() throws {
+        // Given the seeds written for the fast path's edges
+        let folder = Golden.packageRoot(from: #filePath).appendingPathComponent("Fuzz/seeds/validator")
+        func seed(_ name: String) throws -> [UInt8] { Array(try Data(contentsOf: folder.appendingPathComponent(name))) }
+        // When validated
+        // Then a plain line with whitespace, Unicode text, lowercase ids, nulls and an exponent takes the fast path,
+        let edges = try seed("valid-fastpath-edges")
+        #expect(fastRecord(edges) != nil)
+        #expect(fastRecord(edges).map { outcome(edges) == .valid($0) } == true)
+        // an escaped string is valid through the full path only,
+        let escaped = try seed("valid-escaped-source")
+        #expect(fastRecord(escaped) == nil)
+        guard case .valid(let record) = outcome(escaped) else { Issue.record("valid-escaped-source is refused"); return }
+        #expect(record.properties.source == "onboarding")
+        // and a key repeated at the end is refused with the full path's reason
+        let duplicate = try seed("invalid-dupkey-late")
+        #expect(fastRecord(duplicate) == nil)
+        #expect(outcome(duplicate) == .invalid([ValidationIssue(field: "via", rule: "duplicate_key",
+                                                                message: "the key appears more than once; keep one")]))
+    }
+
     @Test func aCatalogWithAPropertyTheFastPathDoesNotBuildGetsNoFastPath() throws {
         // Given the bundled catalog plus one property the record builder does not know
         var catalog = Catalog.bundled

@@ -68,12 +68,19 @@ struct FastPlan: Sendable {
     /// Every enum field's values, back to back (bytes in ``choiceBytes``).
     let choices: [Choice]
     let choiceBytes: [UInt8]
+    /// How many distinct keys the catalog knows (at most 64: a line's keys are one bit mask).
     let slotCount: Int
+    /// The slot of `name`, which picks the event.
     let nameSlot: Int
+    /// The envelope fields checked on every line (the event-name field is checked by lookup).
     let envelope: [Field]
+    /// The catalog's events, each once (the first of duplicates, as the full validator resolves them).
     let events: [Event]
+    /// Where the record's values are.
     let recordSlots: RecordSlots
 
+    /// Compiles the catalog (with the full validator's resolved fields and events); `nil` when
+    /// the catalog has a name the record builder does not read, or more than 64 keys.
     init?(catalog: Catalog, envelopeFields: [EventValidator.CompiledField],
           eventsByName: [String: EventValidator.CompiledEvent]) {
         var names: [String] = ["name"]
