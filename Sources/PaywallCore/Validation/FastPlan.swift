@@ -54,7 +54,7 @@ struct FastPlan: Sendable {
         var pwID = -1, source = -1, offeringID = -1, placementID = -1, product = -1, result = -1, via = -1, openS = -1
     }
 
-    /// Every name the record builder (``FastPlan/record(_:in:)``, mirroring the generated
+    /// Every name the record builder (`record(_:_:_:)`, mirroring the generated
     /// `EventProperties(catalogValues:)`) reads. A catalog with any other name gets no fast path,
     /// so a catalog change can never make the fast path drop a property silently.
     static let recordNames: Set<String> = [
