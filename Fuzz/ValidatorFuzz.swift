@@ -5,7 +5,9 @@
 // Beyond "no crash, no hang", it checks properties that must hold for every input:
 //  - the raw-bytes path and the String path agree whenever the bytes are valid UTF-8;
 //  - a line accepted as valid yields a record that re-validates with no issue (typed round trip);
-//  - parsing is deterministic (twice the same members).
+//  - parsing is deterministic (twice the same members);
+//  - the validator's fast path (FastPlan) only accepts what the full path accepts, with the same
+//    record, and `validate(line:)` always gives the full path's outcome, reasons included.
 import Foundation
 
 private let validator = EventValidator(catalog: .bundled)
@@ -14,6 +16,11 @@ private let validator = EventValidator(catalog: .bundled)
 public func validatorFuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let bytes = UnsafeRawBufferPointer(start: start, count: count)
     let outcome = validator.validate(line: bytes)
+    let full = validator.validateFully(line: bytes)
+    precondition(outcome == full, "validate(line:) differs from the full path: \(outcome) vs \(full)")
+    if let record = validator.fast?.record(line: bytes) {
+        precondition(full == .valid(record), "the fast path accepted a line the full path judges \(full)")
+    }
     let first = try? FlatJSON.parse(bytes)
     let second = try? FlatJSON.parse(bytes)
     precondition(first.map { $0.map(\.key) } == second.map { $0.map(\.key) }, "FlatJSON.parse is not deterministic")

@@ -70,9 +70,21 @@ struct NDJSONPipeline: Sendable {
         return channel
     }
 
-    /// Validates a batch of lines, splitting it across the machine's cores; keeps input order.
+    /// How many threads validate a batch: every core but one, which the caller needs for the
+    /// SQLite inserts (the import's bottleneck); on one or two cores, the reader thread alone.
+    static func validationWorkers(cores: Int, lines: Int) -> Int {
+        max(1, min(cores - 1, lines / 256))
+    }
+
+    /// Validates a batch of lines, splitting it across the machine's cores but one; keeps input order.
     func validate(_ batch: LineBatch) -> Batch {
-        let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, batch.lines.count / 256))
+        validate(batch, workers: Self.validationWorkers(cores: ProcessInfo.processInfo.activeProcessorCount,
+                                                        lines: batch.lines.count))
+    }
+
+    /// Validates a batch of lines on `workers` threads (the calling one alone when 1); keeps input order.
+    func validate(_ batch: LineBatch, workers: Int) -> Batch {
+        guard workers > 1 else { return finish(validate(batch, lines: 0..<batch.lines.count), oversized: batch.oversized) }
         let parts = (0..<workers).map { worker in
             (batch.lines.count * worker / workers)..<(batch.lines.count * (worker + 1) / workers)
         }
@@ -81,22 +93,33 @@ struct NDJSONPipeline: Sendable {
         defer { results.deinitialize(); results.deallocate() }
         nonisolated(unsafe) let output = results
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
-            var part = Batch(capacity: parts[worker].count)
-            batch.bytes.withUnsafeBytes { all in
-                for index in parts[worker] {
-                    let line = batch.lines[index]
-                    validateLine(UnsafeRawBufferPointer(rebasing: all[line.start..<(line.start + line.count)]),
-                                 number: line.number, into: &part)
-                }
-            }
-            output[worker] = part
+            output[worker] = validate(batch, lines: parts[worker])
         }
         var merged = results[0]
         for worker in 1..<workers {
             merged.events += results[worker].events
             for entry in results[worker].quarantine { merged.add(entry) }
         }
-        for long in batch.oversized {
+        return finish(merged, oversized: batch.oversized)
+    }
+
+    /// Validates some of a batch's lines, in order.
+    func validate(_ batch: LineBatch, lines: Range<Int>) -> Batch {
+        var part = Batch(capacity: lines.count)
+        batch.bytes.withUnsafeBytes { all in
+            for index in lines {
+                let line = batch.lines[index]
+                validateLine(UnsafeRawBufferPointer(rebasing: all[line.start..<(line.start + line.count)]),
+                             number: line.number, into: &part)
+            }
+        }
+        return part
+    }
+
+    /// Adds the quarantine entries of the batch's oversized lines.
+    func finish(_ validated: Batch, oversized: [(prefix: [UInt8], length: Int, number: Int)]) -> Batch {
+        var merged = validated
+        for long in oversized {
             let reason = "(line): \(long.length) bytes, longer than the \(options.maxLineBytes)-byte limit; an event is "
                 + "a small flat JSON object — fix or split the line (payload keeps the first \(long.prefix.count) bytes)"
             merged.add(QuarantineEntry(quarantinedAt: now.milliseconds(), reasons: [reason],

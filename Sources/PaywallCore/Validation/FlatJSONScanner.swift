@@ -8,7 +8,12 @@ struct FlatJSONScanner {
     func fail(_ message: String) -> FlatJSONError { FlatJSONError(offset: index, message: message) }
 
     mutating func skipWhitespace() {
-        while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            default: return
+            }
+        }
     }
 
     mutating func expect(_ byte: UInt8, _ what: String) throws(FlatJSONError) {
@@ -72,6 +77,12 @@ struct FlatJSONScanner {
 
     /// Checks the JSON number grammar and returns the number's text.
     mutating func number() throws(FlatJSONError) -> String {
+        let span = try numberSpan()
+        return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[span]), as: UTF8.self)
+    }
+
+    /// Checks the JSON number grammar and returns where the number's text is.
+    mutating func numberSpan() throws(FlatJSONError) -> Range<Int> {
         let start = index
         func digit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
         if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }
@@ -91,7 +102,7 @@ struct FlatJSONScanner {
             guard index < bytes.count, digit(bytes[index]) else { throw fail("expected digits in the exponent") }
             while index < bytes.count, digit(bytes[index]) { index += 1 }
         }
-        return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+        return start..<index
     }
 
     /// Skips an object or array, checking only that brackets balance outside strings.

@@ -6,25 +6,38 @@ enum UUIDParser {
     /// The UUID, or `nil` unless `text` is exactly 36 characters of canonical form.
     static func parse(_ text: String) -> UUID? {
         var text = text
-        return text.withUTF8 { bytes -> UUID? in
-            guard bytes.count == 36 else { return nil }
-            var raw: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-            let ok = withUnsafeMutableBytes(of: &raw) { out -> Bool in
+        return text.withUTF8 { parse(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// The UUID, or `nil` unless `bytes` are exactly the 36 bytes of canonical form.
+    static func parse(_ bytes: UnsafeRawBufferPointer) -> UUID? {
+        parseRaw(bytes).map(UUID.init(uuid:))
+    }
+
+    /// The 16 bytes of the UUID, or `nil` unless `bytes` are exactly the 36 bytes of canonical form.
+    static func parseRaw(_ bytes: UnsafeRawBufferPointer) -> uuid_t? {
+        guard bytes.count == 36, bytes[8] == UInt8(ascii: "-"), bytes[13] == UInt8(ascii: "-"),
+              bytes[18] == UInt8(ascii: "-"), bytes[23] == UInt8(ascii: "-") else { return nil }
+        var raw: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        let invalid = hexValues.withUnsafeBufferPointer { table -> UInt8 in
+            withUnsafeMutableBytes(of: &raw) { out -> UInt8 in
+                var invalid: UInt8 = 0
                 var position = 0
                 for index in 0..<16 {
-                    if index == 4 || index == 6 || index == 8 || index == 10 {
-                        guard bytes[position] == UInt8(ascii: "-") else { return false }
-                        position += 1
-                    }
-                    guard let high = nibble(bytes[position]), let low = nibble(bytes[position + 1]) else { return false }
-                    out[index] = high << 4 | low
+                    if position == 8 || position == 13 || position == 18 || position == 23 { position += 1 }
+                    let high = table[Int(bytes[position])], low = table[Int(bytes[position + 1])]
+                    invalid |= high | low
+                    out[index] = high &<< 4 | low
                     position += 2
                 }
-                return true
+                return invalid & 0x10
             }
-            return ok ? UUID(uuid: raw) : nil
         }
+        return invalid == 0 ? raw : nil
     }
+
+    /// Each byte's hexadecimal digit value, or 0x10 when it is no hexadecimal digit.
+    static let hexValues: [UInt8] = (0...255).map { nibble(UInt8($0)) ?? 0x10 }
 
     @inline(__always)
     static func nibble(_ byte: UInt8) -> UInt8? {
