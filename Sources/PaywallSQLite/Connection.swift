@@ -24,6 +24,10 @@ public final class Connection: @unchecked Sendable {
     private let lock = NSLock()
     private let database: Database
 
+    /// Process-wide SQLite settings, applied once before the first connection opens: memory
+    /// statistics off (they serialize every allocation behind one global mutex; nothing here reads them).
+    private static let libraryConfigured: Bool = csqlite_disable_memory_statistics() == SQLITE_OK
+
     /// Opens (and by default creates, mode 0600) the database at `path`.
     ///
     /// With `options.wal` it sets `journal_mode = WAL` and checks SQLite really switched,
@@ -37,6 +41,7 @@ public final class Connection: @unchecked Sendable {
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
         flags |= options.readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
         if options.create && !options.readOnly { flags |= SQLITE_OPEN_CREATE }
+        _ = Connection.libraryConfigured
         var handle: OpaquePointer?
         let code = sqlite3_open_v2(path, &handle, flags, nil)
         guard code == SQLITE_OK, let handle else {
