@@ -1,7 +1,7 @@
 import PaywallSQLite
 
 extension EventStore {
-    /// Counts per event name, date range, outbox states, quarantine, dead letters and drops,
+    /// Counts per event name, date range, delivery states (pending, delivered, dead-lettered), quarantine, dead letters and drops,
     /// read in one transaction (a consistent snapshot).
     ///
     /// - Throws: `StorageError`.
@@ -17,15 +17,12 @@ extension EventStore {
                 stats.lastOccurredAt = row.optionalInt64(at: 1)
                 return false
             }
-            try db.forEachRow("SELECT state, count(*) FROM outbox GROUP BY state") { row in
-                let count = Int(row.int64(at: 1))
-                switch row.string(at: 0) {
-                case "pending": stats.outboxPending = count
-                case "delivered": stats.outboxDelivered = count
-                default: stats.outboxDead += count
-                }
-                return true
-            }
+            // Pending: the outbox; delivered: the trigger-kept buckets (never a scan of the history);
+            // dead: impressions with an open dead letter.
+            stats.outboxPending = Int(try db.int64("SELECT count(*) FROM outbox") ?? 0)
+            stats.outboxDelivered = Int(try db.int64("SELECT coalesce(sum(delivered), 0) FROM report_delivery_buckets") ?? 0)
+            stats.outboxDead = Int(try db.int64(
+                "SELECT count(DISTINCT event_id) FROM dead_letters WHERE requeued_at IS NULL") ?? 0)
             stats.quarantined = Int(try db.int64("SELECT count(*) FROM quarantine") ?? 0)
             stats.deadLetters = Int(try db.int64("SELECT count(*) FROM dead_letters") ?? 0)
             stats.droppedAtBound = Int(try db.int64("SELECT coalesce(sum(count), 0) FROM drops") ?? 0)

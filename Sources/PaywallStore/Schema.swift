@@ -12,6 +12,7 @@ public enum Schema {
         // Append later migrations here (e.g. report indexes and rollup tables).
         reportsRollups,
         reportsRollupKeys,
+        outboxKeyedByEventRowid,
     ]
 
     /// The migrator for ``migrations``.
