@@ -128,6 +128,7 @@ enum ReportFixture {
     /// enter the outbox, or the deliveries, or — dead — the dead letters with an open record).
     static func insert(_ events: [Event], into connection: Connection, pwPrefix: String = "AAAAAAAA") throws {
         try connection.transaction { db in
+            let legacy = try db.int64("SELECT count(*) FROM sqlite_schema WHERE name = 'deliveries'") == 0
             for event in events {
                 try db.run("""
                     INSERT OR IGNORE INTO events (id, name, occurred_at, recorded_at, user_id, session_id,
@@ -138,12 +139,17 @@ enum ReportFixture {
                           .text(event.product), .text(event.result), .text(event.via), .real(event.openS)])
                 guard db.changes == 1, event.name == "paywall_shown" else { continue }
                 let rowid = db.lastInsertRowID
-                switch event.delivery {
-                case "pending":
-                    try db.run("INSERT INTO outbox (event_rowid, occurred_at) VALUES (?, ?)", [.integer(rowid), .integer(event.at)])
-                case "dead":
+                if event.delivery == "dead" {
                     try db.run("INSERT INTO dead_letters (event_id, status, reason, dead_at) VALUES (?, 400, ?, ?)",
                                [.text(uuid(event.id)), .text("invalid \"app_user_id\", refused"), .integer(day2)])
+                }
+                switch legacy ? "legacy" : event.delivery {
+                case "legacy":   // schema version 3 or older: one outbox row per impression with its state
+                    try db.run("INSERT INTO outbox (event_id, occurred_at, state) VALUES (?, ?, ?)",
+                               [.text(uuid(event.id)), .integer(event.at), .text(event.delivery)])
+                case "pending":
+                    try db.run("INSERT INTO outbox (event_rowid, occurred_at) VALUES (?, ?)", [.integer(rowid), .integer(event.at)])
+                case "dead": break
                 default:
                     try db.run("INSERT INTO deliveries (event_rowid, occurred_at, delivered_at) VALUES (?, ?, ?)",
                                [.integer(rowid), .integer(event.at), .integer(event.at + 60_000)])
