@@ -18,7 +18,7 @@ enum Sabotage {
             _ = try connection.run("DELETE FROM deliveries WHERE event_rowid = ?1", [.integer(rowid)])
             _ = try connection.run("DELETE FROM events WHERE id = ?1", [.text(id)])
         case "stale-rollup":
-            _ = try connection.run("UPDATE report_presentations SET plan_selected = 1 - plan_selected WHERE rowid = (SELECT min(rowid) FROM report_presentations)")
+            _ = try connection.run("UPDATE report_presentations SET plan_selected = 1 - plan_selected WHERE pw_id = (SELECT min(pw_id) FROM report_presentations)")
         case "undeliver":
             try connection.transaction { db in
                 guard let rowid = try db.int64("SELECT min(event_rowid) FROM deliveries") else { return }
