@@ -27,6 +27,7 @@ struct EventWriter {
     /// Returns how many events were new.
     func insert<Events: Sequence<EventRecord>>(_ events: Events, recordedAt: Int64, forwarded: Bool = false) throws -> Int {
         let insertEvent = try db.cachedStatement(Self.insertEventSQL)
+        var insertOutbox: Statement?   // looked up once, at the first impression (not per row)
         var inserted = 0
         for event in events {
             let properties = event.properties
@@ -56,19 +57,14 @@ struct EventWriter {
                 if forwarded {
                     try Deliveries.record(db, eventRowid: db.lastInsertRowID, occurredAt: event.occurredAt, deliveredAt: recordedAt)
                 } else {
-                    try enqueue(eventRowid: db.lastInsertRowID, occurredAt: event.occurredAt)
+                    if insertOutbox == nil { insertOutbox = try db.cachedStatement(Self.insertOutboxSQL) }
+                    insertOutbox!.bind(db.lastInsertRowID, at: 1)
+                    insertOutbox!.bind(event.occurredAt, at: 2)
+                    try insertOutbox!.run()
                 }
             }
         }
         return inserted
-    }
-
-    /// Adds the outbox row of the impression just stored as `events.rowid` = `eventRowid`.
-    func enqueue(eventRowid: Int64, occurredAt: Int64) throws {
-        let insertOutbox = try db.cachedStatement(Self.insertOutboxSQL)
-        insertOutbox.bind(eventRowid, at: 1)
-        insertOutbox.bind(occurredAt, at: 2)
-        try insertOutbox.run()
     }
 
     /// Adds one quarantine row.
