@@ -90,4 +90,17 @@ struct OutboxMigrationTests {
         #expect(try forwarder.requeueDeadLetters(now: 9_000) == 2)
         #expect(try deliveryStates(db) == ["pending": 4, "delivered": 2])
     }
+
+    @Test func statsReadAVersion3StoreOpenedReadOnlyWithoutMigratingIt() throws {
+        // Given a version-3 store, opened read-only (no migration runs)
+        let path = directory.path("legacy.sqlite")
+        try legacyStore(at: path)
+        let reader = try EventStore(path: path, options: .readOnly, now: .constant(Self.base))
+        // When its statistics are read
+        let stats = try reader.stats()
+        // Then the delivery states come from the old layout, and the file stays at version 3
+        #expect([stats.outboxPending, stats.outboxDelivered, stats.outboxDead] == [Int]([2, 2, 2]))
+        #expect(stats.eventsByName == ["paywall_closed": 1, "paywall_shown": 6])
+        #expect(try reader.connection.scalar("PRAGMA user_version")?.int64 == 3)
+    }
 }
