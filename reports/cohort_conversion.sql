@@ -1,6 +1,6 @@
 -- Cohort conversion (funnels.md "Cohort conversion"): one row per (cohort_date, placement).
--- A customer (user_id) joins the cohort of the day of their first impression at the placement,
--- over all stored history; only cohort dates inside :days are reported. converted_3d counts the
+-- A customer (user_id; here its customer_key) joins the cohort of the day of their first impression
+-- at the placement, over all stored history; only cohort dates inside :days are reported. converted_3d counts the
 -- customers with a presentation (at any placement) whose close is 'purchased' and occurred within
 -- :window_ms at or after that first impression (both ends inclusive).
 -- Parameters as in encounter_funnel.sql, plus:
@@ -11,13 +11,14 @@ WITH days AS (
   SELECT value ->> 0 AS date, value ->> 1 AS start_ms, value ->> 2 AS end_ms FROM json_each(:days)
 ),
 firsts AS (
-  SELECT user_id, placement, min(impression_at) AS first_impression_at
-  FROM report_presentations
-  WHERE impression_at IS NOT NULL
-  GROUP BY user_id, placement
+  SELECT p.customer_key, l.placement, min(p.impression_at) AS first_impression_at
+  FROM report_presentations AS p
+  JOIN report_placements AS l ON l.key = p.placement_key
+  WHERE p.impression_at IS NOT NULL
+  GROUP BY p.customer_key, l.placement
 ),
 cohorts AS (
-  SELECT d.date AS cohort_date, d.end_ms, f.user_id, f.placement, f.first_impression_at
+  SELECT d.date AS cohort_date, d.end_ms, f.customer_key, f.placement, f.first_impression_at
   FROM days AS d
   JOIN firsts AS f ON f.first_impression_at >= d.start_ms AND f.first_impression_at < d.end_ms
   WHERE :placements IS NULL OR f.placement IN (SELECT value FROM json_each(:placements))
@@ -26,7 +27,7 @@ outcomes AS (
   SELECT c.cohort_date, c.placement, c.end_ms,
          EXISTS (
            SELECT 1 FROM report_presentations AS b
-           WHERE b.user_id = c.user_id AND b.close_result = 'purchased'
+           WHERE b.customer_key = c.customer_key AND b.close_result = 'purchased'
              AND b.close_at >= c.first_impression_at AND b.close_at <= c.first_impression_at + :window_ms
          ) AS converted
   FROM cohorts AS c

@@ -7,11 +7,12 @@ WITH days AS (
   SELECT value ->> 0 AS date, value ->> 1 AS start_ms, value ->> 2 AS end_ms FROM json_each(:days)
 ),
 presentations AS (
-  SELECT d.date, p.placement, p.impression_at IS NOT NULL AS seen, p.plan_selected, p.purchase_started,
+  SELECT d.date, l.placement, p.impression_at IS NOT NULL AS seen, p.plan_selected, p.purchase_started,
          p.close_at, p.close_result, p.close_via, p.close_open_s
   FROM days AS d
   JOIN report_presentations AS p ON p.first_at >= d.start_ms AND p.first_at < d.end_ms
-  WHERE :placements IS NULL OR p.placement IN (SELECT value FROM json_each(:placements))
+  JOIN report_placements AS l ON l.key = p.placement_key
+  WHERE :placements IS NULL OR l.placement IN (SELECT value FROM json_each(:placements))
 ),
 funnel AS (
   SELECT date, placement,

@@ -6,16 +6,17 @@ WITH days AS (
   SELECT value ->> 0 AS date, value ->> 1 AS start_ms, value ->> 2 AS end_ms FROM json_each(:days)
 ),
 presentations AS (
-  SELECT p.placement, p.user_id, p.impression_at IS NOT NULL AS seen, p.close_at, p.close_result, p.close_open_s
+  SELECT l.placement, p.customer_key, p.impression_at IS NOT NULL AS seen, p.close_at, p.close_result, p.close_open_s
   FROM days AS d
   JOIN report_presentations AS p ON p.first_at >= d.start_ms AND p.first_at < d.end_ms
-  WHERE :placements IS NULL OR p.placement IN (SELECT value FROM json_each(:placements))
+  JOIN report_placements AS l ON l.key = p.placement_key
+  WHERE :placements IS NULL OR l.placement IN (SELECT value FROM json_each(:placements))
 ),
 summary AS (
   SELECT placement,
          count(*) AS presentations,
          sum(seen) AS impressions,
-         count(DISTINCT CASE WHEN seen THEN user_id END) AS unique_viewers,
+         count(DISTINCT CASE WHEN seen THEN customer_key END) AS unique_viewers,
          sum(seen AND close_result IS 'purchased') AS purchased,
          sum(seen AND close_result IS 'restored') AS restored
   FROM presentations

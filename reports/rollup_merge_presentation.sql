@@ -1,22 +1,20 @@
 -- Merges one presentation, folded from a batch of events by the caller (the same folding as
 -- rollup_presentations.sql: first event, earliest impression, flags, earliest close), into
 -- report_presentations. The merge is the same min/max merge, so batches may arrive in any order.
--- customer_key / placement_key are the report_customers / report_placements keys of user_id and
--- placement (the native report engine scans integers). RETURNING gives the presentation's first
--- event time after the merge (its day may have moved).
+-- Ids are the UUIDs' 16 bytes (blobs compare like the canonical text); placement_key /
+-- customer_key are the report_placements / report_customers keys of the first event's source and
+-- user_id; the close's texts are stored as they are.
 INSERT INTO report_presentations (
-  pw_id, first_at, first_id, placement, user_id, impression_at, plan_selected, purchase_started,
-  close_at, close_id, close_result, close_via, close_open_s, close_product, customer_key, placement_key)
-VALUES (:pw_id, :first_at, :first_id, :placement, :user_id, :impression_at, :plan_selected, :purchase_started,
-        :close_at, :close_id, :close_result, :close_via, :close_open_s, :close_product, :customer_key, :placement_key)
+  pw_id, first_at, first_id, placement_key, customer_key, impression_at, plan_selected, purchase_started,
+  close_at, close_id, close_result, close_via, close_open_s, close_product)
+VALUES (:pw_id, :first_at, :first_id, :placement_key, :customer_key, :impression_at, :plan_selected, :purchase_started,
+        :close_at, :close_id, :close_result, :close_via, :close_open_s, :close_product)
 ON CONFLICT (pw_id) DO UPDATE SET
   -- SET expressions read the old row, so every column below compares against the old first event
-  first_at  = CASE WHEN (excluded.first_at, excluded.first_id) < (first_at, first_id) THEN excluded.first_at  ELSE first_at  END,
-  first_id  = CASE WHEN (excluded.first_at, excluded.first_id) < (first_at, first_id) THEN excluded.first_id  ELSE first_id  END,
-  placement = CASE WHEN (excluded.first_at, excluded.first_id) < (first_at, first_id) THEN excluded.placement ELSE placement END,
-  user_id   = CASE WHEN (excluded.first_at, excluded.first_id) < (first_at, first_id) THEN excluded.user_id   ELSE user_id   END,
-  customer_key  = CASE WHEN (excluded.first_at, excluded.first_id) < (first_at, first_id) THEN excluded.customer_key  ELSE customer_key  END,
+  first_at      = CASE WHEN (excluded.first_at, excluded.first_id) < (first_at, first_id) THEN excluded.first_at      ELSE first_at      END,
+  first_id      = CASE WHEN (excluded.first_at, excluded.first_id) < (first_at, first_id) THEN excluded.first_id      ELSE first_id      END,
   placement_key = CASE WHEN (excluded.first_at, excluded.first_id) < (first_at, first_id) THEN excluded.placement_key ELSE placement_key END,
+  customer_key  = CASE WHEN (excluded.first_at, excluded.first_id) < (first_at, first_id) THEN excluded.customer_key  ELSE customer_key  END,
   impression_at    = coalesce(min(impression_at, excluded.impression_at), impression_at, excluded.impression_at),
   plan_selected    = max(plan_selected, excluded.plan_selected),
   purchase_started = max(purchase_started, excluded.purchase_started),
@@ -25,5 +23,4 @@ ON CONFLICT (pw_id) DO UPDATE SET
   close_result  = CASE WHEN excluded.close_at IS NOT NULL AND (close_at IS NULL OR (excluded.close_at, excluded.close_id) < (close_at, close_id)) THEN excluded.close_result  ELSE close_result  END,
   close_via     = CASE WHEN excluded.close_at IS NOT NULL AND (close_at IS NULL OR (excluded.close_at, excluded.close_id) < (close_at, close_id)) THEN excluded.close_via     ELSE close_via     END,
   close_open_s  = CASE WHEN excluded.close_at IS NOT NULL AND (close_at IS NULL OR (excluded.close_at, excluded.close_id) < (close_at, close_id)) THEN excluded.close_open_s  ELSE close_open_s  END,
-  close_product = CASE WHEN excluded.close_at IS NOT NULL AND (close_at IS NULL OR (excluded.close_at, excluded.close_id) < (close_at, close_id)) THEN excluded.close_product ELSE close_product END
-RETURNING first_at;
+  close_product = CASE WHEN excluded.close_at IS NOT NULL AND (close_at IS NULL OR (excluded.close_at, excluded.close_id) < (close_at, close_id)) THEN excluded.close_product ELSE close_product END;

@@ -32,10 +32,22 @@ extension FunnelReport {
         let refreshed = try refreshRollups()
         let window = try self.window(calendar: calendar, days: days, now: startedAt)
         let reportDays = try calendar.days(from: window.from, through: window.to)
-        let rows = try write(days: reportDays, placements: nil, cohortWindow: cohortWindow, formulaGuard: true,
-                             context: context(days: reportDays, timezone: timezone, cohortWindow: cohortWindow,
-                                              version: version), into: output)
-        let recomputed = Set(refreshed.touchedBuckets.map { calendar.date(containing: $0 * 900_000) })
+        let partials = NightlyPartials(calendar: calendar)
+        var recomputed = Set(refreshed.touchedBuckets.map { calendar.date(containing: $0 * 900_000) })
+        if engine == .native {
+            recomputed = Set(try ReportError.wrap { try connection.transaction(.immediate) { try partials.update($0) } })
+        }
+        let context = context(days: reportDays, timezone: timezone, cohortWindow: cohortWindow, version: version)
+        let rows: [String: Int]
+        do {
+            rows = try write(days: reportDays, placements: nil, cohortWindow: cohortWindow, formulaGuard: true,
+                             context: context, fromPartials: engine == .native, into: output)
+        } catch is UnreadablePartial {
+            // Partials written by another format: rebuild them from the rollups and read again.
+            recomputed = Set(try ReportError.wrap { try connection.transaction(.immediate) { try partials.update($0, rebuild: true) } })
+            rows = try write(days: reportDays, placements: nil, cohortWindow: cohortWindow, formulaGuard: true,
+                             context: context, fromPartials: true, into: output)
+        }
         var run = NightlyRun(
             daysRecomputed: recomputed.sorted().map(\.description), eventsRead: refreshed.eventsRead,
             inputWatermark: refreshed.watermark, newestEventAt: try newestEventAt(),

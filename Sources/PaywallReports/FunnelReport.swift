@@ -87,8 +87,10 @@ public struct FunnelReport: Sendable {
 
     /// Runs every report inside one read transaction (one consistent snapshot) into `output`, then
     /// renders `report.html` from the same rows; returns the data rows per CSV file.
+    /// With `fromPartials`, the native engine reads the nightly job's day partials (``NightlyPartials``,
+    /// brought up to date by the caller) instead of scanning every presentation.
     func write(days: [ReportDay], placements: [String]?, cohortWindow: CohortWindow, formulaGuard: Bool,
-               context: HTMLReport.Context, into output: OutputFolder) throws -> [String: Int] {
+               context: HTMLReport.Context, fromPartials: Bool = false, into output: OutputFolder) throws -> [String: Int] {
         let parameters: [String: SQLValue] = [
             "days": .text(DayCalendar.json(days)),
             "placements": placements.flatMap { $0.isEmpty ? nil : .text(Self.jsonArray($0)) } ?? .null,
@@ -98,7 +100,8 @@ public struct FunnelReport: Sendable {
         let rows = try ReportError.wrap {
             try connection.transaction(.deferred) { db in
                 let computed = engine == .native
-                    ? try nativeRows(db, days: days, placements: placements, cohortWindow: cohortWindow) : [:]
+                    ? try nativeRows(db, days: days, placements: placements, cohortWindow: cohortWindow,
+                                     fromPartials: fromPartials) : [:]
                 var rows: [String: Int] = [:]
                 for file in ReportFile.all {
                     let descriptor = try output.create(file.fileName)
@@ -127,12 +130,12 @@ public struct FunnelReport: Sendable {
     }
 
     /// The native engine's rows per file name (data quality stays in SQL: it reads small tables).
-    func nativeRows(_ db: Database, days: [ReportDay], placements: [String]?, cohortWindow: CohortWindow) throws
-        -> [String: [[ReportValue]]] {
+    func nativeRows(_ db: Database, days: [ReportDay], placements: [String]?, cohortWindow: CohortWindow,
+                    fromPartials: Bool = false) throws -> [String: [[ReportValue]]] {
         let newest = Int64(try db.scalar("SELECT value FROM meta WHERE key = ?", [.text(Rollup.newestKey)])?.string ?? "")
         var scan = PresentationScan(days: days, placementFilter: placements.flatMap { $0.isEmpty ? nil : Set($0) },
                                     windowMs: cohortWindow.milliseconds, newestEventAt: newest ?? .min)
-        try scan.scan(db)
+        if fromPartials { try scan.load(partials: db) } else { try scan.scan(db) }
         return [
             ReportFile.encounterFunnel.fileName: scan.encounterRows(),
             ReportFile.conversionFunnel.fileName: scan.conversionRows(),
@@ -145,8 +148,8 @@ public struct FunnelReport: Sendable {
     /// Throws ``ReportError/notAStore(path:missing:)`` unless the store and report tables exist.
     func checkStore() throws {
         let required = ["events", "outbox", "deliveries", "dead_letters", "quarantine", "drops", "meta", "report_presentations",
-                        "report_event_buckets", "report_delivery_buckets",
-                        "report_customers", "report_placements"]
+                        "report_event_buckets", "report_delivery_buckets", "report_customers", "report_placements",
+                        "report_day_partials", "report_dirty_buckets"]
         let present = Set(try ReportError.wrap {
             try connection.all("SELECT name FROM sqlite_schema WHERE type = 'table'") { $0.string(at: 0) ?? "" }
         })

@@ -1,95 +1,103 @@
 import PaywallSQLite
 
 /// One presentation folded from a batch of events, exactly as `reports/rollup_presentations.sql`
-/// folds them: first event by (occurred_at, id), earliest impression, plan/purchase flags, earliest
-/// close by (occurred_at, id). Ids compare by code points (SQLite's BINARY collation).
+/// defines it: first event by (occurred_at, id), earliest impression, plan/purchase flags, earliest
+/// close by (occurred_at, id). Plain values only (ids as ``UUIDKey``, names as integer keys, close
+/// texts as ``TextTable`` indexes), so folding allocates nothing per event.
 struct PresentationFold {
+    var pwID: UUIDKey
     var firstAt: Int64
-    var firstID: String
-    var placement: String
-    var user: String
+    var firstID: UUIDKey
+    var placementKey: Int64
+    var customerKey: Int64
     var impressionAt: Int64?
     var planSelected = false
     var purchaseStarted = false
     var closeAt: Int64?
-    var closeID: String?
-    var closeResult: String?
-    var closeVia: String?
+    var closeID = UUIDKey.zero
+    var closeResult = TextTable.null
+    var closeVia = TextTable.null
+    var closeProduct = TextTable.null
     var closeOpenS: Double?
-    var closeProduct: String?
 
-    /// Columns read by ``fold(_:into:)``, in this order.
-    static let eventsSQL = """
-        SELECT occurred_at, name, id, pw_id, source, user_id, product, result, via, open_s
-        FROM events WHERE rowid > ? AND rowid <= ?
-        """
-
-    /// Folds the current events row into `folds` (keyed by pw_id). Text columns are read only
-    /// when the event can change the fold, which keeps time-ordered input cheap.
-    static func fold(_ row: Row, into folds: inout [String: PresentationFold]) {
-        let pw = row.string(at: 3) ?? ""
-        fold(row, into: &folds[pw])   // mutates the stored value in place (no copy)
-    }
-
-    static func fold(_ row: Row, into slot: inout PresentationFold?) {
-        let at = row.int64(at: 0)
-        let name = row.string(at: 1) ?? ""
-        if slot == nil {
-            slot = PresentationFold(firstAt: at, firstID: row.string(at: 2) ?? "", placement: row.string(at: 4) ?? "",
-                                    user: row.string(at: 5) ?? "")
-        } else if at <= slot!.firstAt {
-            let id = row.string(at: 2) ?? ""
-            if at < slot!.firstAt || codePointLess(id, slot!.firstID) {
-                slot!.firstAt = at
-                slot!.firstID = id
-                slot!.placement = row.string(at: 4) ?? ""
-                slot!.user = row.string(at: 5) ?? ""
-            }
-        }
-        slot!.apply(row, name: name, at: at)
-    }
-
-    private mutating func apply(_ row: Row, name: String, at: Int64) {
-        switch name {
-        case "paywall_shown":
+    /// Applies one event (its first-event fields are handled by the caller).
+    mutating func apply(_ row: Row, kind: EventKind, at: Int64, id: () throws -> UUIDKey, texts: inout TextTable) rethrows {
+        switch kind {
+        case .shown:
             if impressionAt.map({ at < $0 }) ?? true { impressionAt = at }
-        case "paywall_plan_selected":
+        case .planSelected:
             planSelected = true
-        case "paywall_purchase_started":
+        case .purchaseStarted:
             purchaseStarted = true
-        case "paywall_closed":
+        case .closed:
             if let closeAt, at > closeAt { return }
-            let id = row.string(at: 2) ?? ""
-            if let closeAt, let closeID, at == closeAt, !codePointLess(id, closeID) { return }
+            let eventID = try id()
+            if let closeAt, at == closeAt, !(eventID < closeID) { return }
             closeAt = at
-            closeID = id
-            closeResult = row.string(at: 7)
-            closeVia = row.string(at: 8)
-            closeOpenS = row.double(at: 9)
-            closeProduct = row.string(at: 6)
-        default:
+            closeID = eventID
+            closeProduct = texts.index(row, FoldColumns.product)
+            closeResult = texts.index(row, FoldColumns.result)
+            closeVia = texts.index(row, FoldColumns.via)
+            closeOpenS = row.double(at: FoldColumns.openS)
+        case .other:
             break
         }
     }
 
-    /// Binds this fold to `rollup_merge_presentation.sql` (parameters in order of first appearance).
-    func bind(_ statement: Statement, pwID: String, customerKey: Int64, placementKey: Int64) {
-        statement.reset()
-        statement.bind(pwID, at: 1)
-        statement.bind(firstAt, at: 2)
-        statement.bind(firstID, at: 3)
-        statement.bind(placement, at: 4)
-        statement.bind(user, at: 5)
-        statement.bind(impressionAt, at: 6)
-        statement.bind(Int64(planSelected ? 1 : 0), at: 7)
-        statement.bind(Int64(purchaseStarted ? 1 : 0), at: 8)
-        statement.bind(closeAt, at: 9)
-        statement.bind(closeID, at: 10)
-        statement.bind(closeResult, at: 11)
-        statement.bind(closeVia, at: 12)
-        statement.bind(closeOpenS, at: 13)
-        statement.bind(closeProduct, at: 14)
-        statement.bind(customerKey, at: 15)
-        statement.bind(placementKey, at: 16)
+    /// Binds this fold to the parameters `offset + 1 … offset + 14` of `rollup_merge_presentation.sql`
+    /// (in order of first appearance) or of one row of ``Rollup/mergeRows``.
+    func bind(_ statement: Statement, texts: TextTable, offset: Int = 0) {
+        pwID.bind(statement, at: offset + 1)
+        statement.bind(firstAt, at: offset + 2)
+        firstID.bind(statement, at: offset + 3)
+        statement.bind(placementKey, at: offset + 4)
+        statement.bind(customerKey, at: offset + 5)
+        statement.bind(impressionAt, at: offset + 6)
+        statement.bind(Int64(planSelected ? 1 : 0), at: offset + 7)
+        statement.bind(Int64(purchaseStarted ? 1 : 0), at: offset + 8)
+        statement.bind(closeAt, at: offset + 9)
+        if closeAt != nil { closeID.bind(statement, at: offset + 10) } else { statement.bindNull(at: offset + 10) }
+        statement.bind(texts[closeResult], at: offset + 11)
+        statement.bind(texts[closeVia], at: offset + 12)
+        statement.bind(closeOpenS, at: offset + 13)
+        statement.bind(texts[closeProduct], at: offset + 14)
     }
+}
+
+/// The event names that change a fold, recognised from the name's bytes.
+enum EventKind {
+    case shown, planSelected, purchaseStarted, closed, other
+
+    private static let names: [(EventKind, [UInt8])] = [
+        (.shown, Array("paywall_shown".utf8)), (.closed, Array("paywall_closed".utf8)),
+        (.planSelected, Array("paywall_plan_selected".utf8)), (.purchaseStarted, Array("paywall_purchase_started".utf8)),
+    ]
+
+    init(_ bytes: UnsafeRawBufferPointer) {
+        for (kind, name) in Self.names where name.count == bytes.count && bytes.elementsEqual(name) {
+            self = kind
+            return
+        }
+        self = .other
+    }
+}
+
+/// Repeated texts of the close (result, via, product) by a small integer, for one refresh.
+struct TextTable {
+    static let null: Int32 = -1
+    private var indexes: [String: Int32] = [:]
+    private var texts: [String] = []
+
+    /// The index of column `column`'s text (``null`` for SQL `NULL`).
+    mutating func index(_ row: Row, _ column: Int) -> Int32 {
+        if row.isNull(at: column) { return Self.null }
+        // Close texts are short: Strings of up to 15 UTF-8 bytes are stored inline (no allocation).
+        let text = row.withUnsafeText(at: column) { String(decoding: $0, as: UTF8.self) }
+        if let index = indexes[text] { return index }
+        texts.append(text)
+        indexes[text] = Int32(texts.count - 1)
+        return Int32(texts.count - 1)
+    }
+
+    subscript(index: Int32) -> String? { index == Self.null ? nil : texts[Int(index)] }
 }

@@ -18,7 +18,7 @@ struct PresentationScan {
     var firsts = CustomerFirsts()
     var purchases: [(user: UInt32, at: Int64)] = []
 
-    struct GroupStats {
+    struct GroupStats: Equatable {
         var presentations: Int64 = 0, impressions: Int64 = 0, dwellBounces: Int64 = 0
         var planSelected: Int64 = 0, purchaseStarted: Int64 = 0, purchased: Int64 = 0, restored: Int64 = 0
         var dismissedCloseButton: Int64 = 0, dismissedContinueFree: Int64 = 0, unclosed: Int64 = 0
@@ -37,9 +37,7 @@ struct PresentationScan {
     mutating func scan(_ db: Database) throws {
         let rangeStart = days.first?.startMs ?? 0, rangeEnd = days.last?.endMs ?? 0
         let starts = days.map(\.startMs)
-        try placements.load(db)
-        customerCount = Int(try db.scalar("SELECT coalesce(max(key), 0) + 1 FROM report_customers")?.int64 ?? 1)
-        firsts.reserve(customers: customerCount, placements: placements.names.count)
+        try prepare(db)
         try db.forEachRow(Self.scanSQL) { row in
             let firstAt = row.int64(at: 0)
             let placement = Int(row.int64(at: 1))
@@ -57,6 +55,13 @@ struct PresentationScan {
             }
             return true
         }
+    }
+
+    /// Loads the placement names and sizes the per-customer arrays.
+    mutating func prepare(_ db: Database) throws {
+        try placements.load(db)
+        customerCount = Int(try db.scalar("SELECT coalesce(max(key), 0) + 1 FROM report_customers")?.int64 ?? 1)
+        firsts.reserve(customers: customerCount, placements: placements.names.count)
     }
 
     /// Adds one presentation to its (day, placement) group, in place.
@@ -88,7 +93,7 @@ struct PresentationScan {
     }
 
     var filterCache: [Int: Bool] = [:]
-    private mutating func isIncluded(_ placement: Int) -> Bool {
+    mutating func isIncluded(_ placement: Int) -> Bool {
         guard let placementFilter else { return true }
         if let cached = filterCache[placement] { return cached }
         let included = placementFilter.contains(placements[placement])

@@ -76,7 +76,9 @@ public enum ReportError: Error, Sendable, Equatable, CustomStringConvertible {
 extension ReportError {
     /// Runs `body`, wrapping a ``StorageError`` as ``ReportError/storage(_:)``.
     static func wrap<T>(_ body: () throws -> T) throws -> T {
-        do { return try body() } catch let error as ReportError { throw error } catch let error as StorageError {
+        do { return try body() } catch let error as ReportError { throw error } catch let error as UnreadablePartial {
+            throw error   // handled by the nightly job (it rebuilds the partials)
+        } catch let error as StorageError {
             throw ReportError.storage(error)
         } catch {
             throw ReportError.io(path: "", reason: "\(error)")

@@ -1,10 +1,12 @@
+import Foundation
 import PaywallSQLite
 
 /// Keeps the report rollups (`report_presentations`, `report_event_buckets`) up to date with the
 /// events table, incrementally: events with a rowid above the watermark stored in `meta` are folded
-/// in Swift (``PresentationFold``) and merged with `reports/rollup_merge_presentation.sql`, one
-/// transaction per chunk, so the recorder is never blocked for long and a killed run loses nothing
-/// (the watermark moves in the same transaction as the rollups).
+/// in Swift (``PresentationBatch``) and merged in `pw_id` order with
+/// `reports/rollup_merge_presentation.sql`, one transaction per chunk, so the recorder is never
+/// blocked for long and a killed run loses nothing (the watermark, the rollups and the touched
+/// buckets in `report_dirty_buckets` move in the same transaction).
 struct Rollup {
     /// Meta key of the last events rowid folded into the rollups.
     static let watermarkKey = "reports.watermark_rowid"
@@ -45,86 +47,121 @@ struct Rollup {
         result.watermarkAfter = result.watermarkBefore
         // A first build touches every day anyway: skip the per-presentation "where was it before" probes.
         let fresh = try connection.scalar("SELECT count(*) FROM (SELECT 1 FROM report_presentations LIMIT 1)")?.int64 == 0
-        var keys = ReportKeys()
-        while result.watermarkAfter < top {
+        let wal = try connection.scalar("PRAGMA journal_mode")?.string == "wal"
+        let apply = { (batch: PresentationBatch) throws in
             try connection.transaction(.immediate) { db in
-                do { try keys.load(db) } catch { keys.invalidate(); throw error }
                 let after = Int64(try db.scalar("SELECT value FROM meta WHERE key = ?", [.text(Self.watermarkKey)])?
                     .string ?? "0") ?? 0
-                let through = min(top, after + chunkSize)
-                if after < top {
-                    do { try fold(db, after: after, through: through, fresh: fresh, keys: &keys, into: &result) } catch {
-                        keys.invalidate()
-                        throw error
-                    }
-                }
-                result.watermarkAfter = max(after, through)
+                guard after == batch.after else { throw Self.movedWatermark(connection.path) }
+                try self.apply(batch, db, fresh: fresh, into: &result)
             }
+            result.watermarkAfter = batch.through
             if let progress, top > result.watermarkBefore {
                 progress(Double(result.watermarkAfter - result.watermarkBefore) / Double(top - result.watermarkBefore))
             }
         }
-        if fresh && result.eventsRead > 0 {
-            try connection.withDatabase { db in
-                let sql = "SELECT DISTINCT first_at / 900000 FROM report_presentations UNION SELECT bucket FROM report_event_buckets"
-                try db.forEachRow(sql) { result.touchedBuckets.insert($0.int64(at: 0)); return true }
+        if wal && top - result.watermarkBefore > chunkSize {
+            // Several chunks: a second connection reads and folds chunk n + 1 while this one merges chunk n.
+            try RollupReader(path: connection.path, from: result.watermarkBefore, through: top, chunkSize: chunkSize)
+                .forEach(apply)
+        } else {
+            var keys = ReportKeys(), texts = TextTable(), after = result.watermarkBefore
+            while after < top {
+                let through = min(top, after + chunkSize)
+                let batch = try connection.withDatabase { db in
+                    try keys.load(db)
+                    return try PresentationBatch.read(db, after: after, through: through, keys: &keys, texts: &texts)
+                }
+                try apply(batch)
+                after = through
             }
         }
         return result
     }
 
-    /// Folds the events in `(after, through]` and moves the watermark, inside the caller's transaction.
-    private func fold(_ db: Database, after: Int64, through: Int64, fresh: Bool, keys: inout ReportKeys,
-                      into result: inout Result) throws {
-        var folds: [String: PresentationFold] = [:]
-        folds.reserveCapacity(Int(min(through - after, 1_000_000)))
-        var buckets: [Int64: (events: Int64, impressions: Int64)] = [:]
-        var newest: Int64 = .min
-        var count: Int64 = 0
-        try db.forEachRow(PresentationFold.eventsSQL, [.integer(after), .integer(through)]) { row in
-            PresentationFold.fold(row, into: &folds)
-            let at = row.int64(at: 0)
-            let bucket = at / 900_000
-            var counts = buckets[bucket, default: (0, 0)]
-            counts.events += 1
-            if row.string(at: 1) == "paywall_shown" { counts.impressions += 1 }
-            buckets[bucket] = counts
-            newest = max(newest, at)
-            count += 1
-            return true
+    /// Presentations per multi-row merge statement, and parameters per presentation.
+    static let mergeRows = 64, mergeColumns = 14
+
+    /// `rollup_merge_presentation.sql` with its `VALUES` row repeated ``mergeRows`` times as
+    /// numbered parameters (`?1 … ?14`, `?15 … ?28`, …), otherwise the same statement.
+    static let mergeMany: String = {
+        let sql = ReportQueries.rollupMergePresentation
+        guard let values = sql.range(of: "VALUES ("), let end = sql.range(of: ")\nON CONFLICT", range: values.upperBound..<sql.endIndex)
+        else { preconditionFailure("rollup_merge_presentation.sql has no single VALUES row") }
+        let rows = (0..<mergeRows).map { row in
+            "(" + (1...mergeColumns).map { "?\(row * mergeColumns + $0)" }.joined(separator: ", ") + ")"
         }
+        return String(sql[..<values.lowerBound]) + "VALUES " + rows.joined(separator: ",\n  ") + "\n"
+            + String(sql[sql.index(after: end.lowerBound)...])
+    }()
+
+    /// The error for a watermark moved by someone else mid-refresh (reports hold a lease, so only
+    /// a program that ignores it can do this).
+    static func movedWatermark(_ path: String) -> StorageError {
+        StorageError(code: 0, message: """
+            the report rollup's watermark moved during the refresh (another program folded events at the same \
+            time); nothing of this chunk was written. Run the report again
+            """, path: path, kind: .busy)
+    }
+
+    /// Merges a folded chunk, records the touched buckets in `report_dirty_buckets` and moves the
+    /// watermark, inside the caller's transaction.
+    ///
+    /// Touched buckets: every new event's bucket, plus the old first event's bucket of every
+    /// presentation that existed before. After the merge a presentation's first event is either its
+    /// old one or one of the new events, so nothing else can have changed.
+    private func apply(_ batch: PresentationBatch, _ db: Database, fresh: Bool, into result: inout Result) throws {
+        try batch.newNames.insert(db)
+        var touched = Set(batch.buckets.keys)
         let before = try db.cachedStatement("SELECT first_at FROM report_presentations WHERE pw_id = ?")
-        let merge = try db.cachedStatement(ReportQueries.rollupMergePresentation)
-        for (pwID, fold) in folds {
-            if !fresh {
+        if !fresh {
+            for fold in batch.folds {
                 before.reset()
-                before.bind(pwID, at: 1)
-                if try before.step() { result.touchedBuckets.insert(before.row.int64(at: 0) / 900_000) }
+                fold.pwID.bind(before, at: 1)
+                if try before.step() { touched.insert(before.row.int64(at: 0) / 900_000) }
                 before.reset()
             }
-            fold.bind(merge, pwID: pwID, customerKey: try keys.customer(fold.user, db),
-                      placementKey: try keys.placement(fold.placement, db))
-            if try merge.step(), !fresh { result.touchedBuckets.insert(merge.row.int64(at: 0) / 900_000) }
+        }
+        // Rows go in groups of mergeRows per statement (less per-statement work in SQLite), the rest one by one.
+        let many = try db.cachedStatement(Self.mergeMany)
+        var start = 0
+        while start + Self.mergeRows <= batch.folds.count {
+            many.reset()
+            for row in 0..<Self.mergeRows {
+                batch.folds[start + row].bind(many, texts: batch.texts, offset: row * Self.mergeColumns)
+            }
+            try many.run()
+            start += Self.mergeRows
+        }
+        let merge = try db.cachedStatement(ReportQueries.rollupMergePresentation)
+        for fold in batch.folds[start...] {
             merge.reset()
+            fold.bind(merge, texts: batch.texts)
+            try merge.run()
         }
         let bucketMerge = try db.cachedStatement("""
             INSERT INTO report_event_buckets (bucket, events, impressions) VALUES (?, ?, ?)
             ON CONFLICT (bucket) DO UPDATE SET events = events + excluded.events, impressions = impressions + excluded.impressions
             """)
-        for (bucket, counts) in buckets {
+        for (bucket, counts) in batch.buckets {
             bucketMerge.bind([.integer(bucket), .integer(counts.events), .integer(counts.impressions)])
             try bucketMerge.run()
-            if !fresh { result.touchedBuckets.insert(bucket) }
         }
-        if newest != .min {
+        let dirty = try db.cachedStatement("INSERT OR IGNORE INTO report_dirty_buckets (bucket) VALUES (?)")
+        for bucket in touched {
+            dirty.bind([.integer(bucket)])
+            try dirty.run()
+        }
+        result.touchedBuckets.formUnion(touched)
+        if batch.newest != .min {
             try db.run("""
                 INSERT INTO meta (key, value) VALUES (?1, CAST(?2 AS TEXT))
                 ON CONFLICT (key) DO UPDATE SET value = CAST(max(CAST(value AS INTEGER), ?2) AS TEXT)
-                """, [.text(Self.newestKey), .integer(newest)])
+                """, [.text(Self.newestKey), .integer(batch.newest)])
         }
         try db.run("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                   [.text(Self.watermarkKey), .text(String(through))])
-        result.eventsRead += count
+                   [.text(Self.watermarkKey), .text(String(batch.through))])
+        result.eventsRead += batch.count
     }
 
     /// The current watermark (0 before the first refresh).

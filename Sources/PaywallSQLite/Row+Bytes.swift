@@ -33,4 +33,12 @@ extension Row {
         let length = Int(sqlite3_column_bytes(handle, Int32(index)))
         return try body(UnsafeRawBufferPointer(start: text.map { UnsafeRawPointer($0) }, count: text == nil ? 0 : length))
     }
+
+    /// Calls `body` with column `index`'s bytes as a BLOB without copying them; the buffer is valid
+    /// only during the call. An empty buffer for `NULL` or an empty blob.
+    public func withUnsafeBlob<T>(at index: Int, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        let blob = sqlite3_column_blob(handle, Int32(index))
+        let length = Int(sqlite3_column_bytes(handle, Int32(index)))
+        return try body(UnsafeRawBufferPointer(start: blob, count: blob == nil ? 0 : length))
+    }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import PaywallSQLite
 
-/// Moves of impressions between the outbox, `deliveries` and the dead letters (migration 4): each
+/// Moves of impressions between the outbox, `deliveries` and the dead letters (migration 6): each
 /// stored impression is in exactly one of them. Statements run on a ``Database`` already inside a
 /// transaction; ids are found through the `events` id index, rows by `events.rowid`.
 enum Deliveries {

@@ -3,7 +3,7 @@ import PaywallSQLite
 extension EventStore {
     /// Counts per event name, date range, delivery states (pending, delivered, dead-lettered),
     /// quarantine, dead letters and drops, read in one transaction (a consistent snapshot); a store
-    /// older than schema version 4 opened read-only is read in its own layout.
+    /// older than schema version 6 opened read-only is read in its own layout.
     ///
     /// - Throws: `StorageError`.
     public func stats() throws -> StoreStats {
@@ -35,7 +35,7 @@ extension EventStore {
         }
     }
 
-    /// Delivery states of a store older than schema version 4 opened read-only (so not migrated):
+    /// Delivery states of a store older than schema version 6 opened read-only (so not migrated):
     /// one outbox row per impression with its `state`.
     private static func legacyDeliveryStates(_ db: Database, into stats: inout StoreStats) throws {
         try db.forEachRow("SELECT state, count(*) FROM outbox GROUP BY state") { row in

@@ -1,7 +1,7 @@
 import PaywallSQLite
 
 extension Schema {
-    /// Migration 4: the outbox keyed by the events rowid, so an impression costs the recorder one
+    /// Migration 6: the outbox keyed by the events rowid, so an impression costs the recorder one
     /// small integer-keyed row instead of four b-tree inserts.
     ///
     /// Each stored `paywall_shown` is in exactly one place:
@@ -28,7 +28,7 @@ extension Schema {
           SELECT e.rowid, o.occurred_at, coalesce(o.delivered_at, 0)
           FROM outbox AS o JOIN events AS e ON e.id = o.event_id WHERE o.state = 'delivered';
         INSERT INTO dead_letters (event_id, status, reason, dead_at)
-          SELECT o.event_id, 0, 'dead in the outbox without an open dead letter (kept by migration 4)', 0
+          SELECT o.event_id, 0, 'dead in the outbox without an open dead letter (kept by migration 6)', 0
           FROM outbox AS o
           WHERE o.state = 'dead'
             AND NOT EXISTS (SELECT 1 FROM dead_letters AS d WHERE d.event_id = o.event_id AND d.requeued_at IS NULL);

@@ -49,3 +49,48 @@ extension Schema {
         DELETE FROM meta WHERE key IN ('reports.watermark_rowid', 'reports.newest_occurred_at');
         """)
 }
+
+extension Schema {
+    /// The nightly job's rollups per day and placement (PaywallReports' `NightlyPartials`):
+    /// `report_day_partials` holds one encoded day partial per report day of the zone named in
+    /// `meta` (`reports.partials_timezone`); `report_dirty_buckets` marks the 15-minute buckets the
+    /// rollup refreshes touched since the nightly job last rescanned them. Derived data: a migration
+    /// that rebuilds `report_presentations` must also empty both tables and that meta key.
+    static let reportsDayPartials = Migration("reports-day-partials", sql: """
+        CREATE TABLE report_day_partials (
+          day_start INTEGER PRIMARY KEY NOT NULL, day_end INTEGER NOT NULL, partial BLOB NOT NULL) STRICT;
+        CREATE TABLE IF NOT EXISTS report_dirty_buckets (bucket INTEGER PRIMARY KEY NOT NULL) STRICT, WITHOUT ROWID;
+        DELETE FROM meta WHERE key = 'reports.partials_timezone';
+        """)
+}
+
+extension Schema {
+    /// Migration 5: a slimmer `report_presentations` that builds fast. Ids are 16-byte `BLOB`s (the
+    /// UUID's bytes: canonical uppercase UUID text sorts like them, so ties by id compare the same), the
+    /// placement and customer are only their `report_placements` / `report_customers` keys, and the
+    /// close keeps its texts. `report_customers` loses its `UNIQUE` index on `user_id` (the rollup
+    /// keeps names unique in memory, nothing looks a key up by name in SQL, and inserting 300k names
+    /// into that index at random places was a large part of a first build). The rollups are derived
+    /// data: this migration empties them (with the keys, the nightly day partials that use those keys
+    /// and the dirty buckets) and resets the watermark; the next report run rebuilds them.
+    static let reportsRollupSlim = Migration("reports-rollup-slim", sql: """
+        DROP TABLE report_presentations;
+        CREATE TABLE report_presentations (
+          pw_id BLOB PRIMARY KEY NOT NULL,
+          first_at INTEGER NOT NULL, first_id BLOB NOT NULL,
+          placement_key INTEGER NOT NULL, customer_key INTEGER NOT NULL,
+          impression_at INTEGER,
+          plan_selected INTEGER NOT NULL, purchase_started INTEGER NOT NULL,
+          close_at INTEGER, close_id BLOB, close_result TEXT, close_via TEXT, close_open_s REAL,
+          close_product TEXT) STRICT, WITHOUT ROWID;
+        CREATE INDEX report_presentations_by_time ON report_presentations (first_at);
+        CREATE TABLE IF NOT EXISTS report_dirty_buckets (bucket INTEGER PRIMARY KEY NOT NULL) STRICT, WITHOUT ROWID;
+        DELETE FROM report_dirty_buckets;
+        DELETE FROM report_day_partials;
+        DROP TABLE report_customers;
+        CREATE TABLE report_customers (key INTEGER PRIMARY KEY, user_id TEXT NOT NULL) STRICT;
+        DELETE FROM report_placements;
+        DELETE FROM report_event_buckets;
+        DELETE FROM meta WHERE key IN ('reports.watermark_rowid', 'reports.newest_occurred_at', 'reports.partials_timezone');
+        """)
+}

@@ -12,6 +12,8 @@ public enum Schema {
         // Append later migrations here (e.g. report indexes and rollup tables).
         reportsRollups,
         reportsRollupKeys,
+        reportsDayPartials,
+        reportsRollupSlim,
         outboxKeyedByEventRowid,
     ]
 

@@ -6,7 +6,7 @@ import PaywallStore
 
 /// `paywall-bench report`: a generated dataset (default 10M events over 30 days), the full report
 /// next to DuckDB (from the exported CSV and from a loaded table), a nightly run after one more day
-/// against the full recompute, peak RSS of report and export, and `export events` against `sqlite3 -csv`.
+/// against the full recompute (the first nightly run on a copy of the store made before any report), peak RSS of report and export, and `export events` against `sqlite3 -csv`.
 ///
 /// Each measured operation runs in a child process (`paywall-bench report child …`) that reports its
 /// own wall time and peak resident memory.
@@ -26,6 +26,9 @@ enum ReportBench {
         var generator = ReportDataGenerator(seed: 42, start: start, eventsPerDay: perDay)
         let generateSeconds = try BenchSupport.seconds { try generator.append(days: days, to: db) }
         log("generated \(generator.events) events, \(generator.presentations) presentations in \(fmt(generateSeconds)) s")
+        // The nightly job's own store, copied before any report ran: its first run is the full recompute.
+        let nightlyDB = directory.appendingPathComponent("nightly.sqlite").path
+        try FileManager.default.copyItem(atPath: db, toPath: nightlyDB)
 
         let to = ReportDate(year: 2026, month: 11, day: 30).description
         let full = try child(["report", db, directory.appendingPathComponent("full").path, "2026-11-01", to])
@@ -43,10 +46,12 @@ enum ReportBench {
         let duck = try duckdb(csv: csv, from: "2026-11-01", to: to)
         log("duckdb: \(duck)")
 
-        try child(["nightly", db, directory.appendingPathComponent("nightly").path, "0"]).ignore()
-        try generator.append(days: 1, to: db)
-        let nightly = try child(["nightly", db, directory.appendingPathComponent("nightly").path, "0"])
-        log("nightly after one more day: \(fmt(nightly.seconds)) s")
+        let nightlyOut = directory.appendingPathComponent("nightly").path
+        let recompute = try child(["nightly", nightlyDB, nightlyOut, "0"])
+        log("first nightly (full recompute: rollups and day partials from scratch): \(fmt(recompute.seconds)) s, \(recompute.rssMB) MB")
+        try generator.append(days: 1, to: nightlyDB)
+        let nightly = try child(["nightly", nightlyDB, nightlyOut, "0"])
+        log("nightly after one more day: \(fmt(nightly.seconds)) s, \(nightly.rssMB) MB")
 
         let duckCSV = duck["csv_seconds"] as? Double ?? .nan
         let duckTable = duck["table_seconds"] as? Double ?? .nan
@@ -60,9 +65,11 @@ enum ReportBench {
             ["full report / DuckDB-from-CSV", fmt(full.seconds / duckCSV), "< 1.00"],
             ["current-rollup report / DuckDB-from-CSV", fmt(warm.seconds / duckCSV), "< 1.00"],
             ["current-rollup report / DuckDB table", fmt(warm.seconds / duckTable), "≤ 3.00"],
+            ["first nightly = full recompute (s)", fmt(recompute.seconds), ""],
             ["nightly after +1 day (s)", fmt(nightly.seconds), ""],
-            ["nightly / full recompute", String(format: "%.1f %%", 100 * nightly.seconds / full.seconds), "≤ 5 %"],
-            ["peak RSS report (MB)", "\(max(full.rssMB, warm.rssMB))", "≤ 200"],
+            ["nightly / full recompute", String(format: "%.1f %%", 100 * nightly.seconds / recompute.seconds), "≤ 5 %"],
+            ["nightly / full report", String(format: "%.1f %%", 100 * nightly.seconds / full.seconds), ""],
+            ["peak RSS report (MB)", "\(max(full.rssMB, warm.rssMB, recompute.rssMB, nightly.rssMB))", "≤ 200"],
             ["peak RSS export (MB)", "\(export.rssMB)", "≤ 200"],
             ["export events rows/s", String(format: "%.0f", rows / export.seconds), ""],
             ["sqlite3 -csv rows/s", String(format: "%.0f", rows / sqlite3), ""],

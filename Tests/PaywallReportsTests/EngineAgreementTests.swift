@@ -10,6 +10,13 @@ import Testing
 /// and the SQL files must write byte-identical reports, in several time zones and with a filter.
 struct EngineAgreementTests {
     static func randomStore(at path: String, seed: UInt64) throws -> Connection {
+        let connection = try Schema.open(path: path)
+        try ReportFixture.insert(randomEvents(seed: seed), into: connection)
+        return connection
+    }
+
+    /// 600 random presentations over six days from 2026-11-01, shuffled.
+    static func randomEvents(seed: UInt64) -> [ReportFixture.Event] {
         var random = SeededGenerator(seed: seed)
         var events: [ReportFixture.Event] = []
         var id = 1
@@ -36,9 +43,7 @@ struct EngineAgreementTests {
             }
         }
         events.shuffle(using: &random)
-        let connection = try Schema.open(path: path)
-        try ReportFixture.insert(events, into: connection)
-        return connection
+        return events
     }
 
     @Test(arguments: [

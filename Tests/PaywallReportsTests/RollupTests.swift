@@ -5,47 +5,100 @@ import PaywallSQLite
 import PaywallStore
 import Testing
 
-/// The Swift fold (Rollup) and the set-based SQL definition (reports/rollup_presentations.sql)
-/// build the same rollup, whatever the chunking.
+/// The Swift fold (Rollup) builds the rollup that the set-based SQL definition
+/// (reports/rollup_presentations.sql) describes, whatever the chunking and the arrival order.
 struct RollupTests {
-    static let columns = "pw_id, first_at, first_id, placement, user_id, impression_at, plan_selected, purchase_started, "
-        + "close_at, close_id, close_result, close_via, close_open_s, close_product"
+    /// The stored rollup read back as the reference query's columns: ids as hex, names through the keys.
+    static let stored = """
+        SELECT hex(p.pw_id), p.first_at, hex(p.first_id), l.placement, c.user_id, p.impression_at, p.plan_selected,
+               p.purchase_started, p.close_at, nullif(hex(p.close_id), ''), p.close_result, p.close_via, p.close_open_s,
+               p.close_product
+        FROM report_presentations AS p
+        JOIN report_placements AS l ON l.key = p.placement_key
+        JOIN report_customers AS c ON c.key = p.customer_key
+        ORDER BY p.pw_id
+        """
 
-    func table(_ connection: Connection) throws -> [[SQLValue]] {
-        try connection.all("SELECT \(Self.columns) FROM report_presentations ORDER BY pw_id") { row in
-            (0..<14).map { row.value(at: $0) }
-        }
+    /// reports/rollup_presentations.sql over the same events, ids without dashes.
+    static var reference: String {
+        let query = ReportQueries.rollupPresentations.trimmingCharacters(in: .whitespacesAndNewlines).dropLast()
+        return """
+            SELECT replace(pw_id, '-', ''), first_at, replace(first_id, '-', ''), placement, user_id, impression_at,
+                   plan_selected, purchase_started, close_at, replace(close_id, '-', ''), close_result, close_via,
+                   close_open_s, close_product
+            FROM (\(query)) ORDER BY pw_id
+            """
+    }
+
+    static func rows(_ sql: String, _ connection: Connection) throws -> [[SQLValue]] {
+        try connection.all(sql) { row in (0..<14).map { row.value(at: $0) } }
+    }
+
+    /// Each stored presentation's first event time, by hex pw_id.
+    static func firsts(_ connection: Connection) throws -> [String: Int64] {
+        Dictionary(uniqueKeysWithValues: try connection.all("SELECT hex(pw_id), first_at FROM report_presentations") {
+            ($0.string(at: 0) ?? "", $0.int64(at: 1))
+        })
+    }
+
+    static func buckets(_ sql: String, _ connection: Connection) throws -> Set<Int64> {
+        Set(try connection.all(sql) { $0.int64(at: 0) })
     }
 
     @Test(arguments: [1, 7, 1_000])
     func theSwiftFoldEqualsTheSQLDefinition(_ chunk: Int) throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        // Given the same random events in two stores
-        let swift = try EngineAgreementTests.randomStore(at: folder.path("a"), seed: 11)
-        let sql = try EngineAgreementTests.randomStore(at: folder.path("b"), seed: 11)
-        // When one is folded by Rollup in chunks and the other by the SQL file in chunks
-        var rollup = Rollup(connection: swift)
+        // Given random events stored in shuffled order (later rowids hold earlier events)
+        let connection = try EngineAgreementTests.randomStore(at: folder.path("a"), seed: 11)
+        // When Rollup folds them in chunks
+        var rollup = Rollup(connection: connection)
         rollup.chunkSize = Int64(chunk)
-        _ = try rollup.refresh()
-        let top = try sql.scalar("SELECT max(rowid) FROM events")?.int64 ?? 0
-        var after: Int64 = 0
-        while after < top {
-            let through = min(top, after + Int64(chunk))
-            try sql.run(ReportQueries.rollupPresentations, NamedParameters.values(
-                for: ReportQueries.rollupPresentations, ["after_rowid": .integer(after), "through_rowid": .integer(through)]))
-            after = through
-        }
-        // Then both tables hold the same rows, and the Swift fold's integer keys name the same customer and placement
-        let expected = try table(sql)
+        let result = try rollup.refresh()
+        // Then the stored rows, read back through the keys, equal the SQL definition over all events
+        let expected = try Self.rows(Self.reference, connection)
         #expect(expected.count > 500)
-        #expect(try table(swift) == expected)
-        let keyed = try swift.scalar("""
-            SELECT count(*) FROM report_presentations AS p
-            JOIN report_customers AS c ON c.key = p.customer_key AND c.user_id = p.user_id
-            JOIN report_placements AS l ON l.key = p.placement_key AND l.placement = p.placement
-            """)?.int64
-        #expect(keyed == Int64(expected.count))
+        #expect(try Self.rows(Self.stored, connection) == expected)
+        // and every event's bucket was recorded as touched, in the result and in report_dirty_buckets
+        let eventBuckets = try Self.buckets("SELECT DISTINCT occurred_at / 900000 FROM events", connection)
+        #expect(result.touchedBuckets == eventBuckets)
+        #expect(try Self.buckets("SELECT bucket FROM report_dirty_buckets", connection) == eventBuckets)
+    }
+
+    @Test func lateEventsInAnyOrderGiveTheSameRollupAsOnePass() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        // Given the random events split into three shuffled batches, folded after each arrives
+        let all = try EngineAgreementTests.randomStore(at: folder.path("all"), seed: 23)
+        let events = try all.all("SELECT rowid FROM events ORDER BY rowid") { $0.int64(at: 0) }
+        var random = SeededGenerator(seed: 5)
+        let order = events.shuffled(using: &random)
+        let batched = try Schema.open(path: folder.path("batched"))
+        try batched.execute("ATTACH DATABASE '\(folder.path("all"))' AS source")
+        var moved = 0
+        for start in stride(from: 0, to: order.count, by: order.count / 3 + 1) {
+            let batch = order[start..<min(order.count, start + order.count / 3 + 1)]
+            try batched.execute("DELETE FROM report_dirty_buckets")   // as the nightly job does
+            let ids = batch.map(String.init).joined(separator: ",")
+            try batched.execute("INSERT INTO events SELECT * FROM source.events WHERE rowid IN (\(ids))")
+            let pwIDs = Set(try batched.all("SELECT DISTINCT replace(pw_id, '-', '') FROM source.events WHERE rowid IN (\(ids))") {
+                $0.string(at: 0) ?? "" })
+            let firsts = try Self.firsts(batched)
+            let before = Set(firsts.filter { pwIDs.contains($0.key) }.map { $0.value / 900_000 })
+            var rollup = Rollup(connection: batched)
+            rollup.chunkSize = 97
+            let result = try rollup.refresh()
+            // Then each refresh touches the batch's event buckets and the old first-event buckets of the
+            // presentations it changed, and records exactly those in report_dirty_buckets
+            let eventBuckets = try Self.buckets(
+                "SELECT DISTINCT occurred_at / 900000 FROM source.events WHERE rowid IN (\(ids))", batched)
+            #expect(result.touchedBuckets == eventBuckets.union(before))
+            #expect(try Self.buckets("SELECT bucket FROM report_dirty_buckets", batched) == result.touchedBuckets)
+            moved += try Self.firsts(batched).filter { pw, at in firsts[pw].map { $0 > at } ?? false }.count
+        }
+        #expect(moved > 10)   // late events did move first events to earlier times
+        // And the final rollup equals one pass over every event
+        #expect(try Self.rows(Self.stored, batched) == Self.rows(Self.reference, all))
     }
 
     @Test func aSecondRefreshWithoutNewEventsReadsNothing() throws {
@@ -61,26 +114,102 @@ struct RollupTests {
 }
 
 struct ReportsMigrationTests {
-    @Test func aStoreWithTheFirstRollupSchemaIsRebuiltAfterMigrating() throws {
-        // Given a store at schema version 2 (the first rollup layout) whose rollup was already built
+    /// A stale rollup row in the text-keyed layouts of migrations 2–4 (wrong on purpose: if it
+    /// survived, the golden files would not match).
+    static let staleRow = """
+        INSERT INTO report_presentations (pw_id, first_at, first_id, placement, user_id, impression_at,
+          plan_selected, purchase_started) VALUES ('AAAAAAAA-0000-0000-0000-000000000001', 1793491200000,
+          '00000000-0000-0000-0000-000000000001', 'stale', 'u-stale', 1793491200000, 1, 1)
+        """
+
+    @Test(arguments: [2, 4])
+    func aStoreWithAnOlderRollupSchemaIsRebuiltAfterMigrating(_ version: Int) throws {
+        // Given a store at an older schema version whose rollup, keys, watermark and (at 4) dirty
+        // buckets and day partials were already written
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let path = folder.path("db")
-        let old = try Migrator(Array(Schema.migrations.prefix(2))).open(path: path)
+        let old = try Migrator(Array(Schema.migrations.prefix(version))).open(path: path)
         try ReportFixture.insert(ReportFixture.events, into: old)
-        try old.run(ReportQueries.rollupPresentations, NamedParameters.values(
-            for: ReportQueries.rollupPresentations, ["after_rowid": .integer(0), "through_rowid": .integer(1_000)]))
+        try old.run(Self.staleRow)
         try old.run("INSERT INTO meta (key, value) VALUES ('reports.watermark_rowid', '1000')")
+        if version >= 4 {
+            try old.run("INSERT INTO report_placements (key, placement) VALUES (7, 'stale')")
+            try old.run("INSERT INTO report_dirty_buckets (bucket) VALUES (42)")
+            try old.run("INSERT INTO report_day_partials (day_start, day_end, partial) VALUES (0, 1, x'00')")
+        }
         // When the current program opens it and reports
         let connection = try Schema.open(path: path)
+        #expect(try connection.scalar("SELECT count(*) FROM report_day_partials")?.int64 == 0)
         let summary = try FunnelReport(connection: connection, now: .constant(ReportFixture.day5))
             .report(from: try ReportDate("2026-11-01"), to: try ReportDate("2026-11-05"), into: folder.path("out"))
         // Then the rollups were rebuilt from every event and the reports are right
         #expect(try connection.scalar("PRAGMA user_version")?.int64 == Int64(Schema.latestVersion))
         #expect(summary.eventsRead == Int64(ReportFixture.events.count))
+        #expect(try connection.scalar("SELECT count(*) FROM report_placements WHERE placement = 'stale'")?.int64 == 0)
+        #expect(try connection.scalar("SELECT count(*) FROM report_dirty_buckets WHERE bucket = 42")?.int64 == 0)
         for file in ["encounter_funnel.csv", "conversion_funnel.csv", "cohort_conversion.csv", "placement_summary.csv",
                      "product_mix.csv"] {
             try expectGolden("utc", file, in: folder.path("out"))
         }
+    }
+}
+
+struct RollupContractTests {
+    @Test func anIdThatIsNotCanonicalUUIDTextStopsTheRefreshWithATypedErrorAndKeepsTheWatermark() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        // Given a store whose events include one with a lowercase pw_id (the store never writes one)
+        let connection = try ReportFixture.makeStore(at: folder.path("db"))
+        try connection.run("UPDATE events SET pw_id = lower(pw_id) WHERE rowid = 3")
+        // When the rollup is refreshed
+        let error = #expect(throws: StorageError.self) { try Rollup(connection: connection).refresh() }
+        // Then the error names the row and what to do without printing the id, and nothing was committed
+        #expect(error?.kind == .constraint)
+        #expect(error?.message.contains("rowid 3 ") == true)
+        #expect(error?.message.contains("aaaaaaaa") == false)
+        #expect(try Rollup(connection: connection).watermark() == 0)
+        #expect(try connection.scalar("SELECT count(*) FROM report_presentations")?.int64 == 0)
+    }
+
+    @Test func aFailureInTheReadingThreadKeepsEveryCommittedChunkAndTheNextRefreshCompletes() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        // Given random events, one of them (rowid 300) with a pw_id the rollup cannot read, folded in
+        // chunks of 50 (several chunks: the reading thread runs ahead of the merging one)
+        let connection = try EngineAgreementTests.randomStore(at: folder.path("db"), seed: 31)
+        let pwID = try #require(try connection.scalar("SELECT pw_id FROM events WHERE rowid = 300")?.string)
+        try connection.run("UPDATE events SET pw_id = lower(pw_id) WHERE rowid = 300")
+        var rollup = Rollup(connection: connection)
+        rollup.chunkSize = 50
+        // When the refresh fails on that chunk
+        #expect(throws: StorageError.self) { try rollup.refresh() }
+        // Then the chunks before it are committed with their watermark and nothing of it is
+        #expect(try rollup.watermark() == 250)
+        #expect(try connection.scalar("SELECT count(*) FROM report_dirty_buckets")?.int64 ?? 0 > 0)
+        // And once the row is repaired the next refresh completes the same rollup as one pass
+        try connection.run("UPDATE events SET pw_id = ? WHERE rowid = 300", [.text(pwID)])
+        let result = try rollup.refresh()
+        let events = try #require(try connection.scalar("SELECT count(*) FROM events")?.int64)
+        #expect(result.watermarkBefore == 250 && result.eventsRead == events - 250)
+        #expect(try RollupTests.rows(RollupTests.stored, connection) == RollupTests.rows(RollupTests.reference, connection))
+    }
+
+    @Test func uuidKeysOrderLikeTheirCanonicalText() throws {
+        // Given random UUIDs, their text and their 16-byte keys
+        var random = SeededGenerator(seed: 3)
+        let texts = (0..<500).map { _ in UUIDv7.make(milliseconds: Int64(random.below(1_000)), using: &random).uuidString }
+        func key(_ text: String) -> UUIDKey? {
+            var text = text
+            return text.withUTF8 { UUIDKey(text: UnsafeRawBufferPointer($0)) }
+        }
+        // Then every key parses, and sorting by key equals sorting the text by code points
+        let keys = texts.compactMap(key)
+        #expect(keys.count == texts.count)
+        let byKey = zip(texts, keys).sorted { $0.1 < $1.1 }.map(\.0)
+        #expect(byKey == texts.sorted { codePointLess($0, $1) })
+        #expect(key("aaaaaaaa-0000-0000-0000-000000000001") == nil)
+        #expect(key("AAAAAAAA00000-0000-0000-000000000001") == nil)
+        #expect(key("AAAAAAAA-0000-0000-0000-00000000001") == nil)
     }
 }

@@ -4,7 +4,8 @@ import PaywallSQLite
 import PaywallStore
 import Testing
 
-/// Migration 4 (`outbox-keyed-by-event-rowid`) on a real version-3 file written as version 3 did.
+/// Migration 6 (`outbox-keyed-by-event-rowid`) on real files of versions 3 (the last shipped) and 5
+/// (the one before it), written as those versions did.
 struct OutboxMigrationTests {
     let directory = TemporaryDirectory()
     static let base: Int64 = 1_764_400_000_000
@@ -12,10 +13,10 @@ struct OutboxMigrationTests {
     /// Occurred-at of legacy impression `index`: 20 minutes apart, so each has its own 15-minute bucket.
     static func at(_ index: Int) -> Int64 { base + Int64(index) * 1_200_000 }
 
-    /// A version-3 store: a close (rowid 1) then six impressions with the outbox rows and dead
-    /// letters version 3 wrote for them.
-    func legacyStore(at path: String) throws {
-        let old = try Migrator(Array(Schema.migrations.prefix(3))).open(path: path)
+    /// A store at `version` (3 to 5: the outbox layout of version 1): a close (rowid 1) then six
+    /// impressions with the outbox rows and dead letters those versions wrote for them.
+    func legacyStore(at path: String, version: Int = 3) throws {
+        let old = try Migrator(Array(Schema.migrations.prefix(version))).open(path: path)
         try old.transaction { db in
             let insert = """
                 INSERT INTO events (id, name, occurred_at, recorded_at, user_id, catalog_version, pw_id, source)
@@ -46,15 +47,16 @@ struct OutboxMigrationTests {
             try dead(3, "bad key", 600, nil)
             try dead(4, "old refusal", 400, 450)
         }
-        #expect(try old.scalar("PRAGMA user_version")?.int64 == 3)
+        #expect(try old.scalar("PRAGMA user_version")?.int64 == Int64(version))
     }
 
-    @Test func convertsPendingDeliveredAndDeadRowsOfAVersion3Store() throws {
-        // Given a version-3 store with pending, delivered and dead impressions
+    @Test(arguments: [3, 5])
+    func convertsPendingDeliveredAndDeadRowsOfAnOlderStore(version: Int) throws {
+        // Given a store of an older version with pending, delivered and dead impressions
         let path = directory.path("legacy.sqlite")
-        try legacyStore(at: path)
+        try legacyStore(at: path, version: version)
         // When the current program opens it
-        #expect(Schema.migrations.firstIndex { $0.name == "outbox-keyed-by-event-rowid" } == 3)
+        #expect(Schema.migrations.firstIndex { $0.name == "outbox-keyed-by-event-rowid" } == 5)
         let store = try EventStore(path: path, now: .constant(Self.base))
         let db = store.connection
         // Then pending rows are in the outbox by events rowid with their backoff, delivered ones in
@@ -71,7 +73,7 @@ struct OutboxMigrationTests {
             "\($0.string(at: 0)!) \($0.int64(at: 1)) \($0.string(at: 2)!)"
         }
         #expect(open == [impression(3, base: 0).id.uuidString + " 401 bad key",
-                         impression(4, base: 0).id.uuidString + " 0 dead in the outbox without an open dead letter (kept by migration 4)"])
+                         impression(4, base: 0).id.uuidString + " 0 dead in the outbox without an open dead letter (kept by migration 6)"])
         #expect(try db.scalar("SELECT count(*) FROM dead_letters")?.int64 == 4)
         // and the delivery buckets are filled, the old indexes gone, the file intact
         let buckets = try db.all("SELECT bucket, delivered FROM report_delivery_buckets ORDER BY bucket") { [$0.int64(at: 0), $0.int64(at: 1)] }

@@ -27,6 +27,10 @@ struct BoundParametersTests {
         // benchmark's own temporary paths; not SQL given to SQLite by the package. Arrives with the reports branch.
         "paywall-bench/ReportBench.swift | csv": "benchmark shell command, own temp path",
         "paywall-bench/ReportBench.swift | db": "benchmark shell command, own temp path",
+        // The multi-row merge of the rollup: rollup_merge_presentation.sql with its VALUES row repeated
+        // as numbered placeholders `(?1, …, ?14), (?15, …)` computed from two integer constants; every
+        // value is bound.
+        "PaywallReports/Rollup.swift | + rows.joined(separator": "numbered placeholders from constants",
     ]
 
     static func key(_ finding: SQLInterpolationScanner.Finding) -> String { "\(finding.file) | \(finding.expression)" }

@@ -5,8 +5,8 @@ enum ReportQueries {
     /// `reports/cohort_conversion.sql`.
     static let cohortConversion = #"""
 -- Cohort conversion (funnels.md "Cohort conversion"): one row per (cohort_date, placement).
--- A customer (user_id) joins the cohort of the day of their first impression at the placement,
--- over all stored history; only cohort dates inside :days are reported. converted_3d counts the
+-- A customer (user_id; here its customer_key) joins the cohort of the day of their first impression
+-- at the placement, over all stored history; only cohort dates inside :days are reported. converted_3d counts the
 -- customers with a presentation (at any placement) whose close is 'purchased' and occurred within
 -- :window_ms at or after that first impression (both ends inclusive).
 -- Parameters as in encounter_funnel.sql, plus:
@@ -17,13 +17,14 @@ WITH days AS (
   SELECT value ->> 0 AS date, value ->> 1 AS start_ms, value ->> 2 AS end_ms FROM json_each(:days)
 ),
 firsts AS (
-  SELECT user_id, placement, min(impression_at) AS first_impression_at
-  FROM report_presentations
-  WHERE impression_at IS NOT NULL
-  GROUP BY user_id, placement
+  SELECT p.customer_key, l.placement, min(p.impression_at) AS first_impression_at
+  FROM report_presentations AS p
+  JOIN report_placements AS l ON l.key = p.placement_key
+  WHERE p.impression_at IS NOT NULL
+  GROUP BY p.customer_key, l.placement
 ),
 cohorts AS (
-  SELECT d.date AS cohort_date, d.end_ms, f.user_id, f.placement, f.first_impression_at
+  SELECT d.date AS cohort_date, d.end_ms, f.customer_key, f.placement, f.first_impression_at
   FROM days AS d
   JOIN firsts AS f ON f.first_impression_at >= d.start_ms AND f.first_impression_at < d.end_ms
   WHERE :placements IS NULL OR f.placement IN (SELECT value FROM json_each(:placements))
@@ -32,7 +33,7 @@ outcomes AS (
   SELECT c.cohort_date, c.placement, c.end_ms,
          EXISTS (
            SELECT 1 FROM report_presentations AS b
-           WHERE b.user_id = c.user_id AND b.close_result = 'purchased'
+           WHERE b.customer_key = c.customer_key AND b.close_result = 'purchased'
              AND b.close_at >= c.first_impression_at AND b.close_at <= c.first_impression_at + :window_ms
          ) AS converted
   FROM cohorts AS c
@@ -59,11 +60,12 @@ WITH days AS (
   SELECT value ->> 0 AS date, value ->> 1 AS start_ms, value ->> 2 AS end_ms FROM json_each(:days)
 ),
 presentations AS (
-  SELECT d.date, p.placement, p.impression_at IS NOT NULL AS seen, p.plan_selected, p.purchase_started,
+  SELECT d.date, l.placement, p.impression_at IS NOT NULL AS seen, p.plan_selected, p.purchase_started,
          p.close_at, p.close_result, p.close_via, p.close_open_s
   FROM days AS d
   JOIN report_presentations AS p ON p.first_at >= d.start_ms AND p.first_at < d.end_ms
-  WHERE :placements IS NULL OR p.placement IN (SELECT value FROM json_each(:placements))
+  JOIN report_placements AS l ON l.key = p.placement_key
+  WHERE :placements IS NULL OR l.placement IN (SELECT value FROM json_each(:placements))
 ),
 funnel AS (
   SELECT date, placement,
@@ -171,22 +173,25 @@ ORDER BY d.date;
 --   :days        JSON array of [date 'YYYY-MM-DD', start_ms, end_ms): the report's calendar days in
 --                the report time zone (computed by the caller, DST-correct), ascending
 --   :placements  JSON array of placements to keep, or NULL for all
--- Reads report_presentations (rollup_presentations.sql). The caller formats rates to 4 decimals.
+-- Reads report_presentations (rollup_presentations.sql); a presentation's placement is its
+-- placement_key's name in report_placements, its customer its customer_key (one key per user_id).
+-- The caller formats rates to 4 decimals.
 WITH days AS (
   SELECT value ->> 0 AS date, value ->> 1 AS start_ms, value ->> 2 AS end_ms FROM json_each(:days)
 ),
 presentations AS (
-  SELECT d.date, p.placement, p.user_id, p.impression_at, p.close_at
+  SELECT d.date, l.placement, p.customer_key, p.impression_at, p.close_at
   FROM days AS d
   JOIN report_presentations AS p ON p.first_at >= d.start_ms AND p.first_at < d.end_ms
-  WHERE :placements IS NULL OR p.placement IN (SELECT value FROM json_each(:placements))
+  JOIN report_placements AS l ON l.key = p.placement_key
+  WHERE :placements IS NULL OR l.placement IN (SELECT value FROM json_each(:placements))
 )
 SELECT date,
        placement,
        count(*) AS presentations,
        count(impression_at) AS impressions,
        sum(close_at IS NOT NULL AND impression_at IS NULL) AS dwell_bounces,
-       count(DISTINCT CASE WHEN impression_at IS NOT NULL THEN user_id END) AS unique_viewers,
+       count(DISTINCT CASE WHEN impression_at IS NOT NULL THEN customer_key END) AS unique_viewers,
        1.0 * count(impression_at) / count(*) AS impression_rate
 FROM presentations
 GROUP BY date, placement
@@ -203,16 +208,17 @@ WITH days AS (
   SELECT value ->> 0 AS date, value ->> 1 AS start_ms, value ->> 2 AS end_ms FROM json_each(:days)
 ),
 presentations AS (
-  SELECT p.placement, p.user_id, p.impression_at IS NOT NULL AS seen, p.close_at, p.close_result, p.close_open_s
+  SELECT l.placement, p.customer_key, p.impression_at IS NOT NULL AS seen, p.close_at, p.close_result, p.close_open_s
   FROM days AS d
   JOIN report_presentations AS p ON p.first_at >= d.start_ms AND p.first_at < d.end_ms
-  WHERE :placements IS NULL OR p.placement IN (SELECT value FROM json_each(:placements))
+  JOIN report_placements AS l ON l.key = p.placement_key
+  WHERE :placements IS NULL OR l.placement IN (SELECT value FROM json_each(:placements))
 ),
 summary AS (
   SELECT placement,
          count(*) AS presentations,
          sum(seen) AS impressions,
-         count(DISTINCT CASE WHEN seen THEN user_id END) AS unique_viewers,
+         count(DISTINCT CASE WHEN seen THEN customer_key END) AS unique_viewers,
          sum(seen AND close_result IS 'purchased') AS purchased,
          sum(seen AND close_result IS 'restored') AS restored
   FROM presentations
@@ -249,12 +255,13 @@ WITH days AS (
   SELECT value ->> 0 AS date, value ->> 1 AS start_ms, value ->> 2 AS end_ms FROM json_each(:days)
 ),
 purchases AS (
-  SELECT p.placement, p.close_product AS product, count(*) AS purchases
+  SELECT l.placement, p.close_product AS product, count(*) AS purchases
   FROM days AS d
   JOIN report_presentations AS p ON p.first_at >= d.start_ms AND p.first_at < d.end_ms
+  JOIN report_placements AS l ON l.key = p.placement_key
   WHERE p.impression_at IS NOT NULL AND p.close_result = 'purchased'
-    AND (:placements IS NULL OR p.placement IN (SELECT value FROM json_each(:placements)))
-  GROUP BY p.placement, p.close_product
+    AND (:placements IS NULL OR l.placement IN (SELECT value FROM json_each(:placements)))
+  GROUP BY l.placement, p.close_product
 )
 SELECT placement, product, purchases,
        1.0 * purchases / sum(purchases) OVER (PARTITION BY placement) AS share
@@ -282,82 +289,20 @@ ON CONFLICT (bucket) DO UPDATE SET
 -- Merges one presentation, folded from a batch of events by the caller (the same folding as
 -- rollup_presentations.sql: first event, earliest impression, flags, earliest close), into
 -- report_presentations. The merge is the same min/max merge, so batches may arrive in any order.
--- customer_key / placement_key are the report_customers / report_placements keys of user_id and
--- placement (the native report engine scans integers). RETURNING gives the presentation's first
--- event time after the merge (its day may have moved).
+-- Ids are the UUIDs' 16 bytes (blobs compare like the canonical text); placement_key /
+-- customer_key are the report_placements / report_customers keys of the first event's source and
+-- user_id; the close's texts are stored as they are.
 INSERT INTO report_presentations (
-  pw_id, first_at, first_id, placement, user_id, impression_at, plan_selected, purchase_started,
-  close_at, close_id, close_result, close_via, close_open_s, close_product, customer_key, placement_key)
-VALUES (:pw_id, :first_at, :first_id, :placement, :user_id, :impression_at, :plan_selected, :purchase_started,
-        :close_at, :close_id, :close_result, :close_via, :close_open_s, :close_product, :customer_key, :placement_key)
-ON CONFLICT (pw_id) DO UPDATE SET
-  -- SET expressions read the old row, so every column below compares against the old first event
-  first_at  = CASE WHEN (excluded.first_at, excluded.first_id) < (first_at, first_id) THEN excluded.first_at  ELSE first_at  END,
-  first_id  = CASE WHEN (excluded.first_at, excluded.first_id) < (first_at, first_id) THEN excluded.first_id  ELSE first_id  END,
-  placement = CASE WHEN (excluded.first_at, excluded.first_id) < (first_at, first_id) THEN excluded.placement ELSE placement END,
-  user_id   = CASE WHEN (excluded.first_at, excluded.first_id) < (first_at, first_id) THEN excluded.user_id   ELSE user_id   END,
-  customer_key  = CASE WHEN (excluded.first_at, excluded.first_id) < (first_at, first_id) THEN excluded.customer_key  ELSE customer_key  END,
-  placement_key = CASE WHEN (excluded.first_at, excluded.first_id) < (first_at, first_id) THEN excluded.placement_key ELSE placement_key END,
-  impression_at    = coalesce(min(impression_at, excluded.impression_at), impression_at, excluded.impression_at),
-  plan_selected    = max(plan_selected, excluded.plan_selected),
-  purchase_started = max(purchase_started, excluded.purchase_started),
-  close_at      = CASE WHEN excluded.close_at IS NOT NULL AND (close_at IS NULL OR (excluded.close_at, excluded.close_id) < (close_at, close_id)) THEN excluded.close_at      ELSE close_at      END,
-  close_id      = CASE WHEN excluded.close_at IS NOT NULL AND (close_at IS NULL OR (excluded.close_at, excluded.close_id) < (close_at, close_id)) THEN excluded.close_id      ELSE close_id      END,
-  close_result  = CASE WHEN excluded.close_at IS NOT NULL AND (close_at IS NULL OR (excluded.close_at, excluded.close_id) < (close_at, close_id)) THEN excluded.close_result  ELSE close_result  END,
-  close_via     = CASE WHEN excluded.close_at IS NOT NULL AND (close_at IS NULL OR (excluded.close_at, excluded.close_id) < (close_at, close_id)) THEN excluded.close_via     ELSE close_via     END,
-  close_open_s  = CASE WHEN excluded.close_at IS NOT NULL AND (close_at IS NULL OR (excluded.close_at, excluded.close_id) < (close_at, close_id)) THEN excluded.close_open_s  ELSE close_open_s  END,
-  close_product = CASE WHEN excluded.close_at IS NOT NULL AND (close_at IS NULL OR (excluded.close_at, excluded.close_id) < (close_at, close_id)) THEN excluded.close_product ELSE close_product END
-RETURNING first_at;
-"""#
-
-    /// `reports/rollup_presentations.sql`.
-    static let rollupPresentations = #"""
--- Presentation rollup: folds the stored events with rowid in (:after_rowid, :through_rowid]
--- into report_presentations, one row per pw_id, holding the building blocks of funnels.md:
---   first event  = smallest (occurred_at, id); its source is the placement, its user_id the customer
---   impression   = earliest paywall_shown (NULL when the presentation has none)
---   close        = earliest paywall_closed by (occurred_at, id) (NULL when unclosed)
--- Every fold is a min/max merge, so late events (any order, any batch) give the same row
--- as one pass over all events. The events table holds each id once (duplicates count once).
-WITH batch AS (
-  SELECT id, name, occurred_at, user_id, pw_id, source, product, result, via, open_s
-  FROM events
-  WHERE rowid > :after_rowid AND rowid <= :through_rowid
-),
-firsts AS (
-  SELECT pw_id, occurred_at, id, source, user_id,
-         row_number() OVER (PARTITION BY pw_id ORDER BY occurred_at, id) AS rank
-  FROM batch
-),
-closes AS (
-  SELECT pw_id, occurred_at, id, result, via, open_s, product,
-         row_number() OVER (PARTITION BY pw_id ORDER BY occurred_at, id) AS rank
-  FROM batch
-  WHERE name = 'paywall_closed'
-),
-flags AS (
-  SELECT pw_id,
-         min(CASE WHEN name = 'paywall_shown' THEN occurred_at END) AS impression_at,
-         max(name = 'paywall_plan_selected') AS plan_selected,
-         max(name = 'paywall_purchase_started') AS purchase_started
-  FROM batch
-  GROUP BY pw_id
-)
-INSERT INTO report_presentations (
-  pw_id, first_at, first_id, placement, user_id, impression_at, plan_selected, purchase_started,
+  pw_id, first_at, first_id, placement_key, customer_key, impression_at, plan_selected, purchase_started,
   close_at, close_id, close_result, close_via, close_open_s, close_product)
-SELECT f.pw_id, f.occurred_at, f.id, f.source, f.user_id, g.impression_at, g.plan_selected, g.purchase_started,
-       c.occurred_at, c.id, c.result, c.via, c.open_s, c.product
-FROM firsts AS f
-JOIN flags AS g ON g.pw_id = f.pw_id
-LEFT JOIN closes AS c ON c.pw_id = f.pw_id AND c.rank = 1
-WHERE f.rank = 1
+VALUES (:pw_id, :first_at, :first_id, :placement_key, :customer_key, :impression_at, :plan_selected, :purchase_started,
+        :close_at, :close_id, :close_result, :close_via, :close_open_s, :close_product)
 ON CONFLICT (pw_id) DO UPDATE SET
   -- SET expressions read the old row, so every column below compares against the old first event
-  first_at  = CASE WHEN (excluded.first_at, excluded.first_id) < (first_at, first_id) THEN excluded.first_at  ELSE first_at  END,
-  first_id  = CASE WHEN (excluded.first_at, excluded.first_id) < (first_at, first_id) THEN excluded.first_id  ELSE first_id  END,
-  placement = CASE WHEN (excluded.first_at, excluded.first_id) < (first_at, first_id) THEN excluded.placement ELSE placement END,
-  user_id   = CASE WHEN (excluded.first_at, excluded.first_id) < (first_at, first_id) THEN excluded.user_id   ELSE user_id   END,
+  first_at      = CASE WHEN (excluded.first_at, excluded.first_id) < (first_at, first_id) THEN excluded.first_at      ELSE first_at      END,
+  first_id      = CASE WHEN (excluded.first_at, excluded.first_id) < (first_at, first_id) THEN excluded.first_id      ELSE first_id      END,
+  placement_key = CASE WHEN (excluded.first_at, excluded.first_id) < (first_at, first_id) THEN excluded.placement_key ELSE placement_key END,
+  customer_key  = CASE WHEN (excluded.first_at, excluded.first_id) < (first_at, first_id) THEN excluded.customer_key  ELSE customer_key  END,
   impression_at    = coalesce(min(impression_at, excluded.impression_at), impression_at, excluded.impression_at),
   plan_selected    = max(plan_selected, excluded.plan_selected),
   purchase_started = max(purchase_started, excluded.purchase_started),
@@ -367,6 +312,48 @@ ON CONFLICT (pw_id) DO UPDATE SET
   close_via     = CASE WHEN excluded.close_at IS NOT NULL AND (close_at IS NULL OR (excluded.close_at, excluded.close_id) < (close_at, close_id)) THEN excluded.close_via     ELSE close_via     END,
   close_open_s  = CASE WHEN excluded.close_at IS NOT NULL AND (close_at IS NULL OR (excluded.close_at, excluded.close_id) < (close_at, close_id)) THEN excluded.close_open_s  ELSE close_open_s  END,
   close_product = CASE WHEN excluded.close_at IS NOT NULL AND (close_at IS NULL OR (excluded.close_at, excluded.close_id) < (close_at, close_id)) THEN excluded.close_product ELSE close_product END;
+"""#
+
+    /// `reports/rollup_presentations.sql`.
+    static let rollupPresentations = #"""
+-- Presentation building blocks, the reference definition of the report_presentations rollup: one
+-- row per pw_id over all stored events, as funnels.md defines them:
+--   first event  = smallest (occurred_at, id); its source is the placement, its user_id the customer
+--   impression   = earliest paywall_shown (NULL when the presentation has none)
+--   close        = earliest paywall_closed by (occurred_at, id) (NULL when unclosed)
+-- The events table holds each id once (duplicates count once). The library folds the events in
+-- Swift, chunk by chunk, and merges each chunk with rollup_merge_presentation.sql (min/max merges,
+-- so late events in any order give the same row); it stores the ids as their 16 bytes and the
+-- placement and customer as report_placements / report_customers keys. The tests require the
+-- stored rollup, read back through those keys, to equal this query.
+WITH firsts AS (
+  SELECT pw_id, occurred_at, id, source, user_id,
+         row_number() OVER (PARTITION BY pw_id ORDER BY occurred_at, id) AS rank
+  FROM events
+),
+closes AS (
+  SELECT pw_id, occurred_at, id, result, via, open_s, product,
+         row_number() OVER (PARTITION BY pw_id ORDER BY occurred_at, id) AS rank
+  FROM events
+  WHERE name = 'paywall_closed'
+),
+flags AS (
+  SELECT pw_id,
+         min(CASE WHEN name = 'paywall_shown' THEN occurred_at END) AS impression_at,
+         max(name = 'paywall_plan_selected') AS plan_selected,
+         max(name = 'paywall_purchase_started') AS purchase_started
+  FROM events
+  GROUP BY pw_id
+)
+SELECT f.pw_id, f.occurred_at AS first_at, f.id AS first_id, f.source AS placement, f.user_id,
+       g.impression_at, g.plan_selected, g.purchase_started,
+       c.occurred_at AS close_at, c.id AS close_id, c.result AS close_result, c.via AS close_via,
+       c.open_s AS close_open_s, c.product AS close_product
+FROM firsts AS f
+JOIN flags AS g ON g.pw_id = f.pw_id
+LEFT JOIN closes AS c ON c.pw_id = f.pw_id AND c.rank = 1
+WHERE f.rank = 1
+ORDER BY f.pw_id;
 """#
 
     /// Every embedded file by name (without `.sql`), for the consistency test.

@@ -1,0 +1,151 @@
+import Foundation
+
+/// The stored form of a ``DayPartial`` (the `partial` BLOB of `report_day_partials`): little-endian
+/// fixed-width fields after a format byte (arrays of plain values are copied as they lie in memory;
+/// every platform Swift runs this package on is little-endian). It is derived data: a blob this program cannot read is
+/// recomputed from the rollups, never trusted.
+extension DayPartial {
+    /// The format written by ``encoded()``; bump it when the layout changes.
+    static let format: UInt8 = 1
+
+    /// The partial as bytes.
+    func encoded() -> [UInt8] {
+        var out = ByteWriter()
+        out.bytes.append(Self.format)
+        out.count(groups.count)
+        for placement in groups.keys.sorted() {
+            let s = groups[placement]!
+            out.int(Int64(placement))
+            for value in [s.presentations, s.impressions, s.dwellBounces, s.planSelected, s.purchaseStarted, s.purchased,
+                          s.restored, s.dismissedCloseButton, s.dismissedContinueFree, s.unclosed, s.bounces, s.cancellations] {
+                out.int(value)
+            }
+            out.count(s.viewers.count)
+            out.raw(s.viewers)
+            out.count(s.openS.count)
+            out.raw(s.openS)
+        }
+        out.count(products.count)
+        for product in products {
+            out.int(Int64(product.placement))
+            out.count(product.product.utf8.count)
+            out.bytes.append(contentsOf: product.product.utf8)
+            out.int(product.count)
+        }
+        out.count(firsts.count)
+        out.raw(firsts)
+        out.count(purchases.count)
+        for purchase in purchases {
+            out.uint32(purchase.user)
+            out.int(purchase.at)
+        }
+        return out.bytes
+    }
+
+    /// Reads ``encoded()`` bytes; `nil` for another format or damaged bytes.
+    init?(decoding bytes: UnsafeRawBufferPointer) {
+        var input = ByteReader(bytes: bytes)
+        guard input.byte() == Self.format else { return nil }
+        var partial = DayPartial()
+        guard let groupCount = input.count() else { return nil }
+        for _ in 0..<groupCount {
+            var s = PresentationScan.GroupStats()
+            guard let placement = input.int() else { return nil }
+            var counters: [Int64] = []
+            for _ in 0..<12 {
+                guard let value = input.int() else { return nil }
+                counters.append(value)
+            }
+            (s.presentations, s.impressions, s.dwellBounces, s.planSelected) = (counters[0], counters[1], counters[2], counters[3])
+            (s.purchaseStarted, s.purchased, s.restored, s.dismissedCloseButton) = (counters[4], counters[5], counters[6], counters[7])
+            (s.dismissedContinueFree, s.unclosed, s.bounces, s.cancellations) = (counters[8], counters[9], counters[10], counters[11])
+            guard let viewers = input.count(), let viewerValues = input.raw(viewers, of: UInt32.self) else { return nil }
+            s.viewers = viewerValues
+            guard let opens = input.count(), let openValues = input.raw(opens, of: Double.self) else { return nil }
+            s.openS = openValues
+            partial.groups[Int(placement)] = s
+        }
+        guard let productCount = input.count() else { return nil }
+        for _ in 0..<productCount {
+            guard let placement = input.int(), let length = input.count(), let name = input.string(length),
+                  let count = input.int() else { return nil }
+            partial.products.append(ProductCount(placement: Int(placement), product: name, count: count))
+        }
+        guard let firstCount = input.count(), let firsts = input.raw(firstCount, of: CustomerFirst.self) else { return nil }
+        partial.firsts = firsts
+        guard let purchaseCount = input.count() else { return nil }
+        partial.purchases.reserveCapacity(purchaseCount)
+        for _ in 0..<purchaseCount {
+            guard let user = input.uint32(), let at = input.int() else { return nil }
+            partial.purchases.append(Purchase(user: user, at: at))
+        }
+        guard input.atEnd else { return nil }
+        self = partial
+    }
+}
+
+/// Appends little-endian integers to a byte array.
+struct ByteWriter {
+    var bytes: [UInt8] = []
+
+    /// Appends the memory of `values` as it is (plain fixed-width values on a little-endian machine).
+    mutating func raw<T: BitwiseCopyable>(_ values: [T]) {
+        values.withUnsafeBytes { bytes.append(contentsOf: $0) }
+    }
+
+    mutating func int(_ value: Int64) {
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    mutating func uint32(_ value: UInt32) {
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    mutating func count(_ value: Int) { uint32(UInt32(value)) }
+}
+
+/// Reads what ``ByteWriter`` wrote; every read returns `nil` past the end.
+struct ByteReader {
+    let bytes: UnsafeRawBufferPointer
+    var offset = 0
+
+    var atEnd: Bool { offset == bytes.count }
+
+    mutating func byte() -> UInt8? {
+        guard offset < bytes.count else { return nil }
+        defer { offset += 1 }
+        return bytes[offset]
+    }
+
+    mutating func int() -> Int64? {
+        guard offset + 8 <= bytes.count else { return nil }
+        defer { offset += 8 }
+        return Int64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: Int64.self))
+    }
+
+    mutating func uint32() -> UInt32? {
+        guard offset + 4 <= bytes.count else { return nil }
+        defer { offset += 4 }
+        return UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+    }
+
+    mutating func count() -> Int? { uint32().map(Int.init) }
+
+    /// Reads `count` values written by ``ByteWriter/raw(_:)``.
+    mutating func raw<T: BitwiseCopyable>(_ count: Int, of type: T.Type) -> [T]? {
+        let length = count * MemoryLayout<T>.stride
+        guard count >= 0, offset + length <= bytes.count else { return nil }
+        let values = [T](unsafeUninitializedCapacity: count) { buffer, initialized in
+            UnsafeMutableRawBufferPointer(buffer).copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + length)]))
+            initialized = count
+        }
+        offset += length
+        return values
+    }
+
+    mutating func string(_ length: Int) -> String? {
+        guard length >= 0, offset + length <= bytes.count else { return nil }
+        defer { offset += length }
+        return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + length)]), as: UTF8.self)
+    }
+}

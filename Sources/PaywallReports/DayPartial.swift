@@ -1,0 +1,103 @@
+import PaywallSQLite
+
+/// One report day's share of the native scan — the nightly job's rollup per day and placement.
+///
+/// It holds, for the presentations whose first event falls on the day: per placement the counts,
+/// the distinct viewers and the sorted `open_s` values of funnels.md; the purchases per (placement,
+/// product); each (customer, placement)'s earliest impression among them; and their purchases.
+/// Merging the partials of every day (``PresentationScan/merge(_:dayIndex:)``) gives exactly the
+/// state one scan of every presentation gives, so the nightly job rescans only the days that
+/// received events and reads the rest from `report_day_partials`.
+struct DayPartial: Equatable {
+    /// Per placement key: the day's funnel counts, distinct viewers (sorted) and `open_s` (sorted).
+    var groups: [Int: PresentationScan.GroupStats] = [:]
+    /// Purchases of presentations with an impression, per placement and product.
+    var products: [ProductCount] = []
+    /// Earliest impression per (customer, placement) among the day's presentations, sorted by key.
+    var firsts: [CustomerFirst] = []
+    /// Every `purchased` close of the day's presentations (any placement, impression or not).
+    var purchases: [Purchase] = []
+
+    /// Purchases of one product at one placement.
+    struct ProductCount: Equatable {
+        var placement: Int
+        var product: String
+        var count: Int64
+    }
+
+    /// A customer's earliest impression at a placement.
+    struct CustomerFirst: Equatable, BitwiseCopyable {
+        var user: UInt32
+        var placement: UInt32
+        var at: Int64
+    }
+
+    /// A customer's purchase (the close's `occurred_at`).
+    struct Purchase: Equatable {
+        var user: UInt32
+        var at: Int64
+    }
+
+    var isEmpty: Bool { groups.isEmpty && purchases.isEmpty }
+
+    /// The rollup rows of one day (by first event time), in the columns and order of `PresentationScan.scanSQL`.
+    static let daySQL = """
+        SELECT first_at, placement_key, customer_key, impression_at, plan_selected, purchase_started, close_at,
+               close_result, close_via, close_open_s, close_product
+        FROM report_presentations WHERE first_at >= ?1 AND first_at < ?2
+        """
+
+    /// Scans the presentations whose first event falls in `[startMs, endMs)`.
+    static func scan(_ db: Database, startMs: Int64, endMs: Int64) throws -> DayPartial {
+        var partial = DayPartial()
+        var groups: [PresentationScan.GroupStats?] = []   // by placement key (dense and few)
+        var productNames = Interner()
+        var productCounts: [Int: Int64] = [:]
+        var impressions: [CustomerFirst] = []
+        try db.forEachRow(daySQL, [.integer(startMs), .integer(endMs)]) { row in
+            let placement = Int(row.int64(at: 1))
+            let user = UInt32(truncatingIfNeeded: row.int64(at: 2))
+            let impressionAt = row.optionalInt64(at: 3)
+            let closed = !row.isNull(at: 6)
+            let result = closed ? PresentationScan.code(row, 7) : 0
+            if let impressionAt {
+                impressions.append(CustomerFirst(user: user, placement: UInt32(truncatingIfNeeded: placement), at: impressionAt))
+            }
+            if result == 1 { partial.purchases.append(Purchase(user: user, at: row.int64(at: 6))) }
+            if placement >= groups.count { groups += repeatElement(nil, count: placement + 1 - groups.count) }
+            if groups[placement] == nil { groups[placement] = PresentationScan.GroupStats() }
+            PresentationScan.add(row, user: user, impressionAt: impressionAt, closed: closed, result: result,
+                                 to: &groups[placement]!) { product in
+                productCounts[placement << 32 | productNames.index(product), default: 0] += 1
+            }
+            return true
+        }
+        for (placement, group) in groups.enumerated() {
+            guard var group else { continue }
+            group.normalize()
+            partial.groups[placement] = group
+        }
+        partial.products = productCounts.map {
+            ProductCount(placement: $0.key >> 32, product: productNames.names[$0.key & 0xFFFF_FFFF], count: $0.value)
+        }.sorted { $0.placement != $1.placement ? $0.placement < $1.placement : codePointLess($0.product, $1.product) }
+        // Earliest impression per (customer, placement): sort, keep the first of each pair.
+        impressions.sort { ($0.user, $0.placement, $0.at) < ($1.user, $1.placement, $1.at) }
+        for first in impressions where partial.firsts.last.map({ $0.user != first.user || $0.placement != first.placement }) ?? true {
+            partial.firsts.append(first)
+        }
+        partial.purchases.sort { ($0.user, $0.at) < ($1.user, $1.at) }
+        return partial
+    }
+}
+
+extension PresentationScan.GroupStats {
+    /// Viewers sorted without repeats, `open_s` sorted: the canonical form kept per day.
+    mutating func normalize() {
+        viewers.sort()
+        var unique: [UInt32] = []
+        unique.reserveCapacity(viewers.count)
+        for viewer in viewers where unique.last != viewer { unique.append(viewer) }
+        viewers = unique
+        openS.sort()
+    }
+}

@@ -1,0 +1,99 @@
+import PaywallSQLite
+
+/// Column indexes of ``PresentationBatch/eventsSQL``.
+enum FoldColumns {
+    static let occurredAt = 0, name = 1, id = 2, pwID = 3, source = 4, user = 5, product = 6, result = 7, via = 8,
+               openS = 9
+}
+
+/// The events of one rollup chunk folded in memory: one ``PresentationFold`` per `pw_id` and event
+/// counts per 15-minute bucket. Ids are parsed from the row's bytes and names looked up as bytes
+/// (``ReportKeys``), so a chunk allocates per presentation, not per event.
+struct PresentationBatch {
+    /// Columns read by ``add(_:keys:texts:)``, in ``FoldColumns`` order.
+    static let eventsSQL = """
+        SELECT occurred_at, name, id, pw_id, source, user_id, product, result, via, open_s, rowid
+        FROM events WHERE rowid > ? AND rowid <= ?
+        """
+
+    /// The rowid range folded: `(after, through]`.
+    let after: Int64, through: Int64
+    /// One fold per presentation; in `pw_id` order once ``read(_:after:through:keys:texts:)`` returns.
+    private(set) var folds: [PresentationFold] = []
+    private var slots: UUIDSlots
+    private(set) var buckets: [Int64: (events: Int64, impressions: Int64)] = [:]
+    private(set) var newest: Int64 = .min
+    private(set) var count: Int64 = 0
+    /// Customer and placement names that got their key in this batch (inserted with it).
+    var newNames = ReportKeys.NewNames()
+    /// The close texts, by the indexes the folds hold.
+    var texts = TextTable()
+
+    /// Reads and folds the events with rowid in `(after, through]`.
+    static func read(_ db: Database, after: Int64, through: Int64, keys: inout ReportKeys,
+                     texts: inout TextTable) throws -> PresentationBatch {
+        var batch = PresentationBatch(after: after, through: through, capacity: Int(min(through - after, 1_000_000)))
+        try db.forEachRow(eventsSQL, [.integer(after), .integer(through)]) { row in
+            try batch.add(row, keys: &keys, texts: &texts)
+            return true
+        }
+        batch.slots = UUIDSlots(capacity: 0)   // not needed any more
+        batch.folds.sort { $0.pwID < $1.pwID }   // merged in pw_id order: with time-ordered ids the B-tree appends
+        batch.newNames = keys.takeNew()
+        batch.texts = texts
+        return batch
+    }
+
+    init(after: Int64, through: Int64, capacity: Int) {
+        self.after = after
+        self.through = through
+        folds.reserveCapacity(capacity)
+        slots = UUIDSlots(capacity: capacity)
+    }
+
+    /// Folds the current events row.
+    mutating func add(_ row: Row, keys: inout ReportKeys, texts: inout TextTable) throws {
+        let at = row.int64(at: FoldColumns.occurredAt)
+        let kind = row.withUnsafeText(at: FoldColumns.name) { EventKind($0) }
+        let pwID = try Self.uuid(row, FoldColumns.pwID)
+        count += 1
+        newest = max(newest, at)
+        buckets[at / 900_000, default: (0, 0)].events += 1
+        if kind == .shown { buckets[at / 900_000, default: (0, 0)].impressions += 1 }
+        var eventID: UUIDKey?
+        func id() throws -> UUIDKey {
+            if let eventID { return eventID }
+            let parsed = try Self.uuid(row, FoldColumns.id)
+            eventID = parsed
+            return parsed
+        }
+        if let slot = slots.position(of: pwID, orInsert: folds.count) {
+            if at <= folds[slot].firstAt {
+                let first = try id()
+                if at < folds[slot].firstAt || first < folds[slot].firstID {
+                    folds[slot].firstAt = at
+                    folds[slot].firstID = first
+                    folds[slot].placementKey = keys.placement(row, FoldColumns.source)
+                    folds[slot].customerKey = keys.customer(row, FoldColumns.user)
+                }
+            }
+            try folds[slot].apply(row, kind: kind, at: at, id: id, texts: &texts)
+        } else {
+            var fold = PresentationFold(pwID: pwID, firstAt: at, firstID: try id(),
+                                        placementKey: keys.placement(row, FoldColumns.source),
+                                        customerKey: keys.customer(row, FoldColumns.user))
+            try fold.apply(row, kind: kind, at: at, id: id, texts: &texts)
+            folds.append(fold)
+        }
+    }
+
+    /// Column `column` as a ``UUIDKey``; an id that is not canonical uppercase UUID text breaks the store's contract.
+    static func uuid(_ row: Row, _ column: Int) throws -> UUIDKey {
+        if let key = row.withUnsafeText(at: column, { UUIDKey(text: $0) }) { return key }
+        let rowid = row.int64(at: 10)
+        throw StorageError(code: 0, message: """
+            the events row with rowid \(rowid) has an id or pw_id that is not an uppercase canonical UUID, which \
+            the store never writes, so the reports cannot group it; fix or delete that row, then run the report again
+            """, kind: .constraint)
+    }
+}

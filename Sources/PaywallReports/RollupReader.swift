@@ -1,0 +1,95 @@
+import Dispatch
+import Foundation
+import PaywallSQLite
+import Synchronization
+
+/// Reads and folds the rollup's chunks on a second connection and thread, one chunk ahead of the
+/// caller, who merges them (SQLite's writes and the Swift fold then use both cores). The reader
+/// only reads (WAL lets it run next to the writer), assigns customer and placement keys in memory
+/// and hands each chunk's new names over with it, so every chunk still commits whole or not at all.
+struct RollupReader {
+    let path: String
+    let from: Int64
+    let through: Int64
+    let chunkSize: Int64
+
+    /// Calls `body` with every chunk in rowid order on the calling thread; stops the reader and
+    /// rethrows at the first error of either side.
+    func forEach(_ body: (PresentationBatch) throws -> Void) throws {
+        let reader = try Connection(path: path, options: OpenOptions(create: false, wal: false))
+        let channel = BatchChannel()
+        let done = DispatchSemaphore(value: 0)
+        let (from, through, chunkSize) = (self.from, self.through, self.chunkSize)
+        let thread = Thread {
+            defer { done.signal() }
+            do {
+                try reader.withDatabase { db in
+                    var keys = ReportKeys(), texts = TextTable(), after = from
+                    try keys.load(db)
+                    while after < through {
+                        let end = min(through, after + chunkSize)
+                        let batch = try PresentationBatch.read(db, after: after, through: end, keys: &keys, texts: &texts)
+                        guard channel.send(.success(batch)) else { return }
+                        after = end
+                    }
+                }
+                channel.finish()
+            } catch {
+                _ = channel.send(.failure(error))
+            }
+        }
+        thread.start()
+        defer {
+            channel.cancel()
+            done.wait()
+        }
+        while let next = channel.receive() {
+            try body(try next.get())
+        }
+    }
+}
+
+/// A hand-over of at most one folded chunk between the reader thread and the merging caller.
+final class BatchChannel: Sendable {
+    private struct State: ~Copyable {
+        var queue: [Result<PresentationBatch, any Error>] = []
+        var finished = false
+        var cancelled = false
+    }
+
+    private let state = Mutex(State())
+    private let items = DispatchSemaphore(value: 0)
+    private let spaces = DispatchSemaphore(value: 1)
+
+    /// Waits for room, then queues `item`; `false` once the receiver has cancelled.
+    func send(_ item: Result<PresentationBatch, any Error>) -> Bool {
+        spaces.wait()
+        let queued = state.withLock { state in
+            guard !state.cancelled else { return false }
+            state.queue.append(item)
+            return true
+        }
+        if queued { items.signal() } else { spaces.signal() }
+        return queued
+    }
+
+    /// No more items will come.
+    func finish() {
+        state.withLock { $0.finished = true }
+        items.signal()
+    }
+
+    /// The next item, or `nil` when the sender has finished.
+    func receive() -> Result<PresentationBatch, any Error>? {
+        items.wait()
+        let item = state.withLock { state in state.queue.isEmpty ? nil : state.queue.removeFirst() }
+        if item != nil { spaces.signal() }
+        return item
+    }
+
+    /// Tells the sender to stop (it may be waiting for room).
+    func cancel() {
+        state.withLock { $0.cancelled = true }
+        spaces.signal()
+    }
+}

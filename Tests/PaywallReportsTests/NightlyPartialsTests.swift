@@ -1,0 +1,116 @@
+import Foundation
+import PaywallCore
+@testable import PaywallReports
+import PaywallSQLite
+import PaywallStore
+import Testing
+
+/// The nightly job reads its per-day partials instead of scanning every presentation; these tests
+/// hold it to the full scan: after every batch of late, out-of-order events its CSVs must equal a
+/// from-scratch `report` over the same window, byte for byte.
+struct NightlyPartialsTests {
+    /// "Now" for the nightly runs: 2026-11-08, after the random traffic's six days.
+    static let now = ReportFixture.day1 + 7 * 24 * ReportFixture.hour
+
+    func csv(_ folder: String, _ file: String) throws -> String {
+        try String(contentsOfFile: "\(folder)/\(file)", encoding: .utf8)
+    }
+
+    /// Runs the nightly job into `out`, then a from-scratch full-scan report over the nightly's window
+    /// on a copy of the events, and expects identical CSVs.
+    func expectNightlyEqualsFullScan(_ connection: Connection, _ folder: TemporaryFolder, timezone: String,
+                                     run: Int, sourceLocation: SourceLocation = #_sourceLocation) throws -> NightlyRun {
+        let nightly = try FunnelReport(connection: connection, now: .constant(Self.now))
+            .nightly(into: folder.path("nightly"), timezone: timezone, version: "t")
+        let reports = FunnelReport(connection: connection, now: .constant(Self.now))
+        try reports.report(from: try ReportDate(nightly.windowFrom), to: try ReportDate(nightly.windowTo), timezone: timezone,
+                           into: folder.path("scan-\(run)"))
+        for file in ReportFile.all.map(\.fileName) {
+            let expected = try csv(folder.path("scan-\(run)"), file)
+            let actual = try csv(folder.path("nightly"), file)
+            #expect(actual == expected, "run \(run), \(timezone), \(file)\n\(unifiedDiff(expected: expected, actual: actual))",
+                    sourceLocation: sourceLocation)
+        }
+        return nightly
+    }
+
+    @Test(arguments: ["UTC", "America/New_York", "Asia/Kolkata"])
+    func nightlyRunsOverLateEventsEqualTheFullScan(_ timezone: String) throws {
+        // Given random traffic arriving in five shuffled batches (late events, moved first events,
+        // second closes), with a nightly run after each batch
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let connection = try Schema.open(path: folder.path("db"))
+        let events = EngineAgreementTests.randomEvents(seed: 11)
+        let batches = stride(from: 0, to: events.count, by: events.count / 5 + 1).map {
+            Array(events[$0..<min(events.count, $0 + events.count / 5 + 1)])
+        }
+        var recomputed: [[String]] = []
+        for (index, batch) in batches.enumerated() {
+            try ReportFixture.insert(batch, into: connection)
+            // When the nightly job runs; Then it equals a full scan of the same window
+            recomputed.append(try expectNightlyEqualsFullScan(connection, folder, timezone: timezone, run: index).daysRecomputed)
+        }
+        // And later runs rescanned only the days that received events
+        #expect(recomputed.allSatisfy { !$0.isEmpty })
+        let again = try expectNightlyEqualsFullScan(connection, folder, timezone: timezone, run: 99)
+        #expect(again.daysRecomputed.isEmpty)
+    }
+
+    @Test func aLateEventRescansOnlyItsDaysAndEventsFoldedByAReportCountToo() throws {
+        // Given a nightly run over the random traffic
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let connection = try EngineAgreementTests.randomStore(at: folder.path("db"), seed: 5)
+        _ = try expectNightlyEqualsFullScan(connection, folder, timezone: "UTC", run: 0)
+        // When a late impression for a new presentation on 2026-11-03 is folded by a plain `report`
+        // run (not the nightly job), and then the nightly job runs
+        try ReportFixture.insert([ReportFixture.shown(90_001, ReportFixture.day1 + 50 * ReportFixture.hour, "u1", 9_001, "late")],
+                                 into: connection)
+        try FunnelReport(connection: connection, now: .constant(Self.now))
+            .report(from: try ReportDate("2026-11-03"), to: try ReportDate("2026-11-03"), into: folder.path("interim"))
+        let run = try expectNightlyEqualsFullScan(connection, folder, timezone: "UTC", run: 1)
+        // Then exactly that day was rescanned, and the new placement is in the nightly outputs
+        #expect(run.daysRecomputed == ["2026-11-03"])
+        #expect(try csv(folder.path("nightly"), "encounter_funnel.csv").contains("2026-11-03,late,1,1,0,1,1.0000\r\n"))
+    }
+
+    @Test func anotherTimeZoneStartsOverAndAnUnreadablePartialIsRebuilt() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let connection = try EngineAgreementTests.randomStore(at: folder.path("db"), seed: 6)
+        _ = try expectNightlyEqualsFullScan(connection, folder, timezone: "UTC", run: 0)
+        // When the nightly job runs in another zone, every day is cut again in that zone
+        let tokyo = try expectNightlyEqualsFullScan(connection, folder, timezone: "Asia/Tokyo", run: 1)
+        #expect(tokyo.daysRecomputed.count >= 6)
+        // When a stored partial is damaged, the run rebuilds the partials and still equals the full scan
+        _ = try connection.run("UPDATE report_day_partials SET partial = x'00010203' WHERE day_start = (SELECT min(day_start) FROM report_day_partials)")
+        let rebuilt = try expectNightlyEqualsFullScan(connection, folder, timezone: "Asia/Tokyo", run: 2)
+        #expect(rebuilt.daysRecomputed.count >= 6)
+        let format = try #require(try connection.scalar("SELECT min(hex(substr(partial, 1, 1))) FROM report_day_partials")?.string)
+        #expect(format == "01")
+    }
+
+    @Test func theDayScanReadsTheColumnsOfTheFullScan() {
+        // The day scan is the full scan restricted to one day: same columns, same order.
+        #expect(DayPartial.daySQL.hasPrefix(PresentationScan.scanSQL + " WHERE first_at >= ?1 AND first_at < ?2"))
+    }
+
+    @Test func aPartialSurvivesEncodingExactly() throws {
+        // Given the partial of a day with every kind of presentation (the hand-built fixture's 2026-11-01)
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let connection = try ReportFixture.makeStore(at: folder.path("db"))
+        try FunnelReport(connection: connection, now: .constant(0)).refreshRollups()
+        let partial = try connection.withDatabase { db in
+            try DayPartial.scan(db, startMs: ReportFixture.day1, endMs: ReportFixture.day2)
+        }
+        #expect(!partial.groups.isEmpty && !partial.firsts.isEmpty && !partial.purchases.isEmpty && !partial.products.isEmpty)
+        // When it is encoded and decoded; Then it is the same value, and damaged bytes are refused
+        let bytes = partial.encoded()
+        #expect(bytes.withUnsafeBytes { DayPartial(decoding: $0) } == partial)
+        #expect(Array(bytes.dropLast()).withUnsafeBytes { DayPartial(decoding: $0) } == nil)
+        #expect((bytes + [0]).withUnsafeBytes { DayPartial(decoding: $0) } == nil)
+        #expect(([2] + bytes.dropFirst()).withUnsafeBytes { DayPartial(decoding: $0) } == nil)
+    }
+}
