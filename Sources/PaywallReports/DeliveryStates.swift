@@ -1,35 +1,52 @@
 import PaywallSQLite
 
-/// The outbox state of each exported impression (`delivery_state`), found by walking the outbox in
-/// rowid order next to the events: impressions enter the outbox in the same transaction and order
-/// as their events, so the next outbox row is almost always the one wanted. When it is not (a
-/// filtered export, an imported store), a primary-key lookup answers instead — never a wrong state.
+/// The delivery state of each exported impression (`delivery_state`): `pending` (in `outbox`),
+/// `delivered` (in `deliveries`), `dead` (an open dead letter), else empty. Events are exported in
+/// rowid order and both tables are keyed by the events rowid, so two cursors walk forward next to
+/// the export (never a lookup per row); the open dead letters are few and read up front.
 struct DeliveryStates {
-    private let cursor: Statement
-    private let lookup: Statement
-    private var hasRow: Bool
+    private var pending: RowidCursor
+    private var delivered: RowidCursor
+    private let dead: Set<String>
 
     init(_ db: Database) throws {
-        cursor = try db.makeStatement("SELECT event_id, state FROM outbox ORDER BY rowid")
-        lookup = try db.makeStatement("SELECT state FROM outbox WHERE event_id = ?")
-        hasRow = try cursor.step()
+        pending = try RowidCursor(db, "SELECT event_rowid FROM outbox ORDER BY event_rowid")
+        delivered = try RowidCursor(db, "SELECT event_rowid FROM deliveries ORDER BY event_rowid")
+        dead = Set(try db.all("SELECT DISTINCT event_id FROM dead_letters WHERE requeued_at IS NULL") { $0.string(at: 0) ?? "" })
     }
 
-    /// Writes the state of the event in `row` (columns 0 id, 1 name), or an empty field.
-    mutating func write(for row: Row, into writer: inout CSVWriter) throws {
+    /// Writes the state of the event in `row` (columns 0 id, 1 name, `rowidColumn` its rowid;
+    /// rows come in ascending rowid order), or an empty field.
+    mutating func write(for row: Row, rowidColumn: Int, into writer: inout CSVWriter) throws {
         let isImpression = row.withUnsafeText(at: 1) { $0.elementsEqual("paywall_shown".utf8) }
         guard isImpression else { writer.empty(); return }
-        if hasRow {
-            let aligned = row.withUnsafeText(at: 0) { id in cursor.row.withUnsafeText(at: 0) { $0.elementsEqual(id) } }
-            if aligned {
-                cursor.row.withUnsafeText(at: 1) { writer.text(bytes: $0) }
-                hasRow = try cursor.step()
-                return
-            }
+        let rowid = row.int64(at: rowidColumn)
+        if try pending.contains(rowid) {
+            writer.text("pending")
+        } else if try delivered.contains(rowid) {
+            writer.text("delivered")
+        } else if !dead.isEmpty, let id = row.string(at: 0), dead.contains(id) {
+            writer.text("dead")
+        } else {
+            writer.empty()
         }
-        lookup.reset()
-        lookup.bind(row.string(at: 0), at: 1)
-        if try lookup.step() { lookup.row.withUnsafeText(at: 0) { writer.text(bytes: $0) } } else { writer.empty() }
-        lookup.reset()
+    }
+}
+
+/// A forward-only cursor over ascending rowids: `contains` must be asked in ascending order.
+private struct RowidCursor {
+    private let statement: Statement
+    private var current: Int64?
+
+    init(_ db: Database, _ sql: String) throws {
+        statement = try db.makeStatement(sql)
+        current = try statement.step() ? statement.row.int64(at: 0) : nil
+    }
+
+    mutating func contains(_ rowid: Int64) throws -> Bool {
+        while let value = current, value < rowid {
+            current = try statement.step() ? statement.row.int64(at: 0) : nil
+        }
+        return current == rowid
     }
 }

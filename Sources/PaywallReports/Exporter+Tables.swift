@@ -10,7 +10,7 @@ extension Exporter {
              "offering_id", "placement_id", "product", "result", "via", "open_s", "delivery_state"],
             """
             SELECT e.id, e.name, e.occurred_at, e.recorded_at, e.user_id, e.session_id, e.catalog_version, e.pw_id,
-                   e.source, e.offering_id, e.placement_id, e.product, e.result, e.via, e.open_s
+                   e.source, e.offering_id, e.placement_id, e.product, e.result, e.via, e.open_s, e.rowid
             FROM events AS e
             WHERE e.occurred_at >= ?1 AND e.occurred_at < ?2
               AND (?3 IS NULL OR e.source IN (SELECT value FROM json_each(?3)))
@@ -47,6 +47,7 @@ extension Exporter {
         ]
         try writer.writeRow(table.columns.map { .text($0) })
         var rows: Int64 = 0
+        // Events: the last column (delivery_state) is computed; the query's extra last column is the rowid.
         let selected = kind == .events ? table.columns.count - 1 : table.columns.count
         try ReportError.wrap {
             try connection.transaction(.deferred) { db in
@@ -62,7 +63,7 @@ extension Exporter {
                         case .blob, .null: writer.empty()
                         }
                     }
-                    if delivery != nil { try delivery!.write(for: row, into: &writer) }
+                    if delivery != nil { try delivery!.write(for: row, rowidColumn: selected, into: &writer) }
                     try writer.endRecord()
                     rows += 1
                     return true

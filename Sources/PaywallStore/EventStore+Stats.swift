@@ -1,8 +1,9 @@
 import PaywallSQLite
 
 extension EventStore {
-    /// Counts per event name, date range, outbox states, quarantine, dead letters and drops,
-    /// read in one transaction (a consistent snapshot).
+    /// Counts per event name, date range, delivery states (pending, delivered, dead-lettered),
+    /// quarantine, dead letters and drops, read in one transaction (a consistent snapshot); a store
+    /// older than schema version 6 opened read-only is read in its own layout.
     ///
     /// - Throws: `StorageError`.
     public func stats() throws -> StoreStats {
@@ -17,19 +18,34 @@ extension EventStore {
                 stats.lastOccurredAt = row.optionalInt64(at: 1)
                 return false
             }
-            try db.forEachRow("SELECT state, count(*) FROM outbox GROUP BY state") { row in
-                let count = Int(row.int64(at: 1))
-                switch row.string(at: 0) {
-                case "pending": stats.outboxPending = count
-                case "delivered": stats.outboxDelivered = count
-                default: stats.outboxDead += count
-                }
-                return true
+            if try db.int64("SELECT count(*) FROM sqlite_schema WHERE name = 'deliveries'") == 0 {
+                try Self.legacyDeliveryStates(db, into: &stats)
+            } else {
+                // Pending: the outbox; delivered: the trigger-kept buckets (never a scan of the
+                // history); dead: impressions with an open dead letter.
+                stats.outboxPending = Int(try db.int64("SELECT count(*) FROM outbox") ?? 0)
+                stats.outboxDelivered = Int(try db.int64("SELECT coalesce(sum(delivered), 0) FROM report_delivery_buckets") ?? 0)
+                stats.outboxDead = Int(try db.int64(
+                    "SELECT count(DISTINCT event_id) FROM dead_letters WHERE requeued_at IS NULL") ?? 0)
             }
             stats.quarantined = Int(try db.int64("SELECT count(*) FROM quarantine") ?? 0)
             stats.deadLetters = Int(try db.int64("SELECT count(*) FROM dead_letters") ?? 0)
             stats.droppedAtBound = Int(try db.int64("SELECT coalesce(sum(count), 0) FROM drops") ?? 0)
             return stats
+        }
+    }
+
+    /// Delivery states of a store older than schema version 6 opened read-only (so not migrated):
+    /// one outbox row per impression with its `state`.
+    private static func legacyDeliveryStates(_ db: Database, into stats: inout StoreStats) throws {
+        try db.forEachRow("SELECT state, count(*) FROM outbox GROUP BY state") { row in
+            let count = Int(row.int64(at: 1))
+            switch row.string(at: 0) {
+            case "pending": stats.outboxPending = count
+            case "delivered": stats.outboxDelivered = count
+            default: stats.outboxDead += count
+            }
+            return true
         }
     }
 }

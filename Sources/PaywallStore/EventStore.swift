@@ -34,8 +34,8 @@ public final class EventStore: Sendable {
     public var path: String { connection.path }
 
     /// Stores `events` in one transaction; events whose id is already stored are skipped.
-    /// Newly stored impressions enter the outbox as pending, or as delivered now when
-    /// `forwarded` says RevenueCat already has them.
+    /// Newly stored impressions enter the outbox (pending), or `deliveries` (delivered now) when
+    /// `forwarded` says RevenueCat already has them; an id already stored adds nothing anywhere.
     ///
     /// - Parameters:
     ///   - droppedAtBound: events the recorder dropped at its bound, persisted in `drops`.

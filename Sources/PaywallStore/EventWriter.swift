@@ -2,7 +2,7 @@ import Foundation
 import PaywallCore
 import PaywallSQLite
 
-/// Writes events, outbox rows, quarantine rows and drop counts through prepared statements on a
+/// Writes events, outbox or delivery rows, quarantine rows and drop counts through prepared statements on a
 /// ``Database`` already inside a transaction. Shared by the recorder, the store and import.
 struct EventWriter {
     let db: Database
@@ -13,20 +13,21 @@ struct EventWriter {
         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
         ON CONFLICT(id) DO NOTHING
         """
-    static let insertOutboxSQL = """
-        INSERT INTO outbox (event_id, occurred_at, state, delivered_at) VALUES (?1, ?2, ?3, ?4)
-        ON CONFLICT(event_id) DO NOTHING
-        """
+    /// `OR REPLACE`: a stale row left by a reused rowid (events are never deleted, so this should
+    /// not happen) must not make the batch fail; the new impression is pending.
+    static let insertOutboxSQL = "INSERT OR REPLACE INTO outbox (event_rowid, occurred_at) VALUES (?1, ?2)"
     static let insertQuarantineSQL = """
         INSERT INTO quarantine (quarantined_at, reasons, payload, origin, line) VALUES (?1, ?2, ?3, ?4, ?5)
         """
     static let insertDropsSQL = "INSERT INTO drops (dropped_at, count) VALUES (?1, ?2)"
 
-    /// Inserts events not stored yet (idempotent by id); impressions newly stored also enter the
-    /// outbox, as pending or (when `forwarded`) as delivered at `recordedAt`.
+    /// Inserts events not stored yet (idempotent by id); impressions newly stored (and only those:
+    /// a duplicate changes no row) also enter the outbox as pending or, when `forwarded`, the
+    /// deliveries as delivered at `recordedAt`.
     /// Returns how many events were new.
     func insert<Events: Sequence<EventRecord>>(_ events: Events, recordedAt: Int64, forwarded: Bool = false) throws -> Int {
         let insertEvent = try db.cachedStatement(Self.insertEventSQL)
+        var insertOutbox: Statement?   // looked up once, at the first impression (not per row)
         var inserted = 0
         for event in events {
             let properties = event.properties
@@ -53,20 +54,17 @@ struct EventWriter {
             guard db.changes == 1 else { continue }
             inserted += 1
             if event.name == .paywallShown {
-                try enqueue(event.id, occurredAt: event.occurredAt, deliveredAt: forwarded ? recordedAt : nil)
+                if forwarded {
+                    try Deliveries.record(db, eventRowid: db.lastInsertRowID, occurredAt: event.occurredAt, deliveredAt: recordedAt)
+                } else {
+                    if insertOutbox == nil { insertOutbox = try db.cachedStatement(Self.insertOutboxSQL) }
+                    insertOutbox!.bind(db.lastInsertRowID, at: 1)
+                    insertOutbox!.bind(event.occurredAt, at: 2)
+                    try insertOutbox!.run()
+                }
             }
         }
         return inserted
-    }
-
-    /// Adds one outbox row for a stored impression.
-    func enqueue(_ id: UUID, occurredAt: Int64, deliveredAt: Int64?) throws {
-        let insertOutbox = try db.cachedStatement(Self.insertOutboxSQL)
-        UUIDText.withCanonical(id) { insertOutbox.bindText($0, at: 1) }
-        insertOutbox.bind(occurredAt, at: 2)
-        insertOutbox.bind(deliveredAt == nil ? "pending" : "delivered", at: 3)
-        insertOutbox.bind(deliveredAt, at: 4)
-        try insertOutbox.run()
     }
 
     /// Adds one quarantine row.

@@ -1,7 +1,7 @@
 /// How an import runs.
 public struct ImportOptions: Sendable, Hashable {
     /// Imported impressions enter the outbox as pending (`true`, the default), or — when they
-    /// were forwarded to RevenueCat already (`--no-forward`) — as delivered at import time.
+    /// were forwarded to RevenueCat already (`--no-forward`) — `deliveries`, delivered at import time.
     public var forward: Bool
     /// Lines longer than this many bytes are quarantined without being buffered whole.
     public var maxLineBytes: Int

@@ -41,7 +41,7 @@ extension RecorderCore {
             pending += taken
             pendingCount = pending.reduce(0) { $0 + $1.count }
             do {
-                try store.insert(sequence: pending.joined(), droppedAtBound: drops, durable: durable)
+                try write(pending, droppedAtBound: drops, durable: durable)
                 // Empty up to four segments (keeping their capacity) for reuse by `record`; each is
                 // moved, not shared, so a caller appending to it never triggers a copy.
                 var recycled = Array(pending.prefix(4))
@@ -77,6 +77,32 @@ extension RecorderCore {
             }
             if shuttingDown { return }
         }
+    }
+}
+
+extension RecorderCore {
+    /// Events per transaction when a backlog has built up (a transaction far larger than SQLite's
+    /// page cache costs more per row than several of this size).
+    static let transactionLimit = 16_384
+
+    /// Writes `segments` in order, in transactions of whole segments holding up to
+    /// ``transactionLimit`` events (or `batchSize`, if larger); the drop count and the sync of a
+    /// durable commit go with the last one. When a later transaction fails, the earlier ones stay
+    /// committed: the caller keeps every segment and retries, and storing by id skips those.
+    func write(_ segments: [[EventRecord]], droppedAtBound drops: Int, durable: Bool) throws {
+        let limit = max(policy.batchSize, Self.transactionLimit)
+        var start = 0
+        repeat {
+            var end = start, count = 0
+            while end < segments.count, end == start || count + segments[end].count <= limit {
+                count += segments[end].count
+                end += 1
+            }
+            let last = end >= segments.count
+            try store.insert(sequence: segments[start..<end].joined(), droppedAtBound: last ? drops : 0,
+                             durable: durable && last)
+            start = end
+        } while start < segments.count
     }
 }
 

@@ -2,7 +2,8 @@ import Foundation
 import PaywallCore
 import PaywallSQLite
 
-/// ``EventOutbox`` on the shared schema: the `outbox` and `dead_letters` tables, and the
+/// ``EventOutbox`` on the shared schema: the `outbox` (pending impressions by events rowid),
+/// `deliveries` and `dead_letters` tables (see ``Schema/outboxKeyedByEventRowid``), and the
 /// forwarding lease as a row of `meta` (`forwarder.lease` = `"<expires_at_ms> <owner>"`),
 /// taken in an `IMMEDIATE` transaction so one pass at a time holds it across processes.
 ///
@@ -51,9 +52,10 @@ public final class SQLiteOutbox: EventOutbox {
         try connection.scalar("SELECT value FROM meta WHERE key = ?1", [.text(Self.leaseKey)])?.string.flatMap(Self.parseLease)
     }
 
-    /// The `limit` pending impressions that have been due longest (the `(state, next_attempt_at)`
-    /// index order, so the query stays O(limit) however large the backlog), returned in
-    /// `occurred_at` order, ties by id.
+    /// The `limit` oldest stored (lowest rowid) pending impressions that are due, returned in
+    /// `occurred_at` order, ties by id. The outbox holds pending impressions only, in rowid order,
+    /// so the query reads about `limit` rows plus those waiting for a later retry, however large
+    /// the delivery history.
     public func due(now: Int64, limit: Int) throws -> [OutboxItem] {
         try connection.withDatabase { db in
             let statement = try db.cachedStatement(Self.dueSQL)
@@ -69,66 +71,77 @@ public final class SQLiteOutbox: EventOutbox {
         }
     }
 
-    /// The earliest `next_attempt_at` among pending rows.
+    /// The earliest `next_attempt_at` in the outbox (pending impressions only).
     public func nextAttemptTime() throws -> Int64? {
-        try connection.scalar("SELECT min(next_attempt_at) FROM outbox WHERE state = 'pending'")?.int64
+        try connection.scalar("SELECT min(next_attempt_at) FROM outbox")?.int64
     }
 
-    /// Sets pending rows to `delivered` at `at`.
+    /// Moves pending impressions to `deliveries`, delivered at `at`; others are left alone.
     public func markDelivered(_ ids: [UUID], at: Int64) throws {
-        try update(ids, sql: "UPDATE outbox SET state = 'delivered', delivered_at = ?2 WHERE event_id = ?1 AND state = 'pending'",
-                   values: [.integer(at)])
+        try connection.transaction(.immediate) { db in
+            for id in ids {
+                guard let taken = try Deliveries.take(db, id: id) else { continue }
+                try Deliveries.record(db, eventRowid: taken.rowid, occurredAt: taken.occurredAt, deliveredAt: at)
+            }
+        }
     }
 
-    /// Stores the attempt count and the earliest next attempt of pending rows.
+    /// Stores the attempt count and the earliest next attempt of pending impressions.
     public func scheduleRetry(_ ids: [UUID], attempts: Int, notBefore: Int64) throws {
-        try update(ids, sql: "UPDATE outbox SET attempts = ?2, next_attempt_at = ?3 WHERE event_id = ?1 AND state = 'pending'",
-                   values: [.integer(Int64(attempts)), .integer(notBefore)])
+        try connection.transaction(.immediate) { db in
+            let statement = try db.cachedStatement("""
+                UPDATE outbox SET attempts = ?2, next_attempt_at = ?3
+                WHERE event_rowid = (SELECT rowid FROM events WHERE id = ?1)
+                """)
+            for id in ids {
+                UUIDText.withCanonical(id) { statement.bindText($0, at: 1) }
+                statement.bind(Int64(attempts), at: 2)
+                statement.bind(notBefore, at: 3)
+                try statement.run()
+            }
+        }
     }
 
-    /// Sets pending rows to `dead` and appends their refusal to `dead_letters`, in one transaction.
+    /// Takes pending impressions out of the outbox and records their refusal in `dead_letters`
+    /// (the open record is what marks them dead), in one transaction.
     public func deadLetter(_ ids: [UUID], status: Int, reason: String, at: Int64) throws {
         try connection.transaction(.immediate) { db in
-            let markDead = try db.cachedStatement("UPDATE outbox SET state = 'dead' WHERE event_id = ?1 AND state = 'pending'")
             let record = try db.cachedStatement(
                 "INSERT INTO dead_letters (event_id, status, reason, dead_at) VALUES (?1, ?2, ?3, ?4)")
             for id in ids {
-                markDead.bind(id.uuidString, at: 1)
-                try markDead.run()
-                guard db.changes == 1 else { continue }
+                guard try Deliveries.take(db, id: id) != nil else { continue }
                 record.bind([.text(id.uuidString), .integer(Int64(status)), .text(reason), .integer(at)])
                 try record.run()
             }
         }
     }
 
-    /// Makes every dead row pending again (attempts reset, due at `now`) and stamps the open
-    /// dead-letter records as requeued; returns how many rows were requeued.
+    /// Puts every impression with an open dead letter back into the outbox (attempts reset, due at
+    /// `now`) and stamps those records as requeued; returns how many impressions were requeued.
     public func requeueDeadLetters(now: Int64) throws -> Int {
         try connection.transaction(.immediate) { db in
+            let requeued = try db.run(Self.requeueSQL, [.integer(now)])
             try db.run("UPDATE dead_letters SET requeued_at = ?1 WHERE requeued_at IS NULL", [.integer(now)])
-            return try db.run("UPDATE outbox SET state = 'pending', attempts = 0, next_attempt_at = ?1 WHERE state = 'dead'",
-                              [.integer(now)])
+            return requeued
         }
     }
 
-    private func update(_ ids: [UUID], sql: String, values: [SQLValue]) throws {
-        try connection.transaction(.immediate) { db in
-            let statement = try db.cachedStatement(sql)
-            for id in ids {
-                statement.bind([.text(id.uuidString)] + values)
-                try statement.run()
-            }
-        }
-    }
+    /// Impressions with an open dead letter, back into the outbox (never one already delivered).
+    static let requeueSQL = """
+        INSERT OR REPLACE INTO outbox (event_rowid, occurred_at, attempts, next_attempt_at)
+        SELECT e.rowid, e.occurred_at, 0, ?1
+        FROM (SELECT DISTINCT event_id FROM dead_letters WHERE requeued_at IS NULL) AS d
+        CROSS JOIN events AS e ON e.id = d.event_id
+        WHERE e.name = 'paywall_shown' AND NOT EXISTS (SELECT 1 FROM deliveries AS v WHERE v.event_rowid = e.rowid)
+        """
 
     static let dueSQL = """
         SELECT e.id, e.name, e.occurred_at, e.recorded_at, e.user_id, e.session_id, e.catalog_version,
                e.pw_id, e.source, e.offering_id, e.placement_id, e.product, e.result, e.via, e.open_s, o.attempts
-        FROM (SELECT event_id, attempts FROM outbox
-              WHERE state = 'pending' AND next_attempt_at <= ?1
-              ORDER BY next_attempt_at LIMIT ?2) AS o
-        JOIN events AS e ON e.id = o.event_id
+        FROM (SELECT event_rowid, attempts FROM outbox
+              WHERE next_attempt_at <= ?1
+              ORDER BY event_rowid LIMIT ?2) AS o
+        JOIN events AS e ON e.rowid = o.event_rowid
         ORDER BY e.occurred_at, e.id
         """
 

@@ -14,6 +14,7 @@ public enum Schema {
         reportsRollupKeys,
         reportsDayPartials,
         reportsRollupSlim,
+        outboxKeyedByEventRowid,
     ]
 
     /// The migrator for ``migrations``.

@@ -5,7 +5,8 @@ import Synchronization
 /// An ``EventOutbox`` in memory, with the same semantics as the SQLite one, for fast tests
 /// and the forwarder benchmark. Thread-safe.
 public final class InMemoryOutbox: EventOutbox {
-    /// Delivery state of one impression, as in the `outbox.state` column.
+    /// Delivery state of one impression (the SQLite store keeps pending ones in `outbox`, delivered
+    /// ones in `deliveries`, dead ones as an open record in `dead_letters`).
     public enum State: String, Sendable, Equatable {
         /// Waiting for delivery.
         case pending
@@ -15,7 +16,7 @@ public final class InMemoryOutbox: EventOutbox {
         case dead
     }
 
-    /// One outbox row.
+    /// One impression and its delivery state.
     public struct Entry: Sendable, Equatable {
         /// The impression.
         public var event: EventRecord

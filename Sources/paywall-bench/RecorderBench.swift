@@ -69,7 +69,7 @@ enum RecorderBench {
         return try BenchSupport.seconds {
             try connection.withDatabase { db in
                 let insert = try db.cachedStatement(sql)
-                let enqueue = try db.cachedStatement("INSERT INTO outbox (event_id, occurred_at, state) VALUES (?1, ?2, 'pending')")
+                let enqueue = try db.cachedStatement("INSERT INTO outbox (event_rowid, occurred_at) VALUES (?1, ?2)")
                 var index = 0
                 while index < events.count {
                     try db.transaction {
@@ -93,7 +93,7 @@ enum RecorderBench {
                             insert.bind(event.properties.openS, at: 15)
                             try insert.run()
                             if outbox && event.name == .paywallShown {
-                                enqueue.bind(text.0, at: 1)
+                                enqueue.bind(db.lastInsertRowID, at: 1)
                                 enqueue.bind(event.occurredAt, at: 2)
                                 try enqueue.run()
                             }

@@ -6,7 +6,7 @@ import PaywallStore
 /// Deterministic paywall traffic for the report benchmark, written straight into a store in time
 /// order: per presentation an impression (85 %), plan selections, purchase starts and a close
 /// (93 %), across 8 placements (some needing CSV quoting) and 300k customers; impressions enter the
-/// outbox as delivered, pending or dead.
+/// outbox (pending), the deliveries or the dead letters.
 struct ReportDataGenerator {
     let start: Int64
     let eventsPerDay: Int
@@ -48,7 +48,12 @@ struct ReportDataGenerator {
                       source, offering_id, placement_id, product, result, via, open_s)
                     VALUES (?, ?, ?, ?, ?, NULL, 1, ?, ?, 'default', NULL, ?, ?, ?, ?)
                     """)
-                let outbox = try db.cachedStatement("INSERT INTO outbox (event_id, occurred_at, state) VALUES (?, ?, ?)")
+                let outbox = Delivery(
+                    pending: try db.cachedStatement("INSERT INTO outbox (event_rowid, occurred_at) VALUES (last_insert_rowid(), ?)"),
+                    delivered: try db.cachedStatement(
+                        "INSERT INTO deliveries (event_rowid, occurred_at, delivered_at) VALUES (last_insert_rowid(), ?1, ?1 + 60000)"),
+                    dead: try db.cachedStatement(
+                        "INSERT INTO dead_letters (event_id, status, reason, dead_at) VALUES (?, 400, 'refused by the benchmark', ?)"))
                 let end = min(count, index + 20_000)
                 while index < end {
                     written += try presentation(at: dayStart + Int64(index) * step, insert, outbox)
@@ -60,7 +65,7 @@ struct ReportDataGenerator {
         presentations += count
     }
 
-    private mutating func presentation(at time: Int64, _ insert: Statement, _ outbox: Statement) throws -> Int {
+    private mutating func presentation(at time: Int64, _ insert: Statement, _ outbox: Delivery) throws -> Int {
         var t = time
         let pw = UUIDv7.make(milliseconds: t, using: &random).uuidString
         let user = "user-\(random.next() % 300_000)"
@@ -81,9 +86,17 @@ struct ReportDataGenerator {
             t += 1000
             let id = try add("paywall_shown", nil, nil, nil, nil)
             let roll = random.next() % 100
-            outbox.reset()
-            outbox.bind(id, at: 1); outbox.bind(t, at: 2); outbox.bind(roll < 90 ? "delivered" : roll < 98 ? "pending" : "dead", at: 3)
-            try outbox.run()
+            // Right after the impression's insert, so last_insert_rowid() is its rowid.
+            if roll < 90 {
+                outbox.delivered.bind(t, at: 1)
+                try outbox.delivered.run()
+            } else if roll < 98 {
+                outbox.pending.bind(t, at: 1)
+                try outbox.pending.run()
+            } else {
+                outbox.dead.bind(id, at: 1); outbox.dead.bind(t, at: 2)
+                try outbox.dead.run()
+            }
         }
         let product = random.chance(0.5) ? "pro.month" : "pro.year"
         let selected = shown && random.chance(0.4)
@@ -106,3 +119,9 @@ struct ReportDataGenerator {
     }
 }
 
+/// The statements that place a generated impression: pending, delivered or dead-lettered.
+private struct Delivery {
+    let pending: Statement
+    let delivered: Statement
+    let dead: Statement
+}

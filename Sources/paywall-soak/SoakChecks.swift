@@ -52,20 +52,38 @@ final class SoakChecks {
         let duplicates = try count("SELECT count(*) FROM (SELECT pw_id, name FROM events GROUP BY pw_id, name HAVING count(*) > 1)")
         expect(duplicates == 0, "\(duplicates) presentations hold the same event twice")
         let impressions = try count("SELECT count(*) FROM events WHERE name = 'paywall_shown'")
-        let withoutOutbox = try count("SELECT count(*) FROM events e WHERE name = 'paywall_shown' AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.event_id = e.id)")
-        expect(withoutOutbox == 0, "\(withoutOutbox) impressions have no outbox row")
-        let pending = try count("SELECT count(*) FROM outbox WHERE state = 'pending'")
+        // Every stored impression is in exactly one place: outbox, deliveries or an open dead letter.
+        let misplaced = try count("""
+            SELECT count(*) FROM events AS e WHERE e.name = 'paywall_shown'
+              AND (EXISTS (SELECT 1 FROM outbox AS o WHERE o.event_rowid = e.rowid))
+                + (EXISTS (SELECT 1 FROM deliveries AS v WHERE v.event_rowid = e.rowid))
+                + (EXISTS (SELECT 1 FROM dead_letters AS d WHERE d.event_id = e.id AND d.requeued_at IS NULL)) != 1
+            """)
+        expect(misplaced == 0, "\(misplaced) impressions are not in exactly one of outbox, deliveries and open dead letters")
+        let strays = try count("""
+            SELECT count(*) FROM (SELECT event_rowid FROM outbox UNION ALL SELECT event_rowid FROM deliveries) AS r
+            WHERE NOT EXISTS (SELECT 1 FROM events AS e WHERE e.rowid = r.event_rowid AND e.name = 'paywall_shown')
+            """)
+        expect(strays == 0, "\(strays) outbox or delivery rows do not belong to a stored impression")
+        let pending = try count("SELECT count(*) FROM outbox")
         expect(pending == 0, "\(pending) impressions are neither delivered nor dead-lettered after the drain")
-        let delivered = try connection.all("SELECT event_id FROM outbox WHERE state = 'delivered'") { $0.string(at: 0) ?? "" }
+        let delivered = try connection.all("SELECT e.id FROM deliveries AS v JOIN events AS e ON e.rowid = v.event_rowid") { $0.string(at: 0) ?? "" }
         let accepted = standIn.acceptedEventIDs
         let unconfirmed = delivered.filter { accepted[$0] == nil }
-        expect(unconfirmed.isEmpty, "\(unconfirmed.count) outbox rows are 'delivered' but RevenueCat never accepted them")
+        expect(unconfirmed.isEmpty, "\(unconfirmed.count) impressions are delivered but RevenueCat never accepted them")
         let shown = Set(try connection.all("SELECT id FROM events WHERE name = 'paywall_shown'") { $0.string(at: 0) ?? "" })
         let phantom = accepted.keys.filter { !shown.contains($0) }
         expect(phantom.isEmpty, "\(phantom.count) ids reached RevenueCat that are not stored impressions")
-        let dead = try count("SELECT count(*) FROM outbox WHERE state = 'dead'")
-        let deadWithoutReason = try count("SELECT count(*) FROM outbox o WHERE state = 'dead' AND NOT EXISTS (SELECT 1 FROM dead_letters d WHERE d.event_id = o.event_id AND d.requeued_at IS NULL)")
-        expect(deadWithoutReason == 0, "\(deadWithoutReason) dead outbox rows have no open dead letter")
+        let dead = try count("SELECT count(DISTINCT event_id) FROM dead_letters WHERE requeued_at IS NULL")
+        let bucketErrors = try count("""
+            SELECT (SELECT count(*) FROM (
+                      SELECT bucket, delivered FROM report_delivery_buckets WHERE delivered != 0
+                      EXCEPT SELECT occurred_at / 900000, count(*) FROM deliveries GROUP BY 1))
+                 + (SELECT count(*) FROM (
+                      SELECT occurred_at / 900000, count(*) FROM deliveries GROUP BY 1
+                      EXCEPT SELECT bucket, delivered FROM report_delivery_buckets))
+            """)
+        expect(bucketErrors == 0, "\(bucketErrors) delivery buckets differ from a direct count of the deliveries")
         expect(standIn.violations.isEmpty, "wire-format violations: \(Array(standIn.violations.prefix(3)))")
         let integrity = try connection.scalar("PRAGMA integrity_check")?.string
         expect(integrity == "ok", "integrity_check: \(integrity ?? "nil")")

@@ -1,6 +1,7 @@
 import Foundation
 import PaywallCore
 import PaywallReports
+import PaywallStore
 import PaywallSQLite
 import Testing
 
@@ -25,23 +26,31 @@ struct ExporterTests {
         #expect(lines.contains("00000000-0000-0000-0000-000000000005,paywall_closed,1793527212500,1793527212550,u1,,1,AAAAAAAA-0000-0000-0000-000000000001,onboarding,,,pro.year,purchased,auto,12.5,"))
     }
 
-    @Test func deliveryStatesAreRightWhenTheOutboxOrderDiffersFromTheEvents() throws {
-        // Given an outbox row moved to the end (re-inserted) and another impression's state changed
+    @Test func deliveryStatesFollowTheImpressionsThroughDeliveryDeadLetterAndRequeue() throws {
+        // Given the fixture's impressions moved by the forwarder's own operations: a pending one
+        // delivered, another dead-lettered, and the fixture's dead one requeued then delivered
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let connection = try ReportFixture.makeStore(at: folder.path("db"))
-        let moved = ReportFixture.uuid(0x06)
-        try connection.run("DELETE FROM outbox WHERE event_id = ?", [.text(moved)])
-        try connection.run("INSERT INTO outbox (event_id, occurred_at, state) VALUES (?, 0, 'dead')", [.text(moved)])
-        try connection.run("UPDATE outbox SET state = 'delivered' WHERE event_id = ?", [.text(ReportFixture.uuid(0x15))])
-        // When exporting events
+        let outbox = SQLiteOutbox(connection: connection)
+        let (delivered, dead, requeued) = (ReportFixture.uuid(0x15), ReportFixture.uuid(0x06), ReportFixture.uuid(0x08))
+        try outbox.markDelivered([try #require(UUID(uuidString: delivered))], at: ReportFixture.day2)
+        #expect(try outbox.requeueDeadLetters(now: ReportFixture.day2) == 1)
+        try outbox.deadLetter([try #require(UUID(uuidString: dead))], status: 400, reason: "refused", at: ReportFixture.day2)
+        // When exporting events, all and filtered to one placement (the cursors skip rows)
         try Exporter(connection: connection).export(.events, toPath: folder.path("e.csv"))
-        // Then every impression carries its own state
+        try Exporter(connection: connection).export(.events, filter: ExportFilter(placements: ["=SUM(A1)"]), toPath: folder.path("f.csv"))
+        // Then every impression carries its own state, and other events none
         let lines = try lines(folder.path("e.csv"))
-        #expect(lines.contains { $0.hasPrefix(moved + ",paywall_shown,") && $0.hasSuffix(",dead") })
-        #expect(lines.contains { $0.hasPrefix(ReportFixture.uuid(0x15) + ",") && $0.hasSuffix(",delivered") })
-        #expect(lines.contains { $0.hasPrefix(ReportFixture.uuid(0x08) + ",") && $0.hasSuffix(",dead") })
+        func state(_ id: String) -> String? { lines.first { $0.hasPrefix(id + ",") }?.split(separator: ",", omittingEmptySubsequences: false).last.map(String.init) }
+        #expect(state(dead) == "dead")
+        #expect(state(delivered) == "delivered")
+        #expect(state(requeued) == "pending")
+        #expect(state(ReportFixture.uuid(0x10)) == "pending")
+        #expect(state(ReportFixture.uuid(0x01)) == "delivered")
         #expect(lines.contains { $0.hasPrefix(ReportFixture.uuid(0x07) + ",paywall_closed,") && $0.hasSuffix(",3.0,") })
+        let filtered = try self.lines(folder.path("f.csv"))
+        #expect(filtered.contains { $0.hasPrefix(delivered + ",paywall_shown,") && $0.hasSuffix(",delivered") })
     }
 
     @Test func rawEventsExportHasNoFormulaGuard() throws {
@@ -76,9 +85,8 @@ struct ExporterTests {
     @Test func quarantineAndDeadLettersExportQuotedPayloads() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
+        // Given the fixture, whose dead impression 0x08 has its dead letter
         let connection = try ReportFixture.makeStore(at: folder.path("db"))
-        try connection.run("INSERT INTO dead_letters (event_id, status, reason, dead_at) VALUES (?, 400, ?, ?)",
-                           [.text(ReportFixture.uuid(0x08)), .text("invalid \"app_user_id\", refused"), .integer(ReportFixture.day2)])
         let exporter = Exporter(connection: connection)
         #expect(try exporter.export(.quarantine, toPath: folder.path("q.csv")) == 2)
         let quarantine = try lines(folder.path("q.csv"))

@@ -124,9 +124,11 @@ enum ReportFixture {
         return connection
     }
 
-    /// Inserts events the way the store does (first copy of an id wins; impressions enter the outbox).
+    /// Inserts events the way the store does (first copy of an id wins; impressions newly stored
+    /// enter the outbox, or the deliveries, or — dead — the dead letters with an open record).
     static func insert(_ events: [Event], into connection: Connection, pwPrefix: String = "AAAAAAAA") throws {
         try connection.transaction { db in
+            let legacy = try db.int64("SELECT count(*) FROM sqlite_schema WHERE name = 'deliveries'") == 0
             for event in events {
                 try db.run("""
                     INSERT OR IGNORE INTO events (id, name, occurred_at, recorded_at, user_id, session_id,
@@ -135,9 +137,22 @@ enum ReportFixture {
                     """, [.text(uuid(event.id)), .text(event.name), .integer(event.at), .integer(event.at + 50),
                           .text(event.user), .text(uuid(event.pw, prefix: pwPrefix)), .text(event.source),
                           .text(event.product), .text(event.result), .text(event.via), .real(event.openS)])
-                if event.name == "paywall_shown" {
-                    try db.run("INSERT OR IGNORE INTO outbox (event_id, occurred_at, state) VALUES (?, ?, ?)",
+                guard db.changes == 1, event.name == "paywall_shown" else { continue }
+                let rowid = db.lastInsertRowID
+                if event.delivery == "dead" {
+                    try db.run("INSERT INTO dead_letters (event_id, status, reason, dead_at) VALUES (?, 400, ?, ?)",
+                               [.text(uuid(event.id)), .text("invalid \"app_user_id\", refused"), .integer(day2)])
+                }
+                switch legacy ? "legacy" : event.delivery {
+                case "legacy":   // schema version 3 or older: one outbox row per impression with its state
+                    try db.run("INSERT INTO outbox (event_id, occurred_at, state) VALUES (?, ?, ?)",
                                [.text(uuid(event.id)), .integer(event.at), .text(event.delivery)])
+                case "pending":
+                    try db.run("INSERT INTO outbox (event_rowid, occurred_at) VALUES (?, ?)", [.integer(rowid), .integer(event.at)])
+                case "dead": break
+                default:
+                    try db.run("INSERT INTO deliveries (event_rowid, occurred_at, delivered_at) VALUES (?, ?, ?)",
+                               [.integer(rowid), .integer(event.at), .integer(event.at + 60_000)])
                 }
             }
         }

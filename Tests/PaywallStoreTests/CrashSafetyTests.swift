@@ -38,6 +38,10 @@ struct CrashSafetyTests {
             #expect(try connection.scalar("PRAGMA integrity_check")?.string == "ok")
             #expect(try Fixtures.count(connection, "SELECT count(*) FROM events WHERE name = 'paywall_shown'")
                     == Fixtures.count(connection, "SELECT count(*) FROM outbox"))
+            #expect(try Fixtures.count(connection, """
+                SELECT count(*) FROM events AS e WHERE e.name = 'paywall_shown'
+                  AND NOT EXISTS (SELECT 1 FROM outbox AS o WHERE o.event_rowid = e.rowid AND o.occurred_at = e.occurred_at)
+                """) == 0)
         }
         #expect(everAcknowledged >= 100, "the helper acknowledged too few events to prove anything")
     }

@@ -14,13 +14,14 @@ struct SchemaTests {
         let tables = try connection.all("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name") {
             $0.string(at: 0) ?? ""
         }
-        #expect(Set(["dead_letters", "drops", "events", "meta", "outbox", "quarantine"]).isSubset(of: tables))
-        #expect(tables.allSatisfy { $0.hasPrefix("report_") || ["dead_letters", "drops", "events", "meta", "outbox", "quarantine"].contains($0) },
+        let contract = ["dead_letters", "deliveries", "drops", "events", "meta", "outbox", "quarantine"]
+        #expect(Set(contract).isSubset(of: tables))
+        #expect(tables.allSatisfy { $0.hasPrefix("report_") || contract.contains($0) },
                 "tables beyond the shared contract belong to the reports: \(tables)")
         #expect(try connection.scalar("PRAGMA user_version")?.int64 == Int64(Schema.latestVersion))
         #expect(try connection.scalar("PRAGMA integrity_check")?.string == "ok")
         #expect(throws: StorageError.self) {
-            try connection.run("INSERT INTO outbox (event_id, occurred_at, state) VALUES ('X', 1, 'lost')")
+            try connection.run("INSERT INTO outbox (event_rowid, occurred_at) VALUES (1, 'soon')")
         }
     }
 

@@ -17,11 +17,10 @@ struct StatsTests {
         try store.insert([], droppedAtBound: 4)
         try store.quarantine([QuarantineEntry(quarantinedAt: 1, reasons: ["a"], payload: "{}"),
                               QuarantineEntry(quarantinedAt: 2, reasons: ["b"], payload: "[]")])
-        let impressions = events.filter { $0.name == .paywallShown }.map(\.id.uuidString)
-        try store.connection.run("UPDATE outbox SET state = 'delivered', delivered_at = 5 WHERE event_id = ?", [.text(impressions[0])])
-        try store.connection.run("UPDATE outbox SET state = 'dead' WHERE event_id = ?", [.text(impressions[1])])
-        try store.connection.run("INSERT INTO dead_letters (event_id, status, reason, dead_at) VALUES (?, 400, 'bad', 6)",
-                                 [.text(impressions[1])])
+        let impressions = events.filter { $0.name == .paywallShown }.map(\.id)
+        let outbox = SQLiteOutbox(store: store)
+        try outbox.markDelivered([impressions[0]], at: 5)
+        try outbox.deadLetter([impressions[1]], status: 400, reason: "bad", at: 6)
         // When the statistics are read
         let stats = try store.stats()
         // Then every count matches

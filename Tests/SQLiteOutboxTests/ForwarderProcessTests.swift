@@ -17,11 +17,7 @@ struct ForwarderProcessTests {
         return store
     }
 
-    func states(_ store: EventStore) throws -> [String: Int64] {
-        Dictionary(uniqueKeysWithValues: try store.connection.all("SELECT state, count(*) FROM outbox GROUP BY state") {
-            ($0.string(at: 0)!, $0.int64(at: 1))
-        })
-    }
+    func states(_ store: EventStore) throws -> [String: Int64] { try deliveryStates(store.connection) }
 
     @Test func processKilledBetweenSendingAndMarkingDeliveredResendsTheSameIdsAndLosesNone() async throws {
         // Given 200 pending impressions and a stand-in that receives the first batch but holds its answer

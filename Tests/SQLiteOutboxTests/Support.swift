@@ -1,5 +1,6 @@
 import Foundation
 import PaywallCore
+import PaywallSQLite
 import PaywallStore
 import Synchronization
 
@@ -89,4 +90,14 @@ enum Helper {
             }
         }
     }
+}
+
+/// Impressions per delivery state as the tables hold them: `pending` (rows of `outbox`),
+/// `delivered` (rows of `deliveries`), `dead` (impressions with an open dead letter); zeros omitted.
+func deliveryStates(_ connection: Connection) throws -> [String: Int64] {
+    let counts = try connection.all("""
+        SELECT (SELECT count(*) FROM outbox), (SELECT count(*) FROM deliveries),
+               (SELECT count(DISTINCT event_id) FROM dead_letters WHERE requeued_at IS NULL)
+        """) { [$0.int64(at: 0), $0.int64(at: 1), $0.int64(at: 2)] }[0]
+    return ["pending": counts[0], "delivered": counts[1], "dead": counts[2]].filter { $0.value > 0 }
 }

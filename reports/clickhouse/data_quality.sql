@@ -1,5 +1,6 @@
 -- Data quality (funnels.md), ClickHouse. Parameters {from:String} {to:String} {tz:String}.
--- Delivery columns come from the exported events' delivery_state (the store's outbox state).
+-- Delivery columns come from the exported events' delivery_state (pending: in the store's outbox,
+-- delivered: in its deliveries, dead: with an open dead letter).
 WITH
   stored AS (
     SELECT toDate(fromUnixTimestamp64Milli(occurred_at, {tz:String})) AS date,

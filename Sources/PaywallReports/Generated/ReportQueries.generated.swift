@@ -109,10 +109,12 @@ ORDER BY f.date, f.placement;
     static let dataQuality = #"""
 -- Data quality (funnels.md "Data quality"): one row per date of :days that has anything to show.
 -- events_stored / impressions_stored come from report_event_buckets (15-minute buckets of
--- occurred_at; every day of :days starts and ends on a bucket boundary), the delivery columns from
--- the outbox (one row per stored paywall_shown, by its occurred_at and state), quarantined from
--- quarantine.quarantined_at and dropped from drops.dropped_at. The placement filter does not apply.
--- Parameters: :days as in encounter_funnel.sql.
+-- occurred_at; every day of :days starts and ends on a bucket boundary), impressions_delivered from
+-- report_delivery_buckets (deliveries per bucket of the impression's occurred_at, kept by triggers),
+-- impressions_dead_lettered from the open dead letters (few) and their events' occurred_at, and
+-- impressions_pending is the rest (never below 0 when a delivery outruns the rollup of its event).
+-- quarantined comes from quarantine.quarantined_at and dropped from drops.dropped_at. The placement
+-- filter does not apply. Parameters: :days as in encounter_funnel.sql.
 WITH days AS (
   SELECT value ->> 0 AS date, value ->> 1 AS start_ms, value ->> 2 AS end_ms FROM json_each(:days)
 ),
@@ -132,12 +134,18 @@ dropped AS (
   FROM days AS d JOIN drops AS r ON r.dropped_at >= d.start_ms AND r.dropped_at < d.end_ms
   GROUP BY d.date
 ),
-delivery AS (
-  SELECT d.date,
-         sum(o.state = 'delivered') AS delivered,
-         sum(o.state = 'pending') AS pending,
-         sum(o.state = 'dead') AS dead
-  FROM days AS d JOIN outbox AS o ON o.occurred_at >= d.start_ms AND o.occurred_at < d.end_ms
+delivered AS (
+  SELECT d.date, sum(b.delivered) AS delivered
+  FROM days AS d
+  JOIN report_delivery_buckets AS b ON b.bucket >= d.start_ms / 900000 AND b.bucket < d.end_ms / 900000
+  WHERE b.delivered > 0
+  GROUP BY d.date
+),
+dead AS (
+  SELECT d.date, count(*) AS dead
+  FROM (SELECT DISTINCT event_id FROM dead_letters WHERE requeued_at IS NULL) AS l
+  CROSS JOIN events AS e ON e.id = l.event_id AND e.name = 'paywall_shown'
+  CROSS JOIN days AS d ON e.occurred_at >= d.start_ms AND e.occurred_at < d.end_ms
   GROUP BY d.date
 )
 SELECT d.date,
@@ -145,15 +153,16 @@ SELECT d.date,
        coalesce(q.quarantined, 0) AS quarantined,
        coalesce(r.dropped, 0) AS dropped,
        coalesce(s.impressions_stored, 0) AS impressions_stored,
-       coalesce(o.delivered, 0) AS impressions_delivered,
-       coalesce(o.pending, 0) AS impressions_pending,
-       coalesce(o.dead, 0) AS impressions_dead_lettered
+       coalesce(v.delivered, 0) AS impressions_delivered,
+       max(0, coalesce(s.impressions_stored, 0) - coalesce(v.delivered, 0) - coalesce(x.dead, 0)) AS impressions_pending,
+       coalesce(x.dead, 0) AS impressions_dead_lettered
 FROM days AS d
 LEFT JOIN stored AS s ON s.date = d.date
 LEFT JOIN quarantined AS q ON q.date = d.date
 LEFT JOIN dropped AS r ON r.date = d.date
-LEFT JOIN delivery AS o ON o.date = d.date
-WHERE s.date IS NOT NULL OR q.date IS NOT NULL OR r.date IS NOT NULL OR o.date IS NOT NULL
+LEFT JOIN delivered AS v ON v.date = d.date
+LEFT JOIN dead AS x ON x.date = d.date
+WHERE s.date IS NOT NULL OR q.date IS NOT NULL OR r.date IS NOT NULL OR v.date IS NOT NULL OR x.date IS NOT NULL
 ORDER BY d.date;
 """#
 
