@@ -64,13 +64,17 @@ public final class EventStore: Sendable {
         }
     }
 
-    /// Stores quarantine entries in one transaction.
+    /// Stores quarantine entries in one transaction; a payload already quarantined is not stored
+    /// again. Returns how many were new.
     ///
     /// - Throws: `StorageError`.
-    public func quarantine(_ entries: [QuarantineEntry]) throws {
+    @discardableResult
+    public func quarantine(_ entries: [QuarantineEntry]) throws -> Int {
         try connection.transaction { db in
             let writer = EventWriter(db: db)
-            for entry in entries { try writer.quarantine(entry) }
+            var stored = 0
+            for entry in entries where try writer.quarantine(entry) { stored += 1 }
+            return stored
         }
     }
 

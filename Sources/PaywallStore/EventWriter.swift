@@ -17,7 +17,8 @@ struct EventWriter {
     /// not happen) must not make the batch fail; the new impression is pending.
     static let insertOutboxSQL = "INSERT OR REPLACE INTO outbox (event_rowid, occurred_at) VALUES (?1, ?2)"
     static let insertQuarantineSQL = """
-        INSERT INTO quarantine (quarantined_at, reasons, payload, origin, line) VALUES (?1, ?2, ?3, ?4, ?5)
+        INSERT INTO quarantine (quarantined_at, reasons, payload, origin, line)
+        SELECT ?1, ?2, ?3, ?4, ?5 WHERE NOT EXISTS (SELECT 1 FROM quarantine WHERE payload = ?3)
         """
     static let insertDropsSQL = "INSERT INTO drops (dropped_at, count) VALUES (?1, ?2)"
 
@@ -67,8 +68,9 @@ struct EventWriter {
         return inserted
     }
 
-    /// Adds one quarantine row.
-    func quarantine(_ entry: QuarantineEntry) throws {
+    /// Adds one quarantine row unless the same payload is already quarantined; returns whether it did.
+    @discardableResult
+    func quarantine(_ entry: QuarantineEntry) throws -> Bool {
         let statement = try db.cachedStatement(Self.insertQuarantineSQL)
         statement.bind(entry.quarantinedAt, at: 1)
         statement.bind(entry.reasons.joined(separator: "; "), at: 2)
@@ -76,6 +78,7 @@ struct EventWriter {
         statement.bind(entry.origin, at: 4)
         statement.bind(entry.line.map(Int64.init), at: 5)
         try statement.run()
+        return db.changes == 1
     }
 
     /// Records `count` events dropped at the recorder's bound (nothing when zero).

@@ -25,20 +25,24 @@ public struct ImportResult: Sendable, Hashable {
     public var imported: Int
     /// Valid events whose id was already stored (or appeared earlier in the input).
     public var duplicates: Int
-    /// Lines or rows refused and written to the quarantine with their reasons.
+    /// Lines or rows refused (each is in the quarantine with its reasons).
     public var quarantined: Int
+    /// Of ``quarantined``, those whose payload was already in the quarantine (a re-import): not stored again.
+    public var alreadyQuarantined: Int
 
     /// Creates a result.
-    public init(imported: Int = 0, duplicates: Int = 0, quarantined: Int = 0) {
+    public init(imported: Int = 0, duplicates: Int = 0, quarantined: Int = 0, alreadyQuarantined: Int = 0) {
         self.imported = imported
         self.duplicates = duplicates
         self.quarantined = quarantined
+        self.alreadyQuarantined = alreadyQuarantined
     }
 
     /// Adds another result (for several files).
     public static func + (lhs: ImportResult, rhs: ImportResult) -> ImportResult {
         ImportResult(imported: lhs.imported + rhs.imported, duplicates: lhs.duplicates + rhs.duplicates,
-                     quarantined: lhs.quarantined + rhs.quarantined)
+                     quarantined: lhs.quarantined + rhs.quarantined,
+                     alreadyQuarantined: lhs.alreadyQuarantined + rhs.alreadyQuarantined)
     }
 
     /// The exit status the CLI uses: 65 (bad input data) when anything was quarantined, else 0.

@@ -51,10 +51,11 @@ extension Importer {
             }
             if rows == 0 { break }
             done += Int64(rows)
-            let inserted = try commit(batch.events, quarantine: batch.quarantine)
+            let (inserted, already) = try commit(batch.events, quarantine: batch.quarantine)
             result.imported += inserted
             result.duplicates += batch.events.count - inserted
             result.quarantined += batch.quarantine.count
+            result.alreadyQuarantined += already
             progress(ImportProgress(origin: path, done: done, total: total, result: result))
         }
         return result

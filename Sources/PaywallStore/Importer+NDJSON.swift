@@ -31,10 +31,11 @@ extension Importer {
             case .failed(let error):
                 throw error
             case .batch(let batch, let bytesRead):
-                let inserted = try commit(batch.events, quarantine: batch.quarantine)
+                let (inserted, already) = try commit(batch.events, quarantine: batch.quarantine)
                 result.imported += inserted
                 result.duplicates += batch.events.count - inserted
                 result.quarantined += batch.quarantine.count
+                result.alreadyQuarantined += already
                 done = bytesRead
                 progress(ImportProgress(origin: path, done: done, total: total, result: result))
             }

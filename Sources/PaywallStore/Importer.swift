@@ -64,15 +64,17 @@ public struct Importer: Sendable {
         return descriptor
     }
 
-    /// Writes one batch in one transaction; returns how many events were new.
-    func commit(_ events: [EventRecord], quarantine: [QuarantineEntry]) throws -> Int {
+    /// Writes one batch in one transaction; returns how many events were new and how many
+    /// quarantine entries were already in the quarantine (same payload).
+    func commit(_ events: [EventRecord], quarantine: [QuarantineEntry]) throws -> (inserted: Int, alreadyQuarantined: Int) {
         let time = store.now.milliseconds()
         let forwarded = !options.forward
         return try store.connection.transaction { db in
             let writer = EventWriter(db: db)
             let inserted = try writer.insert(events, recordedAt: time, forwarded: forwarded)
-            for entry in quarantine { try writer.quarantine(entry) }
-            return inserted
+            var already = 0
+            for entry in quarantine where try !writer.quarantine(entry) { already += 1 }
+            return (inserted, already)
         }
     }
 }

@@ -15,6 +15,7 @@ public enum Schema {
         reportsDayPartials,
         reportsRollupSlim,
         outboxKeyedByEventRowid,
+        quarantineOncePerPayload,
     ]
 
     /// The migrator for ``migrations``.
@@ -55,4 +56,13 @@ public enum Schema {
           dropped_at INTEGER NOT NULL, count INTEGER NOT NULL) STRICT;
         CREATE TABLE meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) STRICT;
         """
+}
+
+extension Schema {
+    /// Migration 7: an index on the quarantined payload, so a bad line imported again (the same
+    /// file twice, or the same line in two files) is quarantined once — a re-import adds nothing.
+    /// Rows already stored twice by older versions are left as they were.
+    static let quarantineOncePerPayload = Migration("quarantine-once-per-payload", sql: """
+        CREATE INDEX quarantine_by_payload ON quarantine (payload);
+        """)
 }

@@ -53,6 +53,15 @@ struct ImporterTests {
         #expect(payload == #"{"id": "not json"#)
         #expect(try store.connection.scalar("SELECT origin FROM quarantine WHERE line = 5")?.string == path)
         #expect(try store.stats().quarantined == 6)
+        // When the same file is imported again, and a copy of it under another name
+        let copy = try write(lines, to: "mixed-copy.ndjson")
+        let again = try Importer(store: store).importFiles([path, copy])
+        // Then nothing is added: the good events are duplicates and the bad lines are already quarantined
+        // (still reported, and still exit 65, but not stored twice)
+        #expect(again == ImportResult(imported: 0, duplicates: 8, quarantined: 12, alreadyQuarantined: 12))
+        #expect(again.exitCode == 65)
+        #expect(try store.stats().quarantined == 6)
+        #expect(try store.connection.scalar("SELECT count(DISTINCT origin) FROM quarantine")?.int64 == 1)
     }
 
     @Test func aLineLongerThanTheLimitIsQuarantinedWithoutBeingBuffered() throws {

@@ -54,7 +54,8 @@ enum ImportCommand {
             context.stdout.line("imported \(result.imported), duplicates \(result.duplicates), quarantined \(result.quarantined)")
         }
         if result.quarantined > 0 {
-            context.stderr.line("Warning: \(result.quarantined) line\(result.quarantined == 1 ? "" : "s") quarantined; see them with `\(Tool.name) export quarantine --out -` (the good events were stored).")
+            let again = result.alreadyQuarantined > 0 ? " (\(result.alreadyQuarantined) already were, from an earlier import, and were not stored twice)" : ""
+            context.stderr.line("Warning: \(result.quarantined) line\(result.quarantined == 1 ? "" : "s") quarantined\(again); see them with `\(Tool.name) export quarantine --out -` (the good events were stored).")
             return .badInput
         }
         return .success
