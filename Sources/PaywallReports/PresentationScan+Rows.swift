@@ -56,24 +56,53 @@ extension PresentationScan {
 
     func summaryRows() -> [[ReportValue]] {
         var byPlacement: [Int: GroupStats] = [:]
-        var viewers: [Int: [UInt64]] = [:]   // a bitset of customer indexes per placement
+        var runs: [Int: [[Double]]] = [:]          // each day's open_s values, per placement
+        var viewers: [Int: [UInt64]] = [:]          // a bitset of customer indexes per placement
         let words = (customerCount + 63) / 64
         for (key, s) in groups {
             let placement = key & 0xFFFF_FFFF
             byPlacement[placement, default: GroupStats()].merge(counts: s)
-            byPlacement[placement, default: GroupStats()].openS += s.openS
-            for user in s.viewers {
-                viewers[placement, default: [UInt64](repeating: 0, count: words)][Int(user) >> 6] |= 1 << (UInt64(user) & 63)
+            runs[placement, default: []].append(s.openS)
+            var bits = viewers.removeValue(forKey: placement) ?? [UInt64](repeating: 0, count: words)
+            bits.withUnsafeMutableBufferPointer { bits in
+                for user in s.viewers where Int(user) >> 6 < bits.count { bits[Int(user) >> 6] |= 1 << (UInt64(user) & 63) }
             }
+            viewers[placement] = bits
         }
         return byPlacement.keys.sorted { codePointLess(placements[$0], placements[$1]) }.map { placement in
             let s = byPlacement[placement]!
-            let sorted = s.openS.sorted()
+            var values = Array(runs[placement, default: []].joined())
             let distinct = viewers[placement]?.reduce(0) { $0 + Int64($1.nonzeroBitCount) } ?? 0
             return [.text(placements[placement]), .integer(s.presentations), .integer(s.impressions),
                     .integer(distinct), .integer(s.purchased), .integer(s.restored),
-                    Self.rate(s.purchased, s.impressions), Self.percentile(sorted, 50), Self.percentile(sorted, 90)]
+                    Self.rate(s.purchased, s.impressions), Self.selectPercentile(&values, 50),
+                    Self.selectPercentile(&values, 90)]
         }
+    }
+
+    /// Nearest rank of `p` percent, like ``percentile(_:_:)`` but without sorting: a quickselect of
+    /// rank ceil(p/100 × n) that leaves `values` partly reordered.
+    static func selectPercentile(_ values: inout [Double], _ p: Int) -> ReportValue {
+        guard !values.isEmpty else { return .null }
+        let rank = (p * values.count + 99) / 100 - 1
+        return values.withUnsafeMutableBufferPointer { v in
+            var low = 0, high = v.count - 1
+            while low < high {
+                let pivot = median(v[low], v[(low + high) / 2], v[high])
+                var i = low, j = high
+                while i <= j {
+                    while v[i] < pivot { i += 1 }
+                    while pivot < v[j] { j -= 1 }
+                    if i <= j { v.swapAt(i, j); i += 1; j -= 1 }
+                }
+                if rank <= j { high = j } else if rank >= i { low = i } else { break }
+            }
+            return .real(v[rank])
+        }
+    }
+
+    private static func median(_ a: Double, _ b: Double, _ c: Double) -> Double {
+        max(min(a, b), min(max(a, b), c))
     }
 
     func productMixRows() -> [[ReportValue]] {

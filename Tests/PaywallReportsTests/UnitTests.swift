@@ -128,3 +128,23 @@ struct ReportQueriesTests {
         #expect(NamedParameters.names(in: sql) == ["b", "a", "c"])
     }
 }
+
+struct PercentileSelectionTests {
+    @Test func selectionPicksTheSameNearestRankAsSorting() {
+        // Given arrays of every small size and some large ones, with many repeated values
+        var random = SeededGenerator(seed: 3)
+        var cases: [[Double]] = (0...40).map { n in (0..<n).map { _ in Double(random.below(7)) / 4 } }
+        cases += (0..<30).map { _ in (0..<(1_000 + random.below(5_000))).map { _ in Double(random.below(61_000)) / 1000 } }
+        cases.append(Array(repeating: 2.5, count: 999))
+        cases.append((0..<1_000).map(Double.init))
+        cases.append((0..<1_000).map { Double(1_000 - $0) })
+        for values in cases {
+            for p in [1, 50, 90, 99, 100] {
+                // When the rank is found by quickselect; Then it is the sorted array's value at that rank
+                var scratch = values
+                #expect(PresentationScan.selectPercentile(&scratch, p) == PresentationScan.percentile(values.sorted(), p),
+                        "n = \(values.count), p = \(p)")
+            }
+        }
+    }
+}
