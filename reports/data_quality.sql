@@ -32,11 +32,16 @@ delivered AS (
   WHERE b.delivered > 0
   GROUP BY d.date
 ),
-dead AS (
-  SELECT d.date, count(*) AS dead
+dead_buckets AS (
+  SELECT e.occurred_at / 900000 AS bucket, count(*) AS dead
   FROM (SELECT DISTINCT event_id FROM dead_letters WHERE requeued_at IS NULL) AS l
   CROSS JOIN events AS e ON e.id = l.event_id AND e.name = 'paywall_shown'
-  CROSS JOIN days AS d ON e.occurred_at >= d.start_ms AND e.occurred_at < d.end_ms
+  GROUP BY bucket
+),
+dead AS (
+  SELECT d.date, sum(b.dead) AS dead
+  FROM days AS d
+  JOIN dead_buckets AS b ON b.bucket >= d.start_ms / 900000 AND b.bucket < d.end_ms / 900000
   GROUP BY d.date
 )
 SELECT d.date,

@@ -115,7 +115,13 @@ struct Rollup {
         var touched = Set(batch.buckets.keys)
         let before = try db.cachedStatement("SELECT first_at FROM report_presentations WHERE pw_id = ?")
         if !fresh {
+            // A pw_id above the largest stored one cannot be stored yet: no probe. With time-ordered
+            // ids (the library's UUIDv7) that is every presentation of a new day.
+            let largest = try db.all("SELECT pw_id FROM report_presentations ORDER BY pw_id DESC LIMIT 1") {
+                UUIDKey(blob: $0, 0)
+            }.first ?? nil
             for fold in batch.folds {
+                guard let largest, !(largest < fold.pwID) else { continue }
                 before.reset()
                 fold.pwID.bind(before, at: 1)
                 if try before.step() { touched.insert(before.row.int64(at: 0) / 900_000) }

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import PaywallCore
 import PaywallReports
 import PaywallSQLite
@@ -85,6 +88,10 @@ enum ReportBench {
 
     /// Runs `paywall-bench report child …` and reads its "seconds rss_kb" line.
     static func child(_ arguments: [String]) throws -> Measurement {
+        // Start every measured operation from settled files: the previous step's dirty pages are
+        // written out first, so their write-back is not billed to the next step.
+        sync()
+        Thread.sleep(forTimeInterval: 2)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
         process.arguments = ["report", "child"] + arguments
