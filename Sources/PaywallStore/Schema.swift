@@ -16,6 +16,7 @@ public enum Schema {
         reportsRollupSlim,
         outboxKeyedByEventRowid,
         quarantineOncePerPayload,
+        eventsWithStableRowids,
     ]
 
     /// The migrator for ``migrations``.
@@ -64,5 +65,29 @@ extension Schema {
     /// Rows already stored twice by older versions are left as they were.
     static let quarantineOncePerPayload = Migration("quarantine-once-per-payload", sql: """
         CREATE INDEX quarantine_by_payload ON quarantine (payload);
+        """)
+}
+
+extension Schema {
+    /// Migration 8: `events` gets an explicit `seq INTEGER PRIMARY KEY` (an alias of its rowid), and
+    /// `id` becomes a UNIQUE column. The outbox, the deliveries and the reports' watermark all key
+    /// on the events rowid; SQLite only promises that a rowid survives `VACUUM` when it is declared
+    /// as an INTEGER PRIMARY KEY, so this makes them safe from a `VACUUM` run by hand. The existing
+    /// rows keep their rowids (copied in rowid order); the columns keep their order, `seq` last.
+    static let eventsWithStableRowids = Migration("events-with-stable-rowids", sql: """
+        CREATE TABLE events_v8 (
+          id TEXT NOT NULL UNIQUE,
+          name TEXT NOT NULL, occurred_at INTEGER NOT NULL, recorded_at INTEGER NOT NULL,
+          user_id TEXT NOT NULL, session_id TEXT, catalog_version INTEGER NOT NULL,
+          pw_id TEXT NOT NULL, source TEXT NOT NULL, offering_id TEXT, placement_id TEXT,
+          product TEXT, result TEXT, via TEXT, open_s REAL,
+          seq INTEGER PRIMARY KEY) STRICT;
+        INSERT INTO events_v8 (seq, id, name, occurred_at, recorded_at, user_id, session_id, catalog_version, pw_id,
+                               source, offering_id, placement_id, product, result, via, open_s)
+          SELECT rowid, id, name, occurred_at, recorded_at, user_id, session_id, catalog_version, pw_id,
+                 source, offering_id, placement_id, product, result, via, open_s
+          FROM events ORDER BY rowid;
+        DROP TABLE events;
+        ALTER TABLE events_v8 RENAME TO events;
         """)
 }

@@ -80,7 +80,10 @@ struct RollupTests {
             let batch = order[start..<min(order.count, start + order.count / 3 + 1)]
             try batched.execute("DELETE FROM report_dirty_buckets")   // as the nightly job does
             let ids = batch.map(String.init).joined(separator: ",")
-            try batched.execute("INSERT INTO events SELECT * FROM source.events WHERE rowid IN (\(ids))")
+            // Copied without `seq`, so each batch gets new, higher rowids: late arrivals, as in a real store.
+            let columns = "id, name, occurred_at, recorded_at, user_id, session_id, catalog_version, pw_id, source, "
+                + "offering_id, placement_id, product, result, via, open_s"
+            try batched.execute("INSERT INTO events (\(columns)) SELECT \(columns) FROM source.events WHERE rowid IN (\(ids))")
             let pwIDs = Set(try batched.all("SELECT DISTINCT replace(pw_id, '-', '') FROM source.events WHERE rowid IN (\(ids))") {
                 $0.string(at: 0) ?? "" })
             let firsts = try Self.firsts(batched)
