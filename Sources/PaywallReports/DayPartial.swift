@@ -38,7 +38,8 @@ struct DayPartial: Equatable {
         var at: Int64
     }
 
-    var isEmpty: Bool { groups.isEmpty && purchases.isEmpty }
+    /// No presentation on the day (every presentation lands in a group).
+    var isEmpty: Bool { groups.isEmpty }
 
     /// The rollup rows of one day (by first event time), in the columns and order of `PresentationScan.scanSQL`.
     static let daySQL = """
@@ -55,20 +56,15 @@ struct DayPartial: Equatable {
         var productCounts: [Int: Int64] = [:]
         var impressions: [CustomerFirst] = []
         try db.forEachRow(daySQL, [.integer(startMs), .integer(endMs)]) { row in
-            let placement = Int(row.int64(at: 1))
-            let user = UInt32(truncatingIfNeeded: row.int64(at: 2))
-            let impressionAt = row.optionalInt64(at: 3)
-            let closed = !row.isNull(at: 6)
-            let result = closed ? PresentationScan.code(row, 7) : 0
-            if let impressionAt {
-                impressions.append(CustomerFirst(user: user, placement: UInt32(truncatingIfNeeded: placement), at: impressionAt))
+            let p = PresentationScan.ScannedPresentation(row)
+            if let impressionAt = p.impressionAt {
+                impressions.append(CustomerFirst(user: p.user, placement: UInt32(truncatingIfNeeded: p.placement), at: impressionAt))
             }
-            if result == 1 { partial.purchases.append(Purchase(user: user, at: row.int64(at: 6))) }
-            if placement >= groups.count { groups += repeatElement(nil, count: placement + 1 - groups.count) }
-            if groups[placement] == nil { groups[placement] = PresentationScan.GroupStats() }
-            PresentationScan.add(row, user: user, impressionAt: impressionAt, closed: closed, result: result,
-                                 to: &groups[placement]!) { product in
-                productCounts[placement << 32 | productNames.index(product), default: 0] += 1
+            if let purchaseAt = p.purchaseAt { partial.purchases.append(Purchase(user: p.user, at: purchaseAt)) }
+            if p.placement >= groups.count { groups += repeatElement(nil, count: p.placement + 1 - groups.count) }
+            if groups[p.placement] == nil { groups[p.placement] = PresentationScan.GroupStats() }
+            PresentationScan.add(row, p, to: &groups[p.placement]!) { product in
+                productCounts[p.placement << 32 | productNames.index(product), default: 0] += 1
             }
             return true
         }

@@ -33,10 +33,10 @@ extension FunnelReport {
         let window = try self.window(calendar: calendar, days: days, now: startedAt)
         let reportDays = try calendar.days(from: window.from, through: window.to)
         let partials = NightlyPartials(calendar: calendar)
-        var recomputed = Set(refreshed.touchedBuckets.map { calendar.date(containing: $0 * 900_000) })
-        if engine == .native {
-            recomputed = Set(try ReportError.wrap { try connection.transaction(.immediate) { try partials.update($0) } })
-        }
+        // The native engine reads day partials: the days it rescans are the days recomputed.
+        var recomputed = engine == .native
+            ? Set(try ReportError.wrap { try connection.transaction(.immediate) { try partials.update($0) } })
+            : Set(refreshed.touchedBuckets.map { calendar.date(containing: $0 * 900_000) })
         let context = context(days: reportDays, timezone: timezone, cohortWindow: cohortWindow, version: version)
         let rows: [String: Int]
         do {

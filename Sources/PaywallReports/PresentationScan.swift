@@ -39,19 +39,13 @@ struct PresentationScan {
         let starts = days.map(\.startMs)
         try prepare(db)
         try db.forEachRow(Self.scanSQL) { row in
-            let firstAt = row.int64(at: 0)
-            let placement = Int(row.int64(at: 1))
-            let user = UInt32(truncatingIfNeeded: row.int64(at: 2))
-            let impressionAt = row.optionalInt64(at: 3)
-            let closed = !row.isNull(at: 6)
-            let result = closed ? Self.code(row, 7) : 0
-            if let impressionAt { firsts.record(user: user, placement: placement, at: impressionAt) }
-            if result == 1 { purchases.append((user, row.int64(at: 6))) }
-            guard firstAt >= rangeStart, firstAt < rangeEnd, isIncluded(placement) else { return true }
-            let day = Self.dayIndex(firstAt, starts)
-            Self.add(row, user: user, impressionAt: impressionAt, closed: closed, result: result,
-                     to: &groups[day << 32 | placement, default: GroupStats()]) { product in
-                productCounts[placement << 32 | products.index(product), default: 0] += 1
+            let p = ScannedPresentation(row)
+            if let impressionAt = p.impressionAt { firsts.record(user: p.user, placement: p.placement, at: impressionAt) }
+            if let purchaseAt = p.purchaseAt { purchases.append((p.user, purchaseAt)) }
+            guard p.firstAt >= rangeStart, p.firstAt < rangeEnd, isIncluded(p.placement) else { return true }
+            let day = Self.dayIndex(p.firstAt, starts)
+            Self.add(row, p, to: &groups[day << 32 | p.placement, default: GroupStats()]) { product in
+                productCounts[p.placement << 32 | products.index(product), default: 0] += 1
             }
             return true
         }
@@ -64,22 +58,48 @@ struct PresentationScan {
         firsts.reserve(customers: customerCount, placements: placements.names.count)
     }
 
-    /// Adds one presentation to its (day, placement) group, in place.
-    static func add(_ row: Row, user: UInt32, impressionAt: Int64?, closed: Bool, result: Int,
-                    to stats: inout GroupStats, purchasedProduct: (String) -> Void) {
+    /// The columns of a `scanSQL` row that every scan reads, decoded once.
+    struct ScannedPresentation {
+        let firstAt: Int64
+        let placement: Int
+        let user: UInt32
+        let impressionAt: Int64?
+        let closed: Bool
+        /// The close's `occurred_at`, `nil` when unclosed.
+        let closeAt: Int64?
+        /// The close's result code (see ``PresentationScan/code(_:_:)``), 0 when unclosed.
+        let result: Int
+
+        init(_ row: Row) {
+            firstAt = row.int64(at: 0)
+            placement = Int(row.int64(at: 1))
+            user = UInt32(truncatingIfNeeded: row.int64(at: 2))
+            impressionAt = row.optionalInt64(at: 3)
+            closeAt = row.optionalInt64(at: 6)
+            closed = closeAt != nil
+            result = closed ? PresentationScan.code(row, 7) : 0
+        }
+
+        /// The close's time when it is `purchased` (a cohort purchase, at any placement).
+        var purchaseAt: Int64? { result == 1 ? closeAt : nil }
+    }
+
+    /// Adds one presentation (`row`, decoded as `p`) to its (day, placement) group, in place.
+    static func add(_ row: Row, _ p: ScannedPresentation, to stats: inout GroupStats,
+                    purchasedProduct: (String) -> Void) {
         stats.presentations += 1
-        guard impressionAt != nil else {
-            if closed { stats.dwellBounces += 1 }
+        guard p.impressionAt != nil else {
+            if p.closed { stats.dwellBounces += 1 }
             return
         }
         let started = row.int64(at: 5) != 0
         stats.impressions += 1
-        stats.viewers.append(user)
+        stats.viewers.append(p.user)
         if row.int64(at: 4) != 0 { stats.planSelected += 1 }
         if started { stats.purchaseStarted += 1 }
-        guard closed else { stats.unclosed += 1; return }
+        guard p.closed else { stats.unclosed += 1; return }
         stats.openS.append(row.double(at: 9) ?? 0)
-        switch result {
+        switch p.result {
         case 1:
             stats.purchased += 1
             purchasedProduct(row.string(at: 10) ?? "")

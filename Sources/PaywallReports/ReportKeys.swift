@@ -71,25 +71,22 @@ struct ReportKeys {
 
     /// The key of the customer named by text column `column` of `row` (inserted when new).
     mutating func customer(_ row: Row, _ column: Int) -> Int64 {
-        row.withUnsafeText(at: column) { bytes in
-            if let key = customers.key(bytes) { return key }
-            let key = nextCustomer
-            new.customers.append(key, bytes)
-            customers.insert(bytes, key: key)
-            nextCustomer += 1
-            return key
-        }
+        row.withUnsafeText(at: column) { Self.key($0, in: &customers, next: &nextCustomer, new: &new.customers) }
     }
 
     /// The key of the placement named by text column `column` of `row` (inserted when new).
     mutating func placement(_ row: Row, _ column: Int) -> Int64 {
-        row.withUnsafeText(at: column) { bytes in
-            if let key = placements.key(bytes) { return key }
-            let key = nextPlacement
-            new.placements.append(key, bytes)
-            placements.insert(bytes, key: key)
-            nextPlacement += 1
-            return key
-        }
+        row.withUnsafeText(at: column) { Self.key($0, in: &placements, next: &nextPlacement, new: &new.placements) }
+    }
+
+    /// The key of `name` in `table`, or the next key (recorded in `new`) when it has none yet.
+    private static func key(_ name: UnsafeRawBufferPointer, in table: inout ByteKeyTable, next: inout Int64,
+                            new: inout Names) -> Int64 {
+        if let key = table.key(name) { return key }
+        let key = next
+        new.append(key, name)
+        table.insert(name, key: key)
+        next += 1
+        return key
     }
 }
