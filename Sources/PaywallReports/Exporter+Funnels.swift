@@ -18,7 +18,7 @@ extension Exporter {
         var from = filter.from, to = filter.to
         if from == nil || to == nil {
             let bounds = try ReportError.wrap {
-                try connection.all("SELECT min(first_at), max(first_at) FROM report_presentations") {
+                try connection.all("SELECT (SELECT min(first_at) FROM report_presentations), (SELECT max(first_at) FROM report_presentations)") {
                     ($0.optionalInt64(at: 0), $0.optionalInt64(at: 1))
                 }.first
             }

@@ -69,15 +69,19 @@ extension FunnelReport {
     }
 
     /// The window: the trailing `days` ending today, or all history (first stored day through the
-    /// later of today and the newest event's day).
+    /// later of today and the newest event's day). Each `min` and `max` over an indexed column is
+    /// its own subquery: SQLite answers a lone `min()` or `max()` from one end of the index, but
+    /// scans the whole index for the two together.
     func window(calendar: DayCalendar, days: Int?, now: Int64) throws -> (from: ReportDate, to: ReportDate) {
         let today = calendar.date(containing: now)
         if let days { return (today.adding(days: -(days - 1)), today) }
         let bounds = try ReportError.wrap {
             try connection.all("""
                 SELECT min(first), max(last) FROM (
-                  SELECT min(first_at) AS first, max(first_at) AS last FROM report_presentations
-                  UNION ALL SELECT min(bucket) * 900000, max(bucket) * 900000 FROM report_event_buckets
+                  SELECT (SELECT min(first_at) FROM report_presentations) AS first,
+                         (SELECT max(first_at) FROM report_presentations) AS last
+                  UNION ALL SELECT (SELECT min(bucket) FROM report_event_buckets) * 900000,
+                                   (SELECT max(bucket) FROM report_event_buckets) * 900000
                   UNION ALL SELECT min(quarantined_at), max(quarantined_at) FROM quarantine
                   UNION ALL SELECT min(dropped_at), max(dropped_at) FROM drops)
                 """) { ($0.optionalInt64(at: 0), $0.optionalInt64(at: 1)) }.first

@@ -28,7 +28,7 @@ struct NightlyPartials {
         var span = Set<ReportDate>()
         if rebuild || zone != calendar.timeZone.identifier {
             try db.run("DELETE FROM report_day_partials")
-            let bounds = try db.all("SELECT min(first_at), max(first_at) FROM report_presentations") {
+            let bounds = try db.all("SELECT (SELECT min(first_at) FROM report_presentations), (SELECT max(first_at) FROM report_presentations)") {
                 ($0.optionalInt64(at: 0), $0.optionalInt64(at: 1))
             }.first
             if let first = bounds?.0, let last = bounds?.1 {
