@@ -19,6 +19,7 @@ enum ReportBench {
 
     static func run(_ arguments: [String]) throws {
         if arguments.first == "child" { return try ReportBenchChild.run(Array(arguments.dropFirst())) }
+        if arguments.first == "nightly" { return try nightlyOnly(Array(arguments.dropFirst())) }
         let count = BenchSupport.eventCount(arguments, default: 10_000_000)
         let days = 30
         let directory = try BenchSupport.scratch()
@@ -81,6 +82,44 @@ enum ReportBench {
             ["sqlite3 -csv rows/s", String(format: "%.0f", rows / sqlite3), ""],
             ["export / sqlite3 -csv", fmt(sqlite3 / export.seconds), "≥ 1.00"],
         ])
+    }
+
+    /// `paywall-bench report nightly [--events N] [--prepared DIR]`: only the nightly ratio (full
+    /// recompute, then one more day). With `--prepared DIR`, the stores are kept in `DIR`
+    /// (`plus1.sqlite` and `plus1-out`: the state right before the measured nightly run) on the first
+    /// call and reused by later calls, so the nightly run alone can be measured again and again.
+    static func nightlyOnly(_ arguments: [String]) throws {
+        let count = BenchSupport.eventCount(arguments, default: 10_000_000)
+        let prepared = arguments.firstIndex(of: "--prepared").map { URL(fileURLWithPath: arguments[$0 + 1]) }
+        let directory = try BenchSupport.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let db = directory.appendingPathComponent("nightly.sqlite").path
+        let out = directory.appendingPathComponent("nightly").path
+        var recomputeSeconds: Double?
+        if let prepared, FileManager.default.fileExists(atPath: prepared.appendingPathComponent("plus1.sqlite").path) {
+            try FileManager.default.copyItem(atPath: prepared.appendingPathComponent("plus1.sqlite").path, toPath: db)
+            try FileManager.default.copyItem(atPath: prepared.appendingPathComponent("plus1-out").path, toPath: out)
+            recomputeSeconds = Double(try String(contentsOf: prepared.appendingPathComponent("recompute-seconds"), encoding: .utf8)
+                .trimmingCharacters(in: .whitespacesAndNewlines))
+        } else {
+            var generator = ReportDataGenerator(seed: 42, start: start, eventsPerDay: count / 30)
+            try generator.append(days: 30, to: db)
+            let recompute = try child(["nightly", db, out, "0"])
+            log("first nightly (full recompute): \(fmt(recompute.seconds)) s, \(recompute.rssMB) MB")
+            recomputeSeconds = recompute.seconds
+            try generator.append(days: 1, to: db)
+            if let prepared {
+                try FileManager.default.createDirectory(at: prepared, withIntermediateDirectories: true)
+                try FileManager.default.copyItem(atPath: db, toPath: prepared.appendingPathComponent("plus1.sqlite").path)
+                try FileManager.default.copyItem(atPath: out, toPath: prepared.appendingPathComponent("plus1-out").path)
+                try Data("\(recompute.seconds)\n".utf8).write(to: prepared.appendingPathComponent("recompute-seconds"))
+            }
+        }
+        let nightly = try child(["nightly", db, out, "0"])
+        log("nightly after one more day: \(fmt(nightly.seconds)) s, \(nightly.rssMB) MB")
+        if let recomputeSeconds {
+            log(String(format: "nightly / full recompute: %.1f %% (target ≤ 5 %%)", 100 * nightly.seconds / recomputeSeconds))
+        }
     }
 
     struct Measurement {

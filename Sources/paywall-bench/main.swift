@@ -21,6 +21,8 @@ default:
           import [--events N]     NDJSON import vs sqlite3 .import --csv
           validator [--events N]  NDJSON lines parsed and validated per second
           report [--events N]     reports (full, incremental nightly) vs DuckDB; export vs sqlite3 -csv; peak RSS
+          report nightly [--events N] [--prepared DIR]
+                                  only the nightly run after one more day vs the full recompute
 
         """.utf8))
     exit(64)
