@@ -18,6 +18,16 @@ struct ByteKeyTable {
     private var slots = [Slot](repeating: Slot(), count: 64)
     private(set) var count = 0
 
+    /// Sizes the table for `count` names, so loading them does not grow it step by step.
+    mutating func reserve(_ count: Int) {
+        var size = slots.count
+        while count * 4 > size * 3 { size *= 2 }
+        guard size > slots.count else { return }
+        let old = slots
+        slots = [Slot](repeating: Slot(), count: size)
+        for slot in old where slot.key >= 0 { place(slot) }
+    }
+
     /// The key stored for `bytes`, if any.
     func key(_ bytes: UnsafeRawBufferPointer) -> Int64? {
         let hash = Self.hash(bytes)
@@ -47,11 +57,7 @@ struct ByteKeyTable {
         slots[index] = slot
     }
 
-    private mutating func grow() {
-        let old = slots
-        slots = [Slot](repeating: Slot(), count: old.count * 2)
-        for slot in old where slot.key >= 0 { place(slot) }
-    }
+    private mutating func grow() { reserve(count * 2 + 1) }
 
     private func equal(_ slot: Slot, _ bytes: UnsafeRawBufferPointer) -> Bool {
         arena.withUnsafeBytes { arena in

@@ -87,7 +87,7 @@ extension PresentationScan {
 
     /// Adds one day's partial; `dayIndex` is its index in ``days``, `nil` when it is outside them.
     mutating func merge(_ partial: DayPartial, dayIndex: Int?) {
-        for first in partial.firsts { firsts.record(user: first.user, placement: Int(first.placement), at: first.at) }
+        firsts.record(partial.firsts)
         purchases += partial.purchases.lazy.map { (user: $0.user, at: $0.at) }
         guard let dayIndex else { return }
         for (placement, stats) in partial.groups where isIncluded(placement) {

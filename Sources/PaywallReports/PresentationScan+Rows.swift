@@ -120,46 +120,88 @@ extension PresentationScan {
     }
 
     /// Cohorts: every customer's first impression per placement (all history) that falls in the range.
+    ///
+    /// Customer keys are dense, so the purchases are grouped by customer with a counting sort (each
+    /// customer's few purchases then sorted by time) and the cohorts are counted in an array per
+    /// (day, placement): no comparison sort of every purchase, no hashing per customer.
     func cohortRows() -> [[ReportValue]] {
-        let sortedPurchases = purchases.sorted { $0.user != $1.user ? $0.user < $1.user : $0.at < $1.at }
-        var offsets = [Int](repeating: 0, count: firsts.customerCount + 1)   // purchases of user u: offsets[u]..<offsets[u+1]
-        var cursor = 0
-        for user in 0...firsts.customerCount {
-            while cursor < sortedPurchases.count, Int(sortedPurchases[cursor].user) < user { cursor += 1 }
-            offsets[user] = cursor
-        }
+        let customerCount = firsts.customerCount, placementCount = placements.names.count
+        let purchaseTimes = Self.purchaseTimesByCustomer(purchases, customers: customerCount)
         let rangeStart = days.first?.startMs ?? 0, rangeEnd = days.last?.endMs ?? 0
         let starts = days.map(\.startMs)
-        var cohorts: [Int: (customers: Int64, converted: Int64)] = [:]
-        for user in 0..<firsts.customerCount {
-            for placement in 0..<placements.names.count {
-                let first = firsts.first(user: user, placement: placement)
-                guard first != CustomerFirsts.none, first >= rangeStart, first < rangeEnd,
-                      placementFilter?.contains(placements[placement]) ?? true else { continue }
-                var converted = false
-                var index = offsets[user]
-                while index < offsets[user + 1] {
-                    let at = sortedPurchases[index].at
-                    if at > first + windowMs { break }
-                    if at >= first { converted = true; break }
-                    index += 1
+        let included = (0..<placementCount).map { placementFilter?.contains(placements[$0]) ?? true }
+        var customers = [Int64](repeating: 0, count: days.count * placementCount)
+        var converted = [Int64](repeating: 0, count: days.count * placementCount)
+        let stride = firsts.stride
+        firsts.values.withUnsafeBufferPointer { values in
+            purchaseTimes.times.withUnsafeBufferPointer { times in
+                for user in 0..<customerCount {
+                    let (from, to) = (purchaseTimes.offsets[user], purchaseTimes.offsets[user + 1])
+                    for placement in 0..<min(placementCount, stride) {
+                        let first = values[user * stride + placement]
+                        guard first >= rangeStart, first < rangeEnd, first != CustomerFirsts.none, included[placement]
+                        else { continue }
+                        let cell = Self.dayIndex(nearDay: first, starts) * placementCount + placement
+                        customers[cell] += 1
+                        var index = from
+                        while index < to, times[index] < first { index += 1 }
+                        if index < to, times[index] <= first + windowMs { converted[cell] += 1 }
+                    }
                 }
-                let key = Self.dayIndex(first, starts) << 32 | placement
-                var entry = cohorts[key, default: (0, 0)]
-                entry.customers += 1
-                if converted { entry.converted += 1 }
-                cohorts[key] = entry
             }
         }
-        return cohorts.keys.sorted {
-            ($0 >> 32) != ($1 >> 32) ? ($0 >> 32) < ($1 >> 32)
-                : codePointLess(placements[$0 & 0xFFFF_FFFF], placements[$1 & 0xFFFF_FFFF])
-        }.map { key in
-            let entry = cohorts[key]!
-            let day = days[key >> 32]
-            return [.text(day.date.description), .text(placements[key & 0xFFFF_FFFF]), .integer(entry.customers),
-                    .integer(entry.converted), Self.rate(entry.converted, entry.customers),
-                    .text(newestEventAt >= day.endMs + windowMs ? "true" : "false")]
+        let order = (0..<placementCount).sorted { codePointLess(placements[$0], placements[$1]) }
+        var rows: [[ReportValue]] = []
+        for (dayIndex, day) in days.enumerated() {
+            for placement in order where customers[dayIndex * placementCount + placement] > 0 {
+                let cell = dayIndex * placementCount + placement
+                rows.append([.text(day.date.description), .text(placements[placement]), .integer(customers[cell]),
+                             .integer(converted[cell]), Self.rate(converted[cell], customers[cell]),
+                             .text(newestEventAt >= day.endMs + windowMs ? "true" : "false")])
+            }
         }
+        return rows
+    }
+
+    /// Purchase times grouped by customer key, each customer's ascending: customer `u`'s are
+    /// `times[offsets[u]..<offsets[u + 1]]`. Customers at or above `customers` have no first
+    /// impression, so their purchases convert nothing and are left out.
+    static func purchaseTimesByCustomer(_ purchases: [(user: UInt32, at: Int64)],
+                                        customers: Int) -> (offsets: [Int], times: [Int64]) {
+        var offsets = [Int](repeating: 0, count: customers + 1)
+        for purchase in purchases where Int(purchase.user) < customers { offsets[Int(purchase.user) + 1] += 1 }
+        for user in 0..<customers { offsets[user + 1] += offsets[user] }
+        var next = offsets
+        var times = [Int64](repeating: 0, count: offsets[customers])
+        for purchase in purchases where Int(purchase.user) < customers {
+            times[next[Int(purchase.user)]] = purchase.at
+            next[Int(purchase.user)] += 1
+        }
+        times.withUnsafeMutableBufferPointer { times in
+            for user in 0..<customers where offsets[user + 1] - offsets[user] > 1 {
+                if offsets[user + 1] - offsets[user] > 16 {
+                    var slice = UnsafeMutableBufferPointer(rebasing: times[offsets[user]..<offsets[user + 1]])
+                    slice.sort()
+                    continue
+                }
+                // Insertion sort: a customer usually has a few purchases.
+                for i in (offsets[user] + 1)..<offsets[user + 1] {
+                    let value = times[i]
+                    var j = i
+                    while j > offsets[user], times[j - 1] > value { times[j] = times[j - 1]; j -= 1 }
+                    times[j] = value
+                }
+            }
+        }
+        return (offsets, times)
+    }
+
+    /// The index of the day holding `ms` (which must fall within the days), found from the
+    /// 24-hour estimate and corrected by a step or two (days of 23 or 25 hours across a DST change).
+    static func dayIndex(nearDay ms: Int64, _ starts: [Int64]) -> Int {
+        var index = min(max(Int((ms - starts[0]) / 86_400_000), 0), starts.count - 1)
+        while index > 0, ms < starts[index] { index -= 1 }
+        while index + 1 < starts.count, ms >= starts[index + 1] { index += 1 }
+        return index
     }
 }

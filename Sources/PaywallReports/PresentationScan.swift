@@ -197,6 +197,29 @@ struct CustomerFirsts {
         if at < values[Int(user) * stride + placement] { values[Int(user) * stride + placement] = at }
     }
 
+    /// Records a day partial's firsts in one pass over raw buffers (after sizing the table for the
+    /// largest keys among them): merging every day's firsts is the nightly job's largest loop.
+    mutating func record(_ firsts: [DayPartial.CustomerFirst]) {
+        guard !firsts.isEmpty else { return }
+        var widest = 0, largest = 0
+        for first in firsts {
+            widest = max(widest, Int(first.placement))
+            largest = max(largest, Int(first.user))
+        }
+        while widest >= stride { widen() }
+        let needed = (largest + 1) * stride
+        if values.count < needed { values.append(contentsOf: repeatElement(Self.none, count: needed - values.count)) }
+        let stride = self.stride
+        values.withUnsafeMutableBufferPointer { values in
+            firsts.withUnsafeBufferPointer { firsts in
+                for first in firsts {
+                    let slot = Int(first.user) &* stride &+ Int(first.placement)
+                    if first.at < values[slot] { values[slot] = first.at }
+                }
+            }
+        }
+    }
+
     func first(user: Int, placement: Int) -> Int64 {
         let slot = user * stride + placement
         return placement < stride && slot < values.count ? values[slot] : Self.none

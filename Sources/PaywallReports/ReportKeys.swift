@@ -50,6 +50,7 @@ struct ReportKeys {
 
     mutating func load(_ db: Database) throws {
         guard !loaded else { return }
+        customers.reserve(Int(try db.scalar("SELECT coalesce(max(key), 0) FROM report_customers")?.int64 ?? 0))
         try db.forEachRow("SELECT key, user_id FROM report_customers") { row in
             row.withUnsafeText(at: 1) { customers.insert($0, key: row.int64(at: 0)) }
             nextCustomer = max(nextCustomer, row.int64(at: 0) + 1)

@@ -148,3 +148,61 @@ struct PercentileSelectionTests {
         }
     }
 }
+
+struct CohortBuildingBlockTests {
+    @Test func theNearDayIndexEqualsTheBinarySearchAcrossDSTChanges() throws {
+        // Given New York days around both 2026 DST changes (days of 23 and 25 hours) and UTC days
+        for zone in ["America/New_York", "UTC", "Asia/Kolkata"] {
+            let calendar = try DayCalendar(timeZone: zone)
+            let days = try calendar.days(from: try ReportDate("2026-02-25"), through: try ReportDate("2026-11-10"))
+            let starts = days.map(\.startMs)
+            var random = SeededGenerator(seed: 11)
+            var instants = days.flatMap { [$0.startMs, $0.startMs + 1, $0.endMs - 1] }
+            instants += (0..<20_000).map { _ in starts[0] + Int64(random.below(Int(days[days.count - 1].endMs - starts[0]))) }
+            for ms in instants {
+                // When the day is found from the 24-hour estimate; Then it is the binary search's day
+                #expect(PresentationScan.dayIndex(nearDay: ms, starts) == PresentationScan.dayIndex(ms, starts), "\(zone) \(ms)")
+            }
+        }
+    }
+
+    @Test func purchasesAreGroupedByCustomerInTimeOrder() {
+        // Given purchases in random order, one customer with many (the insertion sort's limit is 16),
+        // customers without any, and one customer above the customers that have firsts
+        var random = SeededGenerator(seed: 5)
+        var purchases: [(user: UInt32, at: Int64)] = (0..<5_000).map { _ in (UInt32(random.below(900)), Int64(random.below(1_000_000))) }
+        purchases += (0..<200).map { _ in (7, Int64(random.below(1_000_000))) }
+        purchases.append((1_000, 5))
+        // When they are grouped for 1,000 customers
+        let grouped = PresentationScan.purchaseTimesByCustomer(purchases, customers: 1_000)
+        // Then customer u's purchases are exactly theirs, ascending, and the customer at 1,000 is left out
+        #expect(grouped.offsets.count == 1_001 && grouped.times.count == purchases.count - 1)
+        for user in 0..<1_000 {
+            let expected = purchases.filter { $0.user == UInt32(user) }.map(\.at).sorted()
+            #expect(Array(grouped.times[grouped.offsets[user]..<grouped.offsets[user + 1]]) == expected, "customer \(user)")
+        }
+    }
+
+    @Test func recordingADaysFirstsAtOnceEqualsRecordingThemOneByOne() {
+        // Given firsts in no particular order, with placements beyond the initial stride and repeated pairs
+        var random = SeededGenerator(seed: 9)
+        let firsts = (0..<3_000).map { _ in
+            DayPartial.CustomerFirst(user: UInt32(random.below(500)), placement: UInt32(random.below(20)),
+                                     at: Int64(random.below(100_000)))
+        }
+        // When one table records them at once and another one by one, in two halves
+        var atOnce = CustomerFirsts(), oneByOne = CustomerFirsts()
+        atOnce.reserve(customers: 100, placements: 3)
+        oneByOne.reserve(customers: 100, placements: 3)
+        atOnce.record(Array(firsts[..<1_500]))
+        atOnce.record(Array(firsts[1_500...]))
+        for first in firsts { oneByOne.record(user: first.user, placement: Int(first.placement), at: first.at) }
+        // Then every (customer, placement) has the same first impression
+        for user in 0..<500 {
+            for placement in 0..<20 {
+                #expect(atOnce.first(user: user, placement: placement) == oneByOne.first(user: user, placement: placement))
+            }
+        }
+        #expect(atOnce.first(user: 0, placement: 25) == CustomerFirsts.none)
+    }
+}
