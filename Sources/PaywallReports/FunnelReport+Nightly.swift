@@ -33,20 +33,26 @@ extension FunnelReport {
         let window = try self.window(calendar: calendar, days: days, now: startedAt)
         let reportDays = try calendar.days(from: window.from, through: window.to)
         let partials = NightlyPartials(calendar: calendar)
-        // The native engine reads day partials: the days it rescans are the days recomputed.
-        var recomputed = engine == .native
-            ? Set(try ReportError.wrap { try connection.transaction(.immediate) { try partials.update($0) } })
-            : Set(refreshed.touchedBuckets.map { calendar.date(containing: $0 * 900_000) })
         let context = context(days: reportDays, timezone: timezone, cohortWindow: cohortWindow, version: version)
+        var recomputed: Set<ReportDate>
         let rows: [String: Int]
-        do {
+        if engine == .native {
+            // The native engine reads day partials: the days it rescans are the days recomputed.
+            do {
+                let updated = try updatePartials(partials, days: reportDays, cohortWindow: cohortWindow)
+                recomputed = Set(updated.recomputed)
+                rows = try write(days: reportDays, placements: nil, cohortWindow: cohortWindow, formulaGuard: true,
+                                 context: context, fromPartials: true, scan: updated.scan, into: output)
+            } catch is UnreadablePartial {
+                // Partials written by another format: rebuild them from the rollups and read again.
+                recomputed = Set(try ReportError.wrap { try connection.transaction(.immediate) { try partials.update($0, rebuild: true) } })
+                rows = try write(days: reportDays, placements: nil, cohortWindow: cohortWindow, formulaGuard: true,
+                                 context: context, fromPartials: true, into: output)
+            }
+        } else {
+            recomputed = Set(refreshed.touchedBuckets.map { calendar.date(containing: $0 * 900_000) })
             rows = try write(days: reportDays, placements: nil, cohortWindow: cohortWindow, formulaGuard: true,
-                             context: context, fromPartials: engine == .native, into: output)
-        } catch is UnreadablePartial {
-            // Partials written by another format: rebuild them from the rollups and read again.
-            recomputed = Set(try ReportError.wrap { try connection.transaction(.immediate) { try partials.update($0, rebuild: true) } })
-            rows = try write(days: reportDays, placements: nil, cohortWindow: cohortWindow, formulaGuard: true,
-                             context: context, fromPartials: true, into: output)
+                             context: context, into: output)
         }
         var run = NightlyRun(
             daysRecomputed: recomputed.sorted().map(\.description), eventsRead: refreshed.eventsRead,
@@ -66,6 +72,40 @@ extension FunnelReport {
         try output.write("run.json", try encoder.encode(run) + Data("\n".utf8))
         try output.commit(last: "run.json")
         return run
+    }
+
+    /// Brings the day partials up to date, rescanning the dirty days in a write transaction, and —
+    /// when the store is in WAL mode and no rebuild is due — loads every other day's partial on a
+    /// second connection and thread meanwhile (``BackgroundPartialsLoad``), then adds the fresh
+    /// partials. Returns the days recomputed and the loaded scan (`nil`: the report reads the
+    /// partials itself).
+    ///
+    /// - Throws: ``UnreadablePartial`` when a stored partial cannot be read; ``ReportError``.
+    func updatePartials(_ partials: NightlyPartials, days: [ReportDay],
+                        cohortWindow: CohortWindow) throws -> (recomputed: [ReportDate], scan: PresentationScan?) {
+        let parallel = try ReportError.wrap { try connection.scalar("PRAGMA journal_mode")?.string?.lowercased() == "wal" }
+        var load: BackgroundPartialsLoad?
+        let outcome: NightlyPartials.Outcome
+        do {
+            outcome = try ReportError.wrap {
+                try connection.transaction(.immediate) { db in
+                    let plan = try partials.plan(db)
+                    if parallel, !plan.rebuild {
+                        let starts = try plan.days.map { try partials.calendar.days(from: $0, through: $0)[0].startMs }
+                        load = try BackgroundPartialsLoad(path: connection.path, days: days, windowMs: cohortWindow.milliseconds,
+                                                          skipping: Set(starts))
+                    }
+                    return try partials.update(db, plan: plan)
+                }
+            }
+        } catch {
+            _ = try? load?.wait()   // never leave the reader running
+            throw error
+        }
+        guard let load else { return (outcome.recomputed, nil) }
+        var scan = try ReportError.wrap { try load.wait() }
+        for (day, partial) in outcome.partials { scan.merge(partial, of: day) }
+        return (outcome.recomputed, scan)
     }
 
     /// The window: the trailing `days` ending today, or all history (first stored day through the

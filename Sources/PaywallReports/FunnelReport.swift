@@ -88,9 +88,11 @@ public struct FunnelReport: Sendable {
     /// Runs every report inside one read transaction (one consistent snapshot) into `output`, then
     /// renders `report.html` from the same rows; returns the data rows per CSV file.
     /// With `fromPartials`, the native engine reads the nightly job's day partials (``NightlyPartials``,
-    /// brought up to date by the caller) instead of scanning every presentation.
+    /// brought up to date by the caller) instead of scanning every presentation; a `scan` the caller
+    /// already loaded them into is used as it is.
     func write(days: [ReportDay], placements: [String]?, cohortWindow: CohortWindow, formulaGuard: Bool,
-               context: HTMLReport.Context, fromPartials: Bool = false, into output: OutputFolder) throws -> [String: Int] {
+               context: HTMLReport.Context, fromPartials: Bool = false, scan: PresentationScan? = nil,
+               into output: OutputFolder) throws -> [String: Int] {
         let parameters: [String: SQLValue] = [
             "days": .text(DayCalendar.json(days)),
             "placements": placements.flatMap { $0.isEmpty ? nil : .text(Self.jsonArray($0)) } ?? .null,
@@ -101,7 +103,7 @@ public struct FunnelReport: Sendable {
             try connection.transaction(.deferred) { db in
                 let computed = engine == .native
                     ? try nativeRows(db, days: days, placements: placements, cohortWindow: cohortWindow,
-                                     fromPartials: fromPartials) : [:]
+                                     fromPartials: fromPartials, scan: scan) : [:]
                 var rows: [String: Int] = [:]
                 for file in ReportFile.all {
                     let descriptor = try output.create(file.fileName)
@@ -131,16 +133,21 @@ public struct FunnelReport: Sendable {
 
     /// The native engine's rows per file name (data quality stays in SQL: it reads small tables).
     func nativeRows(_ db: Database, days: [ReportDay], placements: [String]?, cohortWindow: CohortWindow,
-                    fromPartials: Bool = false) throws -> [String: [[ReportValue]]] {
+                    fromPartials: Bool = false, scan loaded: PresentationScan? = nil) throws -> [String: [[ReportValue]]] {
         let newest = Int64(try db.scalar("SELECT value FROM meta WHERE key = ?", [.text(Rollup.newestKey)])?.string ?? "")
-        var scan = PresentationScan(days: days, placementFilter: placements.flatMap { $0.isEmpty ? nil : Set($0) },
-                                    windowMs: cohortWindow.milliseconds, newestEventAt: newest ?? .min)
-        if fromPartials { try scan.load(partials: db) } else { try scan.scan(db) }
+        var scan = loaded ?? PresentationScan(days: days, placementFilter: placements.flatMap { $0.isEmpty ? nil : Set($0) },
+                                              windowMs: cohortWindow.milliseconds, newestEventAt: newest ?? .min)
+        if loaded == nil {
+            if fromPartials { try scan.load(partials: db) } else { try scan.scan(db) }
+        }
+        let encounter = scan.encounterRows(), conversion = scan.conversionRows()
+        let cohorts = scan.cohortRows()
+        let summary = scan.summaryRows()
         return [
-            ReportFile.encounterFunnel.fileName: scan.encounterRows(),
-            ReportFile.conversionFunnel.fileName: scan.conversionRows(),
-            ReportFile.cohortConversion.fileName: scan.cohortRows(),
-            ReportFile.placementSummary.fileName: scan.summaryRows(),
+            ReportFile.encounterFunnel.fileName: encounter,
+            ReportFile.conversionFunnel.fileName: conversion,
+            ReportFile.cohortConversion.fileName: cohorts,
+            ReportFile.placementSummary.fileName: summary,
             ReportFile.productMix.fileName: scan.productMixRows(),
         ]
     }

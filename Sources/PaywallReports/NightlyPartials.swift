@@ -16,38 +16,64 @@ struct NightlyPartials {
     /// The report days' zone.
     let calendar: DayCalendar
 
-    /// Brings the stored partials up to date with the rollups, inside the caller's write
-    /// transaction; returns the days rescanned (sorted). With `rebuild`, every day is rescanned.
-    func update(_ db: Database, rebuild: Bool = false) throws -> [ReportDate] {
+    /// The days an update rescans.
+    struct Plan: Sendable, Equatable {
+        /// Sorted: every day holding a dirty bucket, and on a rebuild every day from the first
+        /// presentation's to the last one's.
+        var days: [ReportDate]
+        /// Every stored partial is dropped first (asked for, or the stored ones are cut in another zone).
+        var rebuild: Bool
+        /// The days holding a dirty bucket (recomputed even when they turn out empty).
+        var dirty: Set<ReportDate>
+    }
+
+    /// What an update did.
+    struct Outcome {
+        /// The days recomputed (sorted): every dirty day, and on a rebuild every day that has presentations.
+        var recomputed: [ReportDate]
+        /// The partials computed, by day (days without presentations are left out).
+        var partials: [(day: ReportDay, partial: DayPartial)]
+    }
+
+    /// The days ``update(_:plan:)`` must rescan; with `rebuild`, every day. Call it in the same write
+    /// transaction as the update, so no bucket is marked between the two.
+    func plan(_ db: Database, rebuild: Bool = false) throws -> Plan {
         let zone = try db.scalar("SELECT value FROM meta WHERE key = ?", [.text(Self.timezoneKey)])?.string
-        var dirty = Set<ReportDate>()
+        var days = Set<ReportDate>()
         try db.forEachRow("SELECT bucket FROM report_dirty_buckets") { row in
-            dirty.insert(calendar.date(containing: row.int64(at: 0) * 900_000))
+            days.insert(calendar.date(containing: row.int64(at: 0) * 900_000))
             return true
         }
-        var span = Set<ReportDate>()
-        if rebuild || zone != calendar.timeZone.identifier {
-            try db.run("DELETE FROM report_day_partials")
+        let dirty = days
+        let rebuild = rebuild || zone != calendar.timeZone.identifier
+        if rebuild {
             let bounds = try db.all("SELECT (SELECT min(first_at) FROM report_presentations), (SELECT max(first_at) FROM report_presentations)") {
                 ($0.optionalInt64(at: 0), $0.optionalInt64(at: 1))
             }.first
             if let first = bounds?.0, let last = bounds?.1 {
                 var date = calendar.date(containing: first)
                 let end = calendar.date(containing: last)
-                while date <= end { span.insert(date); date = date.next }
+                while date <= end { days.insert(date); date = date.next }
             }
         }
-        // Rescanned: every dirty day, and on a rebuild every day that has presentations.
-        var rescanned = dirty
+        return Plan(days: days.sorted(), rebuild: rebuild, dirty: dirty)
+    }
+
+    /// Rescans the plan's days into `report_day_partials` and clears the dirty marks, inside the
+    /// caller's write transaction (the one that made the plan).
+    func update(_ db: Database, plan: Plan) throws -> Outcome {
+        if plan.rebuild { try db.run("DELETE FROM report_day_partials") }
+        var outcome = Outcome(recomputed: [], partials: [])
         let store = try db.cachedStatement("""
             INSERT INTO report_day_partials (day_start, day_end, partial) VALUES (?1, ?2, ?3)
             ON CONFLICT (day_start) DO UPDATE SET day_end = excluded.day_end, partial = excluded.partial
             """)
-        for date in dirty.union(span) {
+        for date in plan.days {
             let day = try calendar.days(from: date, through: date)[0]
             let partial = try DayPartial.scan(db, startMs: day.startMs, endMs: day.endMs)
             if partial.isEmpty {
                 try db.run("DELETE FROM report_day_partials WHERE day_start = ?", [.integer(day.startMs)])
+                if plan.dirty.contains(date) { outcome.recomputed.append(date) }
                 continue
             }
             store.reset()
@@ -55,12 +81,19 @@ struct NightlyPartials {
             store.bind(day.endMs, at: 2)
             store.bind(Data(partial.encoded()), at: 3)
             try store.run()
-            rescanned.insert(date)
+            outcome.recomputed.append(date)
+            outcome.partials.append((day, partial))
         }
         try db.run("DELETE FROM report_dirty_buckets")
         try db.run("INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
                    [.text(Self.timezoneKey), .text(calendar.timeZone.identifier)])
-        return rescanned.sorted()
+        return outcome
+    }
+
+    /// Plans and updates in the caller's write transaction; returns the days recomputed.
+    /// With `rebuild`, every day is rescanned.
+    func update(_ db: Database, rebuild: Bool = false) throws -> [ReportDate] {
+        try update(db, plan: try plan(db, rebuild: rebuild)).recomputed
     }
 }
 
@@ -70,19 +103,27 @@ struct UnreadablePartial: Error {}
 extension PresentationScan {
     /// Fills the scan from the stored day partials instead of scanning every presentation: the
     /// days of the report contribute their groups and products; every day contributes its
-    /// customers' first impressions and purchases (cohorts span all history).
+    /// customers' first impressions and purchases (cohorts span all history). Partials whose
+    /// `day_start` is in `skipping` are left out (the caller merges fresh ones for those days).
     ///
     /// - Throws: ``UnreadablePartial`` (the caller rebuilds the partials), `StorageError`.
-    mutating func load(partials db: Database) throws {
+    mutating func load(partials db: Database, skipping: Set<Int64> = []) throws {
         try prepare(db)
         let dayIndex = Dictionary(uniqueKeysWithValues: days.enumerated().map { ($0.element.startMs, $0.offset) })
         try db.forEachRow("SELECT day_start, day_end, partial FROM report_day_partials ORDER BY day_start") { row in
             let start = row.int64(at: 0)
+            if skipping.contains(start) { return true }
             let index = dayIndex[start].flatMap { days[$0].endMs == row.int64(at: 1) ? $0 : nil }
             guard let partial = row.withUnsafeBlob(at: 2, { DayPartial(decoding: $0) }) else { throw UnreadablePartial() }
             merge(partial, dayIndex: index)
             return true
         }
+    }
+
+    /// Adds the partial of `day` (a day of any range: only the report's days add their groups).
+    mutating func merge(_ partial: DayPartial, of day: ReportDay) {
+        let index = days.firstIndex { $0.startMs == day.startMs && $0.endMs == day.endMs }
+        merge(partial, dayIndex: index)
     }
 
     /// Adds one day's partial; `dayIndex` is its index in ``days``, `nil` when it is outside them.
