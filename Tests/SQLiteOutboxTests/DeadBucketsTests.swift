@@ -59,6 +59,8 @@ struct DeadBucketsTests {
         try db.run("UPDATE dead_letters SET requeued_at = NULL WHERE event_id = ?1 AND requeued_at IS NOT NULL", [.text(ids[4])])
         try db.run("UPDATE dead_letters SET requeued_at = NULL WHERE event_id = ?1 AND requeued_at IS NOT NULL", [.text(ids[1])])
         try expectDeadBucketsMatch(db, "reopened", expected: [0: 1, 1: 2])
+        try db.run("UPDATE dead_letters SET requeued_at = NULL WHERE event_id IN (?1, ?2)", [.text(ids[4]), .text(ids[1])])
+        try expectDeadBucketsMatch(db, "open letters 'reopened' again", expected: [0: 1, 1: 2])
         // and an open letter moves to another event (bucket 1 → 3), to an event already open, to an
         // unknown id and back from it, and a requeued letter moves to an event with none open
         try db.run("UPDATE dead_letters SET event_id = ?2 WHERE event_id = ?1", [.text(ids[4]), .text(ids[10])])
