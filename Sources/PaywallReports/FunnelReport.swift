@@ -155,7 +155,7 @@ public struct FunnelReport: Sendable {
     /// Throws ``ReportError/notAStore(path:missing:)`` unless the store and report tables exist.
     func checkStore() throws {
         let required = ["events", "outbox", "deliveries", "dead_letters", "quarantine", "drops", "meta", "report_presentations",
-                        "report_event_buckets", "report_delivery_buckets", "report_customers", "report_placements",
+                        "report_event_buckets", "report_delivery_buckets", "report_dead_buckets", "report_customers", "report_placements",
                         "report_day_partials", "report_dirty_buckets"]
         let present = Set(try ReportError.wrap {
             try connection.all("SELECT name FROM sqlite_schema WHERE type = 'table'") { $0.string(at: 0) ?? "" }

@@ -17,6 +17,7 @@ public enum Schema {
         outboxKeyedByEventRowid,
         quarantineOncePerPayload,
         eventsWithStableRowids,
+        deadLetterBuckets,
     ]
 
     /// The migrator for ``migrations``.

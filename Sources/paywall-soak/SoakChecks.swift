@@ -84,6 +84,16 @@ final class SoakChecks {
                       EXCEPT SELECT bucket, delivered FROM report_delivery_buckets))
             """)
         expect(bucketErrors == 0, "\(bucketErrors) delivery buckets differ from a direct count of the deliveries")
+        let deadBucketErrors = try count("""
+            WITH direct AS (
+              SELECT e.occurred_at / 900000 AS bucket, count(*) AS dead
+              FROM (SELECT DISTINCT event_id FROM dead_letters WHERE requeued_at IS NULL) AS l
+              CROSS JOIN events AS e ON e.id = l.event_id AND e.name = 'paywall_shown'
+              GROUP BY 1)
+            SELECT (SELECT count(*) FROM (SELECT bucket, dead FROM report_dead_buckets WHERE dead != 0 EXCEPT SELECT * FROM direct))
+                 + (SELECT count(*) FROM (SELECT * FROM direct EXCEPT SELECT bucket, dead FROM report_dead_buckets))
+            """)
+        expect(deadBucketErrors == 0, "\(deadBucketErrors) dead-letter buckets differ from a direct count of the open dead letters")
         expect(standIn.violations.isEmpty, "wire-format violations: \(Array(standIn.violations.prefix(3)))")
         let integrity = try connection.scalar("PRAGMA integrity_check")?.string
         expect(integrity == "ok", "integrity_check: \(integrity ?? "nil")")

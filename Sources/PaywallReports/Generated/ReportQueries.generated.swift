@@ -111,8 +111,9 @@ ORDER BY f.date, f.placement;
 -- events_stored / impressions_stored come from report_event_buckets (15-minute buckets of
 -- occurred_at; every day of :days starts and ends on a bucket boundary), impressions_delivered from
 -- report_delivery_buckets (deliveries per bucket of the impression's occurred_at, kept by triggers),
--- impressions_dead_lettered from the open dead letters (few) and their events' occurred_at, and
--- impressions_pending is the rest (never below 0 when a delivery outruns the rollup of its event).
+-- impressions_dead_lettered from report_dead_buckets (stored impressions with an open dead letter per
+-- bucket of their occurred_at, kept by triggers on dead_letters), and impressions_pending is the rest
+-- (never below 0 when a delivery outruns the rollup of its event).
 -- quarantined comes from quarantine.quarantined_at and dropped from drops.dropped_at. The placement
 -- filter does not apply. Parameters: :days as in encounter_funnel.sql.
 WITH days AS (
@@ -141,16 +142,11 @@ delivered AS (
   WHERE b.delivered > 0
   GROUP BY d.date
 ),
-dead_buckets AS (
-  SELECT e.occurred_at / 900000 AS bucket, count(*) AS dead
-  FROM (SELECT DISTINCT event_id FROM dead_letters WHERE requeued_at IS NULL) AS l
-  CROSS JOIN events AS e ON e.id = l.event_id AND e.name = 'paywall_shown'
-  GROUP BY bucket
-),
 dead AS (
   SELECT d.date, sum(b.dead) AS dead
   FROM days AS d
-  JOIN dead_buckets AS b ON b.bucket >= d.start_ms / 900000 AND b.bucket < d.end_ms / 900000
+  JOIN report_dead_buckets AS b ON b.bucket >= d.start_ms / 900000 AND b.bucket < d.end_ms / 900000
+  WHERE b.dead > 0
   GROUP BY d.date
 )
 SELECT d.date,
