@@ -34,10 +34,15 @@ final class BackgroundPartialsLoad: Sendable {
         thread.start()
     }
 
-    /// Waits for the load and returns the scan; rethrows its error (``UnreadablePartial`` among them).
+    /// Waits for the load and hands the scan over (the only copy, so merging into it copies no
+    /// array); rethrows its error (``UnreadablePartial`` among them). Call it once.
     func wait() throws -> PresentationScan {
         finished.wait()
-        finished.signal()   // a later wait returns at once
-        return try outcome.withLock { $0! }.get()
+        let result = outcome.withLock { state in
+            defer { state = nil }
+            return state
+        }
+        guard let result else { preconditionFailure("BackgroundPartialsLoad.wait() called twice") }
+        return try result.get()
     }
 }

@@ -99,7 +99,7 @@ extension FunnelReport {
                 }
             }
         } catch {
-            _ = try? load?.wait()   // never leave the reader running
+            _ = try? load?.wait()   // never leave the reader running (nothing waited for it yet)
             throw error
         }
         guard let load else { return (outcome.recomputed, nil) }
