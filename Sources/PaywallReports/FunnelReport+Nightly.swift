@@ -75,10 +75,10 @@ extension FunnelReport {
     }
 
     /// Brings the day partials up to date, rescanning the dirty days in a write transaction, and —
-    /// when the store is in WAL mode and no rebuild is due — loads every other day's partial on a
-    /// second connection and thread meanwhile (``BackgroundPartialsLoad``), then adds the fresh
-    /// partials. Returns the days recomputed and the loaded scan (`nil`: the report reads the
-    /// partials itself).
+    /// when the store is in WAL mode, no rebuild is due and at most a week of days is dirty — loads
+    /// every other day's partial on a second connection and thread meanwhile
+    /// (``BackgroundPartialsLoad``), then adds the fresh partials. Returns the days recomputed and
+    /// the loaded scan (`nil`: the report reads the partials itself).
     ///
     /// - Throws: ``UnreadablePartial`` when a stored partial cannot be read; ``ReportError``.
     func updatePartials(_ partials: NightlyPartials, days: [ReportDay],
@@ -90,12 +90,12 @@ extension FunnelReport {
             outcome = try ReportError.wrap {
                 try connection.transaction(.immediate) { db in
                     let plan = try partials.plan(db)
-                    if parallel, !plan.rebuild {
-                        let starts = try plan.days.map { try partials.calendar.days(from: $0, through: $0)[0].startMs }
-                        load = try BackgroundPartialsLoad(path: connection.path, days: days, windowMs: cohortWindow.milliseconds,
-                                                          skipping: Set(starts))
-                    }
-                    return try partials.update(db, plan: plan)
+                    // Up to a week of dirty days: their fresh partials are held in memory until merged.
+                    guard parallel, !plan.rebuild, plan.days.count <= 7 else { return try partials.update(db, plan: plan) }
+                    let starts = try plan.days.map { try partials.calendar.days(from: $0, through: $0)[0].startMs }
+                    load = try BackgroundPartialsLoad(path: connection.path, days: days, windowMs: cohortWindow.milliseconds,
+                                                      skipping: Set(starts))
+                    return try partials.update(db, plan: plan, keepPartials: true)
                 }
             }
         } catch {

@@ -60,8 +60,9 @@ struct NightlyPartials {
     }
 
     /// Rescans the plan's days into `report_day_partials` and clears the dirty marks, inside the
-    /// caller's write transaction (the one that made the plan).
-    func update(_ db: Database, plan: Plan) throws -> Outcome {
+    /// caller's write transaction (the one that made the plan). With `keepPartials`, the outcome
+    /// also holds the partials computed (for a caller that merges them itself: keep the plan short).
+    func update(_ db: Database, plan: Plan, keepPartials: Bool = false) throws -> Outcome {
         if plan.rebuild { try db.run("DELETE FROM report_day_partials") }
         var outcome = Outcome(recomputed: [], partials: [])
         let store = try db.cachedStatement("""
@@ -82,7 +83,7 @@ struct NightlyPartials {
             store.bind(Data(partial.encoded()), at: 3)
             try store.run()
             outcome.recomputed.append(date)
-            outcome.partials.append((day, partial))
+            if keepPartials { outcome.partials.append((day, partial)) }
         }
         try db.run("DELETE FROM report_dirty_buckets")
         try db.run("INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",

@@ -75,6 +75,27 @@ struct NightlyPartialsTests {
         #expect(try csv(folder.path("nightly"), "encounter_funnel.csv").contains("2026-11-03,late,1,1,0,1,1.0000\r\n"))
     }
 
+    @Test func moreThanAWeekOfDirtyDaysIsRescannedWithoutTheBackgroundLoad() throws {
+        // Given a nightly run over the random traffic (the following runs load the partials of
+        // clean days on a second thread while a week or less of dirty days is rescanned)
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let connection = try EngineAgreementTests.randomStore(at: folder.path("db"), seed: 8)
+        _ = try expectNightlyEqualsFullScan(connection, folder, timezone: "UTC", run: 0)
+        // When late impressions arrive for nine different days, and for two days the next run
+        let late = (0..<9).map { ReportFixture.shown(91_000 + $0, ReportFixture.day1 + Int64($0) * 24 * ReportFixture.hour + 7,
+                                                     "u\($0)", 9_100 + $0, "late") }
+        try ReportFixture.insert(late, into: connection)
+        let many = try expectNightlyEqualsFullScan(connection, folder, timezone: "UTC", run: 1)
+        try ReportFixture.insert([ReportFixture.shown(92_000, ReportFixture.day1 + 30 * ReportFixture.hour, "u1", 9_200, "late"),
+                                  ReportFixture.shown(92_001, ReportFixture.day1 + 80 * ReportFixture.hour, "u2", 9_201, "late")],
+                                 into: connection)
+        let few = try expectNightlyEqualsFullScan(connection, folder, timezone: "UTC", run: 2)
+        // Then both equal the full scan (above), the first rescanned the nine days and the second its two
+        #expect(many.daysRecomputed == (1...9).map { "2026-11-0\($0)" })
+        #expect(few.daysRecomputed == ["2026-11-02", "2026-11-04"])
+    }
+
     @Test func anotherTimeZoneStartsOverAndAnUnreadablePartialIsRebuilt() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
