@@ -29,13 +29,23 @@ struct PresentationBatch {
     /// The close texts, by the indexes the folds hold.
     var texts = TextTable()
 
-    /// Reads and folds the events with rowid in `(after, through]`.
+    /// Reads and folds the events with rowid in `(after, through]`. With ``ReportKeys/deferred()``
+    /// keys, the folds get provisional keys while reading, then `loadedKeys` (called once, after
+    /// the rows are read) gives the loaded tables, which resolve them and replace `keys`.
     static func read(_ db: Database, after: Int64, through: Int64, keys: inout ReportKeys,
-                     texts: inout TextTable) throws -> PresentationBatch {
+                     texts: inout TextTable, loadedKeys: () throws -> ReportKeys = { ReportKeys() }) throws -> PresentationBatch {
         var batch = PresentationBatch(after: after, through: through, capacity: Int(min(through - after, 1_000_000)))
         try db.forEachRow(eventsSQL, [.integer(after), .integer(through)]) { row in
             try batch.add(row, keys: &keys, texts: &texts)
             return true
+        }
+        if keys.isDeferred {
+            var loaded = try loadedKeys()
+            for index in batch.folds.indices {
+                batch.folds[index].customerKey = loaded.resolve(customer: batch.folds[index].customerKey, from: keys)
+                batch.folds[index].placementKey = loaded.resolve(placement: batch.folds[index].placementKey, from: keys)
+            }
+            keys = loaded
         }
         batch.slots = UUIDSlots(capacity: 0)   // not needed any more
         batch.folds.sort { $0.pwID < $1.pwID }   // merged in pw_id order: with time-ordered ids the B-tree appends

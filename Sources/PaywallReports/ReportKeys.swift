@@ -26,6 +26,12 @@ struct ReportKeys {
             entries.append((key, bytes.count))
         }
 
+        /// The bytes of entry `index`.
+        func withName<R>(_ index: Int, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+            let start = index == 0 ? 0 : entries[index - 1].end
+            return bytes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[start..<entries[index].end])) }
+        }
+
         func insert(_ sql: String, _ db: Database) throws {
             let statement = try db.cachedStatement(sql)
             try bytes.withUnsafeBytes { bytes in
@@ -47,6 +53,35 @@ struct ReportKeys {
     private var nextPlacement: Int64 = 1
     private var loaded = false
     private var new = NewNames()
+    /// Names met while the key tables were not there yet, each holding the provisional key
+    /// `-(index + 1)` until ``resolve(customer:from:)`` / ``resolve(placement:from:)``.
+    private(set) var isDeferred = false
+    private var pending = NewNames()
+
+    /// Keys that hand out provisional (negative) keys, so a chunk can be read while the tables load
+    /// on another thread; the real keys come from a loaded table's `resolve` calls.
+    static func deferred() -> ReportKeys {
+        var keys = ReportKeys()
+        keys.isDeferred = true
+        return keys
+    }
+
+    /// The real key of a provisional customer key handed out by `deferred` (assigned now when new);
+    /// a key that is not provisional is returned as it is.
+    mutating func resolve(customer key: Int64, from deferred: ReportKeys) -> Int64 {
+        guard key < 0 else { return key }
+        return deferred.pending.customers.withName(Int(-key - 1)) {
+            Self.key($0, in: &customers, next: &nextCustomer, new: &new.customers)
+        }
+    }
+
+    /// The real key of a provisional placement key handed out by `deferred` (assigned now when new).
+    mutating func resolve(placement key: Int64, from deferred: ReportKeys) -> Int64 {
+        guard key < 0 else { return key }
+        return deferred.pending.placements.withName(Int(-key - 1)) {
+            Self.key($0, in: &placements, next: &nextPlacement, new: &new.placements)
+        }
+    }
 
     mutating func load(_ db: Database) throws {
         guard !loaded else { return }
@@ -70,14 +105,28 @@ struct ReportKeys {
         return new
     }
 
-    /// The key of the customer named by text column `column` of `row` (inserted when new).
+    /// The key of the customer named by text column `column` of `row` (inserted when new;
+    /// provisional when deferred).
     mutating func customer(_ row: Row, _ column: Int) -> Int64 {
-        row.withUnsafeText(at: column) { Self.key($0, in: &customers, next: &nextCustomer, new: &new.customers) }
+        row.withUnsafeText(at: column) {
+            isDeferred ? Self.provisional($0, in: &pending.customers)
+                : Self.key($0, in: &customers, next: &nextCustomer, new: &new.customers)
+        }
     }
 
-    /// The key of the placement named by text column `column` of `row` (inserted when new).
+    /// The key of the placement named by text column `column` of `row` (inserted when new;
+    /// provisional when deferred).
     mutating func placement(_ row: Row, _ column: Int) -> Int64 {
-        row.withUnsafeText(at: column) { Self.key($0, in: &placements, next: &nextPlacement, new: &new.placements) }
+        row.withUnsafeText(at: column) {
+            isDeferred ? Self.provisional($0, in: &pending.placements)
+                : Self.key($0, in: &placements, next: &nextPlacement, new: &new.placements)
+        }
+    }
+
+    /// Keeps `name` and hands out its provisional key.
+    private static func provisional(_ name: UnsafeRawBufferPointer, in names: inout Names) -> Int64 {
+        names.append(0, name)
+        return -Int64(names.entries.count)
     }
 
     /// The key of `name` in `table`, or the next key (recorded in `new`) when it has none yet.

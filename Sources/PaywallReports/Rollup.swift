@@ -63,7 +63,11 @@ struct Rollup {
         if wal && top - result.watermarkBefore > chunkSize {
             // Several chunks: a second connection reads and folds chunk n + 1 while this one merges chunk n.
             try RollupReader(path: connection.path, from: result.watermarkBefore, through: top, chunkSize: chunkSize)
-                .forEach(apply)
+                .forEach(loadKeys: {
+                    var keys = ReportKeys()
+                    try connection.withDatabase { try keys.load($0) }
+                    return keys
+                }, apply)
         } else {
             var keys = ReportKeys(), texts = TextTable(), after = result.watermarkBefore
             while after < top {

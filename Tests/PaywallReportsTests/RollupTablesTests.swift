@@ -1,4 +1,6 @@
 import PaywallCore
+import PaywallSQLite
+import PaywallStore
 @testable import PaywallReports
 import Testing
 
@@ -47,5 +49,44 @@ struct RollupTablesTests {
             let found: Int? = slots.position(of: key, orInsert: 1_000_000 + position)
             #expect(found == expected[key])
         }
+    }
+}
+
+/// Provisional keys: a chunk read before the key tables are loaded gets the same keys it would
+/// have got with the tables there.
+struct DeferredReportKeysTests {
+    @Test func provisionalKeysResolveToTheKeysOfTheLoadedTables() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        // Given stored keys for two customers and one placement
+        let connection = try Schema.open(path: folder.path("db"))
+        try connection.execute("""
+            INSERT INTO report_customers (key, user_id) VALUES (1, 'ann'), (2, 'bob');
+            INSERT INTO report_placements (key, placement) VALUES (1, 'home');
+            """)
+        // When a deferred reader hands out keys for known and unknown names (one unknown twice)
+        var deferred = ReportKeys.deferred()
+        let names = ["bob", "cyd", "ann", "cyd"]
+        let provisional = try names.map { name in
+            try connection.all("SELECT ?, 'settings'", [.text(name)]) { row in
+                (deferred.customer(row, 0), deferred.placement(row, 1))
+            }[0]
+        }
+        var loaded = ReportKeys()
+        try connection.withDatabase { try loaded.load($0) }
+        let customers = provisional.map { loaded.resolve(customer: $0.0, from: deferred) }
+        let placements = provisional.map { loaded.resolve(placement: $0.1, from: deferred) }
+        // Then every provisional key was negative, known names get their stored keys, the new
+        // customer and the new placement get one new key each, and only they are new names
+        #expect(provisional.allSatisfy { $0.0 < 0 && $0.1 < 0 })
+        #expect(customers == [2, 3, 1, 3])
+        #expect(Set(placements) == [2])
+        try connection.transaction { try loaded.takeNew().insert($0) }
+        #expect(try connection.all("SELECT key, user_id FROM report_customers ORDER BY key") { "\($0.int64(at: 0))=\($0.string(at: 1)!)" }
+                == ["1=ann", "2=bob", "3=cyd"])
+        #expect(try connection.all("SELECT key, placement FROM report_placements ORDER BY key") { "\($0.int64(at: 0))=\($0.string(at: 1)!)" }
+                == ["1=home", "2=settings"])
+        // And a key that is not provisional is kept as it is
+        #expect(loaded.resolve(customer: 7, from: deferred) == 7)
     }
 }
