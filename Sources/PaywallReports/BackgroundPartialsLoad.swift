@@ -1,48 +1,75 @@
 import Dispatch
 import Foundation
 import PaywallSQLite
-import Synchronization
 
-/// Loads the stored day partials into a ``PresentationScan`` on a second, read-only connection and
-/// thread, leaving out the days the caller is rescanning at the same time: the nightly job's two
-/// largest steps after the fold (rescanning the dirty days, reading every other day's partial) then
-/// use both cores. It needs write-ahead logging, so the reader's snapshot and the caller's write
-/// transaction run side by side; the caller only writes the days the reader leaves out.
+/// Reads and decodes the stored day partials on a second, read-only connection and thread, leaving
+/// out the days the caller rescans, and hands them over a few at a time: the caller merges them
+/// into the ``PresentationScan`` the reader prepared first, while the reader decodes the next ones (reading and decoding the
+/// partials, and merging them, are the nightly job's largest steps after the fold, and each gets a
+/// core). It needs write-ahead logging, so the reader's snapshot and the caller's write transaction
+/// run side by side; the caller only writes the days the reader leaves out.
 final class BackgroundPartialsLoad: Sendable {
-    private let outcome = Mutex<Result<PresentationScan, any Error>?>(nil)
-    private let finished = DispatchSemaphore(value: 0)
+    /// What the reader hands over: first the empty scan it prepared, then each decoded partial by its day's bounds.
+    enum Item: Sendable {
+        case scan(PresentationScan)
+        case partial(start: Int64, end: Int64, DayPartial)
+    }
 
-    /// Starts loading every stored partial whose `day_start` is not in `skipping`, for the report
-    /// days `days` and a cohort window of `windowMs`.
+    private let channel = BoundedChannel<Result<Item, any Error>>(capacity: 4)
+    private let done = DispatchSemaphore(value: 0)
+
+    /// Starts preparing an empty scan (`scan` with the store's placements and customers) and
+    /// reading every stored partial whose `day_start` is not in `skipping`.
     ///
     /// - Throws: `StorageError` when the second connection cannot be opened.
-    init(path: String, days: [ReportDay], windowMs: Int64, skipping: Set<Int64>) throws {
+    init(path: String, scan: PresentationScan, skipping: Set<Int64>) throws {
         let reader = try Connection(path: path, options: OpenOptions(create: false, wal: false))
-        let thread = Thread { [self] in
-            let result = Result {
+        let thread = Thread { [channel, done] in
+            defer { done.signal() }
+            do {
                 try reader.transaction(.deferred) { db in
-                    let newest = Int64(try db.scalar("SELECT value FROM meta WHERE key = ?", [.text(Rollup.newestKey)])?.string ?? "")
-                    var scan = PresentationScan(days: days, placementFilter: nil, windowMs: windowMs,
-                                                newestEventAt: newest ?? .min)
-                    try scan.load(partials: db, skipping: skipping)
-                    return scan
+                    var scan = scan
+                    try scan.prepare(db)
+                    guard channel.send(.success(.scan(consume scan))) else { return }   // the only copy: merging copies nothing
+                    try db.forEachRow("SELECT day_start, day_end, partial FROM report_day_partials ORDER BY day_start") { row in
+                        let start = row.int64(at: 0)
+                        if skipping.contains(start) { return true }
+                        guard let partial = row.withUnsafeBlob(at: 2, { DayPartial(decoding: $0) }) else { throw UnreadablePartial() }
+                        return channel.send(.success(.partial(start: start, end: row.int64(at: 1), partial)))
+                    }
                 }
+                channel.finish()
+            } catch {
+                _ = channel.send(.failure(error))
+                channel.finish()
             }
-            self.outcome.withLock { $0 = result }
-            self.finished.signal()
         }
         thread.start()
     }
 
-    /// Waits for the load and hands the scan over (the only copy, so merging into it copies no
-    /// array); rethrows its error (``UnreadablePartial`` among them). Call it once.
-    func wait() throws -> PresentationScan {
-        finished.wait()
-        let result = outcome.withLock { state in
-            defer { state = nil }
-            return state
+    /// Returns the prepared scan with every partial read merged in (in day order, as they come);
+    /// rethrows the reader's error (``UnreadablePartial`` among them). Returns once the reader has
+    /// stopped; call it once.
+    func scan() throws -> PresentationScan {
+        defer {
+            channel.cancel()
+            done.wait()
         }
-        guard let result else { preconditionFailure("BackgroundPartialsLoad.wait() called twice") }
-        return try result.get()
+        guard case .scan(var scan)? = try channel.receive()?.get() else {
+            preconditionFailure("the partials reader sends its scan first")
+        }
+        let dayIndex = Dictionary(uniqueKeysWithValues: scan.days.enumerated().map { ($0.element.startMs, $0.offset) })
+        while let next = channel.receive() {
+            guard case .partial(let start, let end, let partial) = try next.get() else { continue }
+            scan.merge(partial, dayIndex: dayIndex[start].flatMap { scan.days[$0].endMs == end ? $0 : nil })
+        }
+        return scan
+    }
+
+    /// Stops the reader without reading on (after a failure of the caller's own work).
+    func stop() {
+        channel.cancel()
+        while channel.receive() != nil {}
+        done.wait()
     }
 }

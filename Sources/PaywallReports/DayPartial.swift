@@ -23,6 +23,11 @@ struct DayPartial: Equatable {
         var placement: Int
         var product: String
         var count: Int64
+
+        /// The stored order: by placement key, then product by code points.
+        static func precedes(_ a: Self, _ b: Self) -> Bool {
+            a.placement != b.placement ? a.placement < b.placement : codePointLess(a.product, b.product)
+        }
     }
 
     /// A customer's earliest impression at a placement.
@@ -50,39 +55,64 @@ struct DayPartial: Equatable {
 
     /// Scans the presentations whose first event falls in `[startMs, endMs)`.
     static func scan(_ db: Database, startMs: Int64, endMs: Int64) throws -> DayPartial {
-        var partial = DayPartial()
-        var groups: [PresentationScan.GroupStats?] = []   // by placement key (dense and few)
-        var productNames = Interner()
-        var productCounts: [Int: Int64] = [:]
-        var impressions: [CustomerFirst] = []
+        var builder = Builder()
         try db.forEachRow(daySQL, [.integer(startMs), .integer(endMs)]) { row in
-            let p = PresentationScan.ScannedPresentation(row)
+            builder.add(PresentationScan.ScannedPresentation(row), RowDetails(row: row))
+            return true
+        }
+        return builder.finish()
+    }
+
+    /// The partial of presentations folded in memory (each one whole: the folds of presentations
+    /// that were not stored before), their close texts in `texts`.
+    static func build(_ folds: some Sequence<PresentationFold>, texts: TextTable) -> DayPartial {
+        var builder = Builder()
+        let codes = texts.map { PresentationScan.code($0) }
+        for fold in folds {
+            builder.add(PresentationScan.ScannedPresentation(fold, codes: codes), FoldDetails(fold: fold, texts: texts, codes: codes))
+        }
+        return builder.finish()
+    }
+
+    /// Accumulates presentations into a partial.
+    struct Builder {
+        private var partial = DayPartial()
+        private var groups: [PresentationScan.GroupStats?] = []   // by placement key (dense and few)
+        private var productNames = Interner()
+        private var productCounts: [Int: Int64] = [:]
+        private var impressions: [CustomerFirst] = []
+
+        /// Adds one presentation.
+        mutating func add<Details: PresentationDetails>(_ p: PresentationScan.ScannedPresentation, _ details: Details) {
             if let impressionAt = p.impressionAt {
                 impressions.append(CustomerFirst(user: p.user, placement: UInt32(truncatingIfNeeded: p.placement), at: impressionAt))
             }
             if let purchaseAt = p.purchaseAt { partial.purchases.append(Purchase(user: p.user, at: purchaseAt)) }
             if p.placement >= groups.count { groups += repeatElement(nil, count: p.placement + 1 - groups.count) }
             if groups[p.placement] == nil { groups[p.placement] = PresentationScan.GroupStats() }
-            PresentationScan.add(row, p, to: &groups[p.placement]!) { product in
+            PresentationScan.add(details, p, to: &groups[p.placement]!) { product in
                 productCounts[p.placement << 32 | productNames.index(product), default: 0] += 1
             }
-            return true
         }
-        for (placement, group) in groups.enumerated() {
-            guard var group else { continue }
-            group.normalize()
-            partial.groups[placement] = group
+
+        /// The partial, in its canonical form (sorted, viewers without repeats).
+        mutating func finish() -> DayPartial {
+            for (placement, group) in groups.enumerated() {
+                guard var group else { continue }
+                group.normalize()
+                partial.groups[placement] = group
+            }
+            partial.products = productCounts.map {
+                ProductCount(placement: $0.key >> 32, product: productNames.names[$0.key & 0xFFFF_FFFF], count: $0.value)
+            }.sorted(by: ProductCount.precedes)
+            // Earliest impression per (customer, placement): sort, keep the first of each pair.
+            impressions.sort { ($0.user, $0.placement, $0.at) < ($1.user, $1.placement, $1.at) }
+            for first in impressions where partial.firsts.last.map({ $0.user != first.user || $0.placement != first.placement }) ?? true {
+                partial.firsts.append(first)
+            }
+            partial.purchases.sort { ($0.user, $0.at) < ($1.user, $1.at) }
+            return partial
         }
-        partial.products = productCounts.map {
-            ProductCount(placement: $0.key >> 32, product: productNames.names[$0.key & 0xFFFF_FFFF], count: $0.value)
-        }.sorted { $0.placement != $1.placement ? $0.placement < $1.placement : codePointLess($0.product, $1.product) }
-        // Earliest impression per (customer, placement): sort, keep the first of each pair.
-        impressions.sort { ($0.user, $0.placement, $0.at) < ($1.user, $1.placement, $1.at) }
-        for first in impressions where partial.firsts.last.map({ $0.user != first.user || $0.placement != first.placement }) ?? true {
-            partial.firsts.append(first)
-        }
-        partial.purchases.sort { ($0.user, $0.at) < ($1.user, $1.at) }
-        return partial
     }
 }
 

@@ -29,7 +29,17 @@ extension FunnelReport {
         try lease.acquire(now: startedAt, durationMs: 6 * 3_600_000)
         defer { lease.release() }
         let output = try OutputFolder(destination: directory)
-        let refreshed = try refreshRollups()
+        // The buckets earlier folds marked, read with the watermark: the refresh's own additions are
+        // the whole change of the other dirty days only when no fold ran in between.
+        let marked = try ReportError.wrap {
+            try connection.transaction(.deferred) { db in
+                (buckets: Set(try db.all("SELECT bucket FROM report_dirty_buckets") { $0.int64(at: 0) }),
+                 watermark: Int64(try db.scalar("SELECT value FROM meta WHERE key = ?", [.text(Rollup.watermarkKey)])?.string ?? "0") ?? 0)
+            }
+        }
+        var refreshed = try refreshRollups(collectingAdditions: engine == .native ? 2_000_000 : nil)
+        let collected = refreshed.additions
+        refreshed.additions = nil   // one copy, released once the partials are updated
         let window = try self.window(calendar: calendar, days: days, now: startedAt)
         let reportDays = try calendar.days(from: window.from, through: window.to)
         let partials = NightlyPartials(calendar: calendar)
@@ -39,7 +49,12 @@ extension FunnelReport {
         if engine == .native {
             // The native engine reads day partials: the days it rescans are the days recomputed.
             do {
-                let updated = try updatePartials(partials, days: reportDays, cohortWindow: cohortWindow)
+                let additions = collected.flatMap { collected in
+                    refreshed.watermarkBefore == marked.watermark
+                        ? NightlyPartials.Additions(collected: collected, markedBefore: marked.buckets, watermarkAfter: refreshed.watermark)
+                        : nil
+                }
+                let updated = try updatePartials(partials, days: reportDays, cohortWindow: cohortWindow, additions: additions)
                 recomputed = Set(updated.recomputed)
                 rows = try write(days: reportDays, placements: nil, cohortWindow: cohortWindow, formulaGuard: true,
                                  context: context, fromPartials: true, scan: updated.scan, into: output)
@@ -75,35 +90,39 @@ extension FunnelReport {
     }
 
     /// Brings the day partials up to date, rescanning the dirty days in a write transaction, and —
-    /// when the store is in WAL mode, no rebuild is due and at most a week of days is dirty — loads
-    /// every other day's partial on a second connection and thread meanwhile
-    /// (``BackgroundPartialsLoad``), then adds the fresh partials. Returns the days recomputed and
-    /// the loaded scan (`nil`: the report reads the partials itself).
+    /// when the store is in WAL mode, no rebuild is due and at most a week of days is dirty — has a
+    /// second connection and thread read and decode every other day's partial meanwhile
+    /// (``BackgroundPartialsLoad``), merging them here as they come, then adds the fresh partials.
+    /// A dirty day whose only change is new presentations from this run's refresh (`additions`)
+    /// gets its stored partial plus theirs, without a rescan. Returns the days recomputed and the
+    /// loaded scan (`nil`: the report reads the partials itself).
     ///
     /// - Throws: ``UnreadablePartial`` when a stored partial cannot be read; ``ReportError``.
-    func updatePartials(_ partials: NightlyPartials, days: [ReportDay],
-                        cohortWindow: CohortWindow) throws -> (recomputed: [ReportDate], scan: PresentationScan?) {
+    func updatePartials(_ partials: NightlyPartials, days: [ReportDay], cohortWindow: CohortWindow,
+                        additions: NightlyPartials.Additions? = nil) throws -> (recomputed: [ReportDate], scan: PresentationScan?) {
         let parallel = try ReportError.wrap { try connection.scalar("PRAGMA journal_mode")?.string?.lowercased() == "wal" }
         var load: BackgroundPartialsLoad?
         let outcome: NightlyPartials.Outcome
         do {
             outcome = try ReportError.wrap {
                 try connection.transaction(.immediate) { db in
-                    let plan = try partials.plan(db)
+                    let plan = try partials.plan(db, additions: additions)
                     // Up to a week of dirty days: their fresh partials are held in memory until merged.
                     guard parallel, !plan.rebuild, plan.days.count <= 7 else { return try partials.update(db, plan: plan) }
                     let starts = try plan.days.map { try partials.calendar.days(from: $0, through: $0)[0].startMs }
-                    load = try BackgroundPartialsLoad(path: connection.path, days: days, windowMs: cohortWindow.milliseconds,
-                                                      skipping: Set(starts))
+                    let newest = Int64(try db.scalar("SELECT value FROM meta WHERE key = ?", [.text(Rollup.newestKey)])?.string ?? "")
+                    let scan = PresentationScan(days: days, placementFilter: nil, windowMs: cohortWindow.milliseconds,
+                                                newestEventAt: newest ?? .min)
+                    load = try BackgroundPartialsLoad(path: connection.path, scan: scan, skipping: Set(starts))
                     return try partials.update(db, plan: plan, keepPartials: true)
                 }
             }
         } catch {
-            _ = try? load?.wait()   // never leave the reader running (nothing waited for it yet)
+            load?.stop()   // never leave the reader running
             throw error
         }
         guard let load else { return (outcome.recomputed, nil) }
-        var scan = try ReportError.wrap { try load.wait() }
+        var scan = try ReportError.wrap { try load.scan() }
         for (day, partial) in outcome.partials { scan.merge(partial, of: day) }
         return (outcome.recomputed, scan)
     }

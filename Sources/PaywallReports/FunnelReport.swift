@@ -1,6 +1,8 @@
+import Dispatch
 import Foundation
 import PaywallCore
 import PaywallSQLite
+import Synchronization
 
 /// Computes the reports of funnels.md from a PaywallAnalytics store and writes them as CSV files.
 ///
@@ -75,13 +77,22 @@ public struct FunnelReport: Sendable {
     /// - Throws: ``ReportError/storage(_:)``.
     @discardableResult
     public func refreshRollups() throws -> RollupRefresh {
+        try refreshRollups(collectingAdditions: nil)
+    }
+
+    /// ``refreshRollups()``, also collecting up to `limit` new presentations (``Rollup/Additions``).
+    func refreshRollups(collectingAdditions limit: Int?) throws -> RollupRefresh {
         try ReportError.wrap {
             var rollup = Rollup(connection: connection)
             rollup.chunkSize = chunkSize
             rollup.progress = progress
+            rollup.collectAdditions = limit
             let result = try rollup.refresh()
-            return RollupRefresh(eventsRead: result.eventsRead, watermark: result.watermarkAfter,
-                                 touchedBuckets: result.touchedBuckets)
+            var refresh = RollupRefresh(eventsRead: result.eventsRead, watermark: result.watermarkAfter,
+                                        touchedBuckets: result.touchedBuckets)
+            refresh.watermarkBefore = result.watermarkBefore
+            refresh.additions = result.additions
+            return refresh
         }
     }
 
@@ -140,16 +151,24 @@ public struct FunnelReport: Sendable {
         if loaded == nil {
             if fromPartials { try scan.load(partials: db) } else { try scan.scan(db) }
         }
-        let encounter = scan.encounterRows(), conversion = scan.conversionRows()
-        let cohorts = scan.cohortRows()
-        let summary = scan.summaryRows()
-        return [
-            ReportFile.encounterFunnel.fileName: encounter,
-            ReportFile.conversionFunnel.fileName: conversion,
-            ReportFile.cohortConversion.fileName: cohorts,
-            ReportFile.placementSummary.fileName: summary,
-            ReportFile.productMix.fileName: scan.productMixRows(),
-        ]
+        // Cohorts on one core, the other reports on the other: the scan is only read from here on.
+        let finished = scan
+        let rows = Mutex<[String: [[ReportValue]]]>([:])
+        DispatchQueue.concurrentPerform(iterations: 2) { part in
+            if part == 0 {
+                let cohorts = finished.cohortRows()
+                rows.withLock { $0[ReportFile.cohortConversion.fileName] = cohorts }
+                return
+            }
+            let others = [
+                ReportFile.encounterFunnel.fileName: finished.encounterRows(),
+                ReportFile.conversionFunnel.fileName: finished.conversionRows(),
+                ReportFile.placementSummary.fileName: finished.summaryRows(),
+                ReportFile.productMix.fileName: finished.productMixRows(),
+            ]
+            rows.withLock { $0.merge(others) { $1 } }
+        }
+        return rows.withLock { $0 }
     }
 
     /// Throws ``ReportError/notAStore(path:missing:)`` unless the store and report tables exist.
@@ -180,4 +199,13 @@ public struct RollupRefresh: Sendable, Equatable {
     public var watermark: Int64
     /// 15-minute buckets of the presentations and events that changed.
     public var touchedBuckets: Set<Int64>
+    /// The watermark before the refresh.
+    var watermarkBefore: Int64 = 0
+    /// The presentations new to the rollup, when collected.
+    var additions: Rollup.Additions?
+
+    /// What a refresh did (the counts a caller sees).
+    public init(eventsRead: Int64, watermark: Int64, touchedBuckets: Set<Int64>) {
+        (self.eventsRead, self.watermark, self.touchedBuckets) = (eventsRead, watermark, touchedBuckets)
+    }
 }

@@ -25,6 +25,23 @@ struct NightlyPartials {
         var rebuild: Bool
         /// The days holding a dirty bucket (recomputed even when they turn out empty).
         var dirty: Set<ReportDate>
+        /// Days whose only change is new presentations (``Additions``): their partial is the stored
+        /// one plus the new presentations that start on them, without a rescan.
+        var additive: Set<ReportDate> = []
+        /// The new presentations, when some day is additive.
+        var additions: Rollup.Additions?
+    }
+
+    /// New presentations the nightly job's own rollup refresh stored (``Rollup/Additions``), with
+    /// what tells whether they are the whole change since the partials were last brought up to date.
+    struct Additions {
+        /// What the refresh collected.
+        var collected: Rollup.Additions
+        /// The buckets already marked dirty before the refresh (earlier folds changed those days).
+        var markedBefore: Set<Int64>
+        /// The watermark after the refresh: when another fold has moved it since, the additions
+        /// are not the whole change, and every dirty day is rescanned.
+        var watermarkAfter: Int64
     }
 
     /// What an update did.
@@ -37,7 +54,7 @@ struct NightlyPartials {
 
     /// The days ``update(_:plan:)`` must rescan; with `rebuild`, every day. Call it in the same write
     /// transaction as the update, so no bucket is marked between the two.
-    func plan(_ db: Database, rebuild: Bool = false) throws -> Plan {
+    func plan(_ db: Database, rebuild: Bool = false, additions: Additions? = nil) throws -> Plan {
         let zone = try db.scalar("SELECT value FROM meta WHERE key = ?", [.text(Self.timezoneKey)])?.string
         var days = Set<ReportDate>()
         try db.forEachRow("SELECT bucket FROM report_dirty_buckets") { row in
@@ -56,7 +73,14 @@ struct NightlyPartials {
                 while date <= end { days.insert(date); date = date.next }
             }
         }
-        return Plan(days: days.sorted(), rebuild: rebuild, dirty: dirty)
+        var plan = Plan(days: days.sorted(), rebuild: rebuild, dirty: dirty)
+        let watermark = try db.scalar("SELECT value FROM meta WHERE key = ?", [.text(Rollup.watermarkKey)])?.string
+        if !rebuild, let additions, watermark == String(additions.watermarkAfter) {
+            let changed = additions.markedBefore.union(additions.collected.changedBuckets)
+            plan.additive = dirty.subtracting(changed.map { calendar.date(containing: $0 * 900_000) })
+            plan.additions = plan.additive.isEmpty ? nil : additions.collected
+        }
+        return plan
     }
 
     /// Rescans the plan's days into `report_day_partials` and clears the dirty marks, inside the
@@ -71,7 +95,19 @@ struct NightlyPartials {
             """)
         for date in plan.days {
             let day = try calendar.days(from: date, through: date)[0]
-            let partial = try DayPartial.scan(db, startMs: day.startMs, endMs: day.endMs)
+            let partial: DayPartial
+            if plan.additive.contains(date), let additions = plan.additions, let stored = try Self.stored(db, day) {
+                let folds = additions.folds.lazy.filter { $0.firstAt >= day.startMs && $0.firstAt < day.endMs }
+                if folds.isEmpty {   // nothing new starts on this day: its partial stands
+                    if keepPartials, !stored.isEmpty { outcome.partials.append((day, stored)) }
+                    outcome.recomputed.append(date)
+                    continue
+                }
+                let added = DayPartial.build(folds, texts: additions.texts)
+                partial = stored.isEmpty ? added : stored.merging(added)
+            } else {
+                partial = try DayPartial.scan(db, startMs: day.startMs, endMs: day.endMs)
+            }
             if partial.isEmpty {
                 try db.run("DELETE FROM report_day_partials WHERE day_start = ?", [.integer(day.startMs)])
                 if plan.dirty.contains(date) { outcome.recomputed.append(date) }
@@ -89,6 +125,16 @@ struct NightlyPartials {
         try db.run("INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
                    [.text(Self.timezoneKey), .text(calendar.timeZone.identifier)])
         return outcome
+    }
+
+    /// The stored partial of `day` (empty when none is stored); `nil` when it cannot be read.
+    static func stored(_ db: Database, _ day: ReportDay) throws -> DayPartial? {
+        var partial: DayPartial? = DayPartial()
+        try db.forEachRow("SELECT day_end, partial FROM report_day_partials WHERE day_start = ?", [.integer(day.startMs)]) { row in
+            partial = row.int64(at: 0) == day.endMs ? row.withUnsafeBlob(at: 1) { DayPartial(decoding: $0) } : nil
+            return false
+        }
+        return partial
     }
 
     /// Plans and updates in the caller's write transaction; returns the days recomputed.

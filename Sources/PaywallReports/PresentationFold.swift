@@ -4,7 +4,7 @@ import PaywallSQLite
 /// defines it: first event by (occurred_at, id), earliest impression, plan/purchase flags, earliest
 /// close by (occurred_at, id). Plain values only (ids as ``UUIDKey``, names as integer keys, close
 /// texts as ``TextTable`` indexes), so folding allocates nothing per event.
-struct PresentationFold {
+struct PresentationFold: Equatable {
     var pwID: UUIDKey
     var firstAt: Int64
     var firstID: UUIDKey
@@ -83,7 +83,7 @@ enum EventKind {
 }
 
 /// Repeated texts of the close (result, via, product) by a small integer, for one refresh.
-struct TextTable {
+struct TextTable: Equatable {
     static let null: Int32 = -1
     private var indexes: [String: Int32] = [:]
     private var texts: [String] = []
@@ -100,4 +100,7 @@ struct TextTable {
     }
 
     subscript(index: Int32) -> String? { index == Self.null ? nil : texts[Int(index)] }
+
+    /// `transform` of every text, by index (for a lookup per fold instead of a string comparison).
+    func map<T>(_ transform: (String) -> T) -> [T] { texts.map(transform) }
 }

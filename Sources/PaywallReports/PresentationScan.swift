@@ -44,7 +44,7 @@ struct PresentationScan {
             if let purchaseAt = p.purchaseAt { purchases.append((p.user, purchaseAt)) }
             guard p.firstAt >= rangeStart, p.firstAt < rangeEnd, isIncluded(p.placement) else { return true }
             let day = Self.dayIndex(p.firstAt, starts)
-            Self.add(row, p, to: &groups[day << 32 | p.placement, default: GroupStats()]) { product in
+            Self.add(RowDetails(row: row), p, to: &groups[day << 32 | p.placement, default: GroupStats()]) { product in
                 productCounts[p.placement << 32 | products.index(product), default: 0] += 1
             }
             return true
@@ -70,6 +70,11 @@ struct PresentationScan {
         /// The close's result code (see ``PresentationScan/code(_:_:)``), 0 when unclosed.
         let result: Int
 
+        init(firstAt: Int64, placement: Int, user: UInt32, impressionAt: Int64?, closeAt: Int64?, result: Int) {
+            (self.firstAt, self.placement, self.user, self.impressionAt) = (firstAt, placement, user, impressionAt)
+            (self.closeAt, self.closed, self.result) = (closeAt, closeAt != nil, result)
+        }
+
         init(_ row: Row) {
             firstAt = row.int64(at: 0)
             placement = Int(row.int64(at: 1))
@@ -84,28 +89,29 @@ struct PresentationScan {
         var purchaseAt: Int64? { result == 1 ? closeAt : nil }
     }
 
-    /// Adds one presentation (`row`, decoded as `p`) to its (day, placement) group, in place.
-    static func add(_ row: Row, _ p: ScannedPresentation, to stats: inout GroupStats,
-                    purchasedProduct: (String) -> Void) {
+    /// Adds one presentation (`p`, with the rest of its columns in `details`) to its (day,
+    /// placement) group, in place.
+    static func add<Details: PresentationDetails>(_ details: Details, _ p: ScannedPresentation, to stats: inout GroupStats,
+                                                  purchasedProduct: (String) -> Void) {
         stats.presentations += 1
         guard p.impressionAt != nil else {
             if p.closed { stats.dwellBounces += 1 }
             return
         }
-        let started = row.int64(at: 5) != 0
+        let started = details.purchaseStarted
         stats.impressions += 1
         stats.viewers.append(p.user)
-        if row.int64(at: 4) != 0 { stats.planSelected += 1 }
+        if details.planSelected { stats.planSelected += 1 }
         if started { stats.purchaseStarted += 1 }
         guard p.closed else { stats.unclosed += 1; return }
-        stats.openS.append(row.double(at: 9) ?? 0)
+        stats.openS.append(details.openS)
         switch p.result {
         case 1:
             stats.purchased += 1
-            purchasedProduct(row.string(at: 10) ?? "")
+            purchasedProduct(details.product)
         case 2: stats.restored += 1
         case 3:
-            let via = code(row, 8)
+            let via = details.via
             if via == 4 { stats.dismissedCloseButton += 1 } else if via == 5 { stats.dismissedContinueFree += 1 }
             if started { stats.cancellations += 1 } else { stats.bounces += 1 }
         default: break
@@ -131,6 +137,13 @@ struct PresentationScan {
     }
 
     static let codes: [[UInt8]] = ["purchased", "restored", "dismissed", "close_button", "continue_free"].map { Array($0.utf8) }
+
+    /// ``code(_:_:)`` of a text (`nil`: 0).
+    static func code(_ text: String?) -> Int {
+        guard let text else { return 0 }
+        for (code, word) in codes.enumerated() where text.utf8.elementsEqual(word) { return code + 1 }
+        return 0
+    }
 
     static func dayIndex(_ ms: Int64, _ starts: [Int64]) -> Int {
         var low = 0, high = starts.count - 1

@@ -24,6 +24,22 @@ struct Rollup {
         /// 15-minute buckets (`ms / 900000`) of the first events of every presentation that changed
         /// (before and after the change) and of every new event's `occurred_at`.
         var touchedBuckets: Set<Int64> = []
+        /// With ``Rollup/collectAdditions``: the presentations this refresh stored for the first
+        /// time, whole; `nil` when not collected (not asked, over the limit, or a first build).
+        var additions: Additions?
+    }
+
+    /// What a refresh added, for a caller that updates per-day summaries without rescanning:
+    /// presentations new to the rollup (their folds are their whole rows) and the buckets of the
+    /// presentations it changed instead (their first event's bucket before and after).
+    struct Additions: Equatable {
+        /// The new presentations' folds (a fold stored in one chunk and changed by a later one of the
+        /// same refresh is here too, and its buckets are in ``changedBuckets``).
+        var folds: [PresentationFold] = []
+        /// The close texts of the folds.
+        var texts = TextTable()
+        /// First-event buckets (before and after) of the presentations that were already stored.
+        var changedBuckets: Set<Int64> = []
     }
 
     let connection: Connection
@@ -31,6 +47,8 @@ struct Rollup {
     var chunkSize: Int64 = 250_000
     /// Called after every committed chunk with the share of new events folded so far (0…1).
     var progress: (@Sendable (Double) -> Void)?
+    /// Collect ``Result/additions``, up to this many new presentations (`nil`: do not collect).
+    var collectAdditions: Int?
 
     /// Folds every event above the watermark into the rollups.
     ///
@@ -47,6 +65,8 @@ struct Rollup {
         result.watermarkAfter = result.watermarkBefore
         // A first build touches every day anyway: skip the per-presentation "where was it before" probes.
         let fresh = try connection.scalar("SELECT count(*) FROM (SELECT 1 FROM report_presentations LIMIT 1)")?.int64 == 0
+        // A first build does not probe, so it cannot tell new presentations from changed ones.
+        if collectAdditions != nil, !fresh { result.additions = Additions() }
         let wal = try connection.scalar("PRAGMA journal_mode")?.string == "wal"
         let apply = { (batch: PresentationBatch) throws in
             try connection.transaction(.immediate) { db in
@@ -125,12 +145,22 @@ struct Rollup {
                 UUIDKey(blob: $0, 0)
             }.first ?? nil
             for fold in batch.folds {
-                guard let largest, !(largest < fold.pwID) else { continue }
-                before.reset()
-                fold.pwID.bind(before, at: 1)
-                if try before.step() { touched.insert(before.row.int64(at: 0) / 900_000) }
-                before.reset()
+                var storedFirstAt: Int64?
+                if let largest, !(largest < fold.pwID) {
+                    before.reset()
+                    fold.pwID.bind(before, at: 1)
+                    if try before.step() { storedFirstAt = before.row.int64(at: 0) }
+                    before.reset()
+                }
+                if let storedFirstAt {
+                    touched.insert(storedFirstAt / 900_000)
+                    result.additions?.changedBuckets.formUnion([storedFirstAt / 900_000, fold.firstAt / 900_000])
+                } else {
+                    result.additions?.folds.append(fold)
+                }
             }
+            if let limit = collectAdditions, let count = result.additions?.folds.count, count > limit { result.additions = nil }
+            result.additions?.texts = batch.texts
         }
         // Rows go in groups of mergeRows per statement (less per-statement work in SQLite), the rest one by one.
         let many = try db.cachedStatement(Self.mergeMany)

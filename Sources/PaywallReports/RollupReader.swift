@@ -21,7 +21,7 @@ struct RollupReader {
     /// chunk take about as long, and the caller has nothing else to do until the first chunk.
     func forEach(loadKeys: () throws -> ReportKeys, _ body: (PresentationBatch) throws -> Void) throws {
         let reader = try Connection(path: path, options: OpenOptions(create: false, wal: false))
-        let channel = BatchChannel()
+        let channel = BoundedChannel<Result<PresentationBatch, any Error>>(capacity: 1)
         let keysHandoff = KeysHandoff()
         let done = DispatchSemaphore(value: 0)
         let (from, through, chunkSize) = (self.from, self.through, self.chunkSize)
@@ -55,51 +55,6 @@ struct RollupReader {
         while let next = channel.receive() {
             try body(try next.get())
         }
-    }
-}
-
-/// A hand-over of at most one folded chunk between the reader thread and the merging caller.
-final class BatchChannel: Sendable {
-    private struct State: ~Copyable {
-        var queue: [Result<PresentationBatch, any Error>] = []
-        var finished = false
-        var cancelled = false
-    }
-
-    private let state = Mutex(State())
-    private let items = DispatchSemaphore(value: 0)
-    private let spaces = DispatchSemaphore(value: 1)
-
-    /// Waits for room, then queues `item`; `false` once the receiver has cancelled.
-    func send(_ item: Result<PresentationBatch, any Error>) -> Bool {
-        spaces.wait()
-        let queued = state.withLock { state in
-            guard !state.cancelled else { return false }
-            state.queue.append(item)
-            return true
-        }
-        if queued { items.signal() } else { spaces.signal() }
-        return queued
-    }
-
-    /// No more items will come.
-    func finish() {
-        state.withLock { $0.finished = true }
-        items.signal()
-    }
-
-    /// The next item, or `nil` when the sender has finished.
-    func receive() -> Result<PresentationBatch, any Error>? {
-        items.wait()
-        let item = state.withLock { state in state.queue.isEmpty ? nil : state.queue.removeFirst() }
-        if item != nil { spaces.signal() }
-        return item
-    }
-
-    /// Tells the sender to stop (it may be waiting for room).
-    func cancel() {
-        state.withLock { $0.cancelled = true }
-        spaces.signal()
     }
 }
 

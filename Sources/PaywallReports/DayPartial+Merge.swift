@@ -1,0 +1,81 @@
+/// Adding one partial to another: the partial of the union of two disjoint sets of presentations
+/// of the same day, in the canonical form a scan of them all gives (so `a.merging(b)` equals the
+/// scan of a's and b's presentations together, field by field).
+extension DayPartial {
+    /// This partial plus `other`'s presentations (which must be other presentations of the same day).
+    func merging(_ other: DayPartial) -> DayPartial {
+        var merged = self
+        for (placement, group) in other.groups {
+            merged.groups[placement] = merged.groups[placement].map { $0.merging(group) } ?? group
+        }
+        var counts = Dictionary(merged.products.map { (ProductKey($0), $0.count) }, uniquingKeysWith: +)
+        for product in other.products { counts[ProductKey(product), default: 0] += product.count }
+        merged.products = counts.map { ProductCount(placement: $0.key.placement, product: $0.key.product, count: $0.value) }
+            .sorted(by: ProductCount.precedes)
+        merged.firsts = Self.mergeFirsts(firsts, other.firsts)
+        merged.purchases = Self.mergeSorted(purchases, other.purchases) { ($0.user, $0.at) < ($1.user, $1.at) }
+        return merged
+    }
+
+    private struct ProductKey: Hashable {
+        let placement: Int
+        let product: String
+        init(_ count: ProductCount) { (placement, product) = (count.placement, count.product) }
+    }
+
+    /// Two firsts lists sorted by (customer, placement) merged, keeping the earlier impression of a pair in both.
+    static func mergeFirsts(_ a: [CustomerFirst], _ b: [CustomerFirst]) -> [CustomerFirst] {
+        var merged: [CustomerFirst] = []
+        merged.reserveCapacity(a.count + b.count)
+        var i = 0, j = 0
+        while i < a.count || j < b.count {
+            if j == b.count || (i < a.count && (a[i].user, a[i].placement) < (b[j].user, b[j].placement)) {
+                merged.append(a[i]); i += 1
+            } else if i == a.count || (b[j].user, b[j].placement) < (a[i].user, a[i].placement) {
+                merged.append(b[j]); j += 1
+            } else {
+                merged.append(a[i].at <= b[j].at ? a[i] : b[j]); i += 1; j += 1
+            }
+        }
+        return merged
+    }
+
+    /// Two lists sorted by `less` merged into one sorted list (every element kept).
+    static func mergeSorted<T>(_ a: [T], _ b: [T], by less: (T, T) -> Bool) -> [T] {
+        var merged: [T] = []
+        merged.reserveCapacity(a.count + b.count)
+        var i = 0, j = 0
+        while i < a.count || j < b.count {
+            if j == b.count || (i < a.count && !less(b[j], a[i])) { merged.append(a[i]); i += 1 } else { merged.append(b[j]); j += 1 }
+        }
+        return merged
+    }
+}
+
+extension PresentationScan.GroupStats {
+    /// This group plus another's presentations of the same (day, placement), both in canonical form.
+    func merging(_ other: Self) -> Self {
+        var merged = self
+        merged.presentations += other.presentations
+        merged.impressions += other.impressions
+        merged.dwellBounces += other.dwellBounces
+        merged.planSelected += other.planSelected
+        merged.purchaseStarted += other.purchaseStarted
+        merged.purchased += other.purchased
+        merged.restored += other.restored
+        merged.dismissedCloseButton += other.dismissedCloseButton
+        merged.dismissedContinueFree += other.dismissedContinueFree
+        merged.unclosed += other.unclosed
+        merged.bounces += other.bounces
+        merged.cancellations += other.cancellations
+        var viewers = DayPartial.mergeSorted(viewers, other.viewers, by: <)
+        var unique = 0
+        for index in viewers.indices where index == 0 || viewers[index] != viewers[unique - 1] {
+            viewers[unique] = viewers[index]
+            unique += 1
+        }
+        merged.viewers = Array(viewers[..<unique])
+        merged.openS = DayPartial.mergeSorted(openS, other.openS, by: <)
+        return merged
+    }
+}
