@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -36,7 +37,7 @@ public final class URLSessionTransport: HTTPTransport {
         let data: Data
         let response: URLResponse
         do {
-            (data, response) = try await session.data(for: urlRequest)
+            (data, response) = try await perform(urlRequest)
         } catch let error as URLError {
             throw Self.transportError(error)
         } catch {
@@ -52,6 +53,32 @@ public final class URLSessionTransport: HTTPTransport {
         return HTTPResponse(status: http.statusCode, headers: headers, body: data)
     }
 
+    /// Runs `request` as a data task; cancelling the calling task cancels the request.
+    ///
+    /// Not `URLSession.data(for:)`: on Linux its cancellation handler cancels the data task
+    /// synchronously while holding the Swift task's status lock, and the session's queue, finishing
+    /// the same request at that moment, waits for that lock to resume the caller: both wait
+    /// forever (seen as a hung `shutdown()`). Here the cancellation is handed to another thread.
+    private func perform(_ request: URLRequest) async throws -> (Data, URLResponse) {
+        let pending = PendingRequest()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(Data, URLResponse), any Error>) in
+                let task = session.dataTask(with: request) { data, response, error in
+                    if let error {
+                        continuation.resume(throwing: error)
+                    } else if let data, let response {
+                        continuation.resume(returning: (data, response))
+                    } else {
+                        continuation.resume(throwing: URLError(.badServerResponse))
+                    }
+                }
+                pending.start(task)
+            }
+        } onCancel: {
+            pending.cancel()
+        }
+    }
+
     /// Maps a `URLError` to a key-free ``TransportError``.
     static func transportError(_ error: URLError) -> TransportError {
         switch error.code {
@@ -64,5 +91,36 @@ public final class URLSessionTransport: HTTPTransport {
             .unreadableResponse(detail: "URLError \(error.code.rawValue)")
         default: .other(detail: "URLError \(error.code.rawValue)")
         }
+    }
+}
+
+/// One data task and whether its caller was cancelled, whichever comes first.
+/// `@unchecked Sendable`: its two fields are only read and written under its lock.
+private final class PendingRequest: @unchecked Sendable {
+    private let lock = NSLock()
+    private var task: URLSessionDataTask?
+    private var cancelled = false
+
+    /// Starts `task`, or cancels it at once when the caller was cancelled already.
+    func start(_ task: URLSessionDataTask) {
+        let cancelNow = lock.withLock {
+            self.task = task
+            return cancelled
+        }
+        task.resume()
+        if cancelNow { Self.cancelElsewhere(task) }
+    }
+
+    /// Cancels the task (now or when it starts), never on the calling thread.
+    func cancel() {
+        let task = lock.withLock {
+            cancelled = true
+            return self.task
+        }
+        if let task { Self.cancelElsewhere(task) }
+    }
+
+    private static func cancelElsewhere(_ task: URLSessionDataTask) {
+        DispatchQueue.global().async { task.cancel() }
     }
 }
