@@ -53,21 +53,16 @@ extension DayPartial {
 }
 
 extension PresentationScan.GroupStats {
+    /// Every count of the group (not the viewers or the `open_s` values).
+    static let counters: [any WritableKeyPath<Self, Int64> & Sendable] = [
+        \.presentations, \.impressions, \.dwellBounces, \.planSelected, \.purchaseStarted, \.purchased, \.restored,
+        \.dismissedCloseButton, \.dismissedContinueFree, \.unclosed, \.bounces, \.cancellations,
+    ]
+
     /// This group plus another's presentations of the same (day, placement), both in canonical form.
     func merging(_ other: Self) -> Self {
         var merged = self
-        merged.presentations += other.presentations
-        merged.impressions += other.impressions
-        merged.dwellBounces += other.dwellBounces
-        merged.planSelected += other.planSelected
-        merged.purchaseStarted += other.purchaseStarted
-        merged.purchased += other.purchased
-        merged.restored += other.restored
-        merged.dismissedCloseButton += other.dismissedCloseButton
-        merged.dismissedContinueFree += other.dismissedContinueFree
-        merged.unclosed += other.unclosed
-        merged.bounces += other.bounces
-        merged.cancellations += other.cancellations
+        for counter in Self.counters { merged[keyPath: counter] += other[keyPath: counter] }
         var viewers = DayPartial.mergeSorted(viewers, other.viewers, by: <)
         var unique = 0
         for index in viewers.indices where index == 0 || viewers[index] != viewers[unique - 1] {

@@ -47,7 +47,7 @@ extension FunnelReport {
         var recomputed: Set<ReportDate>
         let rows: [String: Int]
         if engine == .native {
-            // The native engine reads day partials: the days it rescans are the days recomputed.
+            // The native engine reads day partials: the days it recomputes are the days recomputed.
             do {
                 let additions = collected.flatMap { collected in
                     refreshed.watermarkBefore == marked.watermark

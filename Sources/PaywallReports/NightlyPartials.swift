@@ -6,9 +6,11 @@ import PaywallSQLite
 ///
 /// Every rollup refresh marks the 15-minute buckets it touched in `report_dirty_buckets`, in the
 /// same transaction as the fold (a presentation's first-event bucket before and after a change, and
-/// every new event's bucket), so ``update(_:)`` rescans exactly the days that hold a dirty bucket —
-/// late events included, whichever command folded them — and clears the marks. A run in another time
-/// zone starts over from every day that has presentations.
+/// every new event's bucket), so ``update(_:plan:keepPartials:)`` recomputes exactly the days that
+/// hold a dirty bucket — late events included, whichever command folded them — and clears the
+/// marks. A day is rescanned from the rollups, unless its only change is presentations new to the
+/// store that the caller's own refresh collected (``Additions``): then their partial is added to
+/// the stored one. A run in another time zone starts over from every day that has presentations.
 struct NightlyPartials {
     /// Meta key of the zone the stored partials are cut in.
     static let timezoneKey = "reports.partials_timezone"
@@ -16,7 +18,7 @@ struct NightlyPartials {
     /// The report days' zone.
     let calendar: DayCalendar
 
-    /// The days an update rescans.
+    /// The days an update recomputes, and how.
     struct Plan: Sendable, Equatable {
         /// Sorted: every day holding a dirty bucket, and on a rebuild every day from the first
         /// presentation's to the last one's.
@@ -52,8 +54,9 @@ struct NightlyPartials {
         var partials: [(day: ReportDay, partial: DayPartial)]
     }
 
-    /// The days ``update(_:plan:)`` must rescan; with `rebuild`, every day. Call it in the same write
-    /// transaction as the update, so no bucket is marked between the two.
+    /// The days ``update(_:plan:keepPartials:)`` must recompute (with `rebuild`, every day) and which
+    /// of them only gained `additions`. Call it in the same write transaction as the update, so no
+    /// bucket is marked between the two.
     func plan(_ db: Database, rebuild: Bool = false, additions: Additions? = nil) throws -> Plan {
         let zone = try db.scalar("SELECT value FROM meta WHERE key = ?", [.text(Self.timezoneKey)])?.string
         var days = Set<ReportDate>()
@@ -83,8 +86,9 @@ struct NightlyPartials {
         return plan
     }
 
-    /// Rescans the plan's days into `report_day_partials` and clears the dirty marks, inside the
-    /// caller's write transaction (the one that made the plan). With `keepPartials`, the outcome
+    /// Recomputes the plan's days into `report_day_partials` (additive days from their stored
+    /// partial and the new presentations, the others by a rescan) and clears the dirty marks,
+    /// inside the caller's write transaction (the one that made the plan). With `keepPartials`, the outcome
     /// also holds the partials computed (for a caller that merges them itself: keep the plan short).
     func update(_ db: Database, plan: Plan, keepPartials: Bool = false) throws -> Outcome {
         if plan.rebuild { try db.run("DELETE FROM report_day_partials") }

@@ -42,14 +42,20 @@ struct AdditivePartialsTests {
                      into: connection, pwPrefix: "00000000")
     }
 
-    @Test func onlyDaysWithNothingButNewPresentationsAreAddedToAndTheyEqualARescan() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        // Given a store after a nightly run, and late traffic folded with its additions collected
+    /// ``lateTraffic(_:existing:)`` on a store after a nightly run, folded with its additions collected.
+    func lateTrafficFolded(_ folder: TemporaryFolder) throws -> (Connection, RollupRefresh) {
         let (connection, existing) = try storeAfterANightlyRun(folder)
         try lateTraffic(connection, existing: existing)
         let refreshed = try FunnelReport(connection: connection, now: .constant(NightlyPartialsTests.now))
             .refreshRollups(collectingAdditions: 1_000)
+        return (connection, refreshed)
+    }
+
+    @Test func onlyDaysWithNothingButNewPresentationsAreAddedToAndTheyEqualARescan() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        // Given a store after a nightly run, and late traffic folded with its additions collected
+        let (connection, refreshed) = try lateTrafficFolded(folder)
         let additions = NightlyPartials.Additions(collected: try #require(refreshed.additions), markedBefore: [],
                                                   watermarkAfter: refreshed.watermark)
         #expect(additions.collected.folds.count == 3)
@@ -73,10 +79,7 @@ struct AdditivePartialsTests {
     @Test func additionsAreNotUsedWhenAnotherFoldMovedTheWatermarkOrTheDayWasMarkedBefore() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let (connection, existing) = try storeAfterANightlyRun(folder)
-        try lateTraffic(connection, existing: existing)
-        let refreshed = try FunnelReport(connection: connection, now: .constant(NightlyPartialsTests.now))
-            .refreshRollups(collectingAdditions: 1_000)
+        let (connection, refreshed) = try lateTrafficFolded(folder)
         let collected = try #require(refreshed.additions)
         let partials = NightlyPartials(calendar: Self.utc)
         // When the watermark the additions end at is not the stored one (another fold ran since)
