@@ -4,9 +4,9 @@ import PaywallSQLite
 
 /// Reads and decodes the stored day partials on a second, read-only connection and thread, leaving
 /// out the days the caller rescans, and hands them over a few at a time: the caller merges them
-/// into the ``PresentationScan`` the reader prepared first, while the reader decodes the next ones (reading and decoding the
-/// partials, and merging them, are the nightly job's largest steps after the fold, and each gets a
-/// core). It needs write-ahead logging, so the reader's snapshot and the caller's write transaction
+/// into the ``PresentationScan`` the reader prepared first, while the reader decodes the next ones
+/// (reading and decoding the partials, and merging them, are the nightly job's largest steps after
+/// the fold, and each gets a core). It needs write-ahead logging, so the reader's snapshot and the caller's write transaction
 /// run side by side; the caller only writes the days the reader leaves out.
 final class BackgroundPartialsLoad: Sendable {
     /// What the reader hands over: first the empty scan it prepared, then each decoded partial by its day's bounds.
@@ -31,11 +31,8 @@ final class BackgroundPartialsLoad: Sendable {
                     var scan = scan
                     try scan.prepare(db)
                     guard channel.send(.success(.scan(consume scan))) else { return }   // the only copy: merging copies nothing
-                    try db.forEachRow("SELECT day_start, day_end, partial FROM report_day_partials ORDER BY day_start") { row in
-                        let start = row.int64(at: 0)
-                        if skipping.contains(start) { return true }
-                        guard let partial = row.withUnsafeBlob(at: 2, { DayPartial(decoding: $0) }) else { throw UnreadablePartial() }
-                        return channel.send(.success(.partial(start: start, end: row.int64(at: 1), partial)))
+                    try DayPartial.forEachStored(db, skipping: skipping) { start, end, partial in
+                        channel.send(.success(.partial(start: start, end: end, partial)))
                     }
                 }
                 channel.finish()
@@ -58,10 +55,9 @@ final class BackgroundPartialsLoad: Sendable {
         guard case .scan(var scan)? = try channel.receive()?.get() else {
             preconditionFailure("the partials reader sends its scan first")
         }
-        let dayIndex = Dictionary(uniqueKeysWithValues: scan.days.enumerated().map { ($0.element.startMs, $0.offset) })
         while let next = channel.receive() {
             guard case .partial(let start, let end, let partial) = try next.get() else { continue }
-            scan.merge(partial, dayIndex: dayIndex[start].flatMap { scan.days[$0].endMs == end ? $0 : nil })
+            scan.merge(partial, start: start, end: end)
         }
         return scan
     }

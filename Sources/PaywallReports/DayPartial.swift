@@ -5,7 +5,7 @@ import PaywallSQLite
 /// It holds, for the presentations whose first event falls on the day: per placement the counts,
 /// the distinct viewers and the sorted `open_s` values of funnels.md; the purchases per (placement,
 /// product); each (customer, placement)'s earliest impression among them; and their purchases.
-/// Merging the partials of every day (``PresentationScan/merge(_:dayIndex:)``) gives exactly the
+/// Merging the partials of every day (``PresentationScan/merge(_:start:end:)``) gives exactly the
 /// state one scan of every presentation gives, so the nightly job rescans only the days that
 /// received events and reads the rest from `report_day_partials`.
 struct DayPartial: Equatable {

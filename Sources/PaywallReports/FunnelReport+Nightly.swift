@@ -123,7 +123,7 @@ extension FunnelReport {
         }
         guard let load else { return (outcome.recomputed, nil) }
         var scan = try ReportError.wrap { try load.scan() }
-        for (day, partial) in outcome.partials { scan.merge(partial, of: day) }
+        for (day, partial) in outcome.partials { scan.merge(partial, start: day.startMs, end: day.endMs) }
         return (outcome.recomputed, scan)
     }
 

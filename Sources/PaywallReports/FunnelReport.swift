@@ -149,15 +149,18 @@ public struct FunnelReport: Sendable {
     /// The native engine's rows per file name (data quality stays in SQL: it reads small tables).
     func nativeRows(_ db: Database, days: [ReportDay], placements: [String]?, cohortWindow: CohortWindow,
                     fromPartials: Bool = false, scan loaded: PresentationScan? = nil) throws -> [String: [[ReportValue]]] {
-        let newest = Int64(try db.scalar("SELECT value FROM meta WHERE key = ?", [.text(Rollup.newestKey)])?.string ?? "")
-        var scan = loaded ?? PresentationScan(days: days, placementFilter: placements.flatMap { $0.isEmpty ? nil : Set($0) },
-                                              windowMs: cohortWindow.milliseconds, newestEventAt: newest ?? .min)
-        if loaded == nil {
+        let finished: PresentationScan
+        if let loaded {
+            finished = loaded
+        } else {
+            let newest = Int64(try db.scalar("SELECT value FROM meta WHERE key = ?", [.text(Rollup.newestKey)])?.string ?? "")
+            var scan = PresentationScan(days: days, placementFilter: placements.flatMap { $0.isEmpty ? nil : Set($0) },
+                                        windowMs: cohortWindow.milliseconds, newestEventAt: newest ?? .min)
             _ = system_memory_release()   // what earlier steps freed goes back before the scan's arrays
             if fromPartials { try scan.load(partials: db) } else { try scan.scan(db) }
+            finished = scan
         }
         // Cohorts on one core, the other reports on the other: the scan is only read from here on.
-        let finished = scan
         let rows = Mutex<[String: [[ReportValue]]]>([:])
         DispatchQueue.concurrentPerform(iterations: 2) { part in
             if part == 0 {

@@ -151,37 +151,42 @@ struct NightlyPartials {
 /// A stored partial this program cannot read (another format, damaged bytes).
 struct UnreadablePartial: Error {}
 
-extension PresentationScan {
-    /// Fills the scan from the stored day partials instead of scanning every presentation: the
-    /// days of the report contribute their groups and products; every day contributes its
-    /// customers' first impressions and purchases (cohorts span all history). Partials whose
-    /// `day_start` is in `skipping` are left out (the caller merges fresh ones for those days).
+extension DayPartial {
+    /// Calls `body` with every stored partial (its day's bounds and the decoded partial) in day
+    /// order, but those whose `day_start` is in `skipping`, until `body` returns `false`.
     ///
-    /// - Throws: ``UnreadablePartial`` (the caller rebuilds the partials), `StorageError`.
-    mutating func load(partials db: Database, skipping: Set<Int64> = []) throws {
-        try prepare(db)
-        let dayIndex = Dictionary(uniqueKeysWithValues: days.enumerated().map { ($0.element.startMs, $0.offset) })
+    /// - Throws: ``UnreadablePartial`` for a partial this program cannot read; `StorageError`.
+    static func forEachStored(_ db: Database, skipping: Set<Int64> = [],
+                              _ body: (_ start: Int64, _ end: Int64, DayPartial) throws -> Bool) throws {
         try db.forEachRow("SELECT day_start, day_end, partial FROM report_day_partials ORDER BY day_start") { row in
             let start = row.int64(at: 0)
             if skipping.contains(start) { return true }
-            let index = dayIndex[start].flatMap { days[$0].endMs == row.int64(at: 1) ? $0 : nil }
             guard let partial = row.withUnsafeBlob(at: 2, { DayPartial(decoding: $0) }) else { throw UnreadablePartial() }
-            merge(partial, dayIndex: index)
+            return try body(start, row.int64(at: 1), partial)
+        }
+    }
+}
+
+extension PresentationScan {
+    /// Fills the scan from the stored day partials instead of scanning every presentation: the
+    /// days of the report contribute their groups and products; every day contributes its
+    /// customers' first impressions and purchases (cohorts span all history).
+    ///
+    /// - Throws: ``UnreadablePartial`` (the caller rebuilds the partials), `StorageError`.
+    mutating func load(partials db: Database) throws {
+        try prepare(db)
+        try DayPartial.forEachStored(db) { start, end, partial in
+            merge(partial, start: start, end: end)
             return true
         }
     }
 
-    /// Adds the partial of `day` (a day of any range: only the report's days add their groups).
-    mutating func merge(_ partial: DayPartial, of day: ReportDay) {
-        let index = days.firstIndex { $0.startMs == day.startMs && $0.endMs == day.endMs }
-        merge(partial, dayIndex: index)
-    }
-
-    /// Adds one day's partial; `dayIndex` is its index in ``days``, `nil` when it is outside them.
-    mutating func merge(_ partial: DayPartial, dayIndex: Int?) {
+    /// Adds the partial of the day `[start, end)` (a day of any range: only the report's days add
+    /// their groups and products).
+    mutating func merge(_ partial: DayPartial, start: Int64, end: Int64) {
         firsts.record(partial.firsts)
         purchases += partial.purchases.lazy.map { (user: $0.user, at: $0.at) }
-        guard let dayIndex else { return }
+        guard let dayIndex = days.firstIndex(where: { $0.startMs == start && $0.endMs == end }) else { return }
         for (placement, stats) in partial.groups where isIncluded(placement) {
             groups[dayIndex << 32 | placement] = stats
         }

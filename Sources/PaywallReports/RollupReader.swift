@@ -1,7 +1,6 @@
 import Dispatch
 import Foundation
 import PaywallSQLite
-import Synchronization
 
 /// Reads and folds the rollup's chunks on a second connection and thread, one chunk ahead of the
 /// caller, who merges them (SQLite's writes and the Swift fold then use both cores). The reader
@@ -22,7 +21,7 @@ struct RollupReader {
     func forEach(loadKeys: () throws -> ReportKeys, _ body: (PresentationBatch) throws -> Void) throws {
         let reader = try Connection(path: path, options: OpenOptions(create: false, wal: false))
         let channel = BoundedChannel<Result<PresentationBatch, any Error>>(capacity: 1)
-        let keysHandoff = KeysHandoff()
+        let keysChannel = BoundedChannel<Result<ReportKeys, any Error>>(capacity: 1)
         let done = DispatchSemaphore(value: 0)
         let (from, through, chunkSize) = (self.from, self.through, self.chunkSize)
         let thread = Thread {
@@ -30,10 +29,14 @@ struct RollupReader {
             do {
                 try reader.withDatabase { db in
                     var keys = ReportKeys.deferred(), texts = TextTable(), after = from
+                    let loadedKeys = {
+                        guard let keys = keysChannel.receive() else { throw CancellationError() }
+                        return try keys.get()
+                    }
                     while after < through {
                         let end = min(through, after + chunkSize)
                         let batch = try PresentationBatch.read(db, after: after, through: end, keys: &keys, texts: &texts,
-                                                               loadedKeys: { try keysHandoff.take() })
+                                                               loadedKeys: loadedKeys)
                         guard channel.send(.success(batch)) else { return }
                         after = end
                     }
@@ -45,48 +48,15 @@ struct RollupReader {
         }
         thread.start()
         defer {
-            keysHandoff.give(.failure(CancellationError()))   // never leave the reader waiting for keys
+            keysChannel.finish()   // never leave the reader waiting for keys
             channel.cancel()
             done.wait()
         }
         let keys = Result { try loadKeys() }
-        keysHandoff.give(keys)
+        _ = keysChannel.send(keys)
         _ = try keys.get()
         while let next = channel.receive() {
             try body(try next.get())
         }
-    }
-}
-
-/// Hands the loaded key tables from the caller's thread to the reader, once.
-final class KeysHandoff: Sendable {
-    private enum State {
-        case waiting, given(Result<ReportKeys, any Error>), taken
-    }
-
-    private let state = Mutex(State.waiting)
-    private let ready = DispatchSemaphore(value: 0)
-
-    /// Gives the tables (or the error that kept them from loading); later calls do nothing.
-    func give(_ result: Result<ReportKeys, any Error>) {
-        let first = state.withLock { state in
-            guard case .waiting = state else { return false }
-            state = .given(result)
-            return true
-        }
-        if first { ready.signal() }
-    }
-
-    /// Waits for the tables and takes them (the only copy, so adding keys copies nothing);
-    /// rethrows the loading error. Call it once.
-    func take() throws -> ReportKeys {
-        ready.wait()
-        let result = state.withLock { state -> Result<ReportKeys, any Error>? in
-            guard case .given(let result) = state else { return nil }
-            state = .taken
-            return result
-        }
-        guard let result else { preconditionFailure("KeysHandoff.take() called twice") }
-        return try result.get()
     }
 }

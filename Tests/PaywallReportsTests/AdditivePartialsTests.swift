@@ -76,6 +76,26 @@ struct AdditivePartialsTests {
         }
     }
 
+    @Test func anAdditiveDayWhoseStoredPartialCannotBeReadIsRescanned() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        // Given the late traffic folded with its additions, and the stored partial of 2026-11-03 damaged
+        let (connection, refreshed) = try lateTrafficFolded(folder)
+        let day3 = try Self.utc.days(from: try ReportDate("2026-11-03"), through: try ReportDate("2026-11-03"))[0]
+        try connection.run("UPDATE report_day_partials SET partial = x'01ff' WHERE day_start = ?", [.integer(day3.startMs)])
+        let additions = NightlyPartials.Additions(collected: try #require(refreshed.additions), markedBefore: [],
+                                                  watermarkAfter: refreshed.watermark)
+        let partials = NightlyPartials(calendar: Self.utc)
+        // When the plan marks the day additive and the update runs
+        let plan = try connection.transaction { try partials.plan($0, additions: additions) }
+        #expect(plan.additive.contains(day3.date))
+        _ = try connection.transaction { try partials.update($0, plan: plan) }
+        // Then the day was rescanned instead: its partial is readable again and equals a rescan
+        let stored = try connection.withDatabase { try NightlyPartials.stored($0, day3) }
+        let rescanned = try connection.withDatabase { try DayPartial.scan($0, startMs: day3.startMs, endMs: day3.endMs) }
+        #expect(stored == rescanned)
+    }
+
     @Test func additionsAreNotUsedWhenAnotherFoldMovedTheWatermarkOrTheDayWasMarkedBefore() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }

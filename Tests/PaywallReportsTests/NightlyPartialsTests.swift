@@ -96,6 +96,34 @@ struct NightlyPartialsTests {
         #expect(few.daysRecomputed == ["2026-11-02", "2026-11-04"])
     }
 
+    @Test func aFailedUpdateWhileTheOtherDaysLoadOnASecondThreadLeavesTheOutputsAndTheNextRunWorks() throws {
+        // Given a nightly run over the random traffic, then a late event (a week or less of dirty
+        // days: the next run reads the other days' partials on a second thread while it updates)
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let connection = try EngineAgreementTests.randomStore(at: folder.path("db"), seed: 21)
+        _ = try expectNightlyEqualsFullScan(connection, folder, timezone: "UTC", run: 0)
+        let before = try csv(folder.path("nightly"), "run.json")
+        try ReportFixture.insert([ReportFixture.shown(93_000, ReportFixture.day1 + 40 * ReportFixture.hour, "u4", 9_300, "late")],
+                                 into: connection)
+        // When writing a day partial fails inside the update
+        try connection.execute("""
+            CREATE TRIGGER refuse_partials BEFORE INSERT ON report_day_partials
+            BEGIN SELECT RAISE(ABORT, 'refused by the test'); END
+            """)
+        #expect(throws: ReportError.self) {
+            try FunnelReport(connection: connection, now: .constant(Self.now)).nightly(into: folder.path("nightly"), version: "t")
+        }
+        // Then the run ended (the second thread was stopped), the previous outputs are untouched and
+        // the day is still marked for the next run
+        #expect(try csv(folder.path("nightly"), "run.json") == before)
+        #expect(try connection.scalar("SELECT count(*) FROM report_dirty_buckets")?.int64 ?? 0 > 0)
+        // And without the fault the next run recomputes that day and equals the full scan
+        try connection.execute("DROP TRIGGER refuse_partials")
+        let run = try expectNightlyEqualsFullScan(connection, folder, timezone: "UTC", run: 1)
+        #expect(run.daysRecomputed == ["2026-11-02"])
+    }
+
     @Test func anotherTimeZoneStartsOverAndAnUnreadablePartialIsRebuilt() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }

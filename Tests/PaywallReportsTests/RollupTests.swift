@@ -175,6 +175,26 @@ struct RollupContractTests {
         #expect(try connection.scalar("SELECT count(*) FROM report_presentations")?.int64 == 0)
     }
 
+    @Test func keyTablesThatCannotLoadStopTheRefreshBeforeAnyChunkAndTheNextRefreshCompletes() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        // Given random events folded in chunks of 50 (the reader folds the first chunk with
+        // provisional keys while this thread loads the key tables), and a customer table that is gone
+        let connection = try EngineAgreementTests.randomStore(at: folder.path("db"), seed: 37)
+        try connection.execute("ALTER TABLE report_customers RENAME TO report_customers_away")
+        var rollup = Rollup(connection: connection)
+        rollup.chunkSize = 50
+        // When the refresh runs; Then it fails with the storage error (the reader is not left waiting)
+        #expect(throws: StorageError.self) { try rollup.refresh() }
+        // And nothing was folded
+        #expect(try rollup.watermark() == 0)
+        #expect(try connection.scalar("SELECT count(*) FROM report_presentations")?.int64 == 0)
+        // And with the table back the next refresh builds the rollup the SQL definition describes
+        try connection.execute("ALTER TABLE report_customers_away RENAME TO report_customers")
+        _ = try rollup.refresh()
+        #expect(try RollupTests.rows(RollupTests.stored, connection) == RollupTests.rows(RollupTests.reference, connection))
+    }
+
     @Test func aFailureInTheReadingThreadKeepsEveryCommittedChunkAndTheNextRefreshCompletes() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
