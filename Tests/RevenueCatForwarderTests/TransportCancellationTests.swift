@@ -22,16 +22,17 @@ struct TransportCancellationTests {
             let send = Task { try await transport.send(request) }
             try await Task.sleep(for: .microseconds((round * 7) % 4 * 1_000))
             send.cancel()
-            // Then it ends within 10 s, with the response or an error (a deadlock would never end)
+            // Then it ends, with the response or an error: a deadlock never would. The bound is wide
+            // because the whole suite runs at once on two cores and can keep this task waiting for a thread.
             let finished = DispatchSemaphore(value: 0)
             let outcome = Task.detached { () -> Bool in
                 defer { finished.signal() }
                 return (try? await send.value) != nil
             }
             let ended = await withCheckedContinuation { continuation in
-                DispatchQueue.global().async { continuation.resume(returning: finished.wait(timeout: .now() + 10) == .success) }
+                DispatchQueue.global().async { continuation.resume(returning: finished.wait(timeout: .now() + 120) == .success) }
             }
-            try #require(ended, "send \(round) was still running 10 s after its cancellation")
+            try #require(ended, "send \(round) was still running 120 s after its cancellation")
             if await outcome.value { answered += 1 } else { cancelled += 1 }
         }
         // And both endings happened (the cancellation met requests at different moments)
