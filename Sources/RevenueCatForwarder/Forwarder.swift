@@ -119,8 +119,9 @@ public final class Forwarder: Sendable {
         }
     }
 
-    /// `body` with the API key, and every fragment of 8 bytes or more of it, replaced, so an
-    /// echoing server cannot smuggle the key (whole, without prefix, or cut) into a dead-letter reason.
+    /// `body` with the API key, and every piece of 7 bytes or more of it, replaced in every form
+    /// ``KeyRedaction`` knows (any case, escaped, percent-encoded, base64, hex), so an echoing
+    /// server cannot smuggle the key into a dead-letter reason.
     private func redacted(_ body: Data) -> Data {
         KeyRedaction.redact(body, key: configuration.apiKey.value)
     }
