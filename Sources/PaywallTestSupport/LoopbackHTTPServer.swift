@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import PaywallLock
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -42,14 +42,14 @@ public indirect enum StandInResponse: Sendable, Equatable {
 /// A minimal HTTP/1.1 server on 127.0.0.1 with an ephemeral port: one thread accepts, one
 /// thread per connection serves requests with keep-alive. POSIX sockets only.
 ///
-/// All mutable state is in `state` (a `Mutex`); the handler runs on connection threads.
+/// All mutable state is in `state` (a `Lock`); the handler runs on connection threads.
 final class LoopbackHTTPServer: Sendable {
     /// The port the server listens on.
     let port: UInt16
     private let listener: Int32
     private let handler: @Sendable (ReceivedHTTPRequest) -> StandInResponse
-    private let state = Mutex((stopped: false, connections: Set<Int32>()))
-    private let traffic = Mutex((connections: 0, bytes: 0))
+    private let state = Lock((stopped: false, connections: Set<Int32>()))
+    private let traffic = Lock((connections: 0, bytes: 0))
 
     /// Connections accepted and bytes received so far, whatever they held (parsed or not).
     var received: (connections: Int, bytes: Int) { traffic.withLock { ($0.connections, $0.bytes) } }

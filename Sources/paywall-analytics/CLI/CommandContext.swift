@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import PaywallLock
 #if canImport(Glibc)
 import Glibc
 private let systemWrite = Glibc.write
@@ -18,7 +18,7 @@ final class TextOutput: Sendable {
     private let descriptor: Int32
     /// Serializes writes so lines from concurrent tasks do not interleave; holds the errno of the
     /// first failed write.
-    private let state = Mutex<Int32?>(nil)
+    private let state = Lock<Int32?>(nil)
 
     init(descriptor: Int32) { self.descriptor = descriptor }
 
