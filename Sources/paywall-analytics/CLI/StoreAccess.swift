@@ -7,6 +7,12 @@ import PaywallStore
 enum StoreAccess {
     /// Opens (creating if needed, with mode 0600) and migrates the store at `path`.
     static func open(_ path: String, create: Bool, now: Now = .system) throws(CLIError) -> EventStore {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            let example = URL(fileURLWithPath: path).appendingPathComponent("events.sqlite").path
+            throw CLIError(create ? .cannotCreateOutput : .missingInput,
+                           "\(path) is a directory, not a database file; pass the database file's path with --db, e.g. \(example).")
+        }
         if !create, !FileManager.default.fileExists(atPath: path) {
             throw CLIError(.missingInput, "no events database at \(path). Record or import events first (`\(Tool.name) import FILE`), or pass --db PATH.")
         }

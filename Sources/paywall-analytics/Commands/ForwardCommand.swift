@@ -78,9 +78,13 @@ enum ForwardCommand {
         }
     }
 
-    static func describe(_ summary: ForwardingSummary) -> String {
+    static func describe(_ summary: ForwardingSummary, now: Int64 = Now.system.milliseconds()) -> String {
         var text = summary.description
-        if let next = summary.nextAttemptAt { text += "\nnext attempt for pending impressions: \(StatsCommand.iso(next))" }
+        switch summary.nextAttemptAt {
+        case nil: text += "\nnothing is pending"
+        case let next? where next > now: text += "\nnext attempt for pending impressions: \(StatsCommand.iso(next))"
+        case _?: text += summary.stop == .batchLimit ? "" : "\npending impressions are due now: run forward again"
+        }
         if summary.stop == .batchLimit { text += "\nmore impressions are pending: run forward again or raise --max-batches" }
         return text
     }
@@ -109,8 +113,14 @@ enum ForwardCommand {
         return url
     }
 
+    /// The most requests one run may make (50 million impressions).
+    static let maximumBatches = 1_000_000
+
     static func parseMaxBatches(_ text: String?) throws(CLIError) -> Int {
         guard let text else { return 10 }
+        if !text.isEmpty, text.allSatisfy({ ("0"..."9").contains($0) }), (Int(text) ?? .max) > maximumBatches {
+            throw .usage("--max-batches \(text) is over the cap of \(maximumBatches) requests per run; give at most \(maximumBatches)")
+        }
         guard let value = Int(text), value >= 1 else { throw .usage("--max-batches must be a whole number of at least 1, got '\(text)'") }
         return value
     }

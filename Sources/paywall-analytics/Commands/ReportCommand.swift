@@ -56,6 +56,9 @@ enum ReportCommand {
                     throw CLIError.usage("--nightly covers all placements and computes its own days; leave out --from, --to and --placement")
                 }
                 let days = try arguments.value("--days").map { text throws(CLIError) -> Int in
+                    if !text.isEmpty, text.allSatisfy({ ("0"..."9").contains($0) }), Int(text) == nil {
+                        throw .usage("--days \(text) reaches back before 1970-01-01, where reports start; omit --days for all history")
+                    }
                     guard let days = Int(text), days >= 1 else { throw .usage("--days must be a whole number of at least 1, got '\(text)'") }
                     return days
                 }
