@@ -6,7 +6,10 @@ import PaywallStore
 /// Opening the events database for a command, and mapping storage failures to exit codes.
 enum StoreAccess {
     /// Opens (creating if needed, with mode 0600) and migrates the store at `path`.
-    static func open(_ path: String, create: Bool, now: Now = .system) throws(CLIError) -> EventStore {
+    /// - Parameter readOnly: how the command can do with a store this user cannot write: `.read`
+    ///   opens it read-only (stats, exports that only read), `.refuse(why)` refuses it with 73
+    ///   before anything is opened, so nothing is left beside it.
+    static func open(_ path: String, create: Bool, readOnly: ReadOnlyUse, now: Now = .system) throws(CLIError) -> EventStore {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
             let example = URL(fileURLWithPath: path).appendingPathComponent("events.sqlite").path
@@ -15,6 +18,9 @@ enum StoreAccess {
         }
         if !create, !FileManager.default.fileExists(atPath: path) {
             throw CLIError(.missingInput, "no events database at \(path). Record or import events first (`\(Tool.name) import FILE`), or pass --db PATH.")
+        }
+        if FileManager.default.fileExists(atPath: path), !isWritable(path) {
+            return try openReadOnly(path, use: readOnly, now: now)
         }
         if create {
             let folder = URL(fileURLWithPath: path).deletingLastPathComponent()

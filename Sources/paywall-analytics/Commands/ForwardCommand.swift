@@ -48,7 +48,8 @@ enum ForwardCommand {
             throw CLIError(.usage, "\(error)")
         }
         if let warning = resolved.warning { context.stderr.line("Warning: \(warning)") }
-        let store = try StoreAccess.open(context.databasePath(arguments), create: false)
+        let store = try StoreAccess.open(context.databasePath(arguments), create: false,
+                                         readOnly: .refuse("forward records every delivery in the store"))
         let configuration = ForwarderConfiguration(apiKey: resolved.key, endpoint: endpoint, maxBatches: maxBatches)
         let forwarder = Forwarder(outbox: SQLiteOutbox(store: store), transport: URLSessionTransport(timeout: .seconds(30)),
                                   configuration: configuration, now: .system)

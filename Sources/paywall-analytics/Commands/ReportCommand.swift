@@ -62,7 +62,7 @@ enum ReportCommand {
                     guard let days = Int(text), days >= 1 else { throw .usage("--days must be a whole number of at least 1, got '\(text)'") }
                     return days
                 }
-                let store = try StoreAccess.open(context.databasePath(arguments), create: false, now: now)
+                let store = try StoreAccess.open(context.databasePath(arguments), create: false, readOnly: rollupsWritten, now: now)
                 var reports = FunnelReport(connection: store.connection, now: now)
                 reports.progress = { bar.update("folding new events into the report rollups", fraction: $0) }
                 let run = try reports.nightly(into: out, days: days, timezone: timezone, cohortWindow: window, version: ProductVersion.current)
@@ -75,7 +75,7 @@ enum ReportCommand {
             }
             if arguments.value("--days") != nil { throw CLIError.usage("--days goes with --nightly") }
             let from = try ReportDate(fromText), to = try ReportDate(toText)
-            let store = try StoreAccess.open(context.databasePath(arguments), create: false, now: now)
+            let store = try StoreAccess.open(context.databasePath(arguments), create: false, readOnly: rollupsWritten, now: now)
             var reports = FunnelReport(connection: store.connection, now: now)
             reports.progress = { bar.update("folding new events into the report rollups", fraction: $0) }
             let summary = try reports.report(from: from, to: to, placements: arguments.all("--placement"), timezone: timezone,
@@ -90,6 +90,9 @@ enum ReportCommand {
             throw CLIError(report: error)
         }
     }
+
+    /// A report folds new events into rollups kept in the store, so it needs write access.
+    static let rollupsWritten = ReadOnlyUse.refuse("report keeps its rollups (the per-day sums it reads) in the store")
 
     static func describe(_ run: NightlyRun, out: String) -> String {
         guard run.outputsChanged else { return "no new events since the last run; \(out) is unchanged" }

@@ -17,7 +17,7 @@ enum StatsCommand {
     @Sendable static func run(_ context: CommandContext, _ arguments: ParsedArguments) async throws -> ExitCode {
         guard arguments.positionals.isEmpty else { throw CLIError.usage("stats takes no arguments") }
         let path = context.databasePath(arguments)
-        let store = try StoreAccess.open(path, create: false)
+        let store = try StoreAccess.open(path, create: false, readOnly: .read)
         let stats: StoreStats
         do { stats = try store.stats() } catch { throw StoreAccess.map(error) }
         context.stdout.write(render(stats, path: path))
