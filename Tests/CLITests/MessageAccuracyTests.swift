@@ -40,6 +40,18 @@ struct MessageAccuracyTests {
         #expect(!FileManager.default.fileExists(atPath: scratch.path("out")))
     }
 
+    @Test(arguments: ["9223372036854775807", "99999999999999999999", "-1", "-99999999999999", "10000-01-01T00:00:00Z",
+                      "1969-12-31T23:00:00Z"])
+    func aNowOutsideTheSupportedTimesIsRefused(now: String) async throws {
+        // Given a store, When the nightly job runs with --now outside 1970…9999 (Int64.max once crashed it)
+        let scratch = try Scratch()
+        let db = try await store(scratch)
+        let result = try await cli.run(["report", "--nightly", "--out", scratch.path("out"), "--db", db, "--now", now])
+        // Then it is a usage error naming the supported times
+        #expect(result.status == 64, "\(result.status) \(result.stderr)")
+        #expect(result.stderr.contains("--now \(now) is outside the times reports cover, 1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z"))
+    }
+
     @Test func theLargestAllowedDaysStillRuns() async throws {
         // Given --days equal to every day since 1970-01-01 up to --now (20,789 on 2026-12-01)
         let scratch = try Scratch()

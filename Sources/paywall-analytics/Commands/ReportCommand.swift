@@ -102,14 +102,31 @@ enum ReportCommand {
 }
 
 /// `--now`: ISO 8601 (`2026-11-29T02:00:00Z`) or Unix milliseconds; the system clock when absent.
+/// Only times from 1970-01-01 to 9999-12-31 are taken, the dates reports cover.
 enum NowOption {
+    /// 1970-01-01T00:00:00Z … 9999-12-31T23:59:59.999Z in Unix milliseconds.
+    static let supported: ClosedRange<Int64> = 0...253_402_300_799_999
+
     static func parse(_ text: String?) throws(CLIError) -> Now {
         guard let text else { return .system }
-        if let milliseconds = Int64(text) { return .constant(milliseconds) }
-        let formatter = ISO8601DateFormatter()
-        guard let date = formatter.date(from: text) else {
-            throw .usage("--now must be ISO 8601 like 2026-11-29T02:00:00Z or Unix milliseconds, got '\(text)'")
+        let milliseconds: Int64
+        let isInteger = text.drop { $0 == "-" || $0 == "+" }.allSatisfy { ("0"..."9").contains($0) } && text.contains { ("0"..."9").contains($0) }
+        if isInteger {
+            guard let value = Int64(text), supported.contains(value) else { throw outOfRange(text) }
+            milliseconds = value
+        } else {
+            guard let date = ISO8601DateFormatter().date(from: text) else {
+                throw .usage("--now must be ISO 8601 like 2026-11-29T02:00:00Z or Unix milliseconds, got '\(text)'")
+            }
+            let value = (date.timeIntervalSince1970 * 1000).rounded()
+            guard value >= Double(supported.lowerBound), value <= Double(supported.upperBound) else { throw outOfRange(text) }
+            milliseconds = Int64(value)
         }
-        return .constant(Int64((date.timeIntervalSince1970 * 1000).rounded()))
+        return .constant(milliseconds)
+    }
+
+    private static func outOfRange(_ text: String) -> CLIError {
+        .usage("--now \(text) is outside the times reports cover, 1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z "
+            + "(Unix milliseconds 0 to \(supported.upperBound))")
     }
 }
