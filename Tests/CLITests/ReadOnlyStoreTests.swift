@@ -109,6 +109,37 @@ struct ReadOnlyStoreTests {
     }
 
     @Test(arguments: Kind.allCases)
+    func importingFromItLeavesNothingBesideIt(kind: Kind) async throws {
+        // Given a read-only store used as the source of an import into a new store
+        let scratch = try Scratch()
+        let (db, out) = try await readOnlyStore(kind, in: scratch)
+        defer { if kind == .immutableAttribute { try? chattr("-i", db) } }
+        let before = try snapshot(db)
+        // When it is imported
+        let result = try await runUnprivileged(["import", db, "--db", "\(out)/copy.sqlite"], asRoot: kind == .immutableAttribute)
+        // Then its events arrive and nothing was created beside it (read-only mode used to leave -wal and -shm)
+        #expect(result.status == 0 && result.stdout.hasPrefix("imported 5,"), "\(result.status) \(result.stderr)")
+        let after = try snapshot(db)
+        #expect(after.entries == before.entries)
+        #expect(after.bytes == before.bytes)
+    }
+
+    @Test func importingFromAWritableStoreLeavesNothingBesideItEither() async throws {
+        // Given a store closed cleanly (no -wal, no -shm), When it is imported into another
+        let scratch = try Scratch()
+        let source = scratch.path("source.sqlite")
+        let input = try scratch.write("in.ndjson", (1...4).map { Sample.shown($0) }.joined(separator: "\n") + "\n")
+        #expect(try await cli.run(["import", input, "--db", source]).status == 0)
+        let before = try snapshot(source)
+        let other = try Scratch()
+        let result = try await cli.run(["import", source, "--db", other.path("copy.sqlite")])
+        // Then the source's folder holds what it held
+        #expect(result.status == 0, "\(result.stderr)")
+        let after = try snapshot(source)
+        #expect(after.entries == before.entries, "\(after.entries)")
+    }
+
+    @Test(arguments: Kind.allCases)
     func writingCommandsRefuseItWith73AndLeaveNothingBehind(kind: Kind) async throws {
         // Given a read-only store
         let scratch = try Scratch()
