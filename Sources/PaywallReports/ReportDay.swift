@@ -16,7 +16,8 @@ public struct ReportDate: Sendable, Hashable, Comparable, CustomStringConvertibl
     public init(_ text: String) throws {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         // Five digits and more are years too (out of range), so `10000-01-01` is not called "not a date".
-        guard parts.count == 3, (4...9).contains(parts[0].count), parts[0].allSatisfy({ ("0"..."9").contains($0) }), parts[1].count == 2, parts[2].count == 2,
+        guard parts.count == 3, (4...9).contains(parts[0].count), parts[0].allSatisfy({ ("0"..."9").contains($0) }),
+              parts[1].count == 2, parts[2].count == 2,
               let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
               (1...12).contains(month), (1...31).contains(day)
         else { throw ReportError.invalidDate(text) }

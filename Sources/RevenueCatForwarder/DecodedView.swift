@@ -25,7 +25,9 @@ struct DecodedView {
     }
 
     /// The span covering decoded bytes `range` of this view.
-    private func span(_ range: Range<Int>) -> Range<Int> { spans[range.lowerBound].lowerBound..<spans[range.upperBound - 1].upperBound }
+    private func span(_ range: Range<Int>) -> Range<Int> {
+        spans[range.lowerBound].lowerBound..<spans[range.upperBound - 1].upperBound
+    }
 
     /// JSON `\uXXXX` and `\/` `\\` `\"`, `\xXX`, `%XX` and `&#N;` / `&#xH;` decoded; anything else kept.
     func unescaped() -> DecodedView {

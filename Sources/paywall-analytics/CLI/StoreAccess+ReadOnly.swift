@@ -33,7 +33,8 @@ extension StoreAccess {
         }
         let sidecars = ["-wal", "-shm"].filter { FileManager.default.fileExists(atPath: path + $0) }
         do {
-            return EventStore(connection: try Schema.open(path: path, options: sidecars.isEmpty ? .immutableSnapshot : .readOnly), now: now)
+            let options: OpenOptions = sidecars.isEmpty ? .immutableSnapshot : .readOnly
+            return EventStore(connection: try Schema.open(path: path, options: options), now: now)
         } catch let error as StorageError where !sidecars.isEmpty && [.readOnly, .cannotOpen].contains(error.kind) {
             throw CLIError(.cannotCreateOutput, "\(path) is read-only for this user and its \(sidecars.joined(separator: " and ")) "
                 + "file\(sidecars.count == 1 ? "" : "s") hold\(sidecars.count == 1 ? "s" : "") changes SQLite cannot read without "
