@@ -29,8 +29,8 @@ var package = Package(
         .target(name: "PaywallStore", dependencies: ["PaywallCore", "PaywallSQLite"]),
         .target(name: "RevenueCatForwarder", dependencies: ["PaywallCore"]),
         .target(name: "CSystemMemory"),
-        .target(name: "PaywallReports", dependencies: ["PaywallCore", "PaywallSQLite", "CSystemMemory"]),
-        .target(name: "PaywallTestSupport", dependencies: ["PaywallCore"]),
+        .target(name: "PaywallReports", dependencies: ["PaywallCore", "PaywallSQLite", "PaywallStore", "CSystemMemory"]),
+        .target(name: "PaywallTestSupport", dependencies: ["PaywallCore", "PaywallSQLite"]),
         .target(name: "PaywallSimulation", dependencies: ["PaywallCore"]),
         .target(name: "PaywallAnalytics", dependencies: ["PaywallCore", "PaywallStore", "RevenueCatForwarder"]),
         .executableTarget(
@@ -67,7 +67,8 @@ var package = Package(
         .executableTarget(name: "recorder-crash-helper", dependencies: ["PaywallStore", "PaywallCore", "PaywallSQLite"]),
         .executableTarget(
             name: "paywall-bench",
-            dependencies: ["PaywallCore", "PaywallStore", "RevenueCatForwarder", "PaywallTestSupport", "PaywallSQLite"]
+            dependencies: ["PaywallCore", "PaywallStore", "RevenueCatForwarder", "PaywallTestSupport", "PaywallSQLite",
+                           "PaywallReports"]
         ),
         .executableTarget(name: "forwarder-crash-helper", dependencies: ["PaywallStore", "PaywallCore", "RevenueCatForwarder"]),
         .testTarget(name: "SecurityTests", dependencies: ["PaywallCore", "PaywallTestSupport", "paywall-analytics", "recorder-crash-helper"]),
@@ -75,12 +76,10 @@ var package = Package(
         .testTarget(
             name: "SQLiteOutboxTests",
             dependencies: ["PaywallStore", "PaywallCore", "PaywallSQLite", "RevenueCatForwarder", "PaywallTestSupport",
-                           "forwarder-crash-helper"]
+                           "PaywallReports", "forwarder-crash-helper"]
         ),
     ]
 )
-
-package.targets.first { $0.name == "paywall-bench" }?.dependencies.append("PaywallReports")
 
 for target in package.targets where target.type != .system {
     target.swiftSettings = (target.swiftSettings ?? []) + strictSettings
