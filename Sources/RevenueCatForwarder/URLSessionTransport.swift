@@ -53,7 +53,7 @@ public final class URLSessionTransport: HTTPTransport {
         guard let http = response as? HTTPURLResponse else {
             throw TransportError.unreadableResponse(detail: "not an HTTP response")
         }
-        if let answered = http.url, answered.absoluteString != request.url.absoluteString {
+        if let answered = http.url, !Self.sameOrigin(answered, request.url) {
             throw TransportError.redirected(status: http.statusCode)
         }
         var headers: [String: String] = [:]
@@ -88,6 +88,17 @@ public final class URLSessionTransport: HTTPTransport {
         } onCancel: {
             pending.cancel()
         }
+    }
+
+    /// Whether `answered` is `asked`, up to the forms a URL loader may canonicalize (letter case of
+    /// scheme and host, an explicit default port): same scheme, host, port and path.
+    static func sameOrigin(_ answered: URL, _ asked: URL) -> Bool {
+        func port(_ url: URL) -> Int? {
+            url.port ?? ["https": 443, "http": 80][url.scheme?.lowercased() ?? ""]
+        }
+        return answered.scheme?.lowercased() == asked.scheme?.lowercased()
+            && answered.host?.lowercased() == asked.host?.lowercased()
+            && port(answered) == port(asked) && answered.path == asked.path
     }
 
     /// Maps a `URLError` to a key-free ``TransportError``.

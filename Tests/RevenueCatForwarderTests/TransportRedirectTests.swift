@@ -1,6 +1,6 @@
 import Foundation
 import PaywallTestSupport
-import RevenueCatForwarder
+@testable import RevenueCatForwarder
 import Testing
 
 /// The transport itself never follows a redirect (the forwarder and the coming uploader both rely
@@ -29,5 +29,20 @@ struct TransportRedirectTests {
         // (its body is not kept: FoundationNetworking drops the body of a redirect it did not follow)
         #expect(endpoint.requestCount == 1)
         #expect(target.received.connections == 0 && target.received.bytes == 0)
+    }
+}
+
+struct TransportOriginTests {
+    @Test(arguments: [
+        ("http://127.0.0.1:8080/v1/events", "http://127.0.0.1:8080/v1/events", true),
+        ("HTTPS://API.example.com/v1/events", "https://api.example.com:443/v1/events", true),
+        ("http://127.0.0.1:8080/v1/events", "http://127.0.0.1:8081/v1/events", false),
+        ("http://127.0.0.1:8080/v1/events", "http://127.0.0.1:8080/landing", false),
+        ("https://api.example.com/v1/events", "http://api.example.com/v1/events", false),
+        ("https://api.example.com/v1/events", "https://evil.example.com/v1/events", false),
+    ])
+    func aResponseFromAnotherURLIsTakenForARedirect(asked: String, answered: String, same: Bool) {
+        // A canonicalized form of the asked URL is the same resource; any other scheme, host, port or path is not
+        #expect(URLSessionTransport.sameOrigin(URL(string: answered)!, URL(string: asked)!) == same)
     }
 }
