@@ -18,11 +18,45 @@ extension Presentation {
         }
     }
 
+    /// Starts a period of real visibility at `elapsed` (and the dwell timer in automatic mode).
+    func startVisibility(_ state: inout State, at elapsed: Duration) {
+        guard !state.closed, state.visibleSince == nil else { return }
+        state.visibleSince = elapsed
+        state.firstAppearedAt = state.firstAppearedAt ?? elapsed
+        state.visibilityEpoch += 1
+        guard case .automatic(let dwell) = context.mode, !state.impressionEmitted else { return }
+        state.dwellTimer = startDwellTimer(deadline: elapsed + dwell, epoch: state.visibilityEpoch)
+    }
+
+    /// Ends the current period of real visibility at `elapsed`, emitting the impression first if
+    /// the dwell time was reached within it.
+    func endVisibility(_ state: inout State, at elapsed: Duration) {
+        guard state.visibleSince != nil else { return }
+        emitImpressionIfDwellReached(&state, at: elapsed)
+        state.visibleSince = nil
+        state.dwellTimer?.cancel()
+        state.dwellTimer = nil
+    }
+
+    /// The tracker was suspended: the paywall leaves the screen as far as dwell is concerned,
+    /// but the app's own `appeared()` stays remembered for ``resumed(at:)``.
+    func suspended(at elapsed: Duration) {
+        state.withLock { state in endVisibility(&state, at: elapsed) }
+    }
+
+    /// The tracker resumed: what the app last said was visible becomes visible again.
+    func resumed(at elapsed: Duration) {
+        state.withLock { state in
+            guard state.appVisible else { return }
+            startVisibility(&state, at: elapsed)
+        }
+    }
+
     /// Emits the impression if the paywall has been visible for the dwell time by `elapsed`,
     /// dated when the dwell time was reached. Called on every transition, so the impression
     /// never depends on the timer task having run.
     func emitImpressionIfDwellReached(_ state: inout State, at elapsed: Duration) {
-        guard case .automatic(let dwell) = tracker.mode, !state.impressionEmitted,
+        guard case .automatic(let dwell) = context.mode, !state.impressionEmitted,
               let since = state.visibleSince, elapsed - since >= dwell else { return }
         let overdue = elapsed - (since + dwell)
         emitImpression(&state, occurredAt: tracker.now.milliseconds() - Self.milliseconds(overdue))
