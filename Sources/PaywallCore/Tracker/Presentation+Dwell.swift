@@ -22,6 +22,7 @@ extension Presentation {
     func startVisibility(_ state: inout State, at elapsed: Duration) {
         guard !state.closed, state.visibleSince == nil else { return }
         state.visibleSince = elapsed
+        state.visibleSinceMs = tracker.now.milliseconds()
         state.firstAppearedAt = state.firstAppearedAt ?? elapsed
         state.visibilityEpoch += 1
         guard case .automatic(let dwell) = context.mode, !state.impressionEmitted else { return }
@@ -53,13 +54,13 @@ extension Presentation {
     }
 
     /// Emits the impression if the paywall has been visible for the dwell time by `elapsed`,
-    /// dated when the dwell time was reached. Called on every transition, so the impression
-    /// never depends on the timer task having run.
+    /// dated when the dwell time was reached (the wall time of the appearance plus the dwell,
+    /// so a timer task that runs late cannot move it). Called on every transition, so the
+    /// impression never depends on the timer task having run.
     func emitImpressionIfDwellReached(_ state: inout State, at elapsed: Duration) {
         guard case .automatic(let dwell) = context.mode, !state.impressionEmitted,
               let since = state.visibleSince, elapsed - since >= dwell else { return }
-        let overdue = elapsed - (since + dwell)
-        emitImpression(&state, occurredAt: tracker.now.milliseconds() - Self.milliseconds(overdue))
+        emitImpression(&state, occurredAt: state.visibleSinceMs + Self.milliseconds(dwell))
     }
 
     func emitImpression(_ state: inout State, occurredAt: Int64) {
@@ -76,10 +77,9 @@ extension Presentation {
         return Task { [weak self] in
             do { try await clock.sleepUntil(deadline) } catch { return }
             guard let self else { return }
-            let elapsed = clock.elapsed()
             self.state.withLock { state in
                 guard !state.closed, state.visibilityEpoch == epoch else { return }
-                self.emitImpressionIfDwellReached(&state, at: elapsed)
+                self.emitImpressionIfDwellReached(&state, at: clock.elapsed())
             }
         }
     }

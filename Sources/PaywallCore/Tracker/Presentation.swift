@@ -46,6 +46,8 @@ public final class Presentation: Sendable {
         /// Set while the paywall is really on screen: the app says so and the tracker is not
         /// suspended. Dwell is measured from it.
         var visibleSince: Duration?
+        /// The wall time (Unix ms) when `visibleSince` was set.
+        var visibleSinceMs: Int64 = 0
         var visibilityEpoch = 0
         var impressionEmitted = false
         var lastSelectedProduct: String?
