@@ -33,7 +33,7 @@ var package = Package(
         .target(name: "PaywallReports", dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite", "CSystemMemory"]),
         .target(name: "PaywallTestSupport", dependencies: ["PaywallLock", "PaywallCore"]),
         .target(name: "PaywallSimulation", dependencies: ["PaywallLock", "PaywallCore"]),
-        .target(name: "PaywallAnalytics", dependencies: ["PaywallCore", "PaywallStore", "RevenueCatForwarder"]),
+        .target(name: "PaywallAnalytics", dependencies: ["PaywallLock", "PaywallCore", "PaywallStore", "RevenueCatForwarder"]),
         .executableTarget(
             name: "embedding-example",
             dependencies: ["PaywallAnalytics", "PaywallCore"],

@@ -35,6 +35,21 @@ struct WireFormatGoldenTests {
         try GoldenFile.check(text, against: "request-headers.txt")
     }
 
+    @Test(arguments: [
+        ("appl_TESTsecretKEY0123456789abcd", false, "false"),
+        ("appl_TESTsecretKEY0123456789abcd", true, "true"),
+        ("test_TESTsecretKEY0123456789abcd", false, "true"),
+        ("goog_TESTsecretKEY0123456789abcd", false, "false"),
+    ])
+    func everyRequestSaysWhetherItIsSandbox(key: String, sandbox: Bool, expected: String) throws {
+        // Given a key and a sandbox setting
+        let configuration = ForwarderConfiguration(apiKey: try APIKey(key), sandbox: sandbox)
+        // When a request is built
+        let request = configuration.request(for: Self.threeImpressions(), retryCount: 0)
+        // Then X-Is-Sandbox is true for Test Store keys and sandbox configurations, false otherwise
+        #expect(request.headers.filter { $0.name == "X-Is-Sandbox" }.map(\.value) == [expected])
+    }
+
     @Test func goldenBodyAndDocumentExamplePassTheStandInsChecks() throws {
         // Given the golden body and the example body from revenuecat-events.md
         let golden = try Data(contentsOf: GoldenFile.directory().appendingPathComponent("body-three-impressions.json"))
