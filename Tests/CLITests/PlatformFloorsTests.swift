@@ -8,7 +8,7 @@ struct PlatformFloorsTests {
     static let script = Golden.packageRoot().appendingPathComponent("scripts/check-platform-floors").path
 
     func check(_ root: String) async throws -> CommandRunner.Output {
-        try await CommandRunner(executable: URL(fileURLWithPath: "/usr/bin/env")).run(["python3", Self.script, root])
+        try await Python.runner().run([Self.script, root])
     }
 
     @Test func theRepositoryStaysWithinTheFloors() async throws {
