@@ -137,6 +137,21 @@ struct LifecycleTests {
         try await analytics.shutdown()
     }
 
+    @Test func theStoreOpensInAFolderThatDoesNotExistYet() async throws {
+        // Given a fresh app container: no Library, no Application Support
+        let path = directory.path("container/Library/Application Support/PaywallAnalytics/events.sqlite")
+        #expect(!FileManager.default.fileExists(atPath: directory.path("container")))
+        // When the facade opens its store there and records
+        let analytics = try PaywallAnalytics(configuration: .init(databasePath: path, forwarding: .off), environment: [:])
+        try analytics.tracker.open(source: "home", userID: "u", impressionMode: .appReported).reportImpression()
+        try await analytics.flush()
+        // Then the folders were made (0700) and the event is stored
+        let mode = try FileManager.default.attributesOfItem(atPath: directory.path("container/Library"))[.posixPermissions]
+        #expect(mode as? Int == 0o700)
+        #expect(try analytics.recorder.store.stats().totalEvents == 1)
+        try await analytics.shutdown()
+    }
+
     @Test func theDatabaseLocationFollowsXDGAndCreatesItsFolders() async throws {
         // Given XDG_DATA_HOME pointing at a folder that does not exist yet
         let data = directory.path("xdg/data")
