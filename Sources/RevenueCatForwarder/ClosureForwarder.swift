@@ -14,7 +14,8 @@ import PaywallCore
 /// The outbox still owns delivery, exactly as for ``Forwarder``: one lease-guarded pass at a
 /// time per database; an impression counts as delivered when the closure returns (marked in
 /// the outbox right then); a throw keeps it pending with the ``RetryPolicy``'s backoff and ends
-/// the pass. Nothing is ever dead-lettered: a throw is always retried. Delivery is
+/// the pass (a throw because the pass's task was cancelled counts no attempt). Nothing is ever
+/// dead-lettered: a throw is always retried. Delivery is
 /// at-least-once: a crash between the closure's return and the mark calls it again.
 public final class ClosureForwarder: Sendable {
     /// The app's delivery closure.
@@ -87,6 +88,12 @@ extension ClosureForwarder: ImpressionForwarding {
                 do {
                     try await handler(CustomPaywallImpression(record: item.event))
                 } catch {
+                    // The pass was stopped (suspend's budget ran out): not a failure of the closure,
+                    // so no attempt is counted and the impression is due again at once.
+                    if Task.isCancelled {
+                        summary.stop = .cancelled
+                        return
+                    }
                     let attempt = item.attempts + 1
                     let notBefore = now.milliseconds() + Forwarder.milliseconds(retryPolicy.backoff(attempt: attempt))
                     try outbox.scheduleRetry([item.event.id], attempts: attempt, notBefore: notBefore)

@@ -115,6 +115,27 @@ struct ClosureForwarderTests {
         #expect(try store.connection.scalar("SELECT count(*) FROM dead_letters")?.int64 == 0)
     }
 
+    @Test func aCancelledPassCountsNoAttemptAndLeavesTheImpressionDue() async throws {
+        // Given a closure that waits until its task is cancelled
+        let store = try EventStore(path: directory.path("events.sqlite"), now: .constant(1_764_500_000_000))
+        try store.insert(impressions(1))
+        let started = Lock(false)
+        let time = TestTime()
+        let forwarder = ClosureForwarder(outbox: SQLiteOutbox(store: store), now: time.now) { _ in
+            started.withLock { $0 = true }
+            try await Task.sleep(for: .seconds(3_600))
+        }
+        // When the pass is cancelled while the closure runs
+        let pass = Task { try await forwarder.forwardOnce() }
+        for _ in 0..<2_000 where !started.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(1)) }
+        pass.cancel()
+        guard case .completed(let summary) = try await pass.value else { Issue.record("busy"); return }
+        // Then the pass says so, no attempt is counted, and the impression is due at once
+        #expect(summary.stop == .cancelled && summary.willRetry == 0 && summary.delivered == 0)
+        #expect(try store.connection.scalar("SELECT attempts FROM outbox")?.int64 == 0)
+        #expect(try SQLiteOutbox(store: store).due(now: time.current, limit: 10).count == 1)
+    }
+
     @Test func aPassHoldsTheOutboxLeaseAgainstTheHTTPForwarder() async throws {
         // Given a lease held by another forwarder on the same database
         let store = try EventStore(path: directory.path("events.sqlite"), now: .constant(1_764_500_000_000))
