@@ -24,12 +24,16 @@ var package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
-        .target(name: "PaywallCore"),
+        .target(name: "PaywallCore", exclude: ["Validation/FAST-PATH.md"]),
         .target(name: "PaywallSQLite", dependencies: ["CSQLite"]),
         .target(name: "PaywallStore", dependencies: ["PaywallCore", "PaywallSQLite"]),
         .target(name: "RevenueCatForwarder", dependencies: ["PaywallCore"]),
         .target(name: "CSystemMemory"),
-        .target(name: "PaywallReports", dependencies: ["PaywallCore", "PaywallSQLite", "PaywallStore", "CSystemMemory"]),
+        .target(
+            name: "PaywallReports",
+            dependencies: ["PaywallCore", "PaywallSQLite", "PaywallStore", "CSystemMemory"],
+            exclude: ["NIGHTLY.md"]
+        ),
         .target(name: "PaywallTestSupport", dependencies: ["PaywallCore", "PaywallSQLite"]),
         .target(name: "PaywallSimulation", dependencies: ["PaywallCore"]),
         .target(name: "PaywallAnalytics", dependencies: ["PaywallCore", "PaywallStore", "RevenueCatForwarder"]),
