@@ -72,7 +72,8 @@ var package = Package(
         .executableTarget(
             name: "paywall-bench",
             dependencies: ["PaywallCore", "PaywallStore", "RevenueCatForwarder", "PaywallTestSupport", "PaywallSQLite",
-                           "PaywallReports"]
+                           "PaywallReports"],
+            exclude: ["targets.json"]
         ),
         .executableTarget(name: "forwarder-crash-helper", dependencies: ["PaywallStore", "PaywallCore", "RevenueCatForwarder"]),
         .testTarget(name: "SecurityTests", dependencies: ["PaywallCore", "PaywallTestSupport", "paywall-analytics", "recorder-crash-helper"]),
