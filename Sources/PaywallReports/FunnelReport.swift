@@ -17,7 +17,7 @@ import Synchronization
 ///                                  timezone: "Europe/Berlin", into: "out/")
 /// ```
 public struct FunnelReport: Sendable {
-    /// The store (migrated by PaywallStore, including the reports migration).
+    /// The store, opened with the reports' migrations (``ReportSchema/open(path:options:)``).
     public let connection: Connection
     /// The wall clock (for `run.json`, the lease and the nightly window).
     public let now: Now

@@ -26,7 +26,7 @@ struct LegacyUpgradeTests {
     @Test(arguments: 1...9)
     func aStoreOfEveryLegacyVersionUpgradesInPlace(version: Int) throws {
         // Given a real file of legacy version N holding the report fixture's events
-        let folder = try TemporaryFolder()
+        let folder = TemporaryDirectory()
         defer { folder.remove() }
         let path = folder.path("v\(version).sqlite")
         let old = try LegacyStore.create(at: path, version: version, from: ReportSchema.migrator)
@@ -60,7 +60,7 @@ struct LegacyUpgradeTests {
 
     @Test func aStoreFromANewerProgramIsRefusedUntouched() throws {
         // Given a legacy store at a version above the nine
-        let folder = try TemporaryFolder()
+        let folder = TemporaryDirectory()
         defer { folder.remove() }
         let path = folder.path("v10.sqlite")
         let old = try LegacyStore.create(at: path, version: 9, from: ReportSchema.migrator)
@@ -76,7 +76,7 @@ struct LegacyUpgradeTests {
 /// The store and the reports each own their migrations, and share one file.
 struct SchemaOwnersTests {
     @Test func eachOwnerCreatesTheTablesItDeclares() throws {
-        let folder = try TemporaryFolder()
+        let folder = TemporaryDirectory()
         defer { folder.remove() }
         let tables = { (connection: Connection) in
             Set(try connection.all("SELECT name FROM sqlite_schema WHERE type = 'table'") { $0.string(at: 0) ?? "" })
@@ -89,7 +89,7 @@ struct SchemaOwnersTests {
 
     @Test func anAppLinkingOnlyTheStoreOpensAFileWithTheReportsTablesAndANewerReportsMigration() throws {
         // Given a file migrated with the reports, where a newer program then added a reports migration
-        let folder = try TemporaryFolder()
+        let folder = TemporaryDirectory()
         defer { folder.remove() }
         let path = folder.path("db")
         let cli = try ReportSchema.open(path: path, options: OpenOptions(wal: false))
