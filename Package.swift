@@ -9,7 +9,7 @@ let strictSettings: [SwiftSetting] = [
 
 var package = Package(
     name: "PaywallAnalytics",
-    platforms: [.macOS(.v15), .iOS(.v18)],
+    platforms: [.iOS(.v16), .macOS(.v13), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: [
         .library(name: "PaywallCore", targets: ["PaywallCore"]),
         .library(name: "PaywallStore", targets: ["PaywallStore"]),
@@ -24,18 +24,19 @@ var package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
-        .target(name: "PaywallCore", exclude: ["Validation/FAST-PATH.md"]),
+        .target(name: "PaywallLock"),
+        .target(name: "PaywallCore", dependencies: ["PaywallLock"], exclude: ["Validation/FAST-PATH.md"]),
         .target(name: "PaywallSQLite", dependencies: ["CSQLite"]),
-        .target(name: "PaywallStore", dependencies: ["PaywallCore", "PaywallSQLite"]),
-        .target(name: "RevenueCatForwarder", dependencies: ["PaywallCore"]),
+        .target(name: "PaywallStore", dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite"]),
+        .target(name: "RevenueCatForwarder", dependencies: ["PaywallLock", "PaywallCore"]),
         .target(name: "CSystemMemory"),
         .target(
             name: "PaywallReports",
-            dependencies: ["PaywallCore", "PaywallSQLite", "PaywallStore", "CSystemMemory"],
+            dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite", "PaywallStore", "CSystemMemory"],
             exclude: ["NIGHTLY.md"]
         ),
-        .target(name: "PaywallTestSupport", dependencies: ["PaywallCore", "PaywallSQLite"]),
-        .target(name: "PaywallSimulation", dependencies: ["PaywallCore"]),
+        .target(name: "PaywallTestSupport", dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite"]),
+        .target(name: "PaywallSimulation", dependencies: ["PaywallLock", "PaywallCore"]),
         .target(name: "PaywallAnalytics", dependencies: ["PaywallCore", "PaywallStore", "RevenueCatForwarder"]),
         .executableTarget(
             name: "embedding-example",
@@ -44,8 +45,9 @@ var package = Package(
         ),
         .executableTarget(
             name: "paywall-analytics",
-            dependencies: ["PaywallCore", "PaywallStore", "RevenueCatForwarder", "PaywallReports", "PaywallSimulation"]
+            dependencies: ["PaywallLock", "PaywallCore", "PaywallStore", "RevenueCatForwarder", "PaywallReports", "PaywallSimulation"]
         ),
+        .testTarget(name: "PaywallLockTests", dependencies: ["PaywallLock"]),
         .testTarget(name: "PaywallCoreTests", dependencies: ["PaywallCore", "PaywallTestSupport"]),
         .testTarget(
             name: "PaywallReportsTests",
@@ -55,32 +57,32 @@ var package = Package(
         .testTarget(name: "PaywallSimulationTests", dependencies: ["PaywallSimulation", "PaywallCore"]),
         .testTarget(
             name: "RevenueCatForwarderTests",
-            dependencies: ["RevenueCatForwarder", "PaywallCore", "PaywallTestSupport"],
+            dependencies: ["PaywallLock", "RevenueCatForwarder", "PaywallCore", "PaywallTestSupport"],
             exclude: ["Golden"]
         ),
         .testTarget(
             name: "PaywallAnalyticsTests",
-            dependencies: ["PaywallAnalytics", "PaywallCore", "PaywallSQLite", "PaywallStore", "PaywallTestSupport"]
+            dependencies: ["PaywallLock", "PaywallAnalytics", "PaywallCore", "PaywallSQLite", "PaywallStore", "PaywallTestSupport"]
         ),
         .testTarget(name: "CLITests", dependencies: ["PaywallCore", "PaywallTestSupport", "paywall-analytics", "embedding-example"]),
         .testTarget(name: "PaywallSQLiteTests", dependencies: ["PaywallSQLite", "PaywallTestSupport"]),
         .testTarget(
             name: "PaywallStoreTests",
-            dependencies: ["PaywallStore", "PaywallCore", "PaywallSQLite", "PaywallTestSupport", "recorder-crash-helper"]
+            dependencies: ["PaywallLock", "PaywallStore", "PaywallCore", "PaywallSQLite", "PaywallTestSupport", "recorder-crash-helper"]
         ),
         .executableTarget(name: "recorder-crash-helper", dependencies: ["PaywallStore", "PaywallCore", "PaywallSQLite"]),
         .executableTarget(
             name: "paywall-bench",
-            dependencies: ["PaywallCore", "PaywallStore", "RevenueCatForwarder", "PaywallTestSupport", "PaywallSQLite",
-                           "PaywallReports"],
+            dependencies: ["PaywallLock", "PaywallCore", "PaywallStore", "RevenueCatForwarder", "PaywallTestSupport",
+                           "PaywallSQLite", "PaywallReports"],
             exclude: ["targets.json"]
         ),
         .executableTarget(name: "forwarder-crash-helper", dependencies: ["PaywallStore", "PaywallCore", "RevenueCatForwarder"]),
         .testTarget(name: "SecurityTests", dependencies: ["PaywallCore", "PaywallTestSupport", "paywall-analytics", "recorder-crash-helper"]),
-        .executableTarget(name: "paywall-soak", dependencies: ["PaywallCore", "PaywallStore", "PaywallSQLite", "PaywallTestSupport"]),
+        .executableTarget(name: "paywall-soak", dependencies: ["PaywallLock", "PaywallCore", "PaywallStore", "PaywallSQLite", "PaywallTestSupport"]),
         .testTarget(
             name: "SQLiteOutboxTests",
-            dependencies: ["PaywallStore", "PaywallCore", "PaywallSQLite", "RevenueCatForwarder", "PaywallTestSupport",
+            dependencies: ["PaywallLock", "PaywallStore", "PaywallCore", "PaywallSQLite", "RevenueCatForwarder", "PaywallTestSupport",
                            "PaywallReports", "forwarder-crash-helper"]
         ),
     ]

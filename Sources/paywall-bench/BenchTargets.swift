@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import PaywallLock
 
 /// One target from `targets.json`: the benchmark, the measure's label as its table prints it, and
 /// the bound the printed value must meet (`atLeast`, `atMost` or `below`).
@@ -52,7 +52,7 @@ enum BenchTargets {
         var values: [String: Double] = [:]
     }
 
-    static let state = Mutex(State())
+    static let state = Lock(State())
 
     /// `Sources/paywall-bench/targets.json` of the checkout the benchmark was built from.
     static let defaultPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
