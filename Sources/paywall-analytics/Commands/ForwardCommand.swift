@@ -22,10 +22,11 @@ enum ForwardCommand {
             for 401/403, that the key was refused), 69 RevenueCat could not be reached, redirected or asked to wait
             (retried next run), 74 output could not be written, 75 another forward run holds this database.
             """,
-            usage: "forward [--endpoint <url>] [--max-batches <n>] [--requeue-dead-letters]",
+            usage: "forward [--endpoint <url>] [--max-batches <n>] [--sandbox] [--requeue-dead-letters]",
             options: [
                 .value("--endpoint", "url", "RevenueCat's base URL (default \(ForwarderConfiguration.defaultEndpoint.absoluteString)); requests go to <url>/v1/events."),
                 .value("--max-batches", "n", "Send at most n requests of up to 50 impressions (default 10)."),
+                .flag("--sandbox", "Send X-Is-Sandbox: true (always so for a Test Store key, test_…)."),
                 .flag("--requeue-dead-letters", "Put every dead letter back in the queue before sending."),
             ],
             examples: [
@@ -50,7 +51,8 @@ enum ForwardCommand {
         if let warning = resolved.warning { context.stderr.line("Warning: \(warning)") }
         let store = try StoreAccess.open(context.databasePath(arguments), create: false,
                                          readOnly: .refuse("forward records every delivery in the store"))
-        let configuration = ForwarderConfiguration(apiKey: resolved.key, endpoint: endpoint, maxBatches: maxBatches)
+        let configuration = ForwarderConfiguration(apiKey: resolved.key, endpoint: endpoint, maxBatches: maxBatches,
+                                                   sandbox: arguments.has("--sandbox"))
         let forwarder = Forwarder(outbox: SQLiteOutbox(store: store), transport: URLSessionTransport(timeout: .seconds(30)),
                                   configuration: configuration, now: .system)
         let quiet = arguments.has("--quiet")
