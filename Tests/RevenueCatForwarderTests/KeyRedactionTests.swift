@@ -57,7 +57,8 @@ struct KeyRedactionTests {
     }
 
     @Test func onlyTheFirst64KBAreKept() {
-        let body = Data(repeating: UInt8(ascii: "a"), count: 200_000)
+        // (of a byte that is neither base64 nor hex, so the test stays cheap in a debug build)
+        let body = Data(repeating: UInt8(ascii: "!"), count: 200_000)
         #expect(KeyRedaction.redact(body, key: Self.key).count == KeyRedaction.maximumScannedBytes)
     }
 }
