@@ -18,17 +18,19 @@ public enum Schema {
         quarantineOncePerPayload,
         eventsWithStableRowids,
         deadLetterBuckets,
+        storeApplicationID,
     ]
 
-    /// The migrator for ``migrations``.
-    public static let migrator = Migrator(migrations)
+    /// The migrator for ``migrations``; it refuses another program's SQLite file (``identity``).
+    public static let migrator = Migrator(migrations, identity: identity)
 
     /// The newest schema version this program knows.
     public static var latestVersion: Int { migrations.count }
 
     /// Opens (creating with mode 0600 if needed) and migrates the store at `path`.
     ///
-    /// - Throws: `StorageError`: `.schemaTooNew` (file untouched), `.corrupt`, `.readOnly`,
+    /// - Throws: `StorageError`: `.foreignDatabase` (another program's SQLite file, untouched),
+    ///   `.schemaTooNew` (file untouched), `.corrupt`, `.readOnly`,
     ///   `.cannotOpen`, `.busy`, `.walUnavailable`.
     public static func open(path: String, options: OpenOptions = .default) throws -> Connection {
         try migrator.open(path: path, options: options)

@@ -15,6 +15,9 @@ struct BoundParametersTests {
         // PRAGMA user_version = N: pragmas take no bound parameters; N is an Int computed by the
         // migrator (the count of migrations applied), never input.
         "PaywallSQLite/Migrator.swift | version + 1": "integer schema version",
+        // PRAGMA application_id = N on a new database: N is the Int32 constant of the migrator's
+        // DatabaseIdentity (Schema.identity), never input.
+        "PaywallSQLite/Migrator.swift | identity.applicationID": "integer application id constant",
         // The list of column names of the events table, a static constant array of identifiers
         // (identifiers cannot be bound).
         "PaywallStore/Importer+Database.swift | Self.sourceColumns.joined(separator: \", \")": "constant column list",

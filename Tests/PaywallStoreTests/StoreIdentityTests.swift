@@ -1,0 +1,71 @@
+import Foundation
+import PaywallTestSupport
+import PaywallSQLite
+import PaywallStore
+import Testing
+
+/// Hardening item 5, the store side: stores carry `PRAGMA application_id` = ``Schema/applicationID``
+/// from their first transaction; every older version of a store (application id 0) is recognised by
+/// its tables and marked by the migration; another program's database is refused before any write.
+/// (The CLI side, byte-for-byte and mtime checks per command: `ForeignDatabaseTests`.)
+struct StoreIdentityTests {
+    /// Where the application-id migration sits in the list (found by name, so a reorder keeps this valid).
+    static var markingIndex: Int { Schema.migrations.firstIndex { $0.name == "store-application-id" }! }
+
+    @Test func aNewStoreIsMarkedAndTheMigrationSetsTheSameConstant() throws {
+        let directory = TemporaryDirectory()
+        let connection = try Schema.open(path: directory.path("new.sqlite"))
+        #expect(try connection.scalar("PRAGMA application_id")?.int64 == Int64(Schema.applicationID))
+        #expect(Schema.migrations[Self.markingIndex].sql.contains("PRAGMA application_id = \(Schema.applicationID);"))
+        #expect(Schema.applicationID == 0x5057_414E)
+    }
+
+    @Test(arguments: Array(1...8) + [StoreIdentityTests.markingIndex])
+    func everyOlderUnmarkedVersionIsUpgradedAndMarked(version: Int) throws {
+        // Given a store at an older version, as programs before the application id wrote it
+        let directory = TemporaryDirectory()
+        let path = directory.path("old.sqlite")
+        guard version <= Self.markingIndex else { return }
+        let old = try Migrator(Array(Schema.migrations.prefix(version))).open(path: path)
+        #expect(try old.scalar("PRAGMA application_id")?.int64 == 0)
+        // When it is opened as a store
+        let connection = try Schema.open(path: path)
+        // Then it is migrated to the latest version and marked
+        #expect(try connection.scalar("PRAGMA user_version")?.int64 == Int64(Schema.latestVersion))
+        #expect(try connection.scalar("PRAGMA application_id")?.int64 == Int64(Schema.applicationID))
+    }
+
+    @Test(arguments: [
+        "CREATE TABLE users (id, name)",
+        "PRAGMA user_version = 3",
+        "PRAGMA application_id = 7; CREATE TABLE t (x)",
+        "CREATE TABLE events (id, name); CREATE TABLE meta (key, value); PRAGMA user_version = 2",
+        "CREATE VIEW v AS SELECT 1",
+    ])
+    func anotherProgramsDatabaseIsRefusedUntouched(sql: String) throws {
+        let directory = TemporaryDirectory()
+        let path = directory.path("app.sqlite")
+        try Connection(path: path, options: OpenOptions(wal: false)).execute(sql)
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let error = try #require(throws: StorageError.self) { _ = try Schema.open(path: path) }
+        guard case .foreignDatabase(let expected, _) = error.kind else {
+            Issue.record("expected foreignDatabase, got \(error.kind)")
+            return
+        }
+        #expect(expected == "PaywallAnalytics store")
+        #expect(error.exitCode == 65)
+        #expect(error.description.contains("is an SQLite database but not a PaywallAnalytics store"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+        #expect(throws: StorageError.self) { try Schema.migrator.checkIdentity(path: path) }
+    }
+
+    @Test func anEmptySQLiteFileBecomesAStore() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.path("empty.sqlite")
+        try Connection(path: path, options: OpenOptions(wal: false)).execute("PRAGMA page_size = 4096; VACUUM")
+        try Schema.migrator.checkIdentity(path: path)
+        let connection = try Schema.open(path: path)
+        #expect(try connection.scalar("PRAGMA application_id")?.int64 == Int64(Schema.applicationID))
+    }
+}
