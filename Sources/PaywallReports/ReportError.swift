@@ -1,4 +1,5 @@
 import Foundation
+import PaywallCore
 import PaywallSQLite
 
 /// Every failure of the reports module, with what went wrong and what to do.
@@ -82,6 +83,16 @@ extension ReportError {
             throw ReportError.storage(error)
         } catch {
             throw ReportError.io(path: "", reason: "\(error)")
+        }
+    }
+}
+
+extension ReportError {
+    /// The report error for an output file that could not be written (73 or 74).
+    init(_ error: OutputFileError) {
+        switch error.kind {
+        case .cannotCreate: self = .cannotCreateOutput(path: error.path, reason: error.reason)
+        case .io: self = .io(path: error.path, reason: error.reason)
         }
     }
 }
