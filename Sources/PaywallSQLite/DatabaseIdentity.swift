@@ -1,3 +1,5 @@
+import Foundation
+
 /// How a ``Migrator`` recognises its own databases, so that it never migrates someone else's:
 /// `PRAGMA application_id` marks every database it creates or upgrades, and a database from before
 /// that mark (application id 0) is taken as one of its own only if it has the marker tables with
@@ -59,6 +61,29 @@ public struct DatabaseIdentity: Sendable, Equatable {
         if version != 0 { found.append("user_version \(version)") }
         found.append("no application_id")
         return .foreign(reason: found.joined(separator: ", "))
+    }
+
+    /// Classifies the database file at `path` without leaving a trace: it is opened `immutable=1`
+    /// (no lock, no -wal or -shm created, nothing written), unless a non-empty `-wal` beside it may
+    /// hold its schema, in which case it is opened read-only.
+    ///
+    /// - Throws: ``StorageError`` when the file cannot be read as a database.
+    public func classify(fileAt path: String) throws -> Verdict {
+        let immutable = try Connection(path: Self.uri(path, query: "immutable=1"), options: .readOnly)
+        let verdict = try immutable.withDatabase { try classify($0) }
+        guard verdict == .empty, let size = try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int,
+              size > 0 else { return verdict }
+        let reader = try Connection(path: Self.uri(path, query: "mode=ro"), options: .readOnly)
+        return try reader.withDatabase { try classify($0) }
+    }
+
+    /// A `file:` URI for `path` (characters with meaning in URIs escaped) with `query`.
+    public static func uri(_ path: String, query: String) -> String {
+        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: "?#%")
+        let escaped = absolute.addingPercentEncoding(withAllowedCharacters: allowed) ?? absolute
+        return "file:\(escaped)?\(query)"
     }
 
     /// Whether every marker table exists with its marker columns.

@@ -70,8 +70,7 @@ public struct Migrator: Sendable {
         guard let identity else { return }
         var info = stat()
         guard stat(path, &info) == 0, info.st_size > 0 else { return }
-        let connection = try Connection(path: path, options: .readOnly)
-        try connection.withDatabase { try identity.require(try identity.classify($0), path: path) }
+        try identity.require(try identity.classify(fileAt: path), path: path)
     }
 
     /// Applies every pending migration, one transaction each; returns the versions before and after.

@@ -63,12 +63,11 @@ extension Importer {
     }
 
     /// Throws ``ImportError/Kind/notAStore`` unless `path` is a PaywallAnalytics store (marked, or an
-    /// older one with the store's tables), checked on a read-only connection before it is attached.
+    /// older one with the store's tables), checked without a trace (``DatabaseIdentity/classify(fileAt:)``) before it is attached.
     static func requireStore(_ path: String) throws {
         let verdict: DatabaseIdentity.Verdict
         do {
-            let source = try Connection(path: readOnlyURI(path), options: .readOnly)
-            verdict = try source.withDatabase { try Schema.identity.classify($0) }
+            verdict = try Schema.identity.classify(fileAt: path)
         } catch let error as StorageError {
             throw ImportError(.unreadable, path: path, detail: error.message.isEmpty ? error.summary : error.message)
         }

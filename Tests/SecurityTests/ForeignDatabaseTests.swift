@@ -13,13 +13,14 @@ struct ForeignDatabaseTests {
     /// The store's `PRAGMA application_id` (0x5057414E, "PWAN").
     static let applicationID = 1_347_895_630
 
-    /// Kinds of foreign file, each made by the sqlite3 tool in rollback-journal mode.
+    /// Kinds of foreign file, each made by the sqlite3 tool (in rollback-journal mode but one).
     static let foreign: [String: String] = [
         "a table": "CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO users VALUES (1, 'ann');",
         "user_version 3": "PRAGMA user_version = 3;",
         "another application_id": "PRAGMA application_id = 1234; CREATE TABLE t (x);",
         "look-alike tables": "CREATE TABLE events (id, name); CREATE TABLE meta (key, value); PRAGMA user_version = 3;",
         "our application_id's neighbour": "PRAGMA application_id = 1347895631;",
+        "WAL mode": "PRAGMA journal_mode = WAL; CREATE TABLE users (id); INSERT INTO users VALUES (1);",
     ]
 
     static func make(_ scratch: Scratch, _ kind: String) async throws -> String {
