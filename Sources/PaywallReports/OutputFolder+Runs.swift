@@ -64,12 +64,29 @@ extension OutputFolder {
         }
     }
 
-    /// Removes the staging folders (`.partial-<pid>-<n>`) under `runs` whose process no longer runs.
-    static func removeStaleStaging(in runs: String) {
+    /// The name of the run folder `current` points at, `nil` before the first run.
+    static func currentRunName(_ destination: URL) -> String? {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: destination.appendingPathComponent(currentLink).path))
+            .map { URL(fileURLWithPath: $0).lastPathComponent }
+    }
+
+    /// Removes what killed runs left under `runs` (called with the folder's lock held): every staging
+    /// folder, and every run folder newer than the current run (renamed into place, never shown).
+    static func removeLeftovers(in runs: String, current: String?) {
+        let shown = current.flatMap(sequence(of:)) ?? 0
         for name in (try? FileManager.default.contentsOfDirectory(atPath: runs)) ?? [] {
-            guard name.hasPrefix(".partial-"), let pid = Int32(name.dropFirst(9).split(separator: "-").first ?? ""),
+            let leftover = name.hasPrefix(".partial-") || (sequence(of: name).map { $0 > shown } ?? false)
+            if leftover { try? FileManager.default.removeItem(atPath: runs + "/" + name) }
+        }
+    }
+
+    /// Removes the temporary links (`.NAME.link-<pid>`) that a run killed during a switch left in `folder`.
+    static func removeStaleLinks(in folder: String) {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name.hasPrefix(".") {
+            guard let range = name.range(of: ".link-", options: .backwards), let pid = Int32(name[range.upperBound...]),
                   pid > 0, !ProcessLiveness.isRunning(pid) else { continue }
-            try? FileManager.default.removeItem(atPath: runs + "/" + name)
+            var info = stat()
+            if lstat(folder + "/" + name, &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK { unlink(folder + "/" + name) }
         }
     }
 

@@ -22,8 +22,10 @@ import Darwin
 /// links never change afterwards), then points `current` at the new run with a `rename(2)` of a new
 /// link over it. Until that rename the previous run is what every path shows; after it, the new one.
 /// The run that was current before is kept (a reader that resolved `current` just before the switch
-/// still finds all of its files); older runs are removed, and so are the staging folders of killed
-/// runs (their process no longer runs). Nothing else in the destination is touched.
+/// still finds all of its files); older runs are removed. One run at a time writes into a folder: it
+/// holds `flock(runs/.lock)` from start to end (released by the system when a run is killed), so
+/// the staging folders and never-shown runs found under `runs/` at the start were left by killed runs,
+/// and are removed. Nothing else in the destination is touched.
 final class OutputFolder {
     /// The destination folder (`--out`).
     let destination: URL
@@ -34,11 +36,13 @@ final class OutputFolder {
     private var files: [String] = []
     private var createdFolders: [String] = []
     private var finished = false
+    private var lockDescriptor: Int32 = -1
     /// The names of the files staged so far.
     var stagedFiles: [String] { files }
 
     static let runsFolder = "runs"
     static let currentLink = "current"
+    static let lockFile = ".lock"
 
     /// Creates the staging folder under `<destination>/runs/`, creating the folders as needed, and
     /// removes what killed runs left.
@@ -65,14 +69,29 @@ final class OutputFolder {
         if manager.fileExists(atPath: runs.path, isDirectory: &isDirectory), !isDirectory.boolValue {
             throw ReportError.cannotCreateOutput(path: runs.path, reason: "it exists and is not a folder")
         }
-        Self.removeStaleStaging(in: runs.path)
+        // One run at a time per folder: the lock goes with the process, so a killed run never blocks.
+        let lock = open(runs.appendingPathComponent(Self.lockFile).path, O_CREAT | O_RDWR | O_CLOEXEC, 0o644)
+        guard lock >= 0 else {
+            throw ReportError.cannotCreateOutput(path: runs.appendingPathComponent(Self.lockFile).path,
+                                                 reason: String(cString: strerror(errno)))
+        }
+        guard flock(lock, LOCK_EX | LOCK_NB) == 0 else {
+            close(lock)
+            throw ReportError.outputBusy(path: destination.path)
+        }
+        lockDescriptor = lock
+        // Holding the lock, whatever staging or never-shown run is under runs/ was left by a killed run.
+        Self.removeLeftovers(in: runs.path, current: Self.currentRunName(destination))
+        Self.removeStaleLinks(in: destination.path)
         Self.removeLegacyStaging(beside: destination)
         var attempt = 0
         while true {
             let candidate = runs.appendingPathComponent(".partial-\(getpid())-\(attempt)")
             if mkdir(candidate.path, 0o755) == 0 { staging = candidate; break }
             if errno != EEXIST || attempt > 1000 {
-                throw ReportError.cannotCreateOutput(path: candidate.path, reason: String(cString: strerror(errno)))
+                let reason = String(cString: strerror(errno))
+                close(lock)
+                throw ReportError.cannotCreateOutput(path: candidate.path, reason: reason)
             }
             attempt += 1
         }
@@ -80,7 +99,10 @@ final class OutputFolder {
         runID = Self.runID(sequence: Self.highestSequence(in: runs.path) + 1, startedAt: startedAt)
     }
 
-    deinit { discard() }
+    deinit {
+        discard()
+        if lockDescriptor >= 0 { close(lockDescriptor) }
+    }
 
     /// Opens a new file `name` in the staging folder and returns its descriptor (the caller closes it).
     func create(_ name: String) throws -> Int32 {
@@ -142,6 +164,8 @@ final class OutputFolder {
         try Self.replaceLink(at: current, with: "\(Self.runsFolder)/\(runID)")
         Self.sync(destination.path)
         removeOldRuns(in: runs.path, previous: previous.map { URL(fileURLWithPath: $0).lastPathComponent })
+        close(lockDescriptor)
+        lockDescriptor = -1
     }
 
     /// Removes the staging folder and whatever it still holds (and the folders this run created).
@@ -151,6 +175,9 @@ final class OutputFolder {
         for name in files { unlink(staging.appendingPathComponent(name).path) }
         files.removeAll()
         rmdir(staging.path)
+        if !createdFolders.isEmpty {
+            unlink(destination.appendingPathComponent(Self.runsFolder).appendingPathComponent(Self.lockFile).path)
+        }
         for folder in createdFolders.reversed() { rmdir(folder) }
     }
 

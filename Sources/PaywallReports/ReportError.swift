@@ -20,6 +20,8 @@ public enum ReportError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidDuration(String)
     /// Another nightly run holds the reports lease on this database.
     case busy(holder: String)
+    /// Another report run is writing into the same output folder (it holds `runs/.lock`).
+    case outputBusy(path: String)
     /// The database lacks the store's tables (not created by PaywallAnalytics, or not migrated).
     case notAStore(path: String, missing: String)
     /// The output folder or file cannot be created or written.
@@ -34,7 +36,7 @@ public enum ReportError: Error, Sendable, Equatable, CustomStringConvertible {
     public var exitCode: Int32 {
         switch self {
         case .invalidDate, .invalidRange, .unknownTimeZone, .unsupportedTimeZone, .invalidDays, .invalidDuration: return 64
-        case .busy: return 75
+        case .busy, .outputBusy: return 75
         case .notAStore: return 65
         case .cannotCreateOutput: return 73
         case .io: return 74
@@ -61,6 +63,9 @@ public enum ReportError: Error, Sendable, Equatable, CustomStringConvertible {
         case .busy(let holder):
             return "another report run (\(holder)) is in progress on this database; nothing was written. "
                 + "Wait for it to finish and retry."
+        case .outputBusy(let path):
+            return "another report run is writing into \(path) (it holds \(path)/runs/.lock); nothing was written. "
+                + "Wait for it to finish and retry, or choose another --out."
         case .notAStore(let path, let missing):
             return "\(path) is not a PaywallAnalytics store (table \(missing) is missing); "
                 + "point --db at a database the recorder created."

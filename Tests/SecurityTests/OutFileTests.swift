@@ -9,7 +9,9 @@ import Glibc
 /// Hardening item 2: `--out FILE` never replaces what is there by something else. A character device
 /// or a FIFO is written straight to (a full device fails with 74 and stays a device); a symbolic link
 /// is written through to its target and stays a link (also a link to `/proc/self/fd/1`); an existing
-/// file keeps its mode; a folder, a block device or a link to nothing is refused with 73, untouched.
+/// file keeps its mode; one of the process's own descriptors (`/dev/stdout`, `/dev/fd/N`) is written as
+/// the shell opened it (appended to, never replaced); a folder, a block device or a link to nothing is
+/// refused with 73, untouched.
 /// Decision: write through links (as the shell's `>` does) rather than refuse them.
 struct OutFileTests {
     let cli = try! CommandRunner()
@@ -112,6 +114,22 @@ struct OutFileTests {
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == "/proc/self/fd/1")
         let viaDev = try await cli.run(["export", "events", "--out", "/dev/stdout", "--db", db, "--quiet"])
         #expect(viaDev.status == 0 && Data(viaDev.stdout.utf8) == expected, "\(viaDev.stderr)")
+    }
+
+    @Test func standardOutputOpenedForAppendingIsAppendedToNotReplaced() async throws {
+        let scratch = try Scratch()
+        let db = try await database(scratch)
+        let expected = try await reference(scratch, db)
+        let link = scratch.path("out")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "/proc/self/fd/1")
+        for (index, target) in ["/dev/stdout", link, "/dev/fd/3"].enumerated() {
+            let log = try scratch.write("log\(index).txt", "before\n")
+            let script = #"exec "$PA" export events --out "$1" --db "$2" --quiet >> "$3" 3>> "$3""#
+            let result = try await bash.run(["-c", script, "bash", target, db, log], environment: ["PA": cli.executable.path])
+            #expect(result.status == 0, "\(target): \(result.stderr)")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: log)) == Data("before\n".utf8) + expected, "\(target)")
+            #expect(type(log) == S_IFREG)
+        }
     }
 
     @Test(arguments: [0o600, 0o640, 0o664, 0o604])

@@ -8,8 +8,9 @@ import Glibc
 
 /// Hardening item 7: a reader of `--out` never sees files of two runs together. Each run is published
 /// as `--out/runs/<run id>/` and shown through `--out/current` (switched by one `rename(2)`); the
-/// top-level report names are links through `current`. Killed runs leave nothing that the next run
-/// does not remove; the run on show and the one before it are kept, older ones removed.
+/// top-level report names are links through `current`. One run at a time writes into a folder (a lock);
+/// killed runs leave nothing that the next run does not remove; the run on show and the one before it
+/// are kept, older ones removed.
 struct ReportSetTests {
     let cli = try! CommandRunner()
     static let names = ["encounter_funnel.csv", "conversion_funnel.csv", "cohort_conversion.csv", "placement_summary.csv",
@@ -109,7 +110,7 @@ struct ReportSetTests {
                 duration = max(10, duration * 4 / 5)
             }
             try expectOneRun(out, nightly: true, "after kill \(round)")
-            let staging = entries(out + "/runs").filter { $0.hasPrefix(".") }
+            let staging = entries(out + "/runs").filter { $0.hasPrefix(".partial") }
             #expect(staging.count <= 1, "after kill \(round): staging folders accumulate: \(staging)")
             #expect(entries(out + "/runs").filter { !$0.hasPrefix(".") }.count <= 3, "after kill \(round): \(entries(out + "/runs"))")
         }
@@ -118,7 +119,7 @@ struct ReportSetTests {
         let final = try await cli.run(arguments)
         #expect(final.status == 0, "\(final.stderr)")
         let runID = try expectOneRun(out, nightly: true, "final run")
-        let kept = entries(out + "/runs").sorted()
+        let kept = entries(out + "/runs").filter { $0 != ".lock" }.sorted()
         #expect(kept.count <= 2 && kept.contains(runID ?? "?") && !kept.contains { $0.hasPrefix(".") }, "\(kept)")
         let days = Set(try rows(out + "/encounter_funnel.csv").dropFirst().map { $0[0] })
         #expect(days.count == rounds + 1, "every imported day is in the final set")
@@ -140,7 +141,7 @@ struct ReportSetTests {
         }
         #expect(Set(shown).count == 4, "every run has its own id: \(shown)")
         #expect(shown == shown.sorted(), "run ids sort in run order: \(shown)")
-        #expect(entries(out + "/runs").sorted() == Array(shown.suffix(2)), "the current run and the one before it are kept")
+        #expect(entries(out + "/runs").sorted() == [".lock"] + Array(shown.suffix(2)), "the current run and the one before it are kept")
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: out + "/current") == "runs/\(shown[3])")
     }
 
@@ -163,7 +164,28 @@ struct ReportSetTests {
         let result = try await cli.run(["report", "--nightly", "--out", out, "--db", db, "--now", "2026-06-01T02:00:00Z"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(entries(scratch.url.path).filter { $0.contains("partial") }.isEmpty, "\(entries(scratch.url.path))")
-        #expect(entries(out + "/runs").filter { $0.hasPrefix(".") } == [".partial-1-0"], "a live process's staging stays")
+        // Under runs/ the folder's lock says no other run is going: every staging folder there is a leftover.
+        #expect(entries(out + "/runs").filter { $0.hasPrefix(".") } == [".lock"], "\(entries(out + "/runs"))")
         try expectOneRun(out, nightly: true, "after the old layout")
+    }
+
+    @Test func aSecondRunIntoTheSameFolderWhileOneIsWritingExits75AndChangesNothing() async throws {
+        let scratch = try Scratch()
+        let db = scratch.path("events.sqlite")
+        let out = scratch.path("out")
+        try await addDay(0, count: 10, scratch: scratch, db: db)
+        #expect(try await cli.run(["report", "--from", "2025-11-29", "--to", "2025-11-30", "--out", out, "--db", db]).status == 0)
+        let shown = try FileManager.default.destinationOfSymbolicLink(atPath: out + "/current")
+        // This process holds the folder's lock, as a run in progress does
+        let lock = open(out + "/runs/.lock", O_RDWR)
+        #expect(lock >= 0 && flock(lock, LOCK_EX | LOCK_NB) == 0)
+        defer { close(lock) }
+        for arguments in [["report", "--from", "2025-11-29", "--to", "2025-11-30"], ["report", "--nightly"]] {
+            let result = try await cli.run(arguments + ["--out", out, "--db", db])
+            #expect(result.status == 75, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains("another report run is writing into \(out)"), "\(result.stderr)")
+            #expect(try FileManager.default.destinationOfSymbolicLink(atPath: out + "/current") == shown)
+            #expect(entries(out + "/runs").filter { $0.hasPrefix(".partial") }.isEmpty)
+        }
     }
 }

@@ -14,7 +14,9 @@ import Darwin
 ///   file intact; an existing file keeps its permission bits and, where the system allows, its owner;
 /// - a character device (`/dev/null`, a terminal) or a FIFO is written straight to, never replaced;
 /// - a symbolic link is written through: the file it points to is replaced (staged beside the
-///   target), or the device or FIFO it points to is written to (`/dev/stdout`); the link stays;
+///   target), or the device or FIFO it points to is written to; the link stays;
+/// - one of this process's descriptors (`/dev/stdout`, `/proc/self/fd/N`, `/dev/fd/N`, or a link to
+///   one) is written to as the descriptor it is (a file the shell opened for appending is appended to);
 /// - a folder, a block device, a socket or a link to a missing file is refused
 ///   (``OutputFileError/Kind/cannotCreate``, exit 73).
 ///
@@ -40,6 +42,16 @@ public final class OutputFile {
     /// - Throws: ``OutputFileError``.
     public init(path: String) throws {
         self.path = path
+        if let number = Self.ownDescriptor(behind: path) {
+            // `/dev/stdout`, `/proc/self/fd/N`, `/dev/fd/N` (or a link to one): the descriptor this process
+            // already has, as the shell set it up (an appending log stays appended to, nothing replaced).
+            let duplicate = fcntl(number, F_DUPFD_CLOEXEC, 0)
+            guard duplicate >= 0 else {
+                throw OutputFileError(.cannotCreate, path: path, reason: "descriptor \(number) is not open (\(Self.systemReason()))")
+            }
+            (descriptor, replacement) = (duplicate, nil)
+            return
+        }
         var info = stat()
         guard lstat(path, &info) == 0 else {
             guard errno == ENOENT else { throw OutputFileError(.cannotCreate, path: path, reason: Self.systemReason()) }
@@ -162,6 +174,24 @@ public final class OutputFile {
             var info = stat()
             if lstat(folder + "/" + entry, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG { unlink(folder + "/" + entry) }
         }
+    }
+
+    /// The number N when `path`, or a link on the way from it, is one of this process's descriptors
+    /// (`/proc/self/fd/N`, `/proc/<own pid>/fd/N`, `/proc/thread-self/fd/N`, `/dev/fd/N`).
+    static func ownDescriptor(behind path: String) -> Int32? {
+        let prefixes = ["/proc/self/fd/", "/proc/\(getpid())/fd/", "/proc/thread-self/fd/", "/dev/fd/"]
+        var current = URL(fileURLWithPath: path).standardizedFileURL.path
+        for _ in 0..<40 {
+            for prefix in prefixes where current.hasPrefix(prefix) {
+                if let number = Int32(current.dropFirst(prefix.count)), number >= 0 { return number }
+            }
+            var info = stat()
+            guard lstat(current, &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK,
+                  let next = try? FileManager.default.destinationOfSymbolicLink(atPath: current) else { return nil }
+            let folder = URL(fileURLWithPath: current).deletingLastPathComponent()
+            current = (next.hasPrefix("/") ? URL(fileURLWithPath: next) : folder.appendingPathComponent(next)).standardizedFileURL.path
+        }
+        return nil
     }
 
     /// The path with every symbolic link resolved, or `nil` when it cannot be.

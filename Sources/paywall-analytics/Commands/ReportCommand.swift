@@ -18,10 +18,10 @@ enum ReportCommand {
             one step when the run is complete; the report names at the top of --out are links through current.
             A reader never sees files of two runs together, and a failed or killed run leaves the previous set on
             show. The run before the current one is kept, older runs are removed; nothing else in --out is
-            touched. Definitions: funnels.md.
+            touched. One run at a time writes into an --out folder. Definitions: funnels.md.
 
             Exit codes: 0 done, 64 bad arguments, 65 the database is not a PaywallAnalytics store, 66 no database,
-            73 cannot write --out, 74 I/O error, 75 another report run holds this database.
+            73 cannot write --out, 74 I/O error, 75 another report run holds this database or this --out.
             """,
             usage: "report (--from <date> --to <date> | --nightly [--days <n>]) --out <dir> [options]",
             options: [
