@@ -30,8 +30,9 @@ var package = Package(
         .target(name: "PaywallStore", dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite"]),
         .target(name: "RevenueCatForwarder", dependencies: ["PaywallLock", "PaywallCore"]),
         .target(name: "CSystemMemory"),
-        .target(name: "PaywallReports", dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite", "CSystemMemory"]),
-        .target(name: "PaywallTestSupport", dependencies: ["PaywallLock", "PaywallCore"]),
+        .target(name: "PaywallReports",
+                dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite", "PaywallStore", "CSystemMemory"]),
+        .target(name: "PaywallTestSupport", dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite"]),
         .target(name: "PaywallSimulation", dependencies: ["PaywallLock", "PaywallCore"]),
         .target(name: "PaywallAnalytics", dependencies: ["PaywallCore", "PaywallStore", "RevenueCatForwarder"]),
         .executableTarget(
@@ -69,7 +70,8 @@ var package = Package(
         .executableTarget(name: "recorder-crash-helper", dependencies: ["PaywallStore", "PaywallCore", "PaywallSQLite"]),
         .executableTarget(
             name: "paywall-bench",
-            dependencies: ["PaywallCore", "PaywallStore", "RevenueCatForwarder", "PaywallTestSupport", "PaywallSQLite"]
+            dependencies: ["PaywallCore", "PaywallStore", "RevenueCatForwarder", "PaywallTestSupport", "PaywallSQLite",
+                           "PaywallReports"]
         ),
         .executableTarget(name: "forwarder-crash-helper", dependencies: ["PaywallStore", "PaywallCore", "RevenueCatForwarder"]),
         .testTarget(name: "SecurityTests", dependencies: ["PaywallCore", "PaywallTestSupport", "paywall-analytics", "recorder-crash-helper"]),
@@ -77,12 +79,10 @@ var package = Package(
         .testTarget(
             name: "SQLiteOutboxTests",
             dependencies: ["PaywallLock", "PaywallStore", "PaywallCore", "PaywallSQLite", "RevenueCatForwarder", "PaywallTestSupport",
-                           "forwarder-crash-helper"]
+                           "PaywallReports", "forwarder-crash-helper"]
         ),
     ]
 )
-
-package.targets.first { $0.name == "paywall-bench" }?.dependencies.append("PaywallReports")
 
 for target in package.targets where target.type != .system {
     target.swiftSettings = (target.swiftSettings ?? []) + strictSettings

@@ -5,8 +5,9 @@ extension Schema {
     /// `PWAN` (1347895630).
     public static let applicationID: Int32 = 0x5057_414E
 
-    /// How a store is recognised: marked with ``applicationID``; a store from before the mark (schema
-    /// versions 1–9, application id 0) by the tables and columns every version has.
+    /// How a store is recognised: marked with ``applicationID``; a store from before the mark
+    /// (application id 0: the count-based versions 1–9, and stores recording migrations by identifier
+    /// before `store/application-id`) by the tables and columns every version has.
     public static let identity = DatabaseIdentity(
         applicationID: applicationID, name: "PaywallAnalytics store",
         markers: [
@@ -18,9 +19,10 @@ extension Schema {
             "meta": ["key", "value"],
         ])
 
-    /// Migration 10: marks a store created before application ids with ``applicationID`` (a new store
-    /// gets it in its first transaction already). `SchemaTests` holds the literal equal to the constant.
-    static let storeApplicationID = Migration("store-application-id", sql: """
+    /// `store/application-id`: marks a store created before application ids with ``applicationID`` (the
+    /// migrator marks a new store in its first transaction already). `StoreIdentityTests` holds the
+    /// literal equal to the constant.
+    static let storeApplicationID = Migration("application-id", sql: """
         PRAGMA application_id = 1347895630;
         """)
 }

@@ -5,34 +5,20 @@ import PaywallStore
 import Testing
 
 /// Hardening item 5, the store side: stores carry `PRAGMA application_id` = ``Schema/applicationID``
-/// from their first transaction; every older version of a store (application id 0) is recognised by
-/// its tables and marked by the migration; another program's database is refused before any write.
-/// (The CLI side, byte-for-byte and mtime checks per command: `ForeignDatabaseTests`.)
+/// from their first transaction; another program's database is refused before any write. (Older
+/// unmarked stores upgraded and marked: `StoreIdentityUpgradeTests`; the CLI, byte-for-byte and
+/// mtime checks per command: `ForeignDatabaseTests`.)
 struct StoreIdentityTests {
-    /// Where the application-id migration sits in the list (found by name, so a reorder keeps this valid).
-    static var markingIndex: Int { Schema.migrations.firstIndex { $0.name == "store-application-id" }! }
-
     @Test func aNewStoreIsMarkedAndTheMigrationSetsTheSameConstant() throws {
         let directory = TemporaryDirectory()
         let connection = try Schema.open(path: directory.path("new.sqlite"))
         #expect(try connection.scalar("PRAGMA application_id")?.int64 == Int64(Schema.applicationID))
-        #expect(Schema.migrations[Self.markingIndex].sql.contains("PRAGMA application_id = \(Schema.applicationID);"))
         #expect(Schema.applicationID == 0x5057_414E)
-    }
-
-    @Test(arguments: Array(1...8) + [StoreIdentityTests.markingIndex])
-    func everyOlderUnmarkedVersionIsUpgradedAndMarked(version: Int) throws {
-        // Given a store at an older version, as programs before the application id wrote it
-        let directory = TemporaryDirectory()
-        let path = directory.path("old.sqlite")
-        guard version <= Self.markingIndex else { return }
-        let old = try Migrator(Array(Schema.migrations.prefix(version))).open(path: path)
-        #expect(try old.scalar("PRAGMA application_id")?.int64 == 0)
-        // When it is opened as a store
-        let connection = try Schema.open(path: path)
-        // Then it is migrated to the latest version and marked
-        #expect(try connection.scalar("PRAGMA user_version")?.int64 == Int64(Schema.latestVersion))
-        #expect(try connection.scalar("PRAGMA application_id")?.int64 == Int64(Schema.applicationID))
+        // The migration that marks older stores writes the same constant
+        let marking = try #require(Schema.storeMigrations.migrations.first { $0.name == "application-id" })
+        let scratch = try Connection(path: directory.path("scratch.sqlite"))
+        try scratch.transaction(.immediate) { try marking.apply($0) }
+        #expect(try scratch.scalar("PRAGMA application_id")?.int64 == Int64(Schema.applicationID))
     }
 
     @Test(arguments: [
