@@ -71,11 +71,15 @@ extension OutputFolder {
     }
 
     /// Removes what killed runs left under `runs` (called with the folder's lock held): every staging
-    /// folder, and every run folder newer than the current run (renamed into place, never shown).
+    /// folder, every run folder newer than the current run (renamed into place, never shown), and the
+    /// runs older than the one before the current run (a run killed before its clean-up keeps them).
     static func removeLeftovers(in runs: String, current: String?) {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: runs)) ?? []
         let shown = current.flatMap(sequence(of:)) ?? 0
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: runs)) ?? [] {
-            let leftover = name.hasPrefix(".partial-") || (sequence(of: name).map { $0 > shown } ?? false)
+        let before = names.compactMap(sequence(of:)).filter { $0 < shown }.max() ?? 0
+        for name in names {
+            let sequence = sequence(of: name)
+            let leftover = name.hasPrefix(".partial-") || (sequence.map { $0 > shown || $0 < before } ?? false)
             if leftover { try? FileManager.default.removeItem(atPath: runs + "/" + name) }
         }
     }

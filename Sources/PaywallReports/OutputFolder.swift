@@ -58,7 +58,8 @@ final class OutputFolder {
         }
         let runs = destination.appendingPathComponent(Self.runsFolder)
         var created: [String] = []
-        for folder in [destination.deletingLastPathComponent(), destination, runs] where !manager.fileExists(atPath: folder.path) {
+        let needed = [destination.deletingLastPathComponent(), destination, runs]
+        for folder in needed where !manager.fileExists(atPath: folder.path) {
             do {
                 try manager.createDirectory(at: folder, withIntermediateDirectories: true)
             } catch {

@@ -63,13 +63,15 @@ extension Importer {
     }
 
     /// Throws ``ImportError/Kind/notAStore`` unless `path` is a PaywallAnalytics store (marked, or an
-    /// older one with the store's tables), checked without a trace (``DatabaseIdentity/classify(fileAt:)``) before it is attached.
+    /// older one with the store's tables), checked without a trace (``DatabaseIdentity/classify(fileAt:)``)
+    /// before it is attached.
     static func requireStore(_ path: String) throws {
         let verdict: DatabaseIdentity.Verdict
         do {
             verdict = try Schema.identity.classify(fileAt: path)
         } catch let error as StorageError {
-            throw ImportError(.unreadable, path: path, detail: error.message.isEmpty ? error.summary : error.message)
+            let detail = error.message.isEmpty ? error.summary : error.message
+            throw ImportError(.unreadable, path: path, detail: detail)
         }
         switch verdict {
         case .ours: return

@@ -100,7 +100,8 @@ struct ReportSetTests {
             process.standardError = FileHandle.nullDevice
             try process.run()
             try await Task.sleep(for: .milliseconds(Int.random(in: 0...duration, using: &generator)))
-            kill(process.processIdentifier, SIGKILL)
+            // Only a child still running is killed (a finished one's pid may already be reused).
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
             process.waitUntilExit()
             // The kill moments spread over the whole run: the range shrinks while runs finish first.
             if process.terminationReason == .uncaughtSignal {

@@ -47,22 +47,26 @@ public final class OutputFile {
             // already has, as the shell set it up (an appending log stays appended to, nothing replaced).
             let duplicate = fcntl(number, F_DUPFD_CLOEXEC, 0)
             guard duplicate >= 0 else {
-                throw OutputFileError(.cannotCreate, path: path, reason: "descriptor \(number) is not open (\(Self.systemReason()))")
+                let reason = "descriptor \(number) is not open (\(Self.systemReason()))"
+                throw OutputFileError(.cannotCreate, path: path, reason: reason)
             }
             (descriptor, replacement) = (duplicate, nil)
             return
         }
         var info = stat()
         guard lstat(path, &info) == 0 else {
-            guard errno == ENOENT else { throw OutputFileError(.cannotCreate, path: path, reason: Self.systemReason()) }
+            guard errno == ENOENT else {
+                throw OutputFileError(.cannotCreate, path: path, reason: Self.systemReason())
+            }
             (descriptor, replacement) = try Self.stage(target: path, existing: nil, path: path)
             return
         }
         var target = path
         if (info.st_mode & S_IFMT) == S_IFLNK {
             guard stat(path, &info) == 0 else {
-                throw OutputFileError(.cannotCreate, path: path, reason: "it is a symbolic link to a missing file (\(Self.systemReason())); "
-                                      + "the link was left as it is. Point --out at the file itself")
+                let reason = "it is a symbolic link to a missing file (\(Self.systemReason())); the link was left as it is. "
+                    + "Point --out at the file itself"
+                throw OutputFileError(.cannotCreate, path: path, reason: reason)
             }
             target = Self.resolved(path) ?? path
         }
@@ -170,7 +174,8 @@ public final class OutputFile {
             } else {
                 continue
             }
-            guard let pid = Int32(rest.split(separator: "-").first ?? ""), pid > 0, !ProcessLiveness.isRunning(pid) else { continue }
+            guard let pid = Int32(rest.split(separator: "-").first ?? ""), pid > 0,
+                  !ProcessLiveness.isRunning(pid) else { continue }
             var info = stat()
             if lstat(folder + "/" + entry, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG { unlink(folder + "/" + entry) }
         }
@@ -189,7 +194,8 @@ public final class OutputFile {
             guard lstat(current, &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK,
                   let next = try? FileManager.default.destinationOfSymbolicLink(atPath: current) else { return nil }
             let folder = URL(fileURLWithPath: current).deletingLastPathComponent()
-            current = (next.hasPrefix("/") ? URL(fileURLWithPath: next) : folder.appendingPathComponent(next)).standardizedFileURL.path
+            let hop = next.hasPrefix("/") ? URL(fileURLWithPath: next) : folder.appendingPathComponent(next)
+            current = hop.standardizedFileURL.path
         }
         return nil
     }
@@ -202,40 +208,4 @@ public final class OutputFile {
     }
 
     static func systemReason() -> String { String(cString: strerror(errno)) }
-}
-
-/// Whether a process id still runs (for staging files and folders left by killed processes).
-public enum ProcessLiveness {
-    /// `true` unless the system says no such process exists (`kill(pid, 0)` failing with `ESRCH`).
-    public static func isRunning(_ pid: Int32) -> Bool {
-        kill(pid, 0) == 0 || errno != ESRCH
-    }
-}
-
-/// Why an ``OutputFile`` could not be written.
-public struct OutputFileError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The kind of failure.
-    public enum Kind: Sendable, Equatable {
-        /// The output cannot be created or is of a kind that is never replaced (exit 73).
-        case cannotCreate
-        /// Writing or syncing failed (exit 74).
-        case io
-    }
-
-    /// The kind of failure.
-    public var kind: Kind
-    /// The path as given.
-    public var path: String
-    /// What the system or the check reported.
-    public var reason: String
-
-    /// Creates an error.
-    public init(_ kind: Kind, path: String, reason: String) {
-        self.kind = kind
-        self.path = path
-        self.reason = reason
-    }
-
-    /// What went wrong.
-    public var description: String { "\(path): \(reason)" }
 }
