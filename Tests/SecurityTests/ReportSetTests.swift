@@ -128,6 +128,52 @@ struct ReportSetTests {
         #expect(entries(out).filter { $0.hasPrefix(".") }.isEmpty, "no temporary link left: \(entries(out))")
     }
 
+    /// The children of `pid` (from `/proc`).
+    func children(of pid: Int32) -> [Int32] {
+        let text = (try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8)) ?? ""
+        return text.split(separator: " ").compactMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+    }
+
+    /// As the review did: every `rename(2)` of the nightly is slowed by 150 ms under strace, so the kills
+    /// land in the publishing steps (a run folder renamed in, `current` switched, the clean-up).
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/strace"), "needs strace (apt-get install -y strace)"))
+    func aNightlyKilledWhileItsRenamesAreSlowedNeverLeavesAMixedSet() async throws {
+        let scratch = try Scratch()
+        let db = scratch.path("events.sqlite")
+        let out = scratch.path("out")
+        let arguments = ["report", "--nightly", "--out", out, "--db", db, "--now", "2026-06-01T02:00:00Z", "--quiet"]
+        try await addDay(0, count: 20, scratch: scratch, db: db)
+        #expect(try await cli.run(arguments).status == 0)
+        var generator = SystemRandomNumberGenerator()
+        var killedMidway = 0
+        for round in 1...16 {
+            try await addDay(round, count: 8 + round % 5, scratch: scratch, db: db)
+            let tracer = Process()
+            tracer.executableURL = URL(fileURLWithPath: "/usr/bin/strace")
+            tracer.arguments = ["-f", "-o", "/dev/null", "-e", "trace=rename,renameat,renameat2",
+                                "-e", "inject=rename,renameat,renameat2:delay_exit=150000", cli.executable.path] + arguments
+            tracer.standardOutput = FileHandle.nullDevice
+            tracer.standardError = FileHandle.nullDevice
+            try tracer.run()
+            // The nightly itself is killed (strace's child), after a random part of its slowed run
+            var victim: Int32?
+            for _ in 0..<400 where victim == nil {
+                victim = children(of: tracer.processIdentifier).first
+                if victim == nil { try await Task.sleep(for: .milliseconds(5)) }
+            }
+            try await Task.sleep(for: .milliseconds(Int.random(in: 100...700, using: &generator)))
+            if let victim, tracer.isRunning, kill(victim, SIGKILL) == 0 { killedMidway += 1 }
+            tracer.waitUntilExit()
+            try expectOneRun(out, nightly: true, "after slowed kill \(round)")
+            #expect(entries(out + "/runs").filter { $0.hasPrefix(".partial") }.count <= 1, "\(entries(out + "/runs"))")
+            #expect(entries(out + "/runs").filter { !$0.hasPrefix(".") }.count <= 3, "\(entries(out + "/runs"))")
+        }
+        #expect(killedMidway >= 4, "only \(killedMidway) kills landed while the run was going")
+        #expect(try await cli.run(arguments).status == 0)
+        try expectOneRun(out, nightly: true, "final run")
+        #expect(entries(out + "/runs").filter { $0 != ".lock" }.count <= 2, "\(entries(out + "/runs"))")
+    }
+
     @Test func rangeReportsUseTheSameLayoutAndKeepTheRunBeforeThem() async throws {
         let scratch = try Scratch()
         let db = scratch.path("events.sqlite")
