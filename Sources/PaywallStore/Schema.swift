@@ -18,6 +18,7 @@ public enum Schema {
         quarantineOncePerPayload,
         eventsWithStableRowids,
         deadLetterBuckets,
+        quarantineIdentityByBytes,
     ]
 
     /// The migrator for ``migrations``.
