@@ -63,13 +63,7 @@ extension EventValidator {
             }
             return .string(text)
         default:
-            let length = text.utf8.allSatisfy({ $0 < 0x80 }) ? text.utf8.count : text.count
-            if let low = spec.minLength, length < low {
-                return issue("min_length", low == 1 ? "must not be empty" : "must be at least \(low) characters", text)
-            }
-            if let high = spec.maxLength, length > high {
-                return issue("max_length", "must be at most \(high) characters (this one has \(length))", text)
-            }
+            if let problem = spec.lengthProblem(TextLength(text)) { return issue(problem.rule, problem.message, text) }
             return .string(text)
         }
     }

@@ -41,13 +41,12 @@ extension FastPlan {
             raw.choice = found
         case .string, .eventName:
             guard raw.kind == RawValue.string else { return false }
-            var length = bytes.count
-            if !raw.ascii {
-                guard let text = String(validating: bytes, as: UTF8.self) else { return false }
-                length = text.count
-            }
-            if let low = field.minLength, length < low { return false }
-            if let high = field.maxLength, length > high { return false }
+            // Counted as ``TextLength`` counts (Unicode scalars and UTF-8 bytes), on the bytes.
+            if !raw.ascii, String(validating: bytes, as: UTF8.self) == nil { return false }
+            let length = raw.ascii ? TextLength(scalars: bytes.count, bytes: bytes.count) : TextLength(utf8: bytes)
+            if let low = field.minLength, length.scalars < low { return false }
+            if let high = field.maxLength, length.scalars > high { return false }
+            if let cap = field.maxBytes, length.bytes > cap { return false }
             raw.typed = RawValue.text
         case .integer, .timestampMs:
             guard raw.kind == RawValue.number, let number = Self.integer(bytes) else { return false }
