@@ -18,7 +18,7 @@ public enum Schema {
         quarantineOncePerPayload,
         eventsWithStableRowids,
         deadLetterBuckets,
-        quarantineIdentityByBytes,
+        exactBytesIdentity,
     ]
 
     /// The migrator for ``migrations``.

@@ -36,7 +36,7 @@ struct QuarantineIdentityStoreTests {
     @Test func aStoreFromBeforeTheDigestsStillRecognisesAnExactRepeat() throws {
         // Given a store at the schema just before the digests, holding a quarantined line
         let path = directory.path("old.sqlite")
-        let index = try #require(Schema.migrations.firstIndex { $0.name == "quarantine-identity-by-bytes" })
+        let index = try #require(Schema.migrations.firstIndex { $0.name == "exact-bytes-identity" })
         do {
             let old = try Migrator(Array(Schema.migrations[..<index])).open(path: path)
             _ = try old.run("INSERT INTO quarantine (quarantined_at, reasons, payload, origin, line) VALUES (1, 'r', ?1, 'a.ndjson', 3)",
@@ -50,5 +50,25 @@ struct QuarantineIdentityStoreTests {
         #expect(result.alreadyQuarantined == 1)
         #expect(try store.connection.scalar("SELECT count(*) FROM quarantine")?.int64 == 2)
         #expect(try store.connection.scalar("SELECT count(*) FROM quarantine WHERE line_sha256 IS NULL")?.int64 == 1)
+    }
+
+    @Test(arguments: [false, true])
+    func rollupsAreRebuiltOnlyWhenAProductCouldHaveBeenMergedCanonically(nonASCII: Bool) throws {
+        // Given a store just before the migration with an event and a report watermark
+        let path = directory.path("rollups-\(nonASCII).sqlite")
+        let index = try #require(Schema.migrations.firstIndex { $0.name == "exact-bytes-identity" })
+        do {
+            let old = try Migrator(Array(Schema.migrations[..<index])).open(path: path)
+            _ = try old.run("""
+                INSERT INTO events (id, name, occurred_at, recorded_at, user_id, catalog_version, pw_id, source, product)
+                VALUES ('A', 'paywall_closed', 1, 1, 'u', 1, 'P', 's', ?1)
+                """, [.text(nonASCII ? "pro\u{E9}" : "pro")])
+            _ = try old.run("INSERT INTO meta (key, value) VALUES ('reports.watermark_rowid', '1')")
+        }
+        // When this program opens it
+        let store = try EventStore(path: path, now: .constant(1_764_400_000_000))
+        // Then the watermark is reset (rollups rebuilt) only when a product holds non-ASCII text
+        let watermark = try store.connection.scalar("SELECT value FROM meta WHERE key = 'reports.watermark_rowid'")
+        #expect((watermark == nil) == nonASCII)
     }
 }

@@ -81,11 +81,11 @@ extension FastPlan {
     /// Whether `rule` is broken, as ``EventValidator/ruleIssues(_:_:)`` judges it.
     func broken(_ rule: Rule, _ raw: UnsafeMutableBufferPointer<RawValue>, _ line: UnsafeRawBufferPointer) -> Bool {
         guard let condition = text(rule.whenSlot, raw, line) else { return false }
-        let triggered = rule.whenValues.contains(condition)
+        let triggered = rule.whenValues.contains { ExactText.same($0, condition) }
         switch rule.kind {
         case .exactlyWhen:
             guard let actual = text(rule.slot, raw, line) else { return false }
-            return rule.values.contains(actual) != triggered
+            return rule.values.contains { ExactText.same($0, actual) } != triggered
         case .requiredWhen:
             return triggered && (rule.slot < 0 || raw[rule.slot].typed == RawValue.unchecked)
         }
