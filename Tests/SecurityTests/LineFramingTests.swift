@@ -87,6 +87,8 @@ struct LineFramingTests {
         // half a mark is not a mark
         #expect(first.status == 65)
         #expect(first.stdout.hasPrefix("imported 1, duplicates 0, quarantined 1"), "\(first.stdout)")
+        let quarantine = try await cli.run(["export", "quarantine", "--out", "-", "--db", scratch.path("e.sqlite")])
+        #expect(quarantine.stdout.contains("the line starts with a UTF-8 byte-order mark (U+FEFF)"), "the reason names the mark")
         #expect(second.status == 0, "\(second.stderr)")
         #expect(second.stdout.hasPrefix("imported 0, duplicates 0, quarantined 0"), "\(second.stdout)")
         #expect(third.status == 65)
