@@ -178,8 +178,6 @@ struct Interner {
     private var indexes: [ExactText: Int] = [:]
     private(set) var names: [String] = []
 
-    mutating func index(_ row: Row, _ column: Int) -> Int { index(row.string(at: column) ?? "") }
-
     mutating func index(_ name: String) -> Int {
         if let index = indexes[ExactText(name)] { return index }
         names.append(name)

@@ -1,3 +1,5 @@
+import PaywallCore
+
 /// How a quarantined payload that is not valid UTF-8 is shown as text.
 public enum QuarantinePayload {
     /// `bytes` as text: valid UTF-8 as it is; each maximal invalid subsequence (as Unicode's
@@ -8,7 +10,7 @@ public enum QuarantinePayload {
     /// QuarantinePayload.display([0x61, 0xFF, 0x62])   // ("a\\xFFb", valid: false)
     /// ```
     public static func display(_ bytes: [UInt8]) -> (text: String, valid: Bool) {
-        if let text = String(validating: bytes, as: UTF8.self) { return (text, true) }
+        if let text = UTF8Text.string(validating: bytes) { return (text, true) }
         var out = String.UnicodeScalarView()
         var parser = Unicode.UTF8.ForwardParser()
         var iterator = bytes.makeIterator()

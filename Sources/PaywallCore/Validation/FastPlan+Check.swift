@@ -42,7 +42,7 @@ extension FastPlan {
         case .string, .eventName:
             guard raw.kind == RawValue.string else { return false }
             // Counted as ``TextLength`` counts (Unicode scalars and UTF-8 bytes), on the bytes.
-            if !raw.ascii, String(validating: bytes, as: UTF8.self) == nil { return false }
+            if !raw.ascii, UTF8Text.string(validating: bytes) == nil { return false }
             let length = raw.ascii ? TextLength(scalars: bytes.count, bytes: bytes.count) : TextLength(utf8: bytes)
             if let low = field.minLength, length.scalars < low { return false }
             if let high = field.maxLength, length.scalars > high { return false }
