@@ -1,3 +1,5 @@
+import PaywallCore
+
 /// Adding one partial to another: the partial of the union of two disjoint sets of presentations
 /// of the same day, in the canonical form a scan of them all gives (so `a.merging(b)` equals the
 /// scan of a's and b's presentations together, field by field).
@@ -17,10 +19,12 @@ extension DayPartial {
         return merged
     }
 
+    /// A product of a placement, by its exact scalars (canonically equivalent spellings stay apart).
     private struct ProductKey: Hashable {
         let placement: Int
-        let product: String
-        init(_ count: ProductCount) { (placement, product) = (count.placement, count.product) }
+        let exact: ExactText
+        var product: String { exact.text }
+        init(_ count: ProductCount) { (placement, exact) = (count.placement, ExactText(count.product)) }
     }
 
     /// Two firsts lists sorted by (customer, placement) merged, keeping the earlier impression of a pair in both.

@@ -1,3 +1,4 @@
+import PaywallCore
 import PaywallSQLite
 
 /// One report day's share of the native scan — the nightly job's rollup per day and placement.
@@ -27,6 +28,11 @@ struct DayPartial: Equatable {
         /// The stored order: by placement key, then product by code points.
         static func precedes(_ a: Self, _ b: Self) -> Bool {
             a.placement != b.placement ? a.placement < b.placement : codePointLess(a.product, b.product)
+        }
+
+        /// Equal when the products are the same scalars (not merely canonically equivalent).
+        static func == (a: Self, b: Self) -> Bool {
+            a.placement == b.placement && a.count == b.count && ExactText.same(a.product, b.product)
         }
     }
 

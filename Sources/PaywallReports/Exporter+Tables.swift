@@ -3,7 +3,9 @@ import PaywallSQLite
 
 extension Exporter {
     /// Column names and SQL of the table exports. Parameters: ?1/?2 time bounds, ?3 placements
-    /// JSON (or NULL), ?4 names JSON (or NULL); quarantine uses only the time bounds.
+    /// JSON (or NULL), ?4 names JSON (or NULL); quarantine uses only the time bounds. In the quarantine
+    /// export, `payload_escaped` is 1 when the line was not valid UTF-8 and `payload` shows each invalid
+    /// byte as `\xHH` (the exact bytes stay in the table's `payload_raw`), 0 when `payload` is the text as read.
     static let tables: [ExportKind: (columns: [String], sql: String)] = [
         .events: (
             ["id", "name", "occurred_at", "recorded_at", "user_id", "session_id", "catalog_version", "pw_id", "source",
@@ -18,9 +20,9 @@ extension Exporter {
             ORDER BY e.rowid
             """),
         .quarantine: (
-            ["seq", "quarantined_at", "reasons", "origin", "line", "payload"],
+            ["seq", "quarantined_at", "reasons", "origin", "line", "payload", "payload_escaped"],
             """
-            SELECT seq, quarantined_at, reasons, origin, line, payload FROM quarantine
+            SELECT seq, quarantined_at, reasons, origin, line, payload, payload_raw IS NOT NULL FROM quarantine
             WHERE quarantined_at >= ?1 AND quarantined_at < ?2
             ORDER BY seq
             """),

@@ -155,7 +155,7 @@ public struct FunnelReport: Sendable {
             finished = loaded
         } else {
             let newest = Int64(try db.scalar("SELECT value FROM meta WHERE key = ?", [.text(Rollup.newestKey)])?.string ?? "")
-            var scan = PresentationScan(days: days, placementFilter: placements.flatMap { $0.isEmpty ? nil : Set($0) },
+            var scan = PresentationScan(days: days, placementFilter: placements.flatMap { $0.isEmpty ? nil : Set($0.map(ExactText.init)) },
                                         windowMs: cohortWindow.milliseconds, newestEventAt: newest ?? .min)
             _ = system_memory_release()   // what earlier steps freed goes back before the scan's arrays
             if fromPartials { try scan.load(partials: db) } else { try scan.scan(db) }

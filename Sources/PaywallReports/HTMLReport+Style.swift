@@ -28,6 +28,8 @@ extension HTMLReport {
     .quality{border-radius:8px;padding:10px 14px;margin:0 0 16px}.quality.ok{background:#eaf7ee}.quality.warn{background:#fff4e0;color:var(--warn)}
     .quality ul{margin:4px 0 0}footer{color:var(--muted);font-size:12px;text-align:center;margin:24px 0}
     dt{font-weight:600}dd{margin:0 0 8px}
+    bdi{unicode-bidi:isolate}.chart text{unicode-bidi:isolate;direction:ltr}
+    .ctl{font:11px ui-monospace,Menlo,Consolas,monospace;border:1px solid var(--muted);border-radius:3px;padding:0 2px;margin:0 1px;color:var(--muted)}
     @media (max-width:640px){main{padding:8px}.trends{grid-template-columns:1fr}header h1{font-size:21px}section{padding:12px}}
     @media print{body{background:#fff}section{border:none;padding:0 0 12px}.scroll{overflow:visible}th,td{white-space:normal}}
     """

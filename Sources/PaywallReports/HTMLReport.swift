@@ -2,7 +2,8 @@ import Foundation
 
 /// The self-contained HTML page of a report run: per placement a funnel chart and daily trends,
 /// then the cohort table, the product mix and the data-quality figures. No scripts, no network:
-/// styles are inline and charts are SVG. Every value from event data is escaped.
+/// styles are inline and charts are SVG. Every value from event data is escaped, isolated in `<bdi>` and
+/// shows its control characters (``HTMLEscaping``).
 public enum HTMLReport {
     /// What the page says about the run. It holds no clock time, so a re-run on the same data writes
     /// the same bytes (the nightly job relies on that to change nothing).
@@ -74,7 +75,7 @@ public enum HTMLReport {
     }
 
     static func placementSection(_ placement: String, model: HTMLReportModel) -> String {
-        let name = HTMLEscaping.escape(placement)
+        let name = HTMLEscaping.data(placement)
         let funnel = model.funnel(for: placement)
         var out = "<section class=\"placement\"><h2>Placement <q>\(name)</q></h2>"
         let conversion = funnel.impressions == 0 ? "—" : SVGChart.percent(Double(funnel.purchased) / Double(funnel.impressions))
@@ -108,8 +109,9 @@ public enum HTMLReport {
         out += table.columns.map { "<th>\(HTMLEscaping.escape($0))</th>" }.joined() + "</tr></thead><tbody>"
         for row in table.rows {
             out += "<tr>" + zip(table.columns, row).map { column, cell in
-                let numeric = Double(cell) != nil
-                return "<td\(numeric ? " class=\"num\"" : "")>\(HTMLEscaping.escape(displayed(cell, column: column)))</td>"
+                // Numbers are ours; any other cell may be data (a placement, a product): isolated, controls shown.
+                if Double(cell) != nil { return "<td class=\"num\">\(HTMLEscaping.escape(displayed(cell, column: column)))</td>" }
+                return "<td>\(HTMLEscaping.data(displayed(cell, column: column)))</td>"
             }.joined() + "</tr>"
         }
         return out + "</tbody></table></div>"

@@ -1,3 +1,5 @@
+import PaywallCore
+
 /// The figures the HTML page draws, summed from the report tables.
 struct HTMLReportModel {
     struct Funnel {
@@ -16,20 +18,22 @@ struct HTMLReportModel {
     func records(_ name: String) -> [[String: String]] { tables[name]?.records ?? [] }
 
     /// Placements in the order of the summary table (code-point order), falling back to the funnels.
+    /// Placements are compared by their exact scalars throughout: `caf\u{E9}` and `cafe\u{301}` are two
+    /// sections, as they are two rows of the CSVs.
     var placements: [String] {
-        var seen = Set<String>(), ordered: [String] = []
+        var seen = Set<ExactText>(), ordered: [String] = []
         for record in records("placement_summary") + records("encounter_funnel") + records("conversion_funnel") {
-            if let placement = record["placement"], seen.insert(placement).inserted { ordered.append(placement) }
+            if let placement = record["placement"], seen.insert(ExactText(placement)).inserted { ordered.append(placement) }
         }
         return ordered
     }
 
     func funnel(for placement: String) -> Funnel {
         var funnel = Funnel()
-        for record in records("encounter_funnel") where record["placement"] == placement {
+        for record in records("encounter_funnel") where ExactText.same(record["placement"], placement) {
             funnel.presentations += int(record["presentations"])
         }
-        for record in records("conversion_funnel") where record["placement"] == placement {
+        for record in records("conversion_funnel") where ExactText.same(record["placement"], placement) {
             funnel.impressions += int(record["impressions"])
             funnel.planSelected += int(record["plan_selected"])
             funnel.purchaseStarted += int(record["purchase_started"])
@@ -41,7 +45,7 @@ struct HTMLReportModel {
     }
 
     func daily(for placement: String) -> [Day] {
-        records("conversion_funnel").filter { $0["placement"] == placement }.map {
+        records("conversion_funnel").filter { ExactText.same($0["placement"], placement) }.map {
             Day(date: $0["date"] ?? "", impressions: int($0["impressions"]), purchased: int($0["purchased"]))
         }
     }

@@ -1,3 +1,4 @@
+import PaywallCore
 import PaywallSQLite
 
 /// One presentation folded from a batch of events, exactly as `reports/rollup_presentations.sql`
@@ -82,10 +83,11 @@ enum EventKind {
     }
 }
 
-/// Repeated texts of the close (result, via, product) by a small integer, for one refresh.
+/// Repeated texts of the close (result, via, product) by a small integer, for one refresh; keyed by
+/// their exact scalars (canonically equivalent products are two products).
 struct TextTable: Equatable {
     static let null: Int32 = -1
-    private var indexes: [String: Int32] = [:]
+    private var indexes: [ExactText: Int32] = [:]
     private var texts: [String] = []
 
     /// The index of column `column`'s text (``null`` for SQL `NULL`).
@@ -93,9 +95,9 @@ struct TextTable: Equatable {
         if row.isNull(at: column) { return Self.null }
         // Close texts are short: Strings of up to 15 UTF-8 bytes are stored inline (no allocation).
         let text = row.withUnsafeText(at: column) { String(decoding: $0, as: UTF8.self) }
-        if let index = indexes[text] { return index }
+        if let index = indexes[ExactText(text)] { return index }
         texts.append(text)
-        indexes[text] = Int32(texts.count - 1)
+        indexes[ExactText(text)] = Int32(texts.count - 1)
         return Int32(texts.count - 1)
     }
 

@@ -1,3 +1,5 @@
+import PaywallCore
+
 /// Turns the scan's accumulators into the rows of each report, sorted by code points.
 extension PresentationScan.GroupStats {
     /// Adds another group's counts (not its arrays).
@@ -129,7 +131,7 @@ extension PresentationScan {
         let purchaseTimes = Self.purchaseTimesByCustomer(purchases, customers: customerCount)
         let rangeStart = days.first?.startMs ?? 0, rangeEnd = days.last?.endMs ?? 0
         let starts = days.map(\.startMs)
-        let included = (0..<placementCount).map { placementFilter?.contains(placements[$0]) ?? true }
+        let included = (0..<placementCount).map { placementFilter?.contains(ExactText(placements[$0])) ?? true }
         var customers = [Int64](repeating: 0, count: days.count * placementCount)
         var converted = [Int64](repeating: 0, count: days.count * placementCount)
         let stride = firsts.stride

@@ -1,3 +1,4 @@
+import PaywallCore
 import PaywallSQLite
 
 /// The native engine: one sequential scan of `report_presentations` (all history, for cohorts)
@@ -6,7 +7,8 @@ import PaywallSQLite
 /// presentation in the range (distinct counts and nearest-rank percentiles need them).
 struct PresentationScan {
     let days: [ReportDay]
-    let placementFilter: Set<String>?
+    /// The placements kept (exact scalars: canonically equivalent spellings are other placements).
+    let placementFilter: Set<ExactText>?
     let windowMs: Int64
     let newestEventAt: Int64
 
@@ -122,7 +124,7 @@ struct PresentationScan {
     mutating func isIncluded(_ placement: Int) -> Bool {
         guard let placementFilter else { return true }
         if let cached = filterCache[placement] { return cached }
-        let included = placementFilter.contains(placements[placement])
+        let included = placementFilter.contains(ExactText(placements[placement]))
         filterCache[placement] = included
         return included
     }
@@ -171,15 +173,15 @@ struct PlacementNames {
     subscript(key: Int) -> String { key < names.count ? names[key] : "" }
 }
 
-/// Dense indexes for repeated strings (products).
+/// Dense indexes for repeated strings (products), keyed by their exact scalars.
 struct Interner {
-    private var indexes: [String: Int] = [:]
+    private var indexes: [ExactText: Int] = [:]
     private(set) var names: [String] = []
 
     mutating func index(_ name: String) -> Int {
-        if let index = indexes[name] { return index }
+        if let index = indexes[ExactText(name)] { return index }
         names.append(name)
-        indexes[name] = names.count - 1
+        indexes[ExactText(name)] = names.count - 1
         return names.count - 1
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 
-/// Small, dependency-free SVG charts for the HTML report. Every label is escaped.
+/// Small, dependency-free SVG charts for the HTML report. Every label and title is escaped with its
+/// hidden characters shown (``HTMLEscaping/attribute(_:)``); the page's style isolates SVG text.
 enum SVGChart {
     /// One step of a funnel.
     struct Step {
@@ -15,7 +16,7 @@ enum SVGChart {
         let height = rowHeight * Double(steps.count) + 4
         let top = Double(max(steps.first?.value ?? 0, 1))
         var svg = """
-        <svg class="chart funnel" viewBox="0 0 \(Int(width)) \(Int(height))" role="img" aria-label="\(HTMLEscaping.escape(title))" preserveAspectRatio="xMinYMin meet">
+        <svg class="chart funnel" viewBox="0 0 \(Int(width)) \(Int(height))" role="img" aria-label="\(HTMLEscaping.attribute(title))" preserveAspectRatio="xMinYMin meet">
         """
         for (index, step) in steps.enumerated() {
             let y = Double(index) * rowHeight
@@ -26,7 +27,7 @@ enum SVGChart {
                 rate = previous == 0 ? " (—)" : " (" + percent(Double(step.value) / Double(previous)) + ")"
             }
             svg += """
-            <text x="0" y="\(fmt(y + 14))" class="label">\(HTMLEscaping.escape(step.label))</text>\
+            <text x="0" y="\(fmt(y + 14))" class="label">\(HTMLEscaping.attribute(step.label))</text>\
             <rect x="0" y="\(fmt(y + 20))" width="\(fmt(barWidth))" height="20" rx="3" class="bar bar\(index)"/>\
             <text x="\(fmt(barWidth + 6))" y="\(fmt(y + 35))" class="value">\(step.value)\(rate)</text>
             """
@@ -45,23 +46,23 @@ enum SVGChart {
         }
         func y(_ value: Double) -> Double { top + plotHeight * (1 - value / maxValue) }
         var svg = """
-        <svg class="chart" viewBox="0 0 \(Int(width)) \(Int(height))" role="img" aria-label="\(HTMLEscaping.escape(title))" preserveAspectRatio="xMinYMin meet">
+        <svg class="chart" viewBox="0 0 \(Int(width)) \(Int(height))" role="img" aria-label="\(HTMLEscaping.attribute(title))" preserveAspectRatio="xMinYMin meet">
         <line x1="\(left)" y1="\(top)" x2="\(left)" y2="\(top + plotHeight)" class="axis"/>\
         <line x1="\(left)" y1="\(top + plotHeight)" x2="\(width - 12)" y2="\(top + plotHeight)" class="axis"/>\
-        <text x="\(fmt(left - 6))" y="\(fmt(top + 10))" class="tick end">\(HTMLEscaping.escape(format(maxValue)))</text>\
-        <text x="\(fmt(left - 6))" y="\(fmt(top + plotHeight))" class="tick end">\(HTMLEscaping.escape(format(0)))</text>
+        <text x="\(fmt(left - 6))" y="\(fmt(top + 10))" class="tick end">\(HTMLEscaping.attribute(format(maxValue)))</text>\
+        <text x="\(fmt(left - 6))" y="\(fmt(top + plotHeight))" class="tick end">\(HTMLEscaping.attribute(format(0)))</text>
         """
         let path = points.enumerated().map { index, point in
             "\(index == 0 ? "M" : "L")\(fmt(x(index))),\(fmt(y(point.1)))"
         }.joined(separator: " ")
         svg += "<path d=\"\(path)\" class=\"series\"/>"
         for (index, point) in points.enumerated() {
-            svg += "<circle cx=\"\(fmt(x(index)))\" cy=\"\(fmt(y(point.1)))\" r=\"2.5\" class=\"dot\"><title>\(HTMLEscaping.escape(point.0)): \(HTMLEscaping.escape(format(point.1)))</title></circle>"
+            svg += "<circle cx=\"\(fmt(x(index)))\" cy=\"\(fmt(y(point.1)))\" r=\"2.5\" class=\"dot\"><title>\(HTMLEscaping.attribute(point.0)): \(HTMLEscaping.attribute(format(point.1)))</title></circle>"
         }
         let labelIndexes = Set([0, points.count / 2, points.count - 1])
         for index in labelIndexes.sorted() {
             let anchor = points.count == 1 ? "middle" : index == 0 ? "start" : index == points.count - 1 ? "end" : "middle"
-            svg += "<text x=\"\(fmt(x(index)))\" y=\"\(fmt(height - 8))\" class=\"tick \(anchor)\">\(HTMLEscaping.escape(points[index].0))</text>"
+            svg += "<text x=\"\(fmt(x(index)))\" y=\"\(fmt(height - 8))\" class=\"tick \(anchor)\">\(HTMLEscaping.attribute(points[index].0))</text>"
         }
         return svg + "</svg>"
     }

@@ -9,7 +9,7 @@ struct NDJSONPipeline: Sendable {
     struct LineBatch: Sendable {
         var bytes: [UInt8] = []
         var lines: [(start: Int, count: Int, number: Int)] = []
-        var oversized: [(prefix: [UInt8], length: Int, number: Int)] = []
+        var oversized: [(prefix: [UInt8], length: Int, digest: [UInt8], number: Int)] = []
         var count: Int { lines.count + oversized.count }
     }
 
@@ -55,8 +55,8 @@ struct NDJSONPipeline: Sendable {
                     case .text(let bytes, let number):
                         lines.lines.append((lines.bytes.count, bytes.count, number))
                         lines.bytes.append(contentsOf: bytes)
-                    case .oversized(let prefix, let length, let number):
-                        lines.oversized.append((prefix, length, number))
+                    case .oversized(let prefix, let length, let digest, let number):
+                        lines.oversized.append((prefix, length, digest, number))
                     }
                     if lines.count >= pipeline.options.batchSize || lines.bytes.count >= byteBudget { ship() }
                     if !open { throw CancellationError() }
@@ -118,13 +118,13 @@ struct NDJSONPipeline: Sendable {
     }
 
     /// Adds the quarantine entries of the batch's oversized lines.
-    func finish(_ validated: Batch, oversized: [(prefix: [UInt8], length: Int, number: Int)]) -> Batch {
+    func finish(_ validated: Batch, oversized: [(prefix: [UInt8], length: Int, digest: [UInt8], number: Int)]) -> Batch {
         var merged = validated
         for long in oversized {
             let reason = "(line): \(long.length) bytes, longer than the \(options.maxLineBytes)-byte limit; an event is "
                 + "a small flat JSON object — fix or split the line (payload keeps the first \(long.prefix.count) bytes)"
-            merged.add(QuarantineEntry(quarantinedAt: now.milliseconds(), reasons: [reason],
-                                       payload: String(decoding: long.prefix, as: UTF8.self), origin: origin, line: long.number))
+            merged.add(QuarantineEntry(quarantinedAt: now.milliseconds(), reasons: [reason], kept: long.prefix,
+                                       identity: long.digest, whole: false, origin: origin, line: long.number))
         }
         return merged
     }
@@ -139,7 +139,7 @@ struct NDJSONPipeline: Sendable {
             batch.events.append(event)
         case .invalid(let issues):
             batch.add(QuarantineEntry(quarantinedAt: now.milliseconds(), reasons: issues.map(\.description),
-                                      payload: String(decoding: bytes, as: UTF8.self), origin: origin, line: number))
+                                      bytes: bytes, origin: origin, line: number))
         }
     }
 }

@@ -22,6 +22,7 @@ public enum Schema {
         eventsWithStableRowids,
         deadLetterBuckets,
         storeApplicationID,
+        quarantineIdentityByBytes,
         // Append later store migrations here.
     ])
 

@@ -41,7 +41,7 @@ struct BrowserReportTests {
         let rows = summary.split(separator: "\r\n").dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
         #expect(rows.count == 6)
         for row in rows {
-            #expect(dom.contains("Placement <q>\(row[0])</q>"), "section for \(row[0])")
+            #expect(dom.contains("Placement <q><bdi>\(row[0])</bdi></q>"), "section for \(row[0])")
             let cells = [row[1], row[2], row[3], row[4]].map { ">\($0)</td>" }
             #expect(cells.allSatisfy { dom.contains($0) }, "summary numbers of \(row[0])")
             if let rate = Double(row[6]) { #expect(dom.contains(String(format: ">%.2f%%</td>", rate * 100))) }

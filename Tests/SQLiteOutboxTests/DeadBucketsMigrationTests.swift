@@ -41,6 +41,7 @@ struct DeadBucketsMigrationTests {
         let store = try EventStore(path: path, now: .constant(1_764_500_000_000))
         let db = store.connection
         // Then each dead impression is counted once in its bucket, the rest not at all
+        _ = try ReportSchema.open(path: path)   // as the CLI does: the reports' migrations after the store's
         #expect(try db.scalar("PRAGMA user_version")?.int64 == Int64(ReportSchema.migrator.latestVersion))
         try expectDeadBucketsMatch(db, "after the migration", expected: [0: 2, 1: 1, 2: 2])
         let triggers = try db.all("SELECT name FROM sqlite_schema WHERE type = 'trigger' AND tbl_name = 'dead_letters' ORDER BY name") {

@@ -58,7 +58,7 @@ public struct Catalog: Sendable, Hashable, Codable {
 
 /// The value types a catalog property can have.
 public enum PropertyType: String, Sendable, Hashable, Codable, CaseIterable {
-    /// UTF-8 text, with optional length bounds (counted in Unicode characters).
+    /// UTF-8 text, with optional length bounds (Unicode scalars, and a cap in UTF-8 bytes).
     case string
     /// A UUID in canonical 8-4-4-4-12 hexadecimal form.
     case uuid
@@ -84,10 +84,12 @@ public struct PropertySpec: Sendable, Hashable, Codable {
     public var required: Bool?
     /// What the property means.
     public var description: String
-    /// Minimum length of a string, in characters.
+    /// Minimum length of a string, in Unicode scalars (see ``TextLength``).
     public var minLength: Int?
-    /// Maximum length of a string, in characters.
+    /// Maximum length of a string, in Unicode scalars (see ``TextLength``).
     public var maxLength: Int?
+    /// Maximum size of a string, in UTF-8 bytes (see ``TextLength``).
+    public var maxBytes: Int?
     /// Lower bound of a number or integer (inclusive).
     public var min: Double?
     /// Upper bound of a number or integer (inclusive).
@@ -99,7 +101,7 @@ public struct PropertySpec: Sendable, Hashable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case name, type, required, description, min, max, values
-        case minLength = "min_length", maxLength = "max_length", swiftType = "swift_type"
+        case minLength = "min_length", maxLength = "max_length", maxBytes = "max_bytes", swiftType = "swift_type"
     }
 
     /// The parsed type, or `nil` when the catalog names an unknown type.

@@ -54,8 +54,8 @@ public enum CatalogChecker {
         var problems: [CatalogProblem] = []
         let isText = kind == .string
         let isNumeric = kind == .number || kind == .integer
-        if !isText, spec.minLength != nil || spec.maxLength != nil {
-            problems.append(.init(here, "min_length/max_length apply to strings only, not to \(kind.rawValue)"))
+        if !isText, spec.minLength != nil || spec.maxLength != nil || spec.maxBytes != nil {
+            problems.append(.init(here, "min_length/max_length/max_bytes apply to strings only, not to \(kind.rawValue)"))
         }
         if !isNumeric, spec.min != nil || spec.max != nil {
             problems.append(.init(here, "min/max apply to numbers and integers only, not to \(kind.rawValue)"))
@@ -64,6 +64,14 @@ public enum CatalogChecker {
         if let high = spec.maxLength, high < 1 { problems.append(.init(here, "max_length must be at least 1")) }
         if let low = spec.minLength, let high = spec.maxLength, low > high {
             problems.append(.init(here, "min_length \(low) is greater than max_length \(high)"))
+        }
+        if let cap = spec.maxBytes, cap < 1 { problems.append(.init(here, "max_bytes must be at least 1")) }
+        if let cap = spec.maxBytes, let high = spec.maxLength, cap < high {
+            problems.append(.init(here, "max_bytes \(cap) is less than max_length \(high); max_length counts Unicode "
+                                  + "scalars, each 1 to 4 bytes, so max_bytes must be at least max_length"))
+        }
+        if let cap = spec.maxBytes, let low = spec.minLength, cap < low {
+            problems.append(.init(here, "max_bytes \(cap) is less than min_length \(low); no string could be valid"))
         }
         for bound in [spec.min, spec.max].compactMap({ $0 }) where !bound.isFinite {
             problems.append(.init(here, "bounds must be finite numbers"))

@@ -35,7 +35,16 @@ public enum CatalogDocsGenerator {
         out += "so that a misspelt property never silently loses data; the raw line stays in the quarantine). "
         out += "An optional property given as `null` counts as absent. Timestamps are whole Unix milliseconds "
         out += "between 2000-01-01 and 2100-01-01. UUIDs are accepted in either case and stored upper-case. "
-        out += "`recorded_at` is set by the store when the event is stored.\n"
+        out += "`recorded_at` is set by the store when the event is stored.\n\n"
+        out += "## String lengths\n\n"
+        out += "A string's length is its number of Unicode scalars (code points), and its size is its number of "
+        out += "UTF-8 bytes: `min_length` and `max_length` count scalars, `max_bytes` caps the bytes. Both are "
+        out += "counted on the text as decoded from JSON (`\\u00e9` is one scalar of two bytes), the same way by "
+        out += "the import validator, its fast path and the presentation tracker. Grapheme clusters are not "
+        out += "counted: one visible character may hold any number of combining marks, so a limit in characters "
+        out += "would let `a` followed by 400,000 combining accents (800 KB) through as one. Text is never "
+        out += "normalized: `caf\\u00e9` (5 bytes) and `cafe\\u0301` (6 bytes, one scalar more) are two different "
+        out += "values everywhere, in limits, reports and exports.\n"
         return out
     }
 
@@ -51,9 +60,10 @@ public enum CatalogDocsGenerator {
     static func limits(_ spec: PropertySpec) -> String {
         var parts: [String] = []
         if let values = spec.values { parts.append(values.map { "`\($0)`" }.joined(separator: ", ")) }
-        if let low = spec.minLength, let high = spec.maxLength { parts.append("\(low)–\(high) characters") }
-        else if let high = spec.maxLength { parts.append("at most \(high) characters") }
-        else if let low = spec.minLength { parts.append("at least \(low) characters") }
+        if let low = spec.minLength, let high = spec.maxLength { parts.append("\(low)–\(high) Unicode scalars") }
+        else if let high = spec.maxLength { parts.append("at most \(high) Unicode scalars") }
+        else if let low = spec.minLength { parts.append("at least \(low) Unicode scalars") }
+        if let cap = spec.maxBytes { parts.append("at most \(cap) bytes of UTF-8") }
         if let low = spec.min { parts.append("≥ \(format(low))") }
         if let high = spec.max { parts.append("≤ \(format(high))") }
         if spec.kind == .number { parts.append("finite") }

@@ -111,7 +111,7 @@ public final class PresentationTracker: Sendable {
     /// the app reports an impression or closes it).
     ///
     /// - Parameters:
-    ///   - source: the placement it was opened from (non-empty, at most 64 characters).
+    ///   - source: the placement it was opened from (non-empty, at most 64 Unicode scalars and 192 UTF-8 bytes).
     ///   - offeringID: the RevenueCat offering that served it, if any.
     ///   - placementID: the RevenueCat dashboard placement, if any.
     ///   - userID: the RevenueCat app user id.
@@ -142,13 +142,8 @@ public final class PresentationTracker: Sendable {
     static func check(_ name: String, _ value: String, envelope: Bool = false) throws(TrackerError) {
         let catalog = Catalog.bundled
         guard let spec = envelope ? catalog.envelope.first(where: { $0.name == name }) : catalog.property(named: name) else { return }
-        let length = value.count
-        if let low = spec.minLength, length < low {
-            throw .invalidValue(ValidationIssue(field: name, rule: "min_length", value: value, message: "must not be empty"))
-        }
-        if let high = spec.maxLength, length > high {
-            throw .invalidValue(ValidationIssue(field: name, rule: "max_length", value: value,
-                                                message: "must be at most \(high) characters (this one has \(length))"))
+        if let problem = spec.lengthProblem(TextLength(value)) {
+            throw .invalidValue(ValidationIssue(field: name, rule: problem.rule, value: value, message: problem.message))
         }
     }
 

@@ -58,18 +58,12 @@ extension EventValidator {
             }
             return .uuid(uuid)
         case .enum:
-            guard spec.values?.contains(text) == true else {
+            guard spec.values?.contains(where: { ExactText.same($0, text) }) == true else {
                 return issue("enum", "must be one of \((spec.values ?? []).joined(separator: ", "))", text)
             }
             return .string(text)
         default:
-            let length = text.utf8.allSatisfy({ $0 < 0x80 }) ? text.utf8.count : text.count
-            if let low = spec.minLength, length < low {
-                return issue("min_length", low == 1 ? "must not be empty" : "must be at least \(low) characters", text)
-            }
-            if let high = spec.maxLength, length > high {
-                return issue("max_length", "must be at most \(high) characters (this one has \(length))", text)
-            }
+            if let problem = spec.lengthProblem(TextLength(text)) { return issue(problem.rule, problem.message, text) }
             return .string(text)
         }
     }
@@ -93,11 +87,11 @@ extension EventValidator {
         var issues: [ValidationIssue] = []
         for rule in event.rules {
             guard let condition = values[rule.whenProperty]?.stringValue else { continue }
-            let triggered = rule.whenValues.contains(condition)
+            let triggered = rule.whenValues.contains { ExactText.same($0, condition) }
             switch rule.ruleKind {
             case .exactlyWhen:
                 guard let actual = values[rule.property]?.stringValue else { continue }
-                let matches = (rule.values ?? []).contains(actual)
+                let matches = (rule.values ?? []).contains { ExactText.same($0, actual) }
                 if matches != triggered {
                     issues.append(.init(field: rule.property, rule: "exactly_when", value: actual,
                                         message: "\(rule.description) (\(rule.whenProperty) is \(condition))"))

@@ -33,7 +33,8 @@ public struct EventValidator: Sendable {
     struct CompiledEvent: Sendable {
         let spec: EventSpec
         let fields: [CompiledField]
-        let allowedKeys: Set<String>
+        /// Keys by their exact scalars (a key canonically equivalent to a catalog name is not that name).
+        let allowedKeys: Set<ExactText>
     }
 
     let eventsByName: [String: CompiledEvent]
@@ -55,7 +56,7 @@ public struct EventValidator: Sendable {
                 properties[use.name].map { CompiledField(spec: $0, kind: $0.kind, required: use.required) }
             }
             return (event.name, CompiledEvent(spec: event, fields: fields,
-                                              allowedKeys: envelopeNames.union(event.properties.map(\.name))))
+                                              allowedKeys: Set(envelopeNames.union(event.properties.map(\.name)).map(ExactText.init))))
         }, uniquingKeysWith: { first, _ in first })
         fast = FastPlan(catalog: catalog, envelopeFields: envelopeFields, eventsByName: eventsByName)
     }
@@ -108,25 +109,26 @@ public struct EventValidator: Sendable {
     /// Validates parsed members of a flat object.
     public func validate(members: [(key: String, value: FlatJSONValue)]) -> ValidationOutcome {
         var issues: [ValidationIssue] = []
-        var fields: [String: FlatJSONValue] = [:]
+        // Keyed by exact scalars: `caf\u{E9}` and `cafe\u{301}` are two keys, not a duplicate.
+        var fields: [ExactText: FlatJSONValue] = [:]
         fields.reserveCapacity(members.count)
         for (key, value) in members {
-            if fields.updateValue(value, forKey: key) != nil {
+            if fields.updateValue(value, forKey: ExactText(key)) != nil {
                 issues.append(.init(field: key, rule: "duplicate_key", message: "the key appears more than once; keep one"))
             }
         }
         var values: [String: CatalogValue] = [:]
         values.reserveCapacity(members.count)
         for field in envelopeFields {
-            if let value = check(field, fields[field.spec.name], into: &issues) { values[field.spec.name] = value }
+            if let value = check(field, fields[ExactText(field.spec.name)], into: &issues) { values[field.spec.name] = value }
         }
-        let event = checkName(fields["name"], into: &issues)
+        let event = checkName(fields[ExactText("name")], into: &issues)
         if let event {
             for field in event.fields {
-                if let value = check(field, fields[field.spec.name], into: &issues) { values[field.spec.name] = value }
+                if let value = check(field, fields[ExactText(field.spec.name)], into: &issues) { values[field.spec.name] = value }
             }
-            for (key, _) in members where !event.allowedKeys.contains(key) {
-                let known = propertiesByName[key] != nil ? "is not a property of \(event.spec.name)" : "is not in the catalog"
+            for (key, _) in members where !event.allowedKeys.contains(ExactText(key)) {
+                let known = propertiesByName[key].map { ExactText.same($0.name, key) } == true ? "is not a property of \(event.spec.name)" : "is not in the catalog"
                 issues.append(.init(field: key, rule: "unknown_property",
                                     message: "\(known); remove it, or add it to the catalog first"))
             }
@@ -145,7 +147,7 @@ public struct EventValidator: Sendable {
             issues.append(.init(field: "name", rule: "type", value: value.typeName, message: "expected a string"))
             return nil
         }
-        guard let event = eventsByName[name] else {
+        guard let event = eventsByName[name], ExactText.same(event.spec.name, name) else {
             let known = catalog.events.map(\.name).joined(separator: ", ")
             issues.append(.init(field: "name", rule: "unknown_event", value: name, message: "not an event of the catalog (\(known))"))
             return nil

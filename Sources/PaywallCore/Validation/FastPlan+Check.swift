@@ -41,13 +41,12 @@ extension FastPlan {
             raw.choice = found
         case .string, .eventName:
             guard raw.kind == RawValue.string else { return false }
-            var length = bytes.count
-            if !raw.ascii {
-                guard let text = UTF8Text.string(validating: bytes) else { return false }
-                length = text.count
-            }
-            if let low = field.minLength, length < low { return false }
-            if let high = field.maxLength, length > high { return false }
+            // Counted as ``TextLength`` counts (Unicode scalars and UTF-8 bytes), on the bytes.
+            if !raw.ascii, UTF8Text.string(validating: bytes) == nil { return false }
+            let length = raw.ascii ? TextLength(scalars: bytes.count, bytes: bytes.count) : TextLength(utf8: bytes)
+            if let low = field.minLength, length.scalars < low { return false }
+            if let high = field.maxLength, length.scalars > high { return false }
+            if let cap = field.maxBytes, length.bytes > cap { return false }
             raw.typed = RawValue.text
         case .integer, .timestampMs:
             guard raw.kind == RawValue.number, let number = Self.integer(bytes) else { return false }
@@ -82,11 +81,11 @@ extension FastPlan {
     /// Whether `rule` is broken, as ``EventValidator/ruleIssues(_:_:)`` judges it.
     func broken(_ rule: Rule, _ raw: UnsafeMutableBufferPointer<RawValue>, _ line: UnsafeRawBufferPointer) -> Bool {
         guard let condition = text(rule.whenSlot, raw, line) else { return false }
-        let triggered = rule.whenValues.contains(condition)
+        let triggered = rule.whenValues.contains { ExactText.same($0, condition) }
         switch rule.kind {
         case .exactlyWhen:
             guard let actual = text(rule.slot, raw, line) else { return false }
-            return rule.values.contains(actual) != triggered
+            return rule.values.contains { ExactText.same($0, actual) } != triggered
         case .requiredWhen:
             return triggered && (rule.slot < 0 || raw[rule.slot].typed == RawValue.unchecked)
         }

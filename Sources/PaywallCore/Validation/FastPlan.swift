@@ -14,6 +14,7 @@ struct FastPlan: Sendable {
         let required: Bool
         let minLength: Int?
         let maxLength: Int?
+        let maxBytes: Int?
         let min: Double?
         let max: Double?
         /// The enum's values: indices into ``FastPlan/choices`` (empty unless the field is an enum).
@@ -104,7 +105,7 @@ struct FastPlan: Sendable {
             }
             let spec = compiled.spec
             return Field(slot: slot(spec.name), kind: compiled.kind, required: compiled.required,
-                         minLength: spec.minLength, maxLength: spec.maxLength, min: spec.min, max: spec.max,
+                         minLength: spec.minLength, maxLength: spec.maxLength, maxBytes: spec.maxBytes, min: spec.min, max: spec.max,
                          choices: start..<choices.count)
         }
         slotCount = names.count

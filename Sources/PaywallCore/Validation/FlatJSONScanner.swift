@@ -25,7 +25,13 @@ struct FlatJSONScanner {
     mutating func object() throws(FlatJSONError) -> [(key: String, value: FlatJSONValue)] {
         skipWhitespace()
         guard index < bytes.count else { throw fail("empty line; expected a JSON object") }
-        guard bytes[index] == UInt8(ascii: "{") else { throw fail("expected a JSON object starting with '{'") }
+        guard bytes[index] == UInt8(ascii: "{") else {
+            if bytes.count - index >= 3, bytes[index] == 0xEF, bytes[index + 1] == 0xBB, bytes[index + 2] == 0xBF {
+                throw fail("the line starts with a UTF-8 byte-order mark (U+FEFF), accepted only at the very start of "
+                           + "the input (two files joined into one?); remove it")
+            }
+            throw fail("expected a JSON object starting with '{'")
+        }
         index += 1
         var members: [(key: String, value: FlatJSONValue)] = []
         skipWhitespace()

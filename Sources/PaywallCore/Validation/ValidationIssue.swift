@@ -11,11 +11,15 @@ public struct ValidationIssue: Sendable, Hashable, CustomStringConvertible, Coda
     /// What is wrong and what is expected.
     public var message: String
 
-    /// Creates an issue; long values are shortened.
+    /// Creates an issue; values over 80 Unicode scalars are shortened to 77 and `...` (counted in
+    /// scalars, not characters: one character can hold any number of combining marks).
     public init(field: String, rule: String, value: String? = nil, message: String) {
         self.field = field
         self.rule = rule
-        self.value = value.map { $0.count > 80 ? String($0.prefix(77)) + "..." : $0 }
+        self.value = value.map { text in
+            guard text.unicodeScalars.count > 80 else { return text }
+            return String(String.UnicodeScalarView(text.unicodeScalars.prefix(77))) + "..."
+        }
         self.message = message
     }
 

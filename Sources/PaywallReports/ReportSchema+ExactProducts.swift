@@ -1,0 +1,24 @@
+import PaywallSQLite
+
+extension ReportSchema {
+    /// Reports migration: earlier versions interned close products as Swift `String`s, which merged
+    /// canonically equivalent products (`pro\u{E9}` and `proe\u{301}`, `K` and the Kelvin sign) into
+    /// one spelling in `report_presentations` and the nightly partials. When any stored product holds
+    /// a character outside printable ASCII (the only way two products can be canonically equivalent),
+    /// the rollups, their keys and the nightly partials are emptied and the watermark is forgotten, so
+    /// the next report run rebuilds them from the events; a store of ASCII products keeps its rollups.
+    static let exactProducts = Migration("exact-products") { db in
+        guard try db.scalar("SELECT EXISTS (SELECT 1 FROM events WHERE product GLOB '*[^ -~]*')")?.int64 == 1 else { return }
+        try db.execute(exactProductsResetSQL)
+        try forget([watermarkKey, newestKey, partialsTimezoneKey], in: db)
+    }
+
+    static let exactProductsResetSQL = """
+        DELETE FROM report_presentations;
+        DELETE FROM report_customers;
+        DELETE FROM report_placements;
+        DELETE FROM report_event_buckets;
+        DELETE FROM report_day_partials;
+        DELETE FROM report_dirty_buckets;
+        """
+}
