@@ -16,6 +16,7 @@ var package = Package(
         .library(name: "RevenueCatForwarder", targets: ["RevenueCatForwarder"]),
         .library(name: "PaywallReports", targets: ["PaywallReports"]),
         .library(name: "PaywallAnalytics", targets: ["PaywallAnalytics"]),
+        .library(name: "PaywallCollector", targets: ["PaywallCollector"]),
         .executable(name: "paywall-analytics", targets: ["paywall-analytics"]),
     ],
     targets: [
@@ -24,7 +25,19 @@ var package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"]), .brew(["libmicrohttpd"])]
+        ),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
         .target(name: "PaywallCore"),
+        .target(name: "PaywallCollector", dependencies: ["PaywallCore", "PaywallSQLite", "PaywallStore", "CMicroHTTPD", "CZlib"]),
+        .testTarget(
+            name: "PaywallCollectorTests",
+            dependencies: ["PaywallCollector", "PaywallCore", "PaywallStore", "PaywallSQLite", "PaywallTestSupport",
+                           "paywall-analytics"]
+        ),
         .target(name: "PaywallSQLite", dependencies: ["CSQLite"]),
         .target(name: "PaywallStore", dependencies: ["PaywallCore", "PaywallSQLite"]),
         .target(name: "RevenueCatForwarder", dependencies: ["PaywallCore"]),
@@ -40,7 +53,8 @@ var package = Package(
         ),
         .executableTarget(
             name: "paywall-analytics",
-            dependencies: ["PaywallCore", "PaywallStore", "RevenueCatForwarder", "PaywallReports", "PaywallSimulation"]
+            dependencies: ["PaywallCore", "PaywallStore", "RevenueCatForwarder", "PaywallReports", "PaywallSimulation",
+                           "PaywallCollector"]
         ),
         .testTarget(name: "PaywallCoreTests", dependencies: ["PaywallCore", "PaywallTestSupport"]),
         .testTarget(
@@ -80,7 +94,7 @@ var package = Package(
     ]
 )
 
-package.targets.first { $0.name == "paywall-bench" }?.dependencies.append("PaywallReports")
+package.targets.first { $0.name == "paywall-bench" }?.dependencies += ["PaywallReports", "PaywallCollector"]
 
 for target in package.targets where target.type != .system {
     target.swiftSettings = (target.swiftSettings ?? []) + strictSettings

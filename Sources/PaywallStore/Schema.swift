@@ -18,6 +18,7 @@ public enum Schema {
         quarantineOncePerPayload,
         eventsWithStableRowids,
         deadLetterBuckets,
+        collectorWriteKeysAndDeviceDeliveries,
     ]
 
     /// The migrator for ``migrations``.
