@@ -59,7 +59,7 @@ var package = Package(
         .testTarget(name: "PaywallCoreTests", dependencies: ["PaywallCore", "PaywallTestSupport"]),
         .testTarget(
             name: "PaywallReportsTests",
-            dependencies: ["PaywallReports", "PaywallStore", "PaywallSQLite", "PaywallCore"],
+            dependencies: ["PaywallReports", "PaywallStore", "PaywallSQLite", "PaywallCore", "PaywallTestSupport"],
             exclude: ["Golden", "scripts"]
         ),
         .testTarget(name: "PaywallSimulationTests", dependencies: ["PaywallSimulation", "PaywallCore"]),
