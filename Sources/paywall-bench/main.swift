@@ -13,6 +13,8 @@ case "validator":
     ValidatorBench.run(Array(benchArguments.dropFirst()))
 case "report":
     try ReportBench.run(Array(benchArguments.dropFirst()))
+case "collector":
+    try CollectorBench.run(Array(benchArguments.dropFirst()))
 default:
     FileHandle.standardError.write(Data("""
         usage: paywall-bench <benchmark> [options]
@@ -21,6 +23,8 @@ default:
           import [--events N]     NDJSON import vs sqlite3 .import --csv
           validator [--events N]  NDJSON lines parsed and validated per second
           report [--events N]     reports (full, incremental nightly) vs DuckDB; export vs sqlite3 -csv; peak RSS
+          collector [--seconds 30] [--connections 64]
+                                  serve under wrk (plain, gzip) vs import and nginx answering 204; p50, p99, peak RSS
           report nightly [--events N] [--prepared DIR]
                                   only the nightly run after one more day vs the full recompute
 

@@ -14,7 +14,8 @@ struct SchemaTests {
         let tables = try connection.all("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name") {
             $0.string(at: 0) ?? ""
         }
-        let contract = ["dead_letters", "deliveries", "drops", "events", "meta", "outbox", "quarantine"]
+        // write_keys: the collector's write keys (migration 10), kept in the store it writes.
+        let contract = ["dead_letters", "deliveries", "drops", "events", "meta", "outbox", "quarantine", "write_keys"]
         #expect(Set(contract).isSubset(of: tables))
         #expect(tables.allSatisfy { $0.hasPrefix("report_") || contract.contains($0) },
                 "tables beyond the shared contract belong to the reports: \(tables)")

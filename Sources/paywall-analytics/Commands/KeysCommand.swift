@@ -14,7 +14,7 @@ enum KeysCommand {
             refused from the collector's next request on, without a restart.
             """,
             usage: "keys <subcommand>",
-            examples: ["key=$(\(Tool.name) keys add ios-app)", "\(Tool.name) keys list", "\(Tool.name) keys revoke ios-app"],
+            examples: ["\(Tool.name) keys add ios-app > ios-app.key", "\(Tool.name) keys list", "\(Tool.name) keys revoke ios-app"],
             subcommands: [add, list, revoke]
         )
     }
@@ -26,7 +26,7 @@ enum KeysCommand {
             discussion: "The explanation goes to stderr, so `key=$(\(Tool.name) keys add NAME)` captures the key alone.",
             usage: "keys add <name>",
             arguments: [("<name>", "1 to 64 letters, digits, '.', '_' or '-'; metrics count events by it.")],
-            examples: ["key=$(\(Tool.name) keys add ios-app)"],
+            examples: ["\(Tool.name) keys add ios-app > ios-app.key", "key=$(\(Tool.name) keys add android-app)"],
             run: { context, arguments in
                 guard arguments.positionals.count == 1, let name = arguments.positionals.first else {
                     throw CLIError.usage("keys add needs exactly one NAME")
@@ -53,6 +53,7 @@ enum KeysCommand {
             name: "list",
             abstract: "List the write keys: name, when made, and whether revoked (never the keys themselves).",
             usage: "keys list",
+            examples: ["\(Tool.name) keys list --db /var/lib/paywalls/events.sqlite"],
             run: { context, arguments in
                 guard arguments.positionals.isEmpty else { throw CLIError.usage("keys list takes no arguments") }
                 let store = try StoreAccess.open(context.databasePath(arguments), create: false)
@@ -78,6 +79,7 @@ enum KeysCommand {
             abstract: "Refuse the write key named NAME from now on (a running collector too, from its next request).",
             usage: "keys revoke <name>",
             arguments: [("<name>", "The key's name, as `keys list` shows it.")],
+            examples: ["\(Tool.name) keys revoke ios-app"],
             run: { context, arguments in
                 guard arguments.positionals.count == 1, let name = arguments.positionals.first else {
                     throw CLIError.usage("keys revoke needs exactly one NAME")
