@@ -9,7 +9,7 @@ let strictSettings: [SwiftSetting] = [
 
 var package = Package(
     name: "PaywallAnalytics",
-    platforms: [.macOS(.v15), .iOS(.v18)],
+    platforms: [.iOS(.v16), .macOS(.v13), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: [
         .library(name: "PaywallCore", targets: ["PaywallCore"]),
         .library(name: "PaywallStore", targets: ["PaywallStore"]),
@@ -31,20 +31,24 @@ var package = Package(
             providers: [.apt(["libmicrohttpd-dev"]), .brew(["libmicrohttpd"])]
         ),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
-        .target(name: "PaywallCore"),
-        .target(name: "PaywallCollector", dependencies: ["PaywallCore", "PaywallSQLite", "PaywallStore", "CMicroHTTPD", "CZlib"]),
+        .target(name: "PaywallLock"),
+        .target(name: "PaywallCore", dependencies: ["PaywallLock"]),
+        .target(
+            name: "PaywallCollector",
+            dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite", "PaywallStore", "CMicroHTTPD", "CZlib"]
+        ),
         .testTarget(
             name: "PaywallCollectorTests",
-            dependencies: ["PaywallCollector", "PaywallCore", "PaywallStore", "PaywallSQLite", "PaywallTestSupport",
-                           "paywall-analytics"]
+            dependencies: ["PaywallCollector", "PaywallCore", "PaywallStore", "PaywallSQLite", "PaywallLock",
+                           "PaywallTestSupport", "paywall-analytics"]
         ),
         .target(name: "PaywallSQLite", dependencies: ["CSQLite"]),
-        .target(name: "PaywallStore", dependencies: ["PaywallCore", "PaywallSQLite"]),
-        .target(name: "RevenueCatForwarder", dependencies: ["PaywallCore"]),
+        .target(name: "PaywallStore", dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite"]),
+        .target(name: "RevenueCatForwarder", dependencies: ["PaywallLock", "PaywallCore"]),
         .target(name: "CSystemMemory"),
-        .target(name: "PaywallReports", dependencies: ["PaywallCore", "PaywallSQLite", "CSystemMemory"]),
-        .target(name: "PaywallTestSupport", dependencies: ["PaywallCore"]),
-        .target(name: "PaywallSimulation", dependencies: ["PaywallCore"]),
+        .target(name: "PaywallReports", dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite", "CSystemMemory"]),
+        .target(name: "PaywallTestSupport", dependencies: ["PaywallLock", "PaywallCore"]),
+        .target(name: "PaywallSimulation", dependencies: ["PaywallLock", "PaywallCore"]),
         .target(name: "PaywallAnalytics", dependencies: ["PaywallCore", "PaywallStore", "RevenueCatForwarder"]),
         .executableTarget(
             name: "embedding-example",
@@ -53,9 +57,10 @@ var package = Package(
         ),
         .executableTarget(
             name: "paywall-analytics",
-            dependencies: ["PaywallCore", "PaywallStore", "RevenueCatForwarder", "PaywallReports", "PaywallSimulation",
+            dependencies: ["PaywallLock", "PaywallCore", "PaywallStore", "RevenueCatForwarder", "PaywallReports", "PaywallSimulation",
                            "PaywallCollector"]
         ),
+        .testTarget(name: "PaywallLockTests", dependencies: ["PaywallLock"]),
         .testTarget(name: "PaywallCoreTests", dependencies: ["PaywallCore", "PaywallTestSupport"]),
         .testTarget(
             name: "PaywallReportsTests",
@@ -65,18 +70,18 @@ var package = Package(
         .testTarget(name: "PaywallSimulationTests", dependencies: ["PaywallSimulation", "PaywallCore"]),
         .testTarget(
             name: "RevenueCatForwarderTests",
-            dependencies: ["RevenueCatForwarder", "PaywallCore", "PaywallTestSupport"],
+            dependencies: ["PaywallLock", "RevenueCatForwarder", "PaywallCore", "PaywallTestSupport"],
             exclude: ["Golden"]
         ),
         .testTarget(
             name: "PaywallAnalyticsTests",
-            dependencies: ["PaywallAnalytics", "PaywallCore", "PaywallSQLite", "PaywallStore", "PaywallTestSupport"]
+            dependencies: ["PaywallLock", "PaywallAnalytics", "PaywallCore", "PaywallSQLite", "PaywallStore", "PaywallTestSupport"]
         ),
         .testTarget(name: "CLITests", dependencies: ["PaywallCore", "PaywallTestSupport", "paywall-analytics", "embedding-example"]),
         .testTarget(name: "PaywallSQLiteTests", dependencies: ["PaywallSQLite", "PaywallTestSupport"]),
         .testTarget(
             name: "PaywallStoreTests",
-            dependencies: ["PaywallStore", "PaywallCore", "PaywallSQLite", "PaywallTestSupport", "recorder-crash-helper"]
+            dependencies: ["PaywallLock", "PaywallStore", "PaywallCore", "PaywallSQLite", "PaywallTestSupport", "recorder-crash-helper"]
         ),
         .executableTarget(name: "recorder-crash-helper", dependencies: ["PaywallStore", "PaywallCore", "PaywallSQLite"]),
         .executableTarget(
@@ -85,10 +90,10 @@ var package = Package(
         ),
         .executableTarget(name: "forwarder-crash-helper", dependencies: ["PaywallStore", "PaywallCore", "RevenueCatForwarder"]),
         .testTarget(name: "SecurityTests", dependencies: ["PaywallCore", "PaywallTestSupport", "paywall-analytics", "recorder-crash-helper"]),
-        .executableTarget(name: "paywall-soak", dependencies: ["PaywallCore", "PaywallStore", "PaywallSQLite", "PaywallTestSupport"]),
+        .executableTarget(name: "paywall-soak", dependencies: ["PaywallLock", "PaywallCore", "PaywallStore", "PaywallSQLite", "PaywallTestSupport"]),
         .testTarget(
             name: "SQLiteOutboxTests",
-            dependencies: ["PaywallStore", "PaywallCore", "PaywallSQLite", "RevenueCatForwarder", "PaywallTestSupport",
+            dependencies: ["PaywallLock", "PaywallStore", "PaywallCore", "PaywallSQLite", "RevenueCatForwarder", "PaywallTestSupport",
                            "forwarder-crash-helper"]
         ),
     ]

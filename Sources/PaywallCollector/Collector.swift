@@ -2,7 +2,7 @@ import Foundation
 import PaywallCore
 import PaywallSQLite
 import PaywallStore
-import Synchronization
+import PaywallLock
 
 /// The collector (`paywall-analytics serve`): takes NDJSON event batches over HTTP from many app
 /// installs into one ``EventStore``, validated exactly as `import` validates them, answering 200 only
@@ -75,7 +75,7 @@ public final class Collector: Sendable {
     ///
     /// - Parameter grace: how long requests still arriving may take before they are cut off.
     public func shutdown(grace: Duration = .seconds(8)) {
-        handler.stopping.store(true, ordering: .relaxed)
+        handler.stopping.withLock { $0 = true }
         server.quiesce()
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: grace)

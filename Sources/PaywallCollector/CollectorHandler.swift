@@ -2,7 +2,7 @@ import Foundation
 import PaywallCore
 import PaywallSQLite
 import PaywallStore
-import Synchronization
+import PaywallLock
 
 /// Routes, checks and answers the collector's requests (SPEC §8): `POST /v1/events`, `GET /healthz`,
 /// `GET /metrics`; 400, 401, 404, 405, 413, 415 and 503 as the spec lists them.
@@ -27,7 +27,7 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
     let log: @Sendable (String) -> Void
     weak var server: HTTPServer?
     /// Set on shutdown: new requests get 503 and `Connection: close`.
-    let stopping = Atomic<Bool>(false)
+    let stopping = Lock(false)
 
     init(keys: WriteKeys, limits: CollectorLimits, queue: CommitQueue, metrics: CollectorMetrics, body: NDJSONBody,
          log: @escaping @Sendable (String) -> Void) {
@@ -45,7 +45,7 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
 
     func begin(method: String, path: String, headers: HTTPHeaders) -> HTTPBegin {
         let route = CollectorMetrics.route(path)
-        if stopping.load(ordering: .relaxed) {
+        if stopping.withLock { $0 } {
             return .respond(.error(503, "the collector is shutting down; retry on a new connection",
                                    headers: [HTTPHeader("Retry-After", "1"), HTTPHeader("Connection", "close")]), route: route)
         }
@@ -156,7 +156,7 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
                 return respond(.error(400, "the body is not valid gzip (damaged or cut short); send it again whole"))
             }
         }
-        guard String(validating: bytes, as: UTF8.self) != nil else {
+        guard String(bytes: bytes, encoding: .utf8) != nil else {
             return respond(.error(400, "the body is not UTF-8 text; NDJSON lines must be UTF-8"))
         }
         let validated = bytes.withUnsafeBytes { body.validate($0, origin: "collector/\(events.keyName)") }

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import PaywallLock
 
 /// The collector's counters, rendered for `GET /metrics` in the Prometheus text exposition format
 /// (version 0.0.4). Labels hold only routes from a fixed list, status codes and key NAMES — never a
@@ -26,7 +26,7 @@ public final class CollectorMetrics: Sendable {
         var commitFailures = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     /// Creates empty metrics.
     public init() {}

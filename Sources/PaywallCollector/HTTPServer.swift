@@ -1,6 +1,6 @@
 import CMicroHTTPD
 import Foundation
-import Synchronization
+import PaywallLock
 
 /// What the server asks of the collector: look at a request's headers, then (when it reads a body)
 /// turn the whole body into a response, now or later from another thread.
@@ -49,7 +49,7 @@ struct HTTPHeaders {
 /// whose request takes longer than the timeout to arrive (libmicrohttpd's own timeout is an idle
 /// timeout, which a client sending a byte a second never reaches).
 // @unchecked Sendable: `daemon` is set once in `init` and cleared in `stop` (called once, after the
-// polling threads are told to stop); everything mutable else sits in `connections` (a Mutex).
+// polling threads are told to stop); everything mutable else sits in `connections` (a Lock).
 final class HTTPServer: @unchecked Sendable {
     /// One open connection, for the watchdog and the open-connections gauge.
     private struct Tracked {
@@ -62,10 +62,10 @@ final class HTTPServer: @unchecked Sendable {
 
     private var daemon: OpaquePointer?
     private let handler: any HTTPRequestHandler
-    private let connections = Mutex([Int: Tracked]())
-    private let requestsInFlight = Atomic<Int>(0)
+    private let connections = Lock([Int: Tracked]())
+    private let requestsInFlight = Lock(0)
     private let timeoutNanoseconds: UInt64
-    private let watchdogStop = Atomic<Bool>(false)
+    private let watchdogStop = Lock(false)
     private let watchdogDone = DispatchSemaphore(value: 0)
 
     /// Starts serving on `socket` with `limits`; the server owns the socket from then on.
@@ -91,7 +91,7 @@ final class HTTPServer: @unchecked Sendable {
                             UInt32(threads), 64 << 10, accessCallback, context, completedCallback, context,
                             notifyCallback, context)
         guard daemon != nil else {
-            watchdogStop.store(true, ordering: .relaxed)
+            watchdogStop.withLock { $0 = true }
             watchdogDone.wait()
             close(socket.descriptor)
             throw CollectorError.serverStart
@@ -102,7 +102,7 @@ final class HTTPServer: @unchecked Sendable {
     var openConnections: Int { connections.withLock { $0.count } }
 
     /// Requests begun and not yet answered.
-    var inFlight: Int { requestsInFlight.load(ordering: .relaxed) }
+    var inFlight: Int { requestsInFlight.withLock { $0 } }
 
     /// Stops accepting connections (the listening socket is closed); open ones are still served.
     func quiesce() {
@@ -117,7 +117,7 @@ final class HTTPServer: @unchecked Sendable {
         guard let daemon else { return }
         MHD_stop_daemon(daemon)
         self.daemon = nil
-        watchdogStop.store(true, ordering: .relaxed)
+        watchdogStop.withLock { $0 = true }
         watchdogDone.wait()
     }
 
@@ -152,7 +152,7 @@ final class HTTPServer: @unchecked Sendable {
     /// the entry is removed under the same lock before the descriptor is closed, so a reused
     /// descriptor is never hit).
     private func watch() {
-        while !watchdogStop.load(ordering: .relaxed) {
+        while !watchdogStop.withLock { $0 } {
             usleep(500_000)
             let now = DispatchTime.now().uptimeNanoseconds
             connections.withLock { table in
@@ -168,7 +168,7 @@ final class HTTPServer: @unchecked Sendable {
     // MARK: - Requests
 
     /// One request's state across libmicrohttpd's calls.
-    // @unchecked Sendable: `response` is a Mutex; the other fields are touched only by the polling
+    // @unchecked Sendable: `response` is a Lock; the other fields are touched only by the polling
     // thread that owns the connection (libmicrohttpd calls a connection from one thread at a time).
     fileprivate final class Slot: @unchecked Sendable {
         var route = ""
@@ -178,7 +178,7 @@ final class HTTPServer: @unchecked Sendable {
         var tooLarge = false
         var dispatched = false
         var answered = false
-        let response = Mutex<HTTPResponse?>(nil)
+        let response = Lock<HTTPResponse?>(nil)
     }
 
     fileprivate func access(_ connection: OpaquePointer, _ url: String, _ method: String,
@@ -187,7 +187,7 @@ final class HTTPServer: @unchecked Sendable {
         guard let raw = slotPointer.pointee else {
             let slot = Slot()
             slotPointer.pointee = Unmanaged.passRetained(slot).toOpaque()
-            _ = requestsInFlight.add(1, ordering: .relaxed)
+            requestsInFlight.withLock { $0 += 1 }
             switch handler.begin(method: method, path: url, headers: HTTPHeaders(connection: connection)) {
             case .respond(let response, let route):
                 slot.route = route
@@ -251,7 +251,7 @@ final class HTTPServer: @unchecked Sendable {
         guard let slotPointer, let raw = slotPointer.pointee else { return }
         Unmanaged<Slot>.fromOpaque(raw).release()
         slotPointer.pointee = nil
-        _ = requestsInFlight.subtract(1, ordering: .relaxed)
+        requestsInFlight.withLock { $0 -= 1 }
     }
 
     fileprivate func notify(_ connection: OpaquePointer, started: Bool) {

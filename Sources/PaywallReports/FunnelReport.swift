@@ -3,7 +3,7 @@ import Dispatch
 import Foundation
 import PaywallCore
 import PaywallSQLite
-import Synchronization
+import PaywallLock
 
 /// Computes the reports of funnels.md from a PaywallAnalytics store and writes them as CSV files.
 ///
@@ -161,7 +161,7 @@ public struct FunnelReport: Sendable {
             finished = scan
         }
         // Cohorts on one core, the other reports on the other: the scan is only read from here on.
-        let rows = Mutex<[String: [[ReportValue]]]>([:])
+        let rows = Lock<[String: [[ReportValue]]]>([:])
         DispatchQueue.concurrentPerform(iterations: 2) { part in
             if part == 0 {
                 let cohorts = finished.cohortRows()

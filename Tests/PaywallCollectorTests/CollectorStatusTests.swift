@@ -159,10 +159,10 @@ struct CollectorStatusTests {
         let third = EventLines.batch(pairs: 1)
         let one = try HTTPConnection(port: harness.port)
         one.send(postBytes(EventLines.body(first.lines), key: harness.key))
-        usleep(500_000)
+        try waitForCommits(harness, started: 1)
         let two = try HTTPConnection(port: harness.port)
         two.send(postBytes(EventLines.body(second.lines), key: harness.key))
-        usleep(500_000)
+        try waitForQueueDepth(harness, 1)
         let full = try harness.post(EventLines.body(third.lines))
         #expect(full.status == 503 && full.headers["retry-after"] == "1")
         try locker.execute("ROLLBACK")
@@ -178,6 +178,32 @@ struct CollectorStatusTests {
         #expect(health.status == 503)
         #expect(try harness.storedIDs() == Set(first.ids + second.ids))
         #expect(try harness.get("/healthz").status == 200)
+    }
+
+    /// Waits (polling /metrics, which never waits for the writer) until the first request's body has arrived
+    /// and the queue has been empty for 300 ms since: the writer has taken it and waits for the lock.
+    func waitForCommits(_ harness: CollectorHarness, started: Int) throws {
+        let deadline = Date().addingTimeInterval(30)
+        var emptySince: Date?
+        while Date() < deadline {
+            let metrics = try harness.get("/metrics").text
+            let received = !metrics.contains("paywall_collector_received_bytes_total 0\n")
+            if received, metrics.contains("paywall_collector_queue_depth 0\n") {
+                if let since = emptySince, Date().timeIntervalSince(since) > 0.3 { return }
+                emptySince = emptySince ?? Date()
+            } else {
+                emptySince = nil
+            }
+            usleep(20_000)
+        }
+    }
+
+    /// Waits until `depth` requests wait in the commit queue.
+    func waitForQueueDepth(_ harness: CollectorHarness, _ depth: Int) throws {
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline, try !harness.get("/metrics").text.contains("paywall_collector_queue_depth \(depth)\n") {
+            usleep(20_000)
+        }
     }
 
     func postBytes(_ body: [UInt8], key: String) -> [UInt8] {

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import PaywallLock
 
 /// Clients that post batches of fresh events to the collector without pause, each on a keep-alive
 /// connection (reopened after any failure), logging every id acknowledged with 200 and keeping every
@@ -14,8 +14,8 @@ final class LoadClients: @unchecked Sendable {
         var badCounts = 0
     }
 
-    private let state = Mutex(State())
-    private let running = Atomic<Bool>(true)
+    private let state = Lock(State())
+    private let running = Lock(true)
     private let finished = DispatchGroup()
     private let key: String
 
@@ -42,7 +42,7 @@ final class LoadClients: @unchecked Sendable {
 
     /// Stops sending new batches; every client then resends what is unacknowledged until it is.
     func finish() {
-        running.store(false, ordering: .relaxed)
+        running.withLock { $0 = false }
         finished.wait()
     }
 
@@ -50,7 +50,7 @@ final class LoadClients: @unchecked Sendable {
         var unacked: [(body: [UInt8], ids: [String])] = []
         var connection: HTTPConnection?
         var connectedPort = 0
-        while running.load(ordering: .relaxed) || !unacked.isEmpty {
+        while running.withLock { $0 } || !unacked.isEmpty {
             let port = state.withLock { $0.port }
             guard port != 0 else { usleep(20_000); continue }
             if unacked.isEmpty {
