@@ -156,7 +156,7 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
                 return respond(.error(400, "the body is not valid gzip (damaged or cut short); send it again whole"))
             }
         }
-        guard String(bytes: bytes, encoding: .utf8) != nil else {
+        guard UTF8Check.isValid(bytes) else {
             return respond(.error(400, "the body is not UTF-8 text; NDJSON lines must be UTF-8"))
         }
         let validated = bytes.withUnsafeBytes { body.validate($0, origin: "collector/\(events.keyName)") }

@@ -34,7 +34,7 @@ enum CollectorBench {
             CollectorBenchScripts.plain(key: key)
         }
         let bodiesPath = directory.appendingPathComponent("gzip-bodies").path
-        let bodyCount = max(2_000, min(40_000, plain.wrk.requests * 13 / 10))
+        let bodyCount = max(2_000, min(40_000, plain.wrk.requests * 5 / 2))
         try writeGzipBodies(count: bodyCount, to: bodiesPath)
         let gzip = try collectorRun(binary: binary, directory: directory, name: "gzip", seconds: seconds,
                                     connections: connections, threads: threads) { key in

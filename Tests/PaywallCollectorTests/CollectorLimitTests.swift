@@ -10,6 +10,7 @@ struct CollectorLimitTests {
     @Test func thousandIdleConnectionsDoNotStopAnotherClientAndAreCutAfterTheTimeout() throws {
         let harness = try CollectorHarness(arguments: ["--timeout", "3", "--max-connections", "1100"])
         let idle = try (0..<1_000).map { _ in try HTTPConnection(port: harness.port, receiveTimeout: 60) }
+        let opened = Date()
         // One more client is served while the thousand are open.
         let batch = EventLines.batch(pairs: 1)
         let reply = try harness.post(EventLines.body(batch.lines))
@@ -20,7 +21,11 @@ struct CollectorLimitTests {
         // Every idle one is closed by the server within the timeout plus a generous margin.
         let started = Date()
         var closed = 0
-        for connection in idle where connection.waitForClose() { closed += 1 }
+        for connection in idle where connection.waitForClose() {
+            // Not before the timeout: the last one was opened after `opened`, the first before it.
+            if closed == 0 { #expect(Date().timeIntervalSince(opened) >= 2) }
+            closed += 1
+        }
         #expect(closed == 1_000)
         #expect(Date().timeIntervalSince(started) < 45)
         #expect(try harness.storedIDs() == Set(batch.ids))

@@ -16,6 +16,9 @@ struct CollectorSecretsTests {
         let user = "secret-user-\(UUID().uuidString)"
         let batch = EventLines.batch(pairs: 5, user: user)
         #expect(try harness.post(EventLines.body(batch.lines + ["{\"user_id\":\"\(user)\",\"broken\":true}"])).status == 200)
+        // Impressions the install forwarded itself are never sent again from here.
+        let forwardedByDevice = EventLines.batch(pairs: 3, user: user)
+        #expect(try harness.post(EventLines.body(forwardedByDevice.lines), forwarding: "device").status == 200)
         #expect(try harness.post(EventLines.body(batch.lines), key: harness.key + "x").status == 401)
         #expect(try harness.post(Array(repeating: 0x41, count: 2 << 20)).status == 413)
         // The forwarding loop runs with the RevenueCat key: wait until the stand-in has every impression.
@@ -25,6 +28,8 @@ struct CollectorSecretsTests {
             usleep(100_000)
         }
         #expect(Set(standIn.acceptedEventIDs.keys.map { $0.uppercased() }).isSuperset(of: impressions))
+        #expect(Set(standIn.acceptedEventIDs.keys.map { $0.uppercased() }).isDisjoint(with: forwardedByDevice.ids))
+        #expect(standIn.acceptedEventIDs.values.allSatisfy { $0 == 1 })
         let metrics = try harness.get("/metrics").text
         try metrics.write(toFile: harness.folder.path("metrics.txt"), atomically: true, encoding: .utf8)
         harness.server.stop(SIGKILL)   // keeps the WAL and shm files on disk, to be searched too

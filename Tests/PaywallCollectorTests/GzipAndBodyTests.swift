@@ -1,5 +1,5 @@
 import Foundation
-import PaywallCollector
+@testable import PaywallCollector
 import PaywallCore
 import PaywallSQLite
 import PaywallStore
@@ -43,5 +43,24 @@ struct GzipAndBodyTests {
             "\(row.int64(at: 0)): \(row.string(at: 1) ?? "")"
         }
         #expect(validated.quarantine.map { "\($0.line ?? 0): \($0.reasons.joined(separator: "; "))" } == imported)
+    }
+}
+
+/// The body's UTF-8 check agrees with Swift's own decoder on valid and broken text.
+struct UTF8CheckTests {
+    @Test(arguments: [
+        "", "plain ascii text that is longer than eight bytes", "é", "日本語のテキスト", "emoji 👋🏽 mixed", "\u{10FFFF}",
+    ])
+    func acceptsWellFormedText(text: String) {
+        #expect(UTF8Check.isValid(Array(text.utf8)))
+    }
+
+    @Test(arguments: [
+        [0xC3, 0x28], [0xFF], [0xC0, 0xAF], [0xE0, 0x80, 0xAF], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80],
+        [0x61, 0x62, 0x63, 0x64, 0x65, 0x66, 0x67, 0x68, 0xE2, 0x82], [0x80],
+    ] as [[UInt8]])
+    func refusesMalformedBytes(bytes: [UInt8]) {
+        #expect(!UTF8Check.isValid(bytes))
+        #expect(String(validatingCString: bytes.map { CChar(bitPattern: $0) } + [0]) == nil)
     }
 }
