@@ -46,8 +46,9 @@ var package = Package(
         .target(name: "PaywallStore", dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite"]),
         .target(name: "RevenueCatForwarder", dependencies: ["PaywallLock", "PaywallCore"]),
         .target(name: "CSystemMemory"),
-        .target(name: "PaywallReports", dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite", "CSystemMemory"]),
-        .target(name: "PaywallTestSupport", dependencies: ["PaywallLock", "PaywallCore"]),
+        .target(name: "PaywallReports",
+                dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite", "PaywallStore", "CSystemMemory"]),
+        .target(name: "PaywallTestSupport", dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite"]),
         .target(name: "PaywallSimulation", dependencies: ["PaywallLock", "PaywallCore"]),
         .target(name: "PaywallAnalytics", dependencies: ["PaywallCore", "PaywallStore", "RevenueCatForwarder"]),
         .executableTarget(
@@ -86,7 +87,8 @@ var package = Package(
         .executableTarget(name: "recorder-crash-helper", dependencies: ["PaywallStore", "PaywallCore", "PaywallSQLite"]),
         .executableTarget(
             name: "paywall-bench",
-            dependencies: ["PaywallCore", "PaywallStore", "RevenueCatForwarder", "PaywallTestSupport", "PaywallSQLite"]
+            dependencies: ["PaywallCore", "PaywallStore", "RevenueCatForwarder", "PaywallTestSupport", "PaywallSQLite",
+                           "PaywallReports", "PaywallCollector"]
         ),
         .executableTarget(name: "forwarder-crash-helper", dependencies: ["PaywallStore", "PaywallCore", "RevenueCatForwarder"]),
         .testTarget(name: "SecurityTests", dependencies: ["PaywallCore", "PaywallTestSupport", "paywall-analytics", "recorder-crash-helper"]),
@@ -94,12 +96,10 @@ var package = Package(
         .testTarget(
             name: "SQLiteOutboxTests",
             dependencies: ["PaywallLock", "PaywallStore", "PaywallCore", "PaywallSQLite", "RevenueCatForwarder", "PaywallTestSupport",
-                           "forwarder-crash-helper"]
+                           "PaywallReports", "forwarder-crash-helper"]
         ),
     ]
 )
-
-package.targets.first { $0.name == "paywall-bench" }?.dependencies += ["PaywallReports", "PaywallCollector"]
 
 for target in package.targets where target.type != .system {
     target.swiftSettings = (target.swiftSettings ?? []) + strictSettings

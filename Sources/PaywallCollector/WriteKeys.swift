@@ -2,7 +2,7 @@ import Foundation
 import PaywallCore
 import PaywallSQLite
 
-/// The collector's named write keys (`write_keys`, migration 10 of the store's schema): a key is
+/// The collector's named write keys (`write_keys`, created by ``Collector/migrations``, `collector/write-keys`): a key is
 /// shown once, when it is made, and only its SHA-256 is stored; `revoke` refuses it from the next
 /// request on (the collector looks every request's key up, so no restart is needed).
 ///

@@ -4,6 +4,7 @@ import Foundation
 import PaywallCore
 import PaywallSQLite
 import PaywallLock
+import PaywallStore
 
 /// Computes the reports of funnels.md from a PaywallAnalytics store and writes them as CSV files.
 ///
@@ -11,7 +12,7 @@ import PaywallLock
 /// (``refreshRollups()``), so every report reads presentations, not events.
 ///
 /// ```swift
-/// let reports = FunnelReport(connection: try Schema.open(path: dbPath), now: .system)
+/// let reports = FunnelReport(connection: try ReportSchema.open(path: dbPath), now: .system)
 /// let summary = try reports.report(from: try ReportDate("2026-11-01"), to: try ReportDate("2026-11-28"),
 ///                                  timezone: "Europe/Berlin", into: "out/")
 /// ```
@@ -181,9 +182,7 @@ public struct FunnelReport: Sendable {
 
     /// Throws ``ReportError/notAStore(path:missing:)`` unless the store and report tables exist.
     func checkStore() throws {
-        let required = ["events", "outbox", "deliveries", "dead_letters", "quarantine", "drops", "meta", "report_presentations",
-                        "report_event_buckets", "report_delivery_buckets", "report_dead_buckets", "report_customers", "report_placements",
-                        "report_day_partials", "report_dirty_buckets"]
+        let required = Schema.tables + ReportSchema.tables
         let present = Set(try ReportError.wrap {
             try connection.all("SELECT name FROM sqlite_schema WHERE type = 'table'") { $0.string(at: 0) ?? "" }
         })

@@ -8,7 +8,7 @@ enum Deliveries {
     /// Adds the delivery of the impression `events.rowid` = `eventRowid` (the triggers on
     /// `deliveries` count it in `report_delivery_buckets`). Upsert: a stale row of a reused rowid
     /// is overwritten, never a failed batch; the update trigger moves its bucket count. `byDevice`:
-    /// the app install forwarded it itself (migration 10's `by_device`), not this store's forwarder.
+    /// the app install forwarded it itself (`by_device`, migration store/deliveries-by-device), not this store's forwarder.
     static func record(_ db: Database, eventRowid: Int64, occurredAt: Int64, deliveredAt: Int64,
                        byDevice: Bool = false) throws {
         let insert = try db.cachedStatement("""

@@ -1,7 +1,9 @@
 import Foundation
 import PaywallCore
+import PaywallReports
 import PaywallSQLite
 import PaywallStore
+import PaywallTestSupport
 import Testing
 
 /// Migration 6 (`outbox-keyed-by-event-rowid`) on real files of versions 3 (the last shipped) and 5
@@ -16,7 +18,7 @@ struct OutboxMigrationTests {
     /// A store at `version` (3 to 5: the outbox layout of version 1): a close (rowid 1) then six
     /// impressions with the outbox rows and dead letters those versions wrote for them.
     func legacyStore(at path: String, version: Int = 3) throws {
-        let old = try Migrator(Array(Schema.migrations.prefix(version))).open(path: path)
+        let old = try LegacyStore.create(at: path, version: version, from: ReportSchema.migrator)
         try old.transaction { db in
             let insert = """
                 INSERT INTO events (id, name, occurred_at, recorded_at, user_id, catalog_version, pw_id, source)
@@ -56,7 +58,7 @@ struct OutboxMigrationTests {
         let path = directory.path("legacy.sqlite")
         try legacyStore(at: path, version: version)
         // When the current program opens it
-        #expect(Schema.migrations.firstIndex { $0.name == "outbox-keyed-by-event-rowid" } == 5)
+        #expect(Schema.legacyIdentifiers.firstIndex(of: "store/outbox-keyed-by-event-rowid") == 5)
         let store = try EventStore(path: path, now: .constant(Self.base))
         let db = store.connection
         // Then pending rows are in the outbox by events rowid with their backoff, delivered ones in
@@ -78,7 +80,7 @@ struct OutboxMigrationTests {
         // and the delivery buckets are filled, the old indexes gone, the file intact
         let buckets = try db.all("SELECT bucket, delivered FROM report_delivery_buckets ORDER BY bucket") { [$0.int64(at: 0), $0.int64(at: 1)] }
         #expect(buckets == [[Self.at(1) / 900_000, 1], [Self.at(2) / 900_000, 1]])
-        // (deliveries_by_device, migration 10's partial index of device deliveries, is the only one.)
+        // (deliveries_by_device, the partial index of store/deliveries-by-device, is the only one.)
         #expect(try db.all("""
             SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name IN ('outbox', 'deliveries')
               AND name != 'deliveries_by_device'
