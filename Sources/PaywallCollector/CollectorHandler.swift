@@ -45,7 +45,7 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
 
     func begin(method: String, path: String, headers: HTTPHeaders) -> HTTPBegin {
         let route = CollectorMetrics.route(path)
-        if stopping.withLock { $0 } {
+        if stopping.withLock({ $0 }) {
             return .respond(.error(503, "the collector is shutting down; retry on a new connection",
                                    headers: [HTTPHeader("Retry-After", "1"), HTTPHeader("Connection", "close")]), route: route)
         }

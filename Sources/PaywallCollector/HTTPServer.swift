@@ -152,7 +152,7 @@ final class HTTPServer: @unchecked Sendable {
     /// the entry is removed under the same lock before the descriptor is closed, so a reused
     /// descriptor is never hit).
     private func watch() {
-        while !watchdogStop.withLock { $0 } {
+        while !watchdogStop.withLock({ $0 }) {
             usleep(500_000)
             let now = DispatchTime.now().uptimeNanoseconds
             connections.withLock { table in

@@ -50,7 +50,7 @@ final class LoadClients: @unchecked Sendable {
         var unacked: [(body: [UInt8], ids: [String])] = []
         var connection: HTTPConnection?
         var connectedPort = 0
-        while running.withLock { $0 } || !unacked.isEmpty {
+        while running.withLock({ $0 }) || !unacked.isEmpty {
             let port = state.withLock { $0.port }
             guard port != 0 else { usleep(20_000); continue }
             if unacked.isEmpty {
