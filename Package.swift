@@ -32,7 +32,7 @@ var package = Package(
         ),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
         .target(name: "PaywallLock"),
-        .target(name: "PaywallCore", dependencies: ["PaywallLock"]),
+        .target(name: "PaywallCore", dependencies: ["PaywallLock"], exclude: ["Validation/FAST-PATH.md"]),
         .target(
             name: "PaywallCollector",
             dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite", "PaywallStore", "CMicroHTTPD", "CZlib"]
@@ -46,11 +46,14 @@ var package = Package(
         .target(name: "PaywallStore", dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite"]),
         .target(name: "RevenueCatForwarder", dependencies: ["PaywallLock", "PaywallCore"]),
         .target(name: "CSystemMemory"),
-        .target(name: "PaywallReports",
-                dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite", "PaywallStore", "CSystemMemory"]),
+        .target(
+            name: "PaywallReports",
+            dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite", "PaywallStore", "CSystemMemory"],
+            exclude: ["NIGHTLY.md"]
+        ),
         .target(name: "PaywallTestSupport", dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite"]),
         .target(name: "PaywallSimulation", dependencies: ["PaywallLock", "PaywallCore"]),
-        .target(name: "PaywallAnalytics", dependencies: ["PaywallCore", "PaywallStore", "RevenueCatForwarder"]),
+        .target(name: "PaywallAnalytics", dependencies: ["PaywallLock", "PaywallCore", "PaywallStore", "RevenueCatForwarder"]),
         .executableTarget(
             name: "embedding-example",
             dependencies: ["PaywallAnalytics", "PaywallCore"],
@@ -87,8 +90,9 @@ var package = Package(
         .executableTarget(name: "recorder-crash-helper", dependencies: ["PaywallStore", "PaywallCore", "PaywallSQLite"]),
         .executableTarget(
             name: "paywall-bench",
-            dependencies: ["PaywallCore", "PaywallStore", "RevenueCatForwarder", "PaywallTestSupport", "PaywallSQLite",
-                           "PaywallReports", "PaywallCollector"]
+            dependencies: ["PaywallLock", "PaywallCore", "PaywallStore", "RevenueCatForwarder", "PaywallTestSupport",
+                           "PaywallSQLite", "PaywallReports", "PaywallCollector"],
+            exclude: ["targets.json"]
         ),
         .executableTarget(name: "forwarder-crash-helper", dependencies: ["PaywallStore", "PaywallCore", "RevenueCatForwarder"]),
         .testTarget(name: "SecurityTests", dependencies: ["PaywallCore", "PaywallTestSupport", "paywall-analytics", "recorder-crash-helper"]),

@@ -13,7 +13,7 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
     struct EventsRequest: Sendable {
         var keyName: String
         var gzip: Bool
-        var forwarding: ImpressionForwarding
+        var forwarding: ForwardingParty
     }
 
     /// A `GET /healthz` waiting for its write probe.
@@ -86,7 +86,7 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
             return .respond(.error(415, "Content-Encoding must be gzip or absent"), route: route)
         }
         let forwardingText = headers["X-Paywall-Forwarding"]?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
-        guard let forwarding = ImpressionForwarding(rawValue: forwardingText) else {
+        guard let forwarding = ForwardingParty(rawValue: forwardingText) else {
             return .respond(.error(400, "say who forwards this install's impressions to RevenueCat with the header "
                                    + "X-Paywall-Forwarding: device (the app does) or collector (this server does)"), route: route)
         }

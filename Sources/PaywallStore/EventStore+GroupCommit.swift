@@ -3,7 +3,7 @@ import PaywallCore
 import PaywallSQLite
 
 /// Who sends a part's impressions to RevenueCat (the collector's `X-Paywall-Forwarding` header).
-public enum ImpressionForwarding: String, Sendable, Hashable, CaseIterable {
+public enum ForwardingParty: String, Sendable, Hashable, CaseIterable {
     /// This store's forwarder: new impressions enter the outbox as pending.
     case collector
     /// The app install did: new impressions are recorded in `deliveries` as forwarded by the device.
@@ -17,10 +17,10 @@ public struct CommitPart: Sendable {
     /// Refused lines, each kept in the quarantine.
     public var quarantine: [QuarantineEntry]
     /// Who forwards the part's impressions.
-    public var forwarding: ImpressionForwarding
+    public var forwarding: ForwardingParty
 
     /// Creates a part.
-    public init(events: [EventRecord], quarantine: [QuarantineEntry], forwarding: ImpressionForwarding) {
+    public init(events: [EventRecord], quarantine: [QuarantineEntry], forwarding: ForwardingParty) {
         self.events = events
         self.quarantine = quarantine
         self.forwarding = forwarding
