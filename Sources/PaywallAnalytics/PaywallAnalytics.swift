@@ -53,7 +53,11 @@ public final class PaywallAnalytics: Sendable {
                                            diagnostics: diagnostics)
         if let forwarder {
             let loop = ForwardingLoop(forwarder: forwarder, interval: configuration.forwardingInterval, clock: clock) { result in
-                if case .failure(let error) = result { diagnostics("RevenueCat forwarding failed: \(error)") }
+                switch result {
+                case .failure(let error): diagnostics("RevenueCat forwarding failed: \(error)")
+                case .success(.completed(let summary)): for message in Self.refusals(summary) { diagnostics(message) }
+                case .success(.busy): break
+                }
             }
             forwarding = loop
             forwardingTask = Task.detached { await loop.run() }
@@ -101,5 +105,20 @@ public final class PaywallAnalytics: Sendable {
     public func shutdown() async throws {
         forwardingTask?.cancel()
         try await recorder.close()
+    }
+}
+
+extension PaywallAnalytics {
+    /// One diagnostic per refusing status of a forwarding pass: how many impressions went to the
+    /// dead letters and, for 401 and 403, that the key itself was refused.
+    static func refusals(_ summary: ForwardingSummary) -> [String] {
+        summary.deadLetteredByStatus.sorted { $0.key < $1.key }.map { status, count in
+            let impressions = "\(count) impression\(count == 1 ? "" : "s")"
+            if status == 401 || status == 403 {
+                return "RevenueCat refused the API key (HTTP \(status)): \(impressions) went to the dead letters. Check that "
+                    + "revenueCatAPIKey (or REVENUECAT_API_KEY) is this project's public SDK key, then requeue the dead letters."
+            }
+            return "RevenueCat refused \(impressions) (HTTP \(status)); they went to the dead letters with its answer."
+        }
     }
 }

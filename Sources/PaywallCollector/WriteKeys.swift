@@ -63,9 +63,10 @@ public struct WriteKeys: Sendable {
         return key
     }
 
-    /// Every key, valid and revoked, by name.
+    /// Every key, valid and revoked, by name (none in a store the collector's migrations never ran on).
     public func list() throws -> [Entry] {
-        try connection.all("SELECT name, created_at, revoked_at FROM write_keys ORDER BY name") { row in
+        guard try connection.scalar("SELECT count(*) FROM sqlite_schema WHERE name = 'write_keys'")?.int64 == 1 else { return [] }
+        return try connection.all("SELECT name, created_at, revoked_at FROM write_keys ORDER BY name") { row in
             Entry(name: row.string(at: 0) ?? "", createdAt: row.int64(at: 1), revokedAt: row.optionalInt64(at: 2))
         }
     }

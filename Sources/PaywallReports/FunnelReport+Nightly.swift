@@ -34,6 +34,8 @@ extension FunnelReport {
     public func nightly(into directory: String, days: Int? = nil, timezone: String = "UTC",
                        cohortWindow: CohortWindow = .default, version: String) throws -> NightlyRun {
         let startedAt = now.milliseconds()
+        // run.json's duration is measured on the monotonic clock, whatever `now` says (`--now` is fixed).
+        let started = ContinuousClock.now
         let calendar = try DayCalendar(timeZone: timezone)
         if let days, days < 1 { throw ReportError.invalidDays(days) }
         try checkStore()
@@ -89,11 +91,11 @@ extension FunnelReport {
         if refreshed.eventsRead == 0, try output.matchesDestination(except: ["run.json", HTMLReport.fileName]),
            FileManager.default.fileExists(atPath: output.destination.appendingPathComponent("run.json").path) {
             run.outputsChanged = false
-            run.durationMs = now.milliseconds() - startedAt
+            run.durationMs = Self.elapsedMilliseconds(since: started)
             output.discard()
             return run
         }
-        run.durationMs = now.milliseconds() - startedAt
+        run.durationMs = Self.elapsedMilliseconds(since: started)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         try output.write("run.json", try encoder.encode(run) + Data("\n".utf8))
@@ -144,7 +146,11 @@ extension FunnelReport {
     /// scans the whole index for the two together.
     func window(calendar: DayCalendar, days: Int?, now: Int64) throws -> (from: ReportDate, to: ReportDate) {
         let today = calendar.date(containing: now)
-        if let days { return (today.adding(days: -(days - 1)), today) }
+        if let days {
+            let maximum = ReportDate.earliest.days(through: today)
+            guard days <= maximum else { throw ReportError.daysBeforeHistory(days: days, maximum: maximum) }
+            return (today.adding(days: -(days - 1)), today)
+        }
         let bounds = try ReportError.wrap {
             try connection.all("""
                 SELECT min(first), max(last) FROM (
@@ -158,6 +164,12 @@ extension FunnelReport {
         }
         guard let first = bounds?.0, let last = bounds?.1 else { return (today, today) }
         return (calendar.date(containing: first), max(today, calendar.date(containing: last)))
+    }
+
+    /// Whole milliseconds on the monotonic clock since `start`.
+    static func elapsedMilliseconds(since start: ContinuousClock.Instant) -> Int64 {
+        let elapsed = (ContinuousClock.now - start).components
+        return elapsed.seconds * 1000 + elapsed.attoseconds / 1_000_000_000_000_000
     }
 
     /// The newest stored event time the rollups have seen.

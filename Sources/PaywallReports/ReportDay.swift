@@ -11,18 +11,27 @@ public struct ReportDate: Sendable, Hashable, Comparable, CustomStringConvertibl
 
     /// Parses `YYYY-MM-DD`.
     ///
-    /// - Throws: ``ReportError/invalidDate(_:)`` for anything else, including impossible dates.
+    /// - Throws: ``ReportError/invalidDate(_:)`` for anything else, including impossible dates;
+    ///   ``ReportError/dateOutOfRange(_:)`` for a real date outside ``supportedYears``.
     public init(_ text: String) throws {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+        // Five digits and more are years too (out of range), so `10000-01-01` is not called "not a date".
+        guard parts.count == 3, (4...9).contains(parts[0].count), parts[0].allSatisfy({ ("0"..."9").contains($0) }),
+              parts[1].count == 2, parts[2].count == 2,
               let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
               (1...12).contains(month), (1...31).contains(day)
         else { throw ReportError.invalidDate(text) }
         self.init(year: year, month: month, day: day)
+        guard Self.supportedYears.contains(year) else { throw ReportError.dateOutOfRange(text) }
         guard let noon = ReportDate.utcCalendar.date(from: components(hour: 12)),
               ReportDate(ReportDate.utcCalendar.dateComponents([.year, .month, .day], from: noon)) == self
         else { throw ReportError.invalidDate(text) }
     }
+
+    /// The years reports cover: event times are Unix times (from 1970), and dates print as four digits.
+    public static let supportedYears = 1970...9999
+    /// 1970-01-01, the first day reports cover.
+    public static let earliest = ReportDate(year: 1970, month: 1, day: 1)
 
     /// Creates a date from its parts (not validated).
     public init(year: Int, month: Int, day: Int) {
@@ -37,13 +46,21 @@ public struct ReportDate: Sendable, Hashable, Comparable, CustomStringConvertibl
 
     /// `YYYY-MM-DD`.
     public var description: String {
-        let y = String(year), m = month < 10 ? "0\(month)" : "\(month)", d = day < 10 ? "0\(day)" : "\(day)"
-        return String(repeating: "0", count: max(0, 4 - y.count)) + y + "-" + m + "-" + d
+        let y = String(abs(year)), m = month < 10 ? "0\(month)" : "\(month)", d = day < 10 ? "0\(day)" : "\(day)"
+        return (year < 0 ? "-" : "") + String(repeating: "0", count: max(0, 4 - y.count)) + y + "-" + m + "-" + d
     }
 
     /// Orders by calendar.
     public static func < (lhs: ReportDate, rhs: ReportDate) -> Bool {
         (lhs.year, lhs.month, lhs.day) < (rhs.year, rhs.month, rhs.day)
+    }
+
+    /// The number of dates from this one through `last`, both included (0 when `last` is earlier).
+    public func days(through last: ReportDate) -> Int {
+        let calendar = ReportDate.utcCalendar
+        guard let start = calendar.date(from: components(hour: 12)), let end = calendar.date(from: last.components(hour: 12)),
+              let between = calendar.dateComponents([.day], from: start, to: end).day else { return 0 }
+        return max(0, between + 1)
     }
 
     /// The next calendar date.

@@ -7,6 +7,8 @@ import PaywallSQLite
 public enum ReportError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A date argument is not a valid `YYYY-MM-DD` calendar date.
     case invalidDate(String)
+    /// A well-formed date outside the supported years, ``ReportDate/supportedYears`` (1970…9999).
+    case dateOutOfRange(String)
     /// `from` is after `to`.
     case invalidRange(from: String, to: String)
     /// The time zone identifier is unknown to this system's time zone database.
@@ -15,8 +17,12 @@ public enum ReportError: Error, Sendable, Equatable, CustomStringConvertible {
     case unsupportedTimeZone(String, date: String)
     /// `--days` is not a whole number of days ≥ 1.
     case invalidDays(Int)
+    /// `--days` reaches back before 1970-01-01; `maximum` is the most days that do not.
+    case daysBeforeHistory(days: Int, maximum: Int)
     /// A duration argument (`--cohort-window`) is not understood.
     case invalidDuration(String)
+    /// A duration argument is well formed but longer than the cohort window's cap of 366 days.
+    case durationOverCap(String)
     /// Another nightly run holds the reports lease on this database.
     case busy(holder: String)
     /// The database lacks the store's tables (not created by PaywallAnalytics, or not migrated).
@@ -32,7 +38,8 @@ public enum ReportError: Error, Sendable, Equatable, CustomStringConvertible {
     /// 74 I/O error, 75 temporary failure (busy), 70 internal.
     public var exitCode: Int32 {
         switch self {
-        case .invalidDate, .invalidRange, .unknownTimeZone, .unsupportedTimeZone, .invalidDays, .invalidDuration: return 64
+        case .invalidDate, .dateOutOfRange, .invalidRange, .unknownTimeZone, .unsupportedTimeZone, .invalidDays,
+             .daysBeforeHistory, .invalidDuration, .durationOverCap: return 64
         case .busy: return 75
         case .notAStore: return 65
         case .cannotCreateOutput: return 73
@@ -46,6 +53,9 @@ public enum ReportError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .invalidDate(let text):
             return "'\(text)' is not a date; write dates as YYYY-MM-DD, e.g. 2026-11-29."
+        case .dateOutOfRange(let text):
+            return "\(text) is outside the dates reports cover, 1970-01-01 to 9999-12-31 (event times are Unix times); "
+                + "give a date in that range."
         case .invalidRange(let from, let to):
             return "the range starts (\(from)) after it ends (\(to)); give --from on or before --to."
         case .unknownTimeZone(let name):
@@ -55,8 +65,13 @@ public enum ReportError: Error, Sendable, Equatable, CustomStringConvertible {
                 + "which the day rollups cannot split; use a modern zone or UTC."
         case .invalidDays(let days):
             return "--days must be a whole number of days, 1 or more (got \(days)); omit it for all history."
+        case .daysBeforeHistory(let days, let maximum):
+            return "--days \(days) reaches back before 1970-01-01, where reports start; give at most \(maximum) "
+                + "(every day since 1970-01-01), or omit --days for all history."
         case .invalidDuration(let text):
-            return "'\(text)' is not a duration; write e.g. 3d, 72h or 90m."
+            return "'\(text)' is not a duration; write a positive whole number and a unit, e.g. 3d, 72h, 90m, 30s or 1500ms."
+        case .durationOverCap(let text):
+            return "'\(text)' is over the cohort window's cap of 366 days (366d, 8784h); give a window of at most 366 days."
         case .busy(let holder):
             return "another report run (\(holder)) is in progress on this database; nothing was written. "
                 + "Wait for it to finish and retry."

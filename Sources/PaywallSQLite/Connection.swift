@@ -43,7 +43,8 @@ public final class Connection: @unchecked Sendable {
         if options.create && !options.readOnly { flags |= SQLITE_OPEN_CREATE }
         _ = Connection.libraryConfigured
         var handle: OpaquePointer?
-        let code = sqlite3_open_v2(path, &handle, flags, nil)
+        let opened = options.readOnly && options.immutable ? Connection.uri(path, query: "immutable=1") : path
+        let code = sqlite3_open_v2(opened, &handle, flags, nil)
         guard code == SQLITE_OK, let handle else {
             let error = StorageError.from(handle, code: code, sql: nil, path: path)
             sqlite3_close_v2(handle)
@@ -59,6 +60,14 @@ public final class Connection: @unchecked Sendable {
                                path: path, kind: .readOnly)
         }
         if options.wal { try enableWAL() }
+    }
+
+    /// `path` as a `file:` URI (absolute, percent-escaped) with `query`.
+    static func uri(_ path: String, query: String) -> String {
+        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: "?#%")
+        return "file:\(absolute.addingPercentEncoding(withAllowedCharacters: allowed) ?? absolute)?\(query)"
     }
 
     deinit {

@@ -8,6 +8,10 @@ public struct OpenOptions: Sendable {
     public var busyTimeoutMilliseconds: Int32
     /// Set `journal_mode = WAL` (verified) and `synchronous = NORMAL` on open.
     public var wal: Bool
+    /// With ``readOnly``: open the file as immutable (SQLite's `immutable=1`): no locks, no
+    /// `-wal` or `-shm` file is created or read. Only for a file nobody writes meanwhile, such as a
+    /// store this user cannot write and whose `-wal` is absent (everything is in the main file).
+    public var immutable = false
 
     /// Creates options; the defaults open read-write, create the file, wait 5 s for locks, use WAL.
     public init(readOnly: Bool = false, create: Bool = true, busyTimeoutMilliseconds: Int32 = 5_000, wal: Bool = true) {
@@ -21,4 +25,10 @@ public struct OpenOptions: Sendable {
     public static let `default` = OpenOptions()
     /// Read-only, never creating the file.
     public static let readOnly = OpenOptions(readOnly: true, create: false, wal: false)
+    /// Read-only and immutable (see ``immutable``): reads the main file only and creates nothing beside it.
+    public static var immutableSnapshot: OpenOptions {
+        var options = OpenOptions.readOnly
+        options.immutable = true
+        return options
+    }
 }

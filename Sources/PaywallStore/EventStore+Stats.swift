@@ -33,7 +33,8 @@ extension EventStore {
                     "SELECT count(DISTINCT event_id) FROM dead_letters WHERE requeued_at IS NULL") ?? 0)
             }
             stats.quarantined = Int(try db.int64("SELECT count(*) FROM quarantine") ?? 0)
-            stats.deadLetters = Int(try db.int64("SELECT count(*) FROM dead_letters") ?? 0)
+            stats.deadLetters = Int(try db.int64("SELECT count(*) FROM dead_letters WHERE requeued_at IS NULL") ?? 0)
+            stats.deadLettersRequeued = Int(try db.int64("SELECT count(*) FROM dead_letters WHERE requeued_at IS NOT NULL") ?? 0)
             stats.droppedAtBound = Int(try db.int64("SELECT coalesce(sum(count), 0) FROM drops") ?? 0)
             return stats
         }

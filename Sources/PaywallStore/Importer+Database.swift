@@ -92,12 +92,16 @@ extension Importer {
         return "{" + body.joined(separator: ",") + "}"
     }
 
-    /// `file:` URI opening `path` read-only (characters with meaning in URIs escaped).
+    /// `file:` URI opening `path` read-only (characters with meaning in URIs escaped). A source
+    /// with neither `-wal` nor `-shm` beside it has everything in its main file and nobody writing
+    /// it, so it is opened immutable: SQLite then creates no `-wal`/`-shm` beside someone else's
+    /// file (read-only mode would, and leave them there), and reads it even in a read-only folder.
     static func readOnlyURI(_ path: String) -> String {
         let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
         var allowed = CharacterSet.urlPathAllowed
         allowed.remove(charactersIn: "?#%")
         let escaped = absolute.addingPercentEncoding(withAllowedCharacters: allowed) ?? absolute
-        return "file:\(escaped)?mode=ro"
+        let live = ["-wal", "-shm"].contains { FileManager.default.fileExists(atPath: absolute + $0) }
+        return "file:\(escaped)?\(live ? "mode=ro" : "immutable=1")"
     }
 }

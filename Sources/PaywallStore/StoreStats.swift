@@ -17,8 +17,10 @@ public struct StoreStats: Sendable, Hashable {
     public var outboxDead: Int
     /// Rows in the quarantine.
     public var quarantined: Int
-    /// Rows in the dead-letter history.
+    /// Open dead letters: refusals not requeued since (what needs attention).
     public var deadLetters: Int
+    /// Dead letters requeued earlier (history: their impressions were sent again).
+    public var deadLettersRequeued = 0
     /// Total events the recorder dropped at its buffer bound, as persisted in `drops`.
     public var droppedAtBound: Int
 

@@ -49,6 +49,10 @@ final class LoopbackHTTPServer: Sendable {
     private let listener: Int32
     private let handler: @Sendable (ReceivedHTTPRequest) -> StandInResponse
     private let state = Lock((stopped: false, connections: Set<Int32>()))
+    private let traffic = Lock((connections: 0, bytes: 0))
+
+    /// Connections accepted and bytes received so far, whatever they held (parsed or not).
+    var received: (connections: Int, bytes: Int) { traffic.withLock { ($0.connections, $0.bytes) } }
 
     /// Binds and starts accepting.
     /// - Throws: ``StandInError`` when a socket call fails.
@@ -120,6 +124,7 @@ final class LoopbackHTTPServer: Sendable {
                 close(fd)
                 break
             }
+            traffic.withLock { $0.connections += 1 }
             var yes: Int32 = 1
             setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &yes, socklen_t(MemoryLayout<Int32>.size))
             #if canImport(Darwin)
@@ -161,6 +166,7 @@ final class LoopbackHTTPServer: Sendable {
                 }
                 let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
                 if count <= 0 { return }
+                traffic.withLock { $0.bytes += count }
                 buffer.append(contentsOf: chunk[0..<count])
             }
         }

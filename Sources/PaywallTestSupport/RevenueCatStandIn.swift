@@ -74,6 +74,9 @@ public final class RevenueCatStandIn: Sendable {
     public var exchanges: [Exchange] { book.state.withLock { $0.exchanges } }
     /// How many requests arrived.
     public var requestCount: Int { book.state.withLock { $0.requestCount } }
+    /// Connections accepted and bytes received, counted before any parsing: a redirect target
+    /// that must receive nothing checks both are 0.
+    public var received: (connections: Int, bytes: Int) { server.received }
     /// Every violation so far, prefixed with the request index.
     public var violations: [String] { book.state.withLock { $0.violations } }
     /// Event id → how many times it arrived in a request answered with a complete 2xx.

@@ -41,12 +41,27 @@ public struct APIKey: Sendable, Equatable, CustomStringConvertible, CustomDebugS
         return APIKeyResolution(key: key, warning: warning)
     }
 
-    /// `nil` for an empty value; throws for a placeholder.
+    /// The fewest characters a key must have after its known prefix (the whole key when it has
+    /// none). RevenueCat's public SDK keys have more than 20; a shorter value is a typo or a
+    /// fragment, and the redaction of echoed keys works on pieces of 7 bytes, so a key must be
+    /// clearly longer than one piece.
+    public static let minimumLengthAfterPrefix = 10
+
+    /// `nil` for an empty (or all-whitespace) value; throws for a placeholder, a character that
+    /// cannot travel in an HTTP header as it is, or a key that is too short.
     private static func check(_ raw: String, source: APIKeySource) throws -> APIKey? {
         let trimmed = raw.trimmingCharacters(in: .whitespacesAndNewlines)
         if trimmed.isEmpty { return nil }
         if isPlaceholder(trimmed) { throw APIKeyError.missing(source: source, placeholder: true) }
-        return APIKey(checked: trimmed)
+        if let position = raw.unicodeScalars.firstIndex(where: { !(0x21...0x7E).contains($0.value) }) {
+            let offset = raw.unicodeScalars.distance(from: raw.unicodeScalars.startIndex, to: position)
+            throw APIKeyError.malformed(source: source, position: offset + 1)
+        }
+        let prefix = knownPrefixes.first { raw.hasPrefix($0) } ?? ""
+        if raw.utf8.count - prefix.utf8.count < minimumLengthAfterPrefix {
+            throw APIKeyError.tooShort(source: source, minimum: minimumLengthAfterPrefix)
+        }
+        return APIKey(checked: raw)
     }
 
     /// Whether `value` is an unfilled template value such as `YOUR_REVENUECAT_API_KEY_HERE`,
@@ -88,16 +103,33 @@ public enum APIKeySource: String, Sendable, Equatable {
     case configuration
     /// The `REVENUECAT_API_KEY` environment variable.
     case environment
+
+    /// `REVENUECAT_API_KEY` or `the configuration`, for messages.
+    var place: String { self == .environment ? "REVENUECAT_API_KEY" : "the configuration" }
 }
 
 /// No usable API key. Its description says where the key is read from.
 public enum APIKeyError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The key is absent, empty, or an unfilled placeholder (`placeholder == true`).
     case missing(source: APIKeySource, placeholder: Bool)
+    /// The key holds a character outside visible ASCII (a space, tab, line break, control or
+    /// non-ASCII character) at 1-based character `position`. Sent as it is, such a header is
+    /// dropped or cut by HTTP clients, and the request would go out unauthenticated.
+    case malformed(source: APIKeySource, position: Int)
+    /// The key has fewer than `minimum` characters after its `appl_`/`goog_`/… prefix.
+    case tooShort(source: APIKeySource, minimum: Int)
 
     /// What is wrong and how to fix it; never contains the key.
     public var description: String {
         switch self {
+        case .malformed(let source, let position):
+            return "the RevenueCat API key in \(source.place) has a space, tab, line break, control or non-ASCII "
+                + "character at position \(position); a public SDK key is letters, digits and '_' only. Copy the key "
+                + "again from the RevenueCat dashboard (Project settings → API keys). Nothing was sent and no impression was lost."
+        case .tooShort(let source, let minimum):
+            return "the RevenueCat API key in \(source.place) is too short to be a public SDK key (it needs at least "
+                + "\(minimum) characters after its appl_/goog_/amzn_/rcb_/test_ prefix); copy the whole key from the RevenueCat "
+                + "dashboard (Project settings → API keys). Nothing was sent and no impression was lost."
         case .missing(let source, let placeholder):
             let problem = placeholder
                 ? "the RevenueCat API key in \(source == .environment ? "REVENUECAT_API_KEY" : "the configuration") is still a template placeholder"

@@ -89,6 +89,7 @@ public final class Forwarder: Sendable {
             case .deadLetter(let reason):
                 try outbox.deadLetter(ids, status: summary.lastStatus ?? 0, reason: reason, at: at)
                 summary.deadLettered += ids.count
+                summary.deadLetteredByStatus[summary.lastStatus ?? 0, default: 0] += ids.count
             }
         }
         summary.stop = .batchLimit
@@ -106,7 +107,9 @@ public final class Forwarder: Sendable {
             if (200..<300).contains(response.status) { return .delivered }
             let retryAfter = RetryPolicy.retryAfter(header: response.headers["retry-after"], now: now.milliseconds())
             let decision = policy.decide(status: response.status, retryAfter: retryAfter, attempt: attempt, body: redacted(response.body))
-            summary.lastFailure = "RevenueCat answered HTTP \(response.status)"
+            summary.lastFailure = (300..<400).contains(response.status)
+                ? TransportError.redirected(status: response.status).description
+                : "RevenueCat answered HTTP \(response.status)"
             return decision
         } catch {
             let transportError = error as? TransportError ?? .other(detail: String(describing: type(of: error)))
@@ -116,8 +119,9 @@ public final class Forwarder: Sendable {
         }
     }
 
-    /// `body` with the API key, and every fragment of 8 bytes or more of it, replaced, so an
-    /// echoing server cannot smuggle the key (whole, without prefix, or cut) into a dead-letter reason.
+    /// `body` with the API key, and every piece of 7 bytes or more of it, replaced in every form
+    /// ``KeyRedaction`` knows (any case, escaped, percent-encoded, base64, hex), so an echoing
+    /// server cannot smuggle the key into a dead-letter reason.
     private func redacted(_ body: Data) -> Data {
         KeyRedaction.redact(body, key: configuration.apiKey.value)
     }

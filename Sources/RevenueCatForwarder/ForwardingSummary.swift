@@ -10,11 +10,14 @@ public enum ForwardingPass: Sendable, Equatable {
 
 extension ForwardingPass {
     /// The `forward` command's exit status for this pass (SPEC §6): 0 when everything due was
-    /// handled (delivered or dead-lettered), 69 when RevenueCat could not be reached or asked
-    /// to wait, 75 when another pass holds the lease. A missing key is 64 (``APIKeyError``).
+    /// delivered, 65 when RevenueCat refused any impression (dead-lettered in this pass; this wins
+    /// over 69, since a refusal needs a person and a retry does not fix it), 69 when RevenueCat
+    /// could not be reached, redirected or asked to wait, 75 when another pass holds the lease.
+    /// A missing or malformed key is 64 (``APIKeyError``).
     public var exitStatus: Int32 {
         switch self {
         case .busy: 75
+        case .completed(let summary) where summary.deadLettered > 0: 65
         case .completed(let summary): summary.revenueCatUnavailable ? 69 : 0
         }
     }
@@ -42,6 +45,8 @@ public struct ForwardingSummary: Sendable, Equatable, CustomStringConvertible {
     public var willRetry = 0
     /// Impressions RevenueCat refused, now in the dead letters.
     public var deadLettered = 0
+    /// The impressions dead-lettered in this pass, by the HTTP status that refused them.
+    public var deadLetteredByStatus: [Int: Int] = [:]
     /// HTTP requests made.
     public var requests = 0
     /// Whether the pass ended because RevenueCat could not be reached or asked to wait.

@@ -77,6 +77,8 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
     case connectionLost
     /// Bytes arrived but were not a valid HTTP response.
     case unreadableResponse(detail: String)
+    /// The response was a redirect the transport did not follow (it never follows one).
+    case redirected(status: Int)
     /// Any other failure of the transport.
     case other(detail: String)
 
@@ -87,6 +89,9 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
         case .cannotConnect(let detail): "cannot connect to RevenueCat (\(detail)); check the endpoint and network, the impressions stay pending"
         case .connectionLost: "the connection to RevenueCat closed mid-response; the impressions stay pending and are retried"
         case .unreadableResponse(let detail): "RevenueCat's response was not valid HTTP (\(detail)); the impressions stay pending and are retried"
+        case .redirected(let status):
+            "RevenueCat's endpoint answered HTTP \(status), a redirect to another address, which is never followed "
+                + "(the API key goes only to the configured endpoint); check --endpoint, the impressions stay pending and are retried"
         case .other(let detail): "sending to RevenueCat failed (\(detail)); the impressions stay pending and are retried"
         }
     }

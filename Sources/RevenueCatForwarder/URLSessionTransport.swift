@@ -6,8 +6,15 @@ import FoundationNetworking
 
 /// ``HTTPTransport`` over `URLSession` (FoundationNetworking on Linux), with a per-request
 /// timeout. Connections are reused between requests (HTTP keep-alive).
+///
+/// Redirects are never followed: a 3xx comes back as the response it is, so the caller's
+/// retry policy treats it as a failure, and the request (with its `Authorization` header)
+/// goes to the URL it names and nowhere else. The refusal is made by a delegate set on the
+/// session and on every task (Darwin asks the session's, FoundationNetworking the task's);
+/// a response whose URL is not the request's is refused as well, in case a platform follows anyway.
 public final class URLSessionTransport: HTTPTransport {
     private let session: URLSession
+    private let redirects = RedirectRefusal()
 
     /// Creates a transport.
     /// - Parameter timeout: the longest wait for a response; past it the request fails with
@@ -22,7 +29,7 @@ public final class URLSessionTransport: HTTPTransport {
         configuration.httpCookieStorage = nil
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        self.session = URLSession(configuration: configuration)
+        self.session = URLSession(configuration: configuration, delegate: redirects, delegateQueue: nil)
     }
 
     deinit { session.finishTasksAndInvalidate() }
@@ -45,6 +52,9 @@ public final class URLSessionTransport: HTTPTransport {
         }
         guard let http = response as? HTTPURLResponse else {
             throw TransportError.unreadableResponse(detail: "not an HTTP response")
+        }
+        if let answered = http.url, !Self.sameOrigin(answered, request.url) {
+            throw TransportError.redirected(status: http.statusCode)
         }
         var headers: [String: String] = [:]
         for (key, value) in http.allHeaderFields {
@@ -72,11 +82,23 @@ public final class URLSessionTransport: HTTPTransport {
                         continuation.resume(throwing: URLError(.badServerResponse))
                     }
                 }
+                task.delegate = redirects
                 pending.start(task)
             }
         } onCancel: {
             pending.cancel()
         }
+    }
+
+    /// Whether `answered` is `asked`, up to the forms a URL loader may canonicalize (letter case of
+    /// scheme and host, an explicit default port): same scheme, host, port and path.
+    static func sameOrigin(_ answered: URL, _ asked: URL) -> Bool {
+        func port(_ url: URL) -> Int? {
+            url.port ?? ["https": 443, "http": 80][url.scheme?.lowercased() ?? ""]
+        }
+        return answered.scheme?.lowercased() == asked.scheme?.lowercased()
+            && answered.host?.lowercased() == asked.host?.lowercased()
+            && port(answered) == port(asked) && answered.path == asked.path
     }
 
     /// Maps a `URLError` to a key-free ``TransportError``.
@@ -91,6 +113,15 @@ public final class URLSessionTransport: HTTPTransport {
             .unreadableResponse(detail: "URLError \(error.code.rawValue)")
         default: .other(detail: "URLError \(error.code.rawValue)")
         }
+    }
+}
+
+/// Answers every redirect with `nil`: the 3xx response is delivered as the final response.
+/// Stateless, so it is `Sendable` as it is.
+final class RedirectRefusal: NSObject, URLSessionTaskDelegate, Sendable {
+    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+                    newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
+        completionHandler(nil)
     }
 }
 

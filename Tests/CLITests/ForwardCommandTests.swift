@@ -61,8 +61,11 @@ struct ForwardCommandTests {
         defer { standIn.stop() }
         standIn.enqueue(.status(401, body: "{\"message\":\"invalid key \(Self.key)\"}"))
         let refused = try await forward(db, standIn)
-        #expect(refused.status == 0)
+        #expect(refused.status == 65, "a run in which RevenueCat refused impressions is not a success")
         #expect(refused.stdout.hasPrefix("delivered 0, will retry 0, dead-lettered 30"))
+        #expect(refused.stderr.contains("RevenueCat refused the API key (HTTP 401): 30 impressions went to the dead letters"),
+                "\(refused.stderr)")
+        #expect(refused.stderr.contains("REVENUECAT_API_KEY") && refused.stderr.contains("--requeue-dead-letters"))
         let stats = try await cli.run(["stats", "--db", db]).stdout
         #expect(stats.contains("30 dead-lettered") && stats.contains("Dead letters: 30"))
         let requeued = try await forward(db, standIn, ["--requeue-dead-letters"])
@@ -72,6 +75,30 @@ struct ForwardCommandTests {
             let bytes = try Data(contentsOf: URL(fileURLWithPath: file))
             #expect(bytes.range(of: Data(Self.key.utf8)) == nil, "the key never reaches \(file)")
         }
+    }
+
+    @Test(arguments: [400, 403, 422])
+    func everyRefusalExits65AndSaysHowManyWereRefused(status: Int) async throws {
+        // Given 60 impressions and RevenueCat refusing the first batch of 50 and accepting the next
+        let scratch = try Scratch()
+        let db = try await database(impressions: 60, in: scratch)
+        let standIn = try RevenueCatStandIn()
+        defer { standIn.stop() }
+        standIn.enqueue(.status(status, body: "{\"message\":\"no\"}"))
+        // When forward runs
+        let result = try await forward(db, standIn)
+        // Then it exits 65 and stderr counts the refused impressions, naming the key only for 403
+        #expect(result.status == 65, "\(result.stderr)")
+        #expect(result.stdout.hasPrefix("delivered 10, will retry 0, dead-lettered 50"))
+        if status == 403 {
+            #expect(result.stderr.contains("RevenueCat refused the API key (HTTP 403): 50 impressions went to the dead letters"))
+        } else {
+            #expect(result.stderr.contains("RevenueCat refused 50 impressions (HTTP \(status))"), "\(result.stderr)")
+            #expect(!result.stderr.contains("API key"))
+        }
+        // And a later run with nothing refused exits 0 again
+        let again = try await forward(db, standIn)
+        #expect(again.status == 0 && again.stderr.isEmpty, "\(again.stderr)")
     }
 
     @Test func anUnavailableRevenueCatExits69AndKeepsEverything() async throws {

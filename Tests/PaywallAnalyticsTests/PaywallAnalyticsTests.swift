@@ -37,6 +37,30 @@ struct PaywallAnalyticsTests {
         try await analytics.shutdown()
     }
 
+    @Test func aRefusedKeyIsReportedThroughTheDiagnostics() async throws {
+        // Given the embedded stack and a RevenueCat that refuses the key (401)
+        let standIn = try RevenueCatStandIn()
+        defer { standIn.stop() }
+        standIn.respondByDefault { _, _ in .status(401, body: "{\"message\":\"invalid key\"}") }
+        let messages = Lock<[String]>([])
+        let analytics = try PaywallAnalytics(
+            configuration: .init(databasePath: Self.scratchPath(), revenueCatAPIKey: "appl_FacadeTestKey42",
+                                 revenueCatEndpoint: standIn.baseURL, forwardingInterval: .seconds(3_600),
+                                 impressionMode: .appReported),
+            environment: [:]) { message in messages.withLock { $0.append(message) } }
+        // When an impression is flushed and forwarded
+        let paywall = try analytics.tracker.open(source: "settings", userID: "user_7")
+        try paywall.reportImpression()
+        try await analytics.flush()
+        let refused = { messages.withLock { $0 }.first { $0.contains("refused the API key") } }
+        for _ in 0..<500 where refused() == nil { try await Task.sleep(for: .milliseconds(10)) }
+        // Then the app hears that the key was refused and how many impressions went to the dead letters
+        #expect(refused()?.contains("RevenueCat refused the API key (HTTP 401): 1 impression went to the dead letters") == true,
+                "\(messages.withLock { $0 })")
+        #expect(messages.withLock { $0 }.allSatisfy { !$0.contains("appl_FacadeTestKey42") })
+        try await analytics.shutdown()
+    }
+
     @Test func withoutAKeyForwardingIsOffSaidOnceAndNothingIsLost() async throws {
         let messages = Lock<[String]>([])
         let analytics = try PaywallAnalytics(configuration: .init(databasePath: Self.scratchPath(), impressionMode: .appReported),

@@ -39,9 +39,33 @@ struct APIKeyTests {
         #expect(resolved.warning == nil)
     }
 
-    @Test(arguments: ["appl_abc123", "goog_abc123", "amzn_abc123", "rcb_abc123", "test_abc123"])
+    @Test(arguments: ["appl_abc123defg", "goog_abc123defg", "amzn_abc123defg", "rcb_abc123defg", "test_abc123defg"])
     func knownPrefixesAreAcceptedWithoutWarning(value: String) throws {
         #expect(try APIKey.resolve(configured: nil, environment: ["REVENUECAT_API_KEY": value]).warning == nil)
+    }
+
+    @Test(arguments: ["test_ab", "appl_", "appl_abc123", "rcb_123456789", "short", "sk_12345"])
+    func aKeyTooShortIsRefused(value: String) {
+        // Given a value with fewer than 10 characters after its prefix (or in all, without a known prefix)
+        // When resolving / Then it is refused, and the message says why without printing the value
+        #expect(throws: APIKeyError.tooShort(source: .environment, minimum: 10)) {
+            try APIKey.resolve(configured: nil, environment: ["REVENUECAT_API_KEY": value])
+        }
+        let message = APIKeyError.tooShort(source: .environment, minimum: 10).description
+        #expect(message.contains("too short") && message.contains("REVENUECAT_API_KEY"))
+        if value.count > 7 { #expect(!message.contains(value)) }
+    }
+
+    @Test(arguments: [("appl_abc\ndefghijk", 9), ("appl_abcdefghijk\n", 17), (" appl_abcdefghijk", 1), ("appl_abc defghijk", 9),
+                      ("appl_abc\tdefghijk", 9), ("appl_abc\u{7F}defghijk", 9), ("appl_abc\u{0}defghijk", 9),
+                      ("appl_abcdéfghijk", 10), ("appl_abc\u{200B}defghijk", 9), ("appl_abc\rdefghijk", 9)])
+    func aKeyWithWhitespaceControlOrNonASCIIIsRefused(value: String, position: Int) {
+        // Given a key holding a character an HTTP header cannot carry as it is
+        // When resolving / Then it is refused with the character's position (the request would go unauthenticated)
+        #expect(throws: APIKeyError.malformed(source: .environment, position: position)) {
+            try APIKey.resolve(configured: nil, environment: ["REVENUECAT_API_KEY": value])
+        }
+        #expect(throws: APIKeyError.malformed(source: .configuration, position: position)) { try APIKey(value) }
     }
 
     @Test func otherShapesGetAWarningNotARefusal() throws {

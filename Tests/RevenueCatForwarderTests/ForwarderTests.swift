@@ -127,6 +127,11 @@ struct ForwardingPassExitStatusTests {
         #expect(ForwardingPass.busy.exitStatus == 75)
         #expect(ForwardingPass.completed(ForwardingSummary()).exitStatus == 0)
         #expect(ForwardingPass.completed(unavailable).exitStatus == 69)
+        var refused = ForwardingSummary()
+        refused.deadLettered = 1
+        #expect(ForwardingPass.completed(refused).exitStatus == 65)
+        refused.revenueCatUnavailable = true
+        #expect(ForwardingPass.completed(refused).exitStatus == 65, "a refusal wins over a retry")
     }
 }
 

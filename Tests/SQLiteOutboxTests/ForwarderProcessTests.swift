@@ -32,7 +32,11 @@ struct ForwarderProcessTests {
         #expect(standIn.requestCount == 1)
         kill(victim.processIdentifier, SIGKILL)
         victim.waitUntilExit()
-        #expect(victim.terminationReason == .uncaughtSignal)
+        #expect(victim.terminationReason == .uncaughtSignal, """
+            the victim exited \(victim.terminationStatus) before the kill: \
+            \(String(decoding: stdout.fileHandleForReading.availableData, as: UTF8.self)) \
+            \(String(decoding: stderr.fileHandleForReading.availableData, as: UTF8.self))
+            """)
         let sentBeforeKill = try #require(standIn.exchanges.first).eventIDs
         #expect(sentBeforeKill.count == 50)
         // Then nothing was marked delivered

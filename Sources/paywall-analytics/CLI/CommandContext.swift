@@ -1,21 +1,49 @@
 import Foundation
 import PaywallLock
+#if canImport(Glibc)
+import Glibc
+private let systemWrite = Glibc.write
+#elseif canImport(Musl)
+import Musl
+private let systemWrite = Musl.write
+#elseif canImport(Darwin)
+import Darwin
+private let systemWrite = Darwin.write
+#endif
 
-/// A text stream the tool writes to (stdout or stderr), safe to use from any task.
+/// A text stream the tool writes to (stdout or stderr), safe to use from any task. A failed
+/// write (a full disk, a closed pipe, `/dev/full`) is remembered, so the tool can exit 74 instead
+/// of 0 with its output lost; later writes are skipped.
 final class TextOutput: Sendable {
-    private let handle: FileHandle
-    /// Serializes writes so lines from concurrent tasks do not interleave.
-    private let lock = Lock(())
+    private let descriptor: Int32
+    /// Serializes writes so lines from concurrent tasks do not interleave; holds the errno of the
+    /// first failed write.
+    private let state = Lock<Int32?>(nil)
 
-    init(_ handle: FileHandle) { self.handle = handle }
+    init(descriptor: Int32) { self.descriptor = descriptor }
 
     /// Writes `text` as UTF-8, without adding a newline.
     func write(_ text: String) {
-        lock.withLock { _ in try? handle.write(contentsOf: Data(text.utf8)) }
+        state.withLock { failure in
+            guard failure == nil else { return }
+            var bytes = Array(text.utf8)[...]
+            while !bytes.isEmpty {
+                let written = bytes.withUnsafeBytes { systemWrite(descriptor, $0.baseAddress, $0.count) }
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    failure = errno
+                    return
+                }
+                bytes = bytes.dropFirst(written)
+            }
+        }
     }
 
     /// Writes `text` and a newline.
     func line(_ text: String = "") { write(text + "\n") }
+
+    /// Why the first failed write failed (`No space left on device`), `nil` while every write succeeded.
+    var failure: String? { state.withLock { $0 }.map { String(cString: strerror($0)) } }
 }
 
 /// What a command runs with: the environment, the output streams and terminal facts.
@@ -33,8 +61,8 @@ struct CommandContext: Sendable {
     static func process() -> CommandContext {
         CommandContext(
             environment: ProcessInfo.processInfo.environment,
-            stdout: TextOutput(.standardOutput),
-            stderr: TextOutput(.standardError),
+            stdout: TextOutput(descriptor: STDOUT_FILENO),
+            stderr: TextOutput(descriptor: STDERR_FILENO),
             stderrIsTerminal: isatty(STDERR_FILENO) == 1
         )
     }

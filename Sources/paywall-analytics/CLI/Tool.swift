@@ -21,8 +21,26 @@ enum Tool {
         )
     }
 
-    /// Runs the tool on `arguments` (without the program name); returns the exit code.
+    /// Runs the tool on `arguments` (without the program name); returns the exit code: the
+    /// command's, or 74 when it succeeded but a write to stdout or stderr failed (then stderr
+    /// says so, if it can).
     static func run(_ arguments: [String], context: CommandContext) async -> Int32 {
+        let code = await dispatch(arguments, context: context)
+        return checkedWrites(code, context: context)
+    }
+
+    /// `code`, or 74 when a write to stdout or stderr failed and `code` claims success. A failed
+    /// stdout is reported on stderr; when stderr itself failed there is nowhere to say it.
+    static func checkedWrites(_ code: Int32, context: CommandContext) -> Int32 {
+        if let failure = context.stdout.failure {
+            context.stderr.line("Error: cannot write to standard output (\(failure)); the output is incomplete. "
+                + "Check the file, disk or pipe it goes to, or write to a file with --out where the command has it.")
+        }
+        let failed = context.stdout.failure != nil || context.stderr.failure != nil
+        return failed && code == ExitCode.success.rawValue ? ExitCode.ioError.rawValue : code
+    }
+
+    private static func dispatch(_ arguments: [String], context: CommandContext) async -> Int32 {
         var spec = root
         var path: [String] = []
         var rest: [String] = []

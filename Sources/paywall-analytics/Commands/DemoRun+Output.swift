@@ -20,7 +20,8 @@ extension DemoRun {
                                   now: .system)
         switch try await forwarder.forwardOnce() {
         case .busy: return "skipped: another forward run holds this database"
-        case .completed(let summary): return summary.description
+        // The tour still succeeds when RevenueCat refuses, but says so (and, for 401/403, that the key was refused).
+        case .completed(let summary): return ([summary.description] + ForwardCommand.refusalMessages(summary)).joined(separator: "\n  ")
         }
     }
 

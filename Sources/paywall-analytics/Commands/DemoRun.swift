@@ -24,7 +24,7 @@ struct DemoRun {
                                     days: Int(try number("--days", default: 30, range: 1...366)))
         let output = arguments.value("--out") ?? DemoCommand.defaultOutput
         let databasePath = try prepareDatabase()
-        let store = try StoreAccess.open(databasePath, create: true)
+        let store = try StoreAccess.open(databasePath, create: true, readOnly: .refuse("demo writes its events into it"))
         let bar = ProgressBar(context: context, arguments: arguments)
         let started = ContinuousClock.now
 
@@ -71,7 +71,7 @@ struct DemoRun {
             return DemoCommand.defaultDatabase
         }
         if FileManager.default.fileExists(atPath: path) {
-            let existing = try StoreAccess.open(path, create: false)
+            let existing = try StoreAccess.open(path, create: false, readOnly: .refuse("demo writes its events into it"))
             let events: Int
             do { events = try existing.stats().totalEvents } catch { throw StoreAccess.map(error) }
             if events > 0 {

@@ -40,7 +40,8 @@ enum ExportCommand {
             throw CLIError.usage("export needs one of events, funnels, quarantine, dead-letters; got \(given)")
         }
         guard let out = arguments.value("--out"), !out.isEmpty else { throw CLIError.usage("export needs --out FILE (or --out - for standard output)") }
-        let store = try StoreAccess.open(context.databasePath(arguments), create: false)
+        let store = try StoreAccess.open(context.databasePath(arguments), create: false,
+                                         readOnly: kind == .funnels ? ReportCommand.rollupsWritten : .read)
         do {
             let filter = ExportFilter(from: try arguments.value("--from").map(ReportDate.init),
                                       to: try arguments.value("--to").map(ReportDate.init),

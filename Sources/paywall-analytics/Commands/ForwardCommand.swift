@@ -15,8 +15,12 @@ enum ForwardCommand {
             later run with backoff (Retry-After honoured, at most one hour); refusals (4xx other than 404 and 429)
             go to the dead letters, which --requeue-dead-letters puts back in the queue.
 
-            Exit codes: 0 everything due was handled, 64 no API key (nothing sent, nothing lost), 69 RevenueCat could
-            not be reached or asked to wait (retried next run), 75 another forward run holds this database.
+            Redirects are never followed: a 3xx answer is a failure retried later, and the key goes only to --endpoint.
+
+            Exit codes: 0 everything due was delivered (or nothing was due), 64 no usable API key (nothing sent, nothing
+            lost), 65 RevenueCat refused impressions in this run (they are in the dead letters; stderr says how many and,
+            for 401/403, that the key was refused), 69 RevenueCat could not be reached, redirected or asked to wait
+            (retried next run), 74 output could not be written, 75 another forward run holds this database.
             """,
             usage: "forward [--endpoint <url>] [--max-batches <n>] [--sandbox] [--requeue-dead-letters]",
             options: [
@@ -45,7 +49,8 @@ enum ForwardCommand {
             throw CLIError(.usage, "\(error)")
         }
         if let warning = resolved.warning { context.stderr.line("Warning: \(warning)") }
-        let store = try StoreAccess.open(context.databasePath(arguments), create: false)
+        let store = try StoreAccess.open(context.databasePath(arguments), create: false,
+                                         readOnly: .refuse("forward records every delivery in the store"))
         let configuration = ForwarderConfiguration(apiKey: resolved.key, endpoint: endpoint, maxBatches: maxBatches,
                                                    sandbox: arguments.has("--sandbox"))
         let forwarder = Forwarder(outbox: SQLiteOutbox(store: store), transport: URLSessionTransport(timeout: .seconds(30)),
@@ -62,8 +67,10 @@ enum ForwardCommand {
                 throw CLIError(.temporaryFailure, "another forward run is using this database; nothing was sent. Retry when it has finished.")
             case .completed(let summary):
                 if !quiet { context.stdout.line(describe(summary)) }
+                for line in refusalMessages(summary) { context.stderr.line("Error: \(line)") }
                 if summary.revenueCatUnavailable {
-                    context.stderr.line("Error: RevenueCat could not take the impressions now; they stay pending and are retried by the next run.")
+                    let why = summary.lastFailure.map { " (\($0))" } ?? ""
+                    context.stderr.line("Error: RevenueCat could not take the impressions now\(why); they stay pending and are retried by the next run.")
                 }
                 return ExitCode(rawValue: pass.exitStatus) ?? .internalError
             }
@@ -74,11 +81,30 @@ enum ForwardCommand {
         }
     }
 
-    static func describe(_ summary: ForwardingSummary) -> String {
+    static func describe(_ summary: ForwardingSummary, now: Int64 = Now.system.milliseconds()) -> String {
         var text = summary.description
-        if let next = summary.nextAttemptAt { text += "\nnext attempt for pending impressions: \(StatsCommand.iso(next))" }
+        switch summary.nextAttemptAt {
+        case nil: text += "\nnothing is pending"
+        case let next? where next > now: text += "\nnext attempt for pending impressions: \(StatsCommand.iso(next))"
+        case _?: text += summary.stop == .batchLimit ? "" : "\npending impressions are due now: run forward again"
+        }
         if summary.stop == .batchLimit { text += "\nmore impressions are pending: run forward again or raise --max-batches" }
         return text
+    }
+
+    /// One line per refusing status: how many impressions it dead-lettered and what to do; for 401
+    /// and 403, that the key itself was refused.
+    static func refusalMessages(_ summary: ForwardingSummary) -> [String] {
+        summary.deadLetteredByStatus.sorted { $0.key < $1.key }.map { status, count in
+            let impressions = "\(count) impression\(count == 1 ? "" : "s")"
+            if status == 401 || status == 403 {
+                return "RevenueCat refused the API key (HTTP \(status)): \(impressions) went to the dead letters. "
+                    + "Check that REVENUECAT_API_KEY holds this project's public SDK key (appl_…, goog_…, amzn_…, rcb_… "
+                    + "or test_…, not a secret sk_ key), then run `\(Tool.name) forward --requeue-dead-letters`."
+            }
+            return "RevenueCat refused \(impressions) (HTTP \(status)); they went to the dead letters. See why with "
+                + "`\(Tool.name) export dead-letters --out -`, fix the cause, then run `\(Tool.name) forward --requeue-dead-letters`."
+        }
     }
 
     static func parseEndpoint(_ text: String?) throws(CLIError) -> URL {
@@ -90,8 +116,14 @@ enum ForwardCommand {
         return url
     }
 
+    /// The most requests one run may make (50 million impressions).
+    static let maximumBatches = 1_000_000
+
     static func parseMaxBatches(_ text: String?) throws(CLIError) -> Int {
         guard let text else { return 10 }
+        if !text.isEmpty, text.allSatisfy({ ("0"..."9").contains($0) }), (Int(text) ?? .max) > maximumBatches {
+            throw .usage("--max-batches \(text) is over the cap of \(maximumBatches) requests per run; give at most \(maximumBatches)")
+        }
         guard let value = Int(text), value >= 1 else { throw .usage("--max-batches must be a whole number of at least 1, got '\(text)'") }
         return value
     }

@@ -33,7 +33,7 @@ enum ImportCommand {
     @Sendable static func run(_ context: CommandContext, _ arguments: ParsedArguments) async throws -> ExitCode {
         guard !arguments.positionals.isEmpty else { throw CLIError.usage("import needs at least one file, or - for standard input") }
         let path = context.databasePath(arguments)
-        let store = try StoreAccess.open(path, create: true)
+        let store = try StoreAccess.open(path, create: true, readOnly: .refuse("import stores events in it"))
         let importer = Importer(store: store, options: ImportOptions(forward: !arguments.has("--no-forward")))
         let bar = ProgressBar(context: context, arguments: arguments)
         let result: ImportResult

@@ -31,7 +31,8 @@ enum KeysCommand {
                 guard arguments.positionals.count == 1, let name = arguments.positionals.first else {
                     throw CLIError.usage("keys add needs exactly one NAME")
                 }
-                let store = try StoreAccess.open(context.databasePath(arguments), create: true)
+                let store = try StoreAccess.open(context.databasePath(arguments), create: true,
+                                                 readOnly: .refuse("keys add stores the new key's hash in it"))
                 let key: String
                 do {
                     key = try WriteKeys(connection: store.connection, now: .system).add(name: name)
@@ -56,7 +57,7 @@ enum KeysCommand {
             examples: ["\(Tool.name) keys list --db /var/lib/paywalls/events.sqlite"],
             run: { context, arguments in
                 guard arguments.positionals.isEmpty else { throw CLIError.usage("keys list takes no arguments") }
-                let store = try StoreAccess.open(context.databasePath(arguments), create: false)
+                let store = try StoreAccess.open(context.databasePath(arguments), create: false, readOnly: .read)
                 let entries: [WriteKeys.Entry]
                 do { entries = try WriteKeys(connection: store.connection, now: .system).list() } catch { throw StoreAccess.map(error) }
                 if entries.isEmpty {
@@ -84,7 +85,8 @@ enum KeysCommand {
                 guard arguments.positionals.count == 1, let name = arguments.positionals.first else {
                     throw CLIError.usage("keys revoke needs exactly one NAME")
                 }
-                let store = try StoreAccess.open(context.databasePath(arguments), create: false)
+                let store = try StoreAccess.open(context.databasePath(arguments), create: false,
+                                                 readOnly: .refuse("keys revoke marks the key revoked in it"))
                 do {
                     try WriteKeys(connection: store.connection, now: .system).revoke(name: name)
                 } catch let error as WriteKeyError {

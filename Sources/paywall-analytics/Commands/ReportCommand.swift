@@ -56,10 +56,13 @@ enum ReportCommand {
                     throw CLIError.usage("--nightly covers all placements and computes its own days; leave out --from, --to and --placement")
                 }
                 let days = try arguments.value("--days").map { text throws(CLIError) -> Int in
+                    if !text.isEmpty, text.allSatisfy({ ("0"..."9").contains($0) }), Int(text) == nil {
+                        throw .usage("--days \(text) reaches back before 1970-01-01, where reports start; omit --days for all history")
+                    }
                     guard let days = Int(text), days >= 1 else { throw .usage("--days must be a whole number of at least 1, got '\(text)'") }
                     return days
                 }
-                let store = try StoreAccess.open(context.databasePath(arguments), create: false, now: now)
+                let store = try StoreAccess.open(context.databasePath(arguments), create: false, readOnly: rollupsWritten, now: now)
                 var reports = FunnelReport(connection: store.connection, now: now)
                 reports.progress = { bar.update("folding new events into the report rollups", fraction: $0) }
                 let run = try reports.nightly(into: out, days: days, timezone: timezone, cohortWindow: window, version: ProductVersion.current)
@@ -72,7 +75,7 @@ enum ReportCommand {
             }
             if arguments.value("--days") != nil { throw CLIError.usage("--days goes with --nightly") }
             let from = try ReportDate(fromText), to = try ReportDate(toText)
-            let store = try StoreAccess.open(context.databasePath(arguments), create: false, now: now)
+            let store = try StoreAccess.open(context.databasePath(arguments), create: false, readOnly: rollupsWritten, now: now)
             var reports = FunnelReport(connection: store.connection, now: now)
             reports.progress = { bar.update("folding new events into the report rollups", fraction: $0) }
             let summary = try reports.report(from: from, to: to, placements: arguments.all("--placement"), timezone: timezone,
@@ -88,6 +91,9 @@ enum ReportCommand {
         }
     }
 
+    /// A report folds new events into rollups kept in the store, so it needs write access.
+    static let rollupsWritten = ReadOnlyUse.refuse("report keeps its rollups (the per-day sums it reads) in the store")
+
     static func describe(_ run: NightlyRun, out: String) -> String {
         guard run.outputsChanged else { return "no new events since the last run; \(out) is unchanged" }
         let days = run.daysRecomputed.isEmpty ? "no days" : "\(run.daysRecomputed.count) day(s) (\(run.daysRecomputed.first!) … \(run.daysRecomputed.last!))"
@@ -96,14 +102,31 @@ enum ReportCommand {
 }
 
 /// `--now`: ISO 8601 (`2026-11-29T02:00:00Z`) or Unix milliseconds; the system clock when absent.
+/// Only times from 1970-01-01 to 9999-12-31 are taken, the dates reports cover.
 enum NowOption {
+    /// 1970-01-01T00:00:00Z … 9999-12-31T23:59:59.999Z in Unix milliseconds.
+    static let supported: ClosedRange<Int64> = 0...253_402_300_799_999
+
     static func parse(_ text: String?) throws(CLIError) -> Now {
         guard let text else { return .system }
-        if let milliseconds = Int64(text) { return .constant(milliseconds) }
-        let formatter = ISO8601DateFormatter()
-        guard let date = formatter.date(from: text) else {
-            throw .usage("--now must be ISO 8601 like 2026-11-29T02:00:00Z or Unix milliseconds, got '\(text)'")
+        let milliseconds: Int64
+        let isInteger = text.drop { $0 == "-" || $0 == "+" }.allSatisfy { ("0"..."9").contains($0) } && text.contains { ("0"..."9").contains($0) }
+        if isInteger {
+            guard let value = Int64(text), supported.contains(value) else { throw outOfRange(text) }
+            milliseconds = value
+        } else {
+            guard let date = ISO8601DateFormatter().date(from: text) else {
+                throw .usage("--now must be ISO 8601 like 2026-11-29T02:00:00Z or Unix milliseconds, got '\(text)'")
+            }
+            let value = (date.timeIntervalSince1970 * 1000).rounded()
+            guard value >= Double(supported.lowerBound), value <= Double(supported.upperBound) else { throw outOfRange(text) }
+            milliseconds = Int64(value)
         }
-        return .constant(Int64((date.timeIntervalSince1970 * 1000).rounded()))
+        return .constant(milliseconds)
+    }
+
+    private static func outOfRange(_ text: String) -> CLIError {
+        .usage("--now \(text) is outside the times reports cover, 1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z "
+            + "(Unix milliseconds 0 to \(supported.upperBound))")
     }
 }

@@ -61,7 +61,7 @@ enum ServeCommand {
         let address: (host: String, port: Int)
         do { address = try ListenSocket.parse(listen) } catch { throw CLIError.usage(error.description) }
         let path = context.databasePath(arguments)
-        let store = try StoreAccess.open(path, create: true)
+        let store = try StoreAccess.open(path, create: true, readOnly: .refuse("serve stores the events it receives in it"))
         let socket: ListenSocket
         do {
             socket = try ListenSocket.bind(host: address.host, port: address.port)

@@ -17,7 +17,7 @@ enum StatsCommand {
     @Sendable static func run(_ context: CommandContext, _ arguments: ParsedArguments) async throws -> ExitCode {
         guard arguments.positionals.isEmpty else { throw CLIError.usage("stats takes no arguments") }
         let path = context.databasePath(arguments)
-        let store = try StoreAccess.open(path, create: false)
+        let store = try StoreAccess.open(path, create: false, readOnly: .read)
         let stats: StoreStats
         do { stats = try store.stats() } catch { throw StoreAccess.map(error) }
         context.stdout.write(render(stats, path: path))
@@ -35,7 +35,8 @@ enum StatsCommand {
         if stats.outboxForwardedByDevice > 0 {
             out += "  of the delivered, forwarded by the app installs themselves: \(stats.outboxForwardedByDevice)\n"
         }
-        out += "Dead letters: \(stats.deadLetters)\n"
+        out += "Dead letters: \(stats.deadLetters) open"
+            + (stats.deadLettersRequeued > 0 ? " (history: \(stats.deadLettersRequeued) requeued earlier)\n" : "\n")
         out += "Quarantined: \(stats.quarantined)\n"
         out += "Dropped at the recorder's buffer bound: \(stats.droppedAtBound)\n"
         return out
