@@ -1,4 +1,5 @@
 import Foundation
+import PaywallCore
 import PaywallSQLite
 
 #if canImport(Glibc)
@@ -21,8 +22,10 @@ public struct Exporter: Sendable {
     /// Creates an exporter on an open store.
     public init(connection: Connection) { self.connection = connection }
 
-    /// Writes the export to `path` (`-` for standard output); a file is written to a temporary name
-    /// next to it and renamed when complete, so a failure leaves any previous file intact.
+    /// Writes the export to `path` (`-` for standard output) through ``OutputFile``: a regular file is
+    /// written to a temporary name next to it and renamed when complete (a failure leaves any previous
+    /// file intact; an existing file keeps its mode), a character device or FIFO is written straight
+    /// to, a symbolic link is written through to its target and stays a link.
     ///
     /// - Parameter raw: turn the spreadsheet formula guard off (for machine consumers).
     /// - Returns: the data rows written.
@@ -31,22 +34,14 @@ public struct Exporter: Sendable {
     public func export(_ kind: ExportKind, filter: ExportFilter = ExportFilter(), raw: Bool = false,
                        toPath path: String) throws -> Int64 {
         if path == "-" { return try export(kind, filter: filter, raw: raw, descriptor: STDOUT_FILENO, path: "standard output") }
-        let temporary = path + ".partial-\(getpid())"
-        // A stale file (or a symbolic link planted) under the temporary name is removed, never
-        // followed: the file is created fresh (O_EXCL) and a link is refused (O_NOFOLLOW).
-        unlink(temporary)
-        let descriptor = open(temporary, O_CREAT | O_EXCL | O_NOFOLLOW | O_WRONLY | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw ReportError.cannotCreateOutput(path: path, reason: String(cString: strerror(errno))) }
+        let file: OutputFile
+        do { file = try OutputFile(path: path) } catch let error as OutputFileError { throw ReportError(error) }
         do {
-            let rows = try export(kind, filter: filter, raw: raw, descriptor: descriptor, path: path)
-            close(descriptor)
-            guard rename(temporary, path) == 0 else {
-                throw ReportError.cannotCreateOutput(path: path, reason: String(cString: strerror(errno)))
-            }
+            let rows = try export(kind, filter: filter, raw: raw, descriptor: file.descriptor, path: path)
+            do { try file.commit() } catch let error as OutputFileError { throw ReportError(error) }
             return rows
         } catch {
-            close(descriptor)
-            unlink(temporary)
+            file.discard()
             throw error
         }
     }

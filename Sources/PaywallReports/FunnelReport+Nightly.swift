@@ -42,7 +42,7 @@ extension FunnelReport {
         let lease = ReportLease(connection: connection)
         try lease.acquire(now: startedAt, durationMs: 6 * 3_600_000)
         defer { lease.release() }
-        let output = try OutputFolder(destination: directory)
+        let output = try OutputFolder(destination: directory, startedAt: startedAt)
         // The buckets earlier folds marked, read with the watermark: the refresh's own additions are
         // the whole change of the other dirty days only when no fold ran in between.
         let marked = try ReportError.wrap {
@@ -89,13 +89,14 @@ extension FunnelReport {
             windowFrom: window.from.description, windowTo: window.to.description, timezone: timezone, rows: rows,
             startedAt: startedAt, durationMs: 0, version: version, outputsChanged: true)
         if refreshed.eventsRead == 0, try output.matchesDestination(except: ["run.json", HTMLReport.fileName]),
-           FileManager.default.fileExists(atPath: output.destination.appendingPathComponent("run.json").path) {
+           let current = output.currentRun, FileManager.default.fileExists(atPath: current.appendingPathComponent("run.json").path) {
             run.outputsChanged = false
             run.durationMs = Self.elapsedMilliseconds(since: started)
             output.discard()
             return run
         }
         run.durationMs = Self.elapsedMilliseconds(since: started)
+        run.runID = output.runID
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         try output.write("run.json", try encoder.encode(run) + Data("\n".utf8))

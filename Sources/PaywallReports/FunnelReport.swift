@@ -65,7 +65,7 @@ public struct FunnelReport: Sendable {
         let calendar = try DayCalendar(timeZone: timezone)
         let days = try calendar.days(from: from, through: to)
         try checkStore()
-        let output = try OutputFolder(destination: directory)
+        let output = try OutputFolder(destination: directory, startedAt: now.milliseconds())
         let refreshed = try refreshRollups()
         let rows = try write(days: days, placements: placements, cohortWindow: cohortWindow, formulaGuard: formulaGuard,
                              context: context(days: days, timezone: timezone, cohortWindow: cohortWindow, version: version),

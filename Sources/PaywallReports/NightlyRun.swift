@@ -24,10 +24,13 @@ public struct NightlyRun: Sendable, Codable, Equatable {
     public var version: String
     /// `false` when nothing changed since the previous run, so no file was rewritten.
     public var outputsChanged: Bool
+    /// The run's folder under `--out/runs/` (`nil` when nothing was rewritten).
+    public var runID: String? = nil
 
     enum CodingKeys: String, CodingKey {
         case daysRecomputed = "days_recomputed", eventsRead = "events_read", inputWatermark = "input_watermark"
         case newestEventAt = "newest_event_at", windowFrom = "window_from", windowTo = "window_to", timezone, rows
         case startedAt = "started_at", durationMs = "duration_ms", version, outputsChanged = "outputs_changed"
+        case runID = "run_id"
     }
 }

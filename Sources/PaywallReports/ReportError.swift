@@ -1,4 +1,5 @@
 import Foundation
+import PaywallCore
 import PaywallSQLite
 
 /// Every failure of the reports module, with what went wrong and what to do.
@@ -25,6 +26,8 @@ public enum ReportError: Error, Sendable, Equatable, CustomStringConvertible {
     case durationOverCap(String)
     /// Another nightly run holds the reports lease on this database.
     case busy(holder: String)
+    /// Another report run is writing into the same output folder (it holds `runs/.lock`).
+    case outputBusy(path: String)
     /// The database lacks the store's tables (not created by PaywallAnalytics, or not migrated).
     case notAStore(path: String, missing: String)
     /// The output folder or file cannot be created or written.
@@ -40,7 +43,7 @@ public enum ReportError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .invalidDate, .dateOutOfRange, .invalidRange, .unknownTimeZone, .unsupportedTimeZone, .invalidDays,
              .daysBeforeHistory, .invalidDuration, .durationOverCap: return 64
-        case .busy: return 75
+        case .busy, .outputBusy: return 75
         case .notAStore: return 65
         case .cannotCreateOutput: return 73
         case .io: return 74
@@ -75,6 +78,9 @@ public enum ReportError: Error, Sendable, Equatable, CustomStringConvertible {
         case .busy(let holder):
             return "another report run (\(holder)) is in progress on this database; nothing was written. "
                 + "Wait for it to finish and retry."
+        case .outputBusy(let path):
+            return "another report run is writing into \(path) (it holds \(path)/runs/.lock); nothing was written. "
+                + "Wait for it to finish and retry, or choose another --out."
         case .notAStore(let path, let missing):
             return "\(path) is not a PaywallAnalytics store (table \(missing) is missing); "
                 + "point --db at a database the recorder created."
@@ -97,6 +103,16 @@ extension ReportError {
             throw ReportError.storage(error)
         } catch {
             throw ReportError.io(path: "", reason: "\(error)")
+        }
+    }
+}
+
+extension ReportError {
+    /// The report error for an output file that could not be written (73 or 74).
+    init(_ error: OutputFileError) {
+        switch error.kind {
+        case .cannotCreate: self = .cannotCreateOutput(path: error.path, reason: error.reason)
+        case .io: self = .io(path: error.path, reason: error.reason)
         }
     }
 }

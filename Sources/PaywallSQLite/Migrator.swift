@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Applies the migrations of several owners to one database, one transaction each, recording each
 /// applied one by identifier (`owner/name`) in `schema_migrations` — GRDB's `DatabaseMigrator` idea.
 ///
@@ -39,11 +45,17 @@ public struct Migrator: Sendable {
     public let legacy: [String]
     /// Every registered migration, in the order pending ones are applied.
     public let steps: [Step]
+    /// How the migrator's own databases are recognised; `nil`: any database is taken.
+    public let identity: DatabaseIdentity?
 
-    /// Creates a migrator for `groups`, upgrading count-based databases through `legacy`.
-    public init(_ groups: [MigrationGroup], legacy: [String] = []) {
+    /// Creates a migrator for `groups`, upgrading count-based databases through `legacy`. With an
+    /// `identity`, ``open(path:options:)`` refuses another program's database before anything is
+    /// written, and the first transaction that writes to a database marks it with the identity's
+    /// application id.
+    public init(_ groups: [MigrationGroup], legacy: [String] = [], identity: DatabaseIdentity? = nil) {
         self.groups = groups
         self.legacy = legacy
+        self.identity = identity
         let all = groups.flatMap { group in
             group.migrations.map { Step(identifier: group.identifier(of: $0), migration: $0) }
         }
@@ -62,19 +74,34 @@ public struct Migrator: Sendable {
     /// The `user_version` of a database holding exactly this migrator's migrations.
     public var latestVersion: Int { version(applied: Set(steps.map(\.identifier))) }
 
-    /// Opens `path` safely: refuses a too-new schema before anything is written, then enables
-    /// WAL (if asked) and applies pending migrations.
+    /// Opens `path` safely: refuses another program's database (see ``identity``) and a too-new
+    /// schema before anything is written, then enables WAL (if asked) and applies pending migrations.
     ///
-    /// - Throws: ``StorageError``; `.schemaTooNew(found:known:)` leaves the file untouched.
+    /// - Throws: ``StorageError``; `.foreignDatabase` and `.schemaTooNew(found:known:)` leave the
+    ///   file untouched.
     public func open(path: String, options: OpenOptions = .default) throws -> Connection {
         var quiet = options
         quiet.wal = false
         let connection = try Connection(path: path, options: quiet)
-        _ = try connection.withDatabase { try refuseNewer($0) }
+        _ = try connection.withDatabase { db in
+            if let identity { try identity.require(try identity.classify(db), path: path) }
+            return try refuseNewer(db)
+        }
         if options.readOnly { return connection }
         if options.wal { try connection.enableWAL() }
         try migrate(connection)
         return connection
+    }
+
+    /// Checks, reading only, that an existing non-empty file at `path` is empty of schema or one of
+    /// this migrator's databases (``identity``); a missing or zero-length file passes.
+    ///
+    /// - Throws: ``StorageError`` `.foreignDatabase`, or the failure to read it.
+    public func checkIdentity(path: String) throws {
+        guard let identity else { return }
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_size > 0 else { return }
+        try identity.require(try identity.classify(fileAt: path), path: path)
     }
 
     /// Records the legacy identifiers of a count-based database, then applies every pending
@@ -91,6 +118,10 @@ public struct Migrator: Sendable {
                     // Re-read inside the write lock: another process may have recorded them meanwhile.
                     let current = try refuseNewer(db)
                     guard !current.recorded else { return }
+                    if let identity {
+                        // A database is marked in the first transaction that writes to it.
+                        try db.execute("PRAGMA application_id = \(identity.applicationID)")
+                    }
                     try db.execute("""
                         CREATE TABLE schema_migrations (identifier TEXT PRIMARY KEY NOT NULL, applied_at INTEGER) STRICT
                         """)

@@ -22,6 +22,8 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
         case constraint
         /// The database's schema version is newer than this program knows; nothing was changed.
         case schemaTooNew(found: Int, known: Int)
+        /// The file is an SQLite database of another program (``DatabaseIdentity``); nothing was changed.
+        case foreignDatabase(expected: String, reason: String)
         /// WAL journal mode could not be set; SQLite reported another mode.
         case walUnavailable(mode: String)
         /// Any other SQLite failure.
@@ -62,13 +64,13 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
 
     /// The `paywall-analytics` exit code for this failure (SPEC §6): 75 locked, 74 I/O (full disk,
     /// I/O error, damaged file), 73 cannot write or create the database, 65 a database from a newer
-    /// version, 70 anything else.
+    /// version or another program's database, 70 anything else.
     public var exitCode: Int32 {
         switch kind {
         case .busy: 75
         case .full, .ioError, .walUnavailable: 74
         case .readOnly, .cannotOpen: 73
-        case .corrupt, .schemaTooNew: 65
+        case .corrupt, .schemaTooNew, .foreignDatabase: 65
         case .constraint, .other: 70
         }
     }
@@ -96,6 +98,8 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
         case .constraint: return "a row broke a table constraint"
         case .schemaTooNew(let found, let known):
             return "the database schema is version \(found) but this program knows up to version \(known)"
+        case .foreignDatabase(let expected, let reason):
+            return "the file is an SQLite database but not a \(expected) (\(reason))"
         case .walUnavailable(let mode): return "WAL journal mode could not be enabled (SQLite reports '\(mode)')"
         case .other: return "SQLite reported a failure"
         }
@@ -112,6 +116,7 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
         case .ioError: return "Check the disk and the filesystem (dmesg), then retry."
         case .constraint: return "This is a bug in PaywallAnalytics; please report it with this message."
         case .schemaTooNew: return "Upgrade paywall-analytics to read this database; the file was left untouched."
+        case .foreignDatabase: return "The file was left untouched."
         case .walUnavailable: return "Use a local filesystem that supports shared memory (not a network share)."
         case .other: return "Retry; if it persists, report this message."
         }

@@ -8,6 +8,8 @@ public struct ImportError: Error, Sendable, Hashable, CustomStringConvertible {
         case unreadable
         /// An SQLite file that is not a PaywallAnalytics store (exit 65).
         case notAStore
+        /// An SQLite database given as a pipe, FIFO or device: it can only be read as a file (exit 65).
+        case databaseFromStream
     }
 
     /// The kind of failure.
@@ -34,6 +36,9 @@ public struct ImportError: Error, Sendable, Hashable, CustomStringConvertible {
         case .notAStore:
             return "Cannot import \(path): it is an SQLite file but not a PaywallAnalytics store (\(detail)). "
                 + "Import NDJSON, or a database created by paywall-analytics."
+        case .databaseFromStream:
+            return "Cannot import \(path): it is an SQLite database, read from a pipe or device (\(detail)); "
+                + "a database is imported from its file. Pass the database file itself."
         }
     }
 
@@ -42,7 +47,7 @@ public struct ImportError: Error, Sendable, Hashable, CustomStringConvertible {
         switch kind {
         case .missingInput: 66
         case .unreadable: 74
-        case .notAStore: 65
+        case .notAStore, .databaseFromStream: 65
         }
     }
 }

@@ -13,6 +13,7 @@ extension Importer {
     /// - Throws: ``ImportError`` (`.missingInput`, `.notAStore`) or `StorageError`.
     public func importDatabase(path: String, progress: (ImportProgress) -> Void = { _ in }) throws -> ImportResult {
         close(try Self.openForReading(path))
+        try Self.requireStore(path)
         let connection = store.connection
         do {
             try connection.run("ATTACH DATABASE ?1 AS import_source", [.text(Self.readOnlyURI(path))])
@@ -59,6 +60,24 @@ extension Importer {
             progress(ImportProgress(origin: path, done: done, total: total, result: result))
         }
         return result
+    }
+
+    /// Throws ``ImportError/Kind/notAStore`` unless `path` is a PaywallAnalytics store (marked, or an
+    /// older one with the store's tables), checked without a trace (``DatabaseIdentity/classify(fileAt:)``)
+    /// before it is attached.
+    static func requireStore(_ path: String) throws {
+        let verdict: DatabaseIdentity.Verdict
+        do {
+            verdict = try Schema.identity.classify(fileAt: path)
+        } catch let error as StorageError {
+            let detail = error.message.isEmpty ? error.summary : error.message
+            throw ImportError(.unreadable, path: path, detail: detail)
+        }
+        switch verdict {
+        case .ours: return
+        case .empty: throw ImportError(.notAStore, path: path, detail: "it holds no tables")
+        case .foreign(let reason): throw ImportError(.notAStore, path: path, detail: reason + "; it was left untouched")
+        }
     }
 
     /// A row as flat JSON members (NULL columns absent), the validator's input.

@@ -11,13 +11,20 @@ extension Importer {
     ///   the error stay committed.
     public func importNDJSON(path: String, progress: (ImportProgress) -> Void = { _ in }) throws -> ImportResult {
         let descriptor = path == "-" ? STDIN_FILENO : try Self.openForReading(path)
+        return try importNDJSON(descriptor: descriptor, alreadyRead: [], path: path, progress: progress)
+    }
+
+    /// Imports NDJSON from an open descriptor (closed here unless it is standard input), the bytes
+    /// `alreadyRead` from it first.
+    func importNDJSON(descriptor: Int32, alreadyRead: [UInt8], path: String,
+                      progress: (ImportProgress) -> Void) throws -> ImportResult {
         defer { if descriptor != STDIN_FILENO { close(descriptor) } }
         var info = stat()
         let total: Int64? = fstat(descriptor, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG ? Int64(info.st_size) : nil
         let origin = path == "-" ? "stdin" : path
         let pipeline = NDJSONPipeline(validator: validator, options: options, now: store.now, origin: origin)
         let readerDone = DispatchSemaphore(value: 0)
-        let channel = pipeline.start(descriptor: descriptor, path: path, finished: readerDone)
+        let channel = pipeline.start(descriptor: descriptor, path: path, alreadyRead: alreadyRead, finished: readerDone)
         defer {
             channel.close()
             // Wait until the reader no longer touches the descriptor before it is closed. Standard

@@ -27,32 +27,81 @@ public struct Importer: Sendable {
         self.options = options
     }
 
-    /// Imports each path in turn (`-` is standard input, read as NDJSON); an SQLite file (by its
-    /// header) is imported as another store, anything else as NDJSON.
+    /// Imports each path in turn (`-` is standard input); an SQLite file (by its header) is imported
+    /// as another store, anything else as NDJSON. Every input is opened and read once: the header is
+    /// sniffed from the same descriptor the NDJSON reader then goes on with (its bytes handed over),
+    /// so pipes, FIFOs, `/dev/stdin` and `<(…)` lose nothing and never block on a second open.
     ///
     /// - Parameter progress: called after every committed batch.
     /// - Returns: the summed counts.
-    /// - Throws: ``ImportError`` (missing or unreadable input, an SQLite file that is not a store)
-    ///   or `StorageError`; batches committed before the error stay committed.
+    /// - Throws: ``ImportError`` (missing or unreadable input, an SQLite file that is not a store,
+    ///   an SQLite file read from a pipe) or `StorageError`; batches committed before the error stay
+    ///   committed.
     public func importFiles(_ paths: [String], progress: (ImportProgress) -> Void = { _ in }) throws -> ImportResult {
         var total = ImportResult()
         for path in paths {
-            if path != "-", try Self.isSQLite(path) {
+            let input = try Self.openAndSniff(path)
+            if input.isSQLite {
+                if input.descriptor != STDIN_FILENO { close(input.descriptor) }
+                guard input.isRegularFile else {
+                    throw ImportError(.databaseFromStream, path: path, detail: "not a regular file")
+                }
                 total = total + (try importDatabase(path: path, progress: progress))
             } else {
-                total = total + (try importNDJSON(path: path, progress: progress))
+                total = total + (try importNDJSON(descriptor: input.descriptor, alreadyRead: input.header, path: path,
+                                                  progress: progress))
             }
         }
         return total
     }
 
-    /// Whether `path` starts with SQLite's file header.
+    /// SQLite's file header, the first 16 bytes of every database file.
+    static let sqliteHeader = Array("SQLite format 3\0".utf8)
+
+    /// Whether `path` starts with SQLite's file header (opens and reads the path once; do not use it
+    /// on a pipe or FIFO you mean to read afterwards).
     public static func isSQLite(_ path: String) throws -> Bool {
-        let descriptor = try openForReading(path)
-        defer { close(descriptor) }
-        var header = [UInt8](repeating: 0, count: 16)
-        let count = read(descriptor, &header, 16)
-        return count == 16 && header == Array("SQLite format 3\0".utf8)
+        let input = try openAndSniff(path)
+        if input.descriptor != STDIN_FILENO { close(input.descriptor) }
+        return input.isSQLite
+    }
+
+    /// An input opened once, with its first bytes.
+    struct SniffedInput {
+        var descriptor: Int32
+        /// The bytes read from a stream (handed to the NDJSON reader); empty for a regular file,
+        /// whose header is read with `pread` and so stays unread.
+        var header: [UInt8]
+        var isSQLite: Bool
+        var isRegularFile: Bool
+    }
+
+    /// Opens `path` (`-`: standard input) and reads its first 16 bytes: with `pread` from a regular
+    /// file (the offset does not move), else with `read` until 16 bytes or the end of the input.
+    static func openAndSniff(_ path: String) throws -> SniffedInput {
+        let descriptor = path == "-" ? STDIN_FILENO : try openForReading(path)
+        var info = stat()
+        let regular = fstat(descriptor, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+        var header = [UInt8](repeating: 0, count: sqliteHeader.count)
+        var count = 0
+        if regular {
+            count = header.withUnsafeMutableBytes { max(0, pread(descriptor, $0.baseAddress, $0.count, 0)) }
+        } else {
+            while count < header.count {
+                let got = header.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + count, $0.count - count) }
+                if got < 0, errno == EINTR { continue }
+                if got < 0 {
+                    let detail = String(cString: strerror(errno))
+                    if descriptor != STDIN_FILENO { close(descriptor) }
+                    throw ImportError(.unreadable, path: path, detail: detail)
+                }
+                if got == 0 { break }
+                count += got
+            }
+        }
+        let isSQLite = count == header.count && header == sqliteHeader
+        return SniffedInput(descriptor: descriptor, header: regular ? [] : Array(header.prefix(count)),
+                            isSQLite: isSQLite, isRegularFile: regular)
     }
 
     static func openForReading(_ path: String) throws -> Int32 {

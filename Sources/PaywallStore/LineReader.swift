@@ -22,9 +22,12 @@ struct LineReader {
     let chunkBytes: Int
     let maxLineBytes: Int
     private(set) var bytesRead: Int64 = 0
+    /// Bytes already read from `descriptor` by the caller (the format sniff), taken before it is read.
+    private var pending: [UInt8]
 
-    init(descriptor: Int32, path: String, chunkBytes: Int, maxLineBytes: Int) {
+    init(descriptor: Int32, path: String, chunkBytes: Int, maxLineBytes: Int, alreadyRead: [UInt8] = []) {
         self.descriptor = descriptor
+        pending = alreadyRead
         self.path = path
         self.chunkBytes = chunkBytes
         self.maxLineBytes = maxLineBytes
@@ -38,7 +41,7 @@ struct LineReader {
         var oversized: (prefix: [UInt8], length: Int)?
         var number = 0
         while true {
-            let count = read(descriptor, chunk.baseAddress, chunkBytes)
+            let count = pending.isEmpty ? read(descriptor, chunk.baseAddress, chunkBytes) : takePending(into: chunk)
             if count < 0 {
                 if errno == EINTR { continue }
                 throw ImportError(.unreadable, path: path, detail: String(cString: strerror(errno)))
@@ -83,5 +86,13 @@ struct LineReader {
         } else if !carry.isEmpty {
             try carry.withUnsafeBytes { try body(.text($0, number: number + 1)) }
         }
+    }
+
+    /// Copies the bytes the caller read ahead into `chunk` (as many as fit) and returns their count.
+    private mutating func takePending(into chunk: UnsafeMutableRawBufferPointer) -> Int {
+        let count = min(pending.count, chunk.count)
+        pending.withUnsafeBytes { chunk.baseAddress!.copyMemory(from: $0.baseAddress!, byteCount: count) }
+        pending.removeFirst(count)
+        return count
     }
 }

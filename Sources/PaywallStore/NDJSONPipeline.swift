@@ -25,14 +25,15 @@ struct NDJSONPipeline: Sendable {
     let origin: String
 
     /// Starts the reader thread on `descriptor`; the returned channel yields items until closed.
-    /// `finished` is signalled when the thread no longer touches the descriptor.
-    func start(descriptor: Int32, path: String, finished: DispatchSemaphore) -> BlockingChannel<Item> {
+    /// `finished` is signalled when the thread no longer touches the descriptor. `alreadyRead` holds
+    /// the bytes the caller read from the descriptor before (they come first).
+    func start(descriptor: Int32, path: String, alreadyRead: [UInt8] = [], finished: DispatchSemaphore) -> BlockingChannel<Item> {
         let channel = BlockingChannel<Item>(capacity: 2)
         let pipeline = self
         let thread = Thread {
             defer { channel.close(); finished.signal() }
             var reader = LineReader(descriptor: descriptor, path: path, chunkBytes: pipeline.options.chunkBytes,
-                                    maxLineBytes: pipeline.options.maxLineBytes)
+                                    maxLineBytes: pipeline.options.maxLineBytes, alreadyRead: alreadyRead)
             var readSoFar: Int64 = 0
             var open = true
             // Bytes of lines per batch. One line buffer is reused (validation happens on this thread

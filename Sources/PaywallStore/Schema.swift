@@ -21,6 +21,7 @@ public enum Schema {
         quarantineOncePerPayload,
         eventsWithStableRowids,
         deadLetterBuckets,
+        storeApplicationID,
         deliveriesByDevice,
         // Append later store migrations here.
     ])
@@ -39,9 +40,10 @@ public enum Schema {
     public static let tables = ["events", "outbox", "deliveries", "dead_letters", "quarantine", "drops", "meta",
                                 "report_delivery_buckets", "report_dead_buckets"]
 
-    /// The migrator for the store's migrations followed by `groups` (modules that build on the store).
+    /// The migrator for the store's migrations followed by `groups` (modules that build on the store);
+    /// it refuses another program's SQLite file (``identity``).
     public static func migrator(registering groups: [MigrationGroup] = []) -> Migrator {
-        Migrator([storeMigrations] + groups, legacy: legacyIdentifiers)
+        Migrator([storeMigrations] + groups, legacy: legacyIdentifiers, identity: identity)
     }
 
     /// The migrator for the store's migrations alone.
@@ -53,7 +55,8 @@ public enum Schema {
     /// Opens (creating with mode 0600 if needed) and migrates the store at `path`, with the
     /// migrations of `groups` after the store's.
     ///
-    /// - Throws: `StorageError`: `.schemaTooNew` (file untouched), `.corrupt`, `.readOnly`,
+    /// - Throws: `StorageError`: `.foreignDatabase` (another program's SQLite file, untouched),
+    ///   `.schemaTooNew` (file untouched), `.corrupt`, `.readOnly`,
     ///   `.cannotOpen`, `.busy`, `.walUnavailable`.
     public static func open(path: String, options: OpenOptions = .default,
                             registering groups: [MigrationGroup] = []) throws -> Connection {

@@ -29,7 +29,7 @@ struct DecodedView {
         spans[range.lowerBound].lowerBound..<spans[range.upperBound - 1].upperBound
     }
 
-    /// JSON `\uXXXX` and `\/` `\\` `\"`, `\xXX`, `%XX` and `&#N;` / `&#xH;` decoded; anything else kept.
+    /// JSON `\uXXXX` and `\/` `\\` `\"` `\n` `\r`, `\xXX`, `%XX` and `&#N;` / `&#xH;` decoded; anything else kept.
     func unescaped() -> DecodedView {
         var view = DecodedView()
         var index = 0
@@ -55,6 +55,8 @@ struct DecodedView {
             case UInt8(ascii: "u"), UInt8(ascii: "U"): return hexScalar(from: index + 2, digits: 4, length: 6)
             case UInt8(ascii: "x"), UInt8(ascii: "X"): return hexScalar(from: index + 2, digits: 2, length: 4)
             case UInt8(ascii: "/"), UInt8(ascii: "\\"), UInt8(ascii: "\""): return (Unicode.Scalar(bytes[index + 1]), 2)
+            case UInt8(ascii: "n"): return ("\n", 2)
+            case UInt8(ascii: "r"): return ("\r", 2)
             default: return nil
             }
         case UInt8(ascii: "%"):
@@ -95,22 +97,25 @@ struct DecodedView {
         return Unicode.Scalar(value).map { ($0, cursor + 1 - index) }
     }
 
-    /// Every run of base64 characters (both alphabets) decoded from its `offset`-th character on,
-    /// four characters to three bytes, runs separated by ``separator``.
+    /// Every run of base64 characters (both alphabets; line breaks inside a run skipped, as MIME
+    /// wraps lines) decoded from its `offset`-th character on, four characters to three bytes,
+    /// runs separated by ``separator``.
     func base64(offset: Int) -> DecodedView {
         var view = DecodedView()
-        for run in runs(where: { Self.base64Value($0) != nil }, minimumLength: 10) {
-            var values: [(value: UInt8, index: Int)] = []
-            for index in (run.lowerBound + offset)..<run.upperBound {
-                values.append((Self.base64Value(bytes[index])!, index))
-                guard values.count == 4 || index == run.upperBound - 1 else { continue }
+        let lineBreaks: Set<UInt8> = [UInt8(ascii: "\r"), UInt8(ascii: "\n")]
+        for run in runs(where: { Self.base64Value($0) != nil || lineBreaks.contains($0) }, minimumLength: 10) {
+            let characters = run.compactMap { index in Self.base64Value(bytes[index]).map { (value: $0, index: index) } }
+            var start = offset
+            while start + 1 < characters.count {
+                let group = characters[start..<min(start + 4, characters.count)]
                 // 2 characters make 1 byte, 3 make 2, 4 make 3.
-                for byte in 0..<max(0, values.count - 1) {
-                    let high = values[byte].value << (2 + 2 * byte)
-                    let low = values[byte + 1].value >> (4 - 2 * byte)
-                    view.append(high | low, span(values[byte].index..<(values[byte + 1].index + 1)))
+                for byte in 0..<(group.count - 1) {
+                    let first = group[group.startIndex + byte], second = group[group.startIndex + byte + 1]
+                    let high = first.value << (2 + 2 * byte)
+                    let low = second.value >> (4 - 2 * byte)
+                    view.append(high | low, span(first.index..<(second.index + 1)))
                 }
-                values.removeAll(keepingCapacity: true)
+                start += 4
             }
             view.append(Self.separator, span(run))
         }

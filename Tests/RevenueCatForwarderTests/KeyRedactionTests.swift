@@ -52,12 +52,33 @@ struct KeyRedactionTests {
         }
     }
 
+    @Test func base64WrappedIntoLinesIsRedactedWhereverTheBreakFalls() {
+        // Given the header in base64 wrapped every n characters (MIME uses 76), with CRLF, LF or a JSON \n,
+        // so that the line break falls at every place inside the key's encoding
+        let key = "appl_Zq7Xv2Lw9Pk4Rt8Ny3Hs6Jd"
+        let encoded = Data("Authorization: Bearer \(key)".utf8).base64EncodedString()
+        for width in 30...50 {
+            for lineBreak in ["\r\n", "\n", "\\n"] {
+                let lines = stride(from: 0, to: encoded.count, by: width).map { start in
+                    String(encoded.dropFirst(start).prefix(width))
+                }
+                let body = "{\"echo\":\"" + lines.joined(separator: lineBreak) + "\"}"
+                // When it is redacted / Then no piece of the key can be decoded from what is left
+                let result = String(decoding: KeyRedaction.redact(Data(body.utf8), key: key), as: UTF8.self)
+                let rejoined = result.replacingOccurrences(of: lineBreak, with: "")
+                #expect(result.contains("(redacted)"), "\(width) \(lineBreak)")
+                #expect(KeyForms.leaks(of: key, in: Data(rejoined.utf8)).isEmpty, "\(width): \(result)")
+            }
+        }
+    }
+
     @Test func aKeyShorterThanSevenBytesIsRedactedWhole() {
         #expect(KeyRedaction.redact(Data("abc short".utf8), key: "short") == Data("abc (redacted)".utf8))
     }
 
     @Test func onlyTheFirst64KBAreKept() {
-        let body = Data(repeating: UInt8(ascii: "a"), count: 200_000)
+        // (of a byte that is neither base64 nor hex, so the test stays cheap in a debug build)
+        let body = Data(repeating: UInt8(ascii: "!"), count: 200_000)
         #expect(KeyRedaction.redact(body, key: Self.key).count == KeyRedaction.maximumScannedBytes)
     }
 }

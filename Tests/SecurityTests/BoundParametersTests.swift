@@ -17,6 +17,9 @@ struct BoundParametersTests {
         "PaywallSQLite/Migrator.swift | version": "integer schema version",
         // The same pragma in the test support that writes count-based stores of old versions.
         "PaywallTestSupport/LegacyStore.swift | index + 1": "integer schema version",
+        // PRAGMA application_id = N on a new database: N is the Int32 constant of the migrator's
+        // DatabaseIdentity (Schema.identity), never input.
+        "PaywallSQLite/Migrator.swift | identity.applicationID": "integer application id constant",
         // The list of column names of the events table, a static constant array of identifiers
         // (identifiers cannot be bound).
         "PaywallStore/Importer+Database.swift | Self.sourceColumns.joined(separator: \", \")": "constant column list",

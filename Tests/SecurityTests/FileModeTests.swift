@@ -49,9 +49,10 @@ struct FileModeTests {
         let report = try await run(umask: umask, cli.executable,
                                    ["report", "--nightly", "--out", nightly, "--db", db, "--now", "2025-12-01T02:00:00Z"])
         #expect(report.status == 0, "\(report.stderr)")
-        let names = try FileManager.default.contentsOfDirectory(atPath: nightly).sorted()
+        // The files of the run on show (--out/current → runs/<run id>; the top-level names are links to them)
+        let names = try FileManager.default.contentsOfDirectory(atPath: nightly + "/current").sorted()
         #expect(names.contains("report.html") && names.contains("run.json") && names.filter { $0.hasSuffix(".csv") }.count == 6, "\(names)")
-        for name in names { #expect(try mode("\(nightly)/\(name)") == expected, "\(name) under umask \(umask)") }
+        for name in names { #expect(try mode("\(nightly)/current/\(name)") == expected, "\(name) under umask \(umask)") }
         let export = try await run(umask: umask, cli.executable, ["export", "events", "--out", scratch.path("e.csv"), "--db", db])
         #expect(export.status == 0, "\(export.stderr)")
         #expect(try mode(scratch.path("e.csv")) == expected)

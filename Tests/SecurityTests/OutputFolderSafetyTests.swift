@@ -6,8 +6,9 @@ import Testing
 ///
 /// Decisions tested here: `--out` names a folder; a symbolic link to a folder is followed (the user
 /// named it), `..` is resolved lexically (`a/../b` is `b`, as in the shell). Inside the folder only the
-/// report files are replaced, each by `rename(2)`, so a symbolic link planted under a report file's
-/// name is replaced by the file and its target is never written. Staging folders are removed.
+/// report names are replaced, each by `rename(2)` of the report's own link through `current`, so a
+/// symbolic link planted under a report file's name is replaced and its target is never written (`export --out FILE`, one file the user
+/// named, writes through a link instead: `OutFileTests`). Staging folders are removed.
 struct OutputFolderSafetyTests {
     let cli = try! CommandRunner()
 
@@ -67,12 +68,18 @@ struct OutputFolderSafetyTests {
         let exportLink = scratch.path("events.csv")
         try FileManager.default.createSymbolicLink(atPath: exportLink, withDestinationPath: victim)
         #expect(try await cli.run(["report", "--nightly", "--out", out, "--db", db, "--now", "2025-12-01T02:00:00Z"]).status == 0)
-        #expect(try await cli.run(["export", "events", "--out", exportLink, "--db", db]).status == 0)
         #expect(try String(contentsOfFile: victim, encoding: .utf8) == "precious")
-        for path in ["\(out)/encounter_funnel.csv", "\(out)/report.html", "\(out)/run.json", exportLink] {
-            let type = try FileManager.default.attributesOfItem(atPath: path)[.type] as? FileAttributeType
-            #expect(type == .typeRegular, "\(path) is now the report file itself")
+        #expect(try await cli.run(["export", "events", "--out", exportLink, "--db", db]).status == 0)
+        for name in ["encounter_funnel.csv", "report.html", "run.json"] {
+            // The planted link gave way to the report's own link through `current` (ReportSetTests)
+            #expect(try FileManager.default.destinationOfSymbolicLink(atPath: "\(out)/\(name)") == "current/\(name)")
+            let type = try FileManager.default.attributesOfItem(atPath: "\(out)/current/\(name)")[.type] as? FileAttributeType
+            #expect(type == .typeRegular, "\(name) is the run's own file")
         }
+        // `export --out` names one file the user chose: a link there is written through (as `>` does) and
+        // stays a link (OutFileTests); so the victim is written by the export only, never by the report.
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: exportLink) == victim)
+        #expect(try String(contentsOfFile: victim, encoding: .utf8).hasPrefix("id,"))
     }
 
     @Test func aLinkedFolderIsFollowedAndDotDotIsResolvedLexically() async throws {

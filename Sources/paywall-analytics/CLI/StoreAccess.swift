@@ -51,6 +51,10 @@ enum StoreAccess {
             return CLIError(.internalError, "\(error)")
         }
         let code = ExitCode(rawValue: error.exitCode) ?? .internalError
+        if case .foreignDatabase = error.kind {
+            return CLIError(code, error.description + " Choose another database with --db PATH (or leave --db out for the "
+                            + "default store).")
+        }
         return CLIError(code, error.description)
     }
 }

@@ -94,9 +94,16 @@ enum CatalogCommand {
 
     static func write(_ text: String, to path: String) throws(CLIError) {
         do {
-            try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+            // Through OutputFile: a regular file is replaced atomically keeping its mode, a link is
+            // written through, a device or FIFO written to, never replaced.
+            let file = try OutputFile(path: path)
+            try file.write(Array(text.utf8))
+            try file.commit()
+        } catch let error as OutputFileError {
+            let code: ExitCode = error.kind == .io ? .ioError : .cannotCreateOutput
+            throw CLIError(code, "cannot write \(error.description). Check that the folder exists and is writable.")
         } catch {
-            throw CLIError(.cannotCreateOutput, "cannot write \(path): \(error.localizedDescription). Check that the folder exists and is writable.")
+            throw CLIError(.cannotCreateOutput, "cannot write \(path): \(error). Check that the folder exists and is writable.")
         }
     }
 }

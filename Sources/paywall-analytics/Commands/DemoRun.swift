@@ -1,6 +1,7 @@
 import Foundation
 import PaywallCore
 import PaywallReports
+import PaywallSQLite
 import PaywallSimulation
 import PaywallStore
 import RevenueCatForwarder
@@ -67,6 +68,8 @@ struct DemoRun {
     /// The demo's own database, recreated; or the one `--db` names, which must not hold events.
     func prepareDatabase() throws -> String {
         guard let path = arguments.value("--db") else {
+            // Recreated only when it is the demo's own (or not an SQLite file of someone else).
+            do { try Schema.migrator.checkIdentity(path: DemoCommand.defaultDatabase) } catch { throw StoreAccess.map(error) }
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: DemoCommand.defaultDatabase + suffix) }
             return DemoCommand.defaultDatabase
         }

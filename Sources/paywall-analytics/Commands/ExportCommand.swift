@@ -11,7 +11,9 @@ enum ExportCommand {
             abstract: "Export events, funnels, quarantine or dead letters as CSV, streamed in constant memory.",
             discussion: """
             WHAT is one of: events, funnels, quarantine, dead-letters. --out - writes to standard output. A file is
-            written under a temporary name and renamed when complete. Text cells starting with = + - @ tab or CR
+            written under a temporary name beside it and renamed when complete, keeping an existing file's mode; a
+            character device or FIFO is written to directly; a symbolic link is written through to its target and
+            stays a link; a folder, a block device or a link to nothing is refused (73). Text cells starting with = + - @ tab or CR
             get a leading ' so spreadsheets do not run them as formulas; --raw turns that off for machine consumers.
             """,
             usage: "export <what> --out <file> [--from <date>] [--to <date>] [--placement <name>]... [--name <event>]... [--raw]",

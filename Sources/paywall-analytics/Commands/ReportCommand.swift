@@ -14,11 +14,14 @@ enum ReportCommand {
             With --from and --to, computes every report for the presentations whose day is in the inclusive range.
             With --nightly, folds in the events stored since the previous run (late events included), recomputes
             exactly the days they touch, and rewrites the trailing window (--days, default all history) plus
-            run.json. Outputs are staged and renamed into --out only when complete, so a failure leaves the
-            previous files intact; only the report files in --out are replaced. Definitions: funnels.md.
+            run.json. Each run is written to --out/runs/<run id>/ and shown through --out/current, switched in
+            one step when the run is complete; the report names at the top of --out are links through current.
+            A reader never sees files of two runs together, and a failed or killed run leaves the previous set on
+            show. The run before the current one is kept, older runs are removed; nothing else in --out is
+            touched. One run at a time writes into an --out folder. Definitions: funnels.md.
 
             Exit codes: 0 done, 64 bad arguments, 65 the database is not a PaywallAnalytics store, 66 no database,
-            73 cannot write --out, 74 I/O error, 75 another report run holds this database.
+            73 cannot write --out, 74 I/O error, 75 another report run holds this database or this --out.
             """,
             usage: "report (--from <date> --to <date> | --nightly [--days <n>]) --out <dir> [options]",
             options: [
