@@ -103,11 +103,14 @@ struct SchemaOwnersTests {
         // reports run over it; the app still opens it
         #expect(Set(try tool.all("SELECT identifier FROM schema_migrations") { $0.string(at: 0) ?? "" })
                 == Set(ReportSchema.migrator.steps.map(\.identifier)))
-        #expect(try tool.scalar("PRAGMA user_version")?.int64 == appVersion)
+        // (Equal while the store's and the reports' migrations together are at most legacy + 1; one more
+        // store migration, such as store/deliveries-by-device, makes the applied count the version.)
+        let toolVersion = try #require(try tool.scalar("PRAGMA user_version")?.int64)
+        #expect(toolVersion >= appVersion)
         _ = try FunnelReport(connection: tool, now: .constant(ReportFixture.day5))
             .report(from: try ReportDate("2026-11-01"), to: try ReportDate("2026-11-05"), into: folder.path("out"))
         try expectGolden("utc", "encounter_funnel.csv", in: folder.path("out"))
-        #expect(try Schema.migrator.migrate(Schema.open(path: path)) == (from: Int(appVersion), to: Int(appVersion)))
+        #expect(try Schema.migrator.migrate(Schema.open(path: path)) == (from: Int(toolVersion), to: Int(toolVersion)))
     }
 
     @Test func anAppLinkingOnlyTheStoreOpensAFileWithTheReportsTablesAndANewerReportsMigration() throws {
