@@ -16,6 +16,7 @@ var package = Package(
         .library(name: "RevenueCatForwarder", targets: ["RevenueCatForwarder"]),
         .library(name: "PaywallReports", targets: ["PaywallReports"]),
         .library(name: "PaywallAnalytics", targets: ["PaywallAnalytics"]),
+        .library(name: "PaywallCollector", targets: ["PaywallCollector"]),
         .executable(name: "paywall-analytics", targets: ["paywall-analytics"]),
     ],
     targets: [
@@ -24,8 +25,23 @@ var package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"]), .brew(["libmicrohttpd"])]
+        ),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
         .target(name: "PaywallLock"),
         .target(name: "PaywallCore", dependencies: ["PaywallLock"], exclude: ["Validation/FAST-PATH.md"]),
+        .target(
+            name: "PaywallCollector",
+            dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite", "PaywallStore", "CMicroHTTPD", "CZlib"]
+        ),
+        .testTarget(
+            name: "PaywallCollectorTests",
+            dependencies: ["PaywallCollector", "PaywallCore", "PaywallStore", "PaywallSQLite", "PaywallLock",
+                           "PaywallTestSupport", "paywall-analytics"]
+        ),
         .target(name: "PaywallSQLite", dependencies: ["CSQLite"]),
         .target(name: "PaywallStore", dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite"]),
         .target(name: "RevenueCatForwarder", dependencies: ["PaywallLock", "PaywallCore"]),
@@ -45,7 +61,8 @@ var package = Package(
         ),
         .executableTarget(
             name: "paywall-analytics",
-            dependencies: ["PaywallLock", "PaywallCore", "PaywallStore", "RevenueCatForwarder", "PaywallReports", "PaywallSimulation"]
+            dependencies: ["PaywallLock", "PaywallCore", "PaywallStore", "RevenueCatForwarder", "PaywallReports", "PaywallSimulation",
+                           "PaywallCollector"]
         ),
         .testTarget(name: "PaywallLockTests", dependencies: ["PaywallLock"]),
         .testTarget(name: "PaywallCoreTests", dependencies: ["PaywallCore", "PaywallTestSupport"]),
@@ -74,7 +91,7 @@ var package = Package(
         .executableTarget(
             name: "paywall-bench",
             dependencies: ["PaywallLock", "PaywallCore", "PaywallStore", "RevenueCatForwarder", "PaywallTestSupport",
-                           "PaywallSQLite", "PaywallReports"],
+                           "PaywallSQLite", "PaywallReports", "PaywallCollector"],
             exclude: ["targets.json"]
         ),
         .executableTarget(name: "forwarder-crash-helper", dependencies: ["PaywallStore", "PaywallCore", "RevenueCatForwarder"]),

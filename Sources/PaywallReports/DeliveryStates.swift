@@ -1,17 +1,23 @@
 import PaywallSQLite
 
 /// The delivery state of each exported impression (`delivery_state`): `pending` (in `outbox`),
-/// `delivered` (in `deliveries`), `dead` (an open dead letter), else empty. Events are exported in
+/// `delivered` (in `deliveries`), `forwarded_by_device` (in `deliveries`, sent to RevenueCat by the
+/// app install that uploaded it to a collector), `dead` (an open dead letter), else empty. Events are exported in
 /// rowid order and both tables are keyed by the events rowid, so two cursors walk forward next to
 /// the export (never a lookup per row); the open dead letters are few and read up front.
 struct DeliveryStates {
     private var pending: RowidCursor
     private var delivered: RowidCursor
+    private var byDevice: RowidCursor
     private let dead: Set<String>
 
     init(_ db: Database) throws {
         pending = try RowidCursor(db, "SELECT event_rowid FROM outbox ORDER BY event_rowid")
         delivered = try RowidCursor(db, "SELECT event_rowid FROM deliveries ORDER BY event_rowid")
+        let hasByDevice = try db.int64("SELECT count(*) FROM pragma_table_info('deliveries') WHERE name = 'by_device'") == 1
+        byDevice = try RowidCursor(db, hasByDevice
+            ? "SELECT event_rowid FROM deliveries WHERE by_device = 1 ORDER BY event_rowid"
+            : "SELECT event_rowid FROM deliveries WHERE 0")
         dead = Set(try db.all("SELECT DISTINCT event_id FROM dead_letters WHERE requeued_at IS NULL") { $0.string(at: 0) ?? "" })
     }
 
@@ -24,7 +30,7 @@ struct DeliveryStates {
         if try pending.contains(rowid) {
             writer.text("pending")
         } else if try delivered.contains(rowid) {
-            writer.text("delivered")
+            writer.text(try byDevice.contains(rowid) ? "forwarded_by_device" : "delivered")
         } else if !dead.isEmpty, let id = row.string(at: 0), dead.contains(id) {
             writer.text("dead")
         } else {

@@ -7,15 +7,19 @@ import PaywallSQLite
 enum Deliveries {
     /// Adds the delivery of the impression `events.rowid` = `eventRowid` (the triggers on
     /// `deliveries` count it in `report_delivery_buckets`). Upsert: a stale row of a reused rowid
-    /// is overwritten, never a failed batch; the update trigger moves its bucket count.
-    static func record(_ db: Database, eventRowid: Int64, occurredAt: Int64, deliveredAt: Int64) throws {
+    /// is overwritten, never a failed batch; the update trigger moves its bucket count. `byDevice`:
+    /// the app install forwarded it itself (`by_device`, migration store/deliveries-by-device), not this store's forwarder.
+    static func record(_ db: Database, eventRowid: Int64, occurredAt: Int64, deliveredAt: Int64,
+                       byDevice: Bool = false) throws {
         let insert = try db.cachedStatement("""
-            INSERT INTO deliveries (event_rowid, occurred_at, delivered_at) VALUES (?1, ?2, ?3)
-            ON CONFLICT(event_rowid) DO UPDATE SET occurred_at = excluded.occurred_at, delivered_at = excluded.delivered_at
+            INSERT INTO deliveries (event_rowid, occurred_at, delivered_at, by_device) VALUES (?1, ?2, ?3, ?4)
+            ON CONFLICT(event_rowid) DO UPDATE SET occurred_at = excluded.occurred_at, delivered_at = excluded.delivered_at,
+              by_device = excluded.by_device
             """)
         insert.bind(eventRowid, at: 1)
         insert.bind(occurredAt, at: 2)
         insert.bind(deliveredAt, at: 3)
+        insert.bind(Int64(byDevice ? 1 : 0), at: 4)
         try insert.run()
     }
 

@@ -25,6 +25,10 @@ extension EventStore {
                 // history); dead: impressions with an open dead letter.
                 stats.outboxPending = Int(try db.int64("SELECT count(*) FROM outbox") ?? 0)
                 stats.outboxDelivered = Int(try db.int64("SELECT coalesce(sum(delivered), 0) FROM report_delivery_buckets") ?? 0)
+                if try db.int64("SELECT count(*) FROM pragma_table_info('deliveries') WHERE name = 'by_device'") == 1 {
+                    stats.outboxForwardedByDevice = Int(try db.int64(
+                        "SELECT count(*) FROM deliveries WHERE by_device = 1") ?? 0)
+                }
                 stats.outboxDead = Int(try db.int64(
                     "SELECT count(DISTINCT event_id) FROM dead_letters WHERE requeued_at IS NULL") ?? 0)
             }

@@ -30,8 +30,10 @@ struct EventWriter {
     /// Inserts events not stored yet (idempotent by id); impressions newly stored (and only those:
     /// a duplicate changes no row) also enter the outbox as pending or, when `forwarded`, the
     /// deliveries as delivered at `recordedAt`.
-    /// Returns how many events were new.
-    func insert<Events: Sequence<EventRecord>>(_ events: Events, recordedAt: Int64, forwarded: Bool = false) throws -> Int {
+    /// `byDevice` marks those deliveries as made by the app install (the collector's
+    /// `X-Paywall-Forwarding: device`). Returns how many events were new.
+    func insert<Events: Sequence<EventRecord>>(_ events: Events, recordedAt: Int64, forwarded: Bool = false,
+                                               byDevice: Bool = false) throws -> Int {
         let insertEvent = try db.cachedStatement(Self.insertEventSQL)
         var insertOutbox: Statement?   // looked up once, at the first impression (not per row)
         var inserted = 0
@@ -61,7 +63,8 @@ struct EventWriter {
             inserted += 1
             if event.name == .paywallShown {
                 if forwarded {
-                    try Deliveries.record(db, eventRowid: db.lastInsertRowID, occurredAt: event.occurredAt, deliveredAt: recordedAt)
+                    try Deliveries.record(db, eventRowid: db.lastInsertRowID, occurredAt: event.occurredAt, deliveredAt: recordedAt,
+                                          byDevice: byDevice)
                 } else {
                     if insertOutbox == nil { insertOutbox = try db.cachedStatement(Self.insertOutboxSQL) }
                     insertOutbox!.bind(db.lastInsertRowID, at: 1)

@@ -23,6 +23,7 @@ public enum Schema {
         deadLetterBuckets,
         storeApplicationID,
         quarantineIdentityByBytes,
+        deliveriesByDevice,
         // Append later store migrations here.
     ])
 

@@ -10,6 +10,9 @@ public struct StoreStats: Sendable, Hashable {
     public var outboxPending: Int
     /// Impressions RevenueCat accepted (or imported as already forwarded).
     public var outboxDelivered: Int
+    /// Of ``outboxDelivered``, impressions the app install forwarded itself (uploaded to a collector
+    /// with `X-Paywall-Forwarding: device`): this store never sends them.
+    public var outboxForwardedByDevice: Int
     /// Impressions RevenueCat refused (see dead letters).
     public var outboxDead: Int
     /// Rows in the quarantine.
@@ -23,13 +26,14 @@ public struct StoreStats: Sendable, Hashable {
 
     /// Creates statistics.
     public init(eventsByName: [String: Int] = [:], firstOccurredAt: Int64? = nil, lastOccurredAt: Int64? = nil,
-                outboxPending: Int = 0, outboxDelivered: Int = 0, outboxDead: Int = 0, quarantined: Int = 0,
+                outboxPending: Int = 0, outboxDelivered: Int = 0, outboxForwardedByDevice: Int = 0, outboxDead: Int = 0, quarantined: Int = 0,
                 deadLetters: Int = 0, droppedAtBound: Int = 0) {
         self.eventsByName = eventsByName
         self.firstOccurredAt = firstOccurredAt
         self.lastOccurredAt = lastOccurredAt
         self.outboxPending = outboxPending
         self.outboxDelivered = outboxDelivered
+        self.outboxForwardedByDevice = outboxForwardedByDevice
         self.outboxDead = outboxDead
         self.quarantined = quarantined
         self.deadLetters = deadLetters

@@ -2,7 +2,7 @@
 import Foundation
 
 /// Every benchmark `all` runs, in order (the quick ones first).
-let everyBenchmark = ["validator", "recorder", "import", "forwarder", "report"]
+let everyBenchmark = ["validator", "recorder", "import", "forwarder", "report", "collector"]
 
 /// Runs one benchmark with its options.
 func runBenchmark(_ name: String, _ arguments: [String]) async throws {
@@ -13,6 +13,7 @@ func runBenchmark(_ name: String, _ arguments: [String]) async throws {
     case "import": try ImportBench.run(arguments)
     case "validator": ValidatorBench.run(arguments)
     case "report": try ReportBench.run(arguments)
+    case "collector": try CollectorBench.run(arguments)
     default: usage()
     }
 }
@@ -26,6 +27,8 @@ func usage() -> Never {
           import [--events N]     NDJSON import vs sqlite3 .import --csv
           validator [--events N]  NDJSON lines parsed and validated per second
           report [--events N]     reports (full, incremental nightly) vs DuckDB; export vs sqlite3 -csv; peak RSS
+          collector [--seconds 30] [--connections 64]
+                                  serve under wrk (plain, gzip) vs import and nginx answering 204; p50, p99, peak RSS
           report nightly [--events N] [--prepared DIR]
                                   only the nightly run after one more day vs the full recompute
         --check          print every target of the benchmarks run beside its value; exit 1 if one is missed

@@ -1,12 +1,12 @@
 -- Data quality (funnels.md), ClickHouse. Parameters {from:String} {to:String} {tz:String}.
 -- Delivery columns come from the exported events' delivery_state (pending: in the store's outbox,
--- delivered: in its deliveries, dead: with an open dead letter).
+-- delivered or forwarded_by_device: in its deliveries, dead: with an open dead letter).
 WITH
   stored AS (
     SELECT toDate(fromUnixTimestamp64Milli(occurred_at, {tz:String})) AS date,
            count() AS events_stored,
            countIf(name = 'paywall_shown') AS impressions_stored,
-           countIf(name = 'paywall_shown' AND delivery_state = 'delivered') AS impressions_delivered,
+           countIf(name = 'paywall_shown' AND delivery_state IN ('delivered', 'forwarded_by_device')) AS impressions_delivered,
            countIf(name = 'paywall_shown' AND delivery_state = 'pending') AS impressions_pending,
            countIf(name = 'paywall_shown' AND delivery_state = 'dead') AS impressions_dead_lettered
     FROM (SELECT * FROM events LIMIT 1 BY id) GROUP BY date

@@ -1,4 +1,5 @@
 import Foundation
+import PaywallCollector
 import PaywallCore
 import PaywallReports
 import PaywallSQLite
@@ -8,7 +9,7 @@ import PaywallStore
 enum StoreAccess {
     /// The migrations of every module keeping tables in the store, after the store's own (register a
     /// new module's ``MigrationGroup`` here; ``Migrator`` refuses a file a newer program migrated).
-    static let modules: [MigrationGroup] = [ReportSchema.migrations]
+    static let modules: [MigrationGroup] = [ReportSchema.migrations, Collector.migrations]
 
     /// Opens (creating if needed, with mode 0600) and migrates the store at `path`.
     /// - Parameter readOnly: how the command can do with a store this user cannot write: `.read`

@@ -8,6 +8,8 @@ enum Commands {
             ForwardCommand.spec,
             ReportCommand.spec,
             ExportCommand.spec,
+            ServeCommand.spec,
+            KeysCommand.spec,
             CatalogCommand.spec,
         ]
     }

@@ -32,6 +32,9 @@ enum StatsCommand {
             out += "  " + name.padding(toLength: 28, withPad: " ", startingAt: 0) + String(stats.eventsByName[name] ?? 0) + "\n"
         }
         out += "RevenueCat outbox: \(stats.outboxPending) pending, \(stats.outboxDelivered) delivered, \(stats.outboxDead) dead-lettered\n"
+        if stats.outboxForwardedByDevice > 0 {
+            out += "  of the delivered, forwarded by the app installs themselves: \(stats.outboxForwardedByDevice)\n"
+        }
         out += "Dead letters: \(stats.deadLetters) open"
             + (stats.deadLettersRequeued > 0 ? " (history: \(stats.deadLettersRequeued) requeued earlier)\n" : "\n")
         out += "Quarantined: \(stats.quarantined)\n"

@@ -1,0 +1,88 @@
+import Foundation
+import PaywallCore
+import PaywallSQLite
+import PaywallStore
+import PaywallLock
+
+/// The collector (`paywall-analytics serve`): takes NDJSON event batches over HTTP from many app
+/// installs into one ``EventStore``, validated exactly as `import` validates them, answering 200 only
+/// once a request's events are committed and synced (requests that arrive together share one group
+/// commit), with write keys, metrics and bounds on everything a client controls.
+///
+/// ```swift
+/// let socket = try ListenSocket.bind(host: "127.0.0.1", port: 8080)
+/// let collector = try Collector(store: store, socket: socket, limits: CollectorLimits(), now: .system)
+/// // … on SIGTERM:
+/// collector.shutdown()
+/// ```
+public final class Collector: Sendable {
+    /// The port the collector listens on (the system's choice when 0 was asked).
+    public let port: Int
+    /// The metrics `GET /metrics` renders.
+    public let metrics: CollectorMetrics
+
+    private let server: HTTPServer
+    private let queue: CommitQueue
+    private let handler: CollectorHandler
+
+    /// Starts serving on `socket` (the collector owns it from then on).
+    ///
+    /// - Parameters:
+    ///   - store: the central store; its connection is switched to `synchronous = FULL`, so every
+    ///     commit is synced before a request is answered.
+    ///   - log: one line per notable event (never a key, a user id or a payload).
+    ///   - committed: called on the writer thread after each commit that stored impressions for this
+    ///     store's outbox (the executable triggers the RevenueCat forwarding loop with it).
+    /// - Throws: ``CollectorError`` (`.noWriteKeys`, `.serverStart`) or `StorageError` (the store cannot
+    ///   be written, e.g. locked by another process).
+    public init(store: EventStore, socket: ListenSocket, limits: CollectorLimits, now: Now,
+                log: @escaping @Sendable (String) -> Void = { _ in },
+                committed: @escaping @Sendable () -> Void = {}) throws {
+        let readConnection = try Connection(path: store.path, options: OpenOptions(readOnly: true, create: false))
+        let keys = WriteKeys(connection: readConnection, now: now)
+        try store.connection.execute("PRAGMA synchronous = FULL")
+        // Fail now, not at the first request, when another process holds the write lock.
+        try store.connection.transaction(.immediate) { _ in }
+        guard try keys.validCount() > 0 else {
+            close(socket.descriptor)
+            throw CollectorError.noWriteKeys
+        }
+        let metrics = CollectorMetrics()
+        let queue = CommitQueue(capacity: limits.queueCapacity, commit: { parts in
+            let counts = try store.commitGroup(parts)
+            if zip(parts, counts).contains(where: { $0.forwarding == .collector && $1.accepted > 0 }) { committed() }
+            return counts
+        }, observe: { seconds, succeeded in
+            metrics.commit(seconds: seconds, succeeded: succeeded)
+        })
+        let handler = CollectorHandler(keys: keys, limits: limits, queue: queue, metrics: metrics,
+                                       body: NDJSONBody(now: now), log: log)
+        do {
+            server = try HTTPServer(socket: socket, limits: limits, handler: handler)
+        } catch {
+            queue.close()
+            throw error
+        }
+        handler.server = server
+        self.queue = queue
+        self.handler = handler
+        self.metrics = metrics
+        port = socket.port
+    }
+
+    /// Stops accepting, finishes the requests in flight (new requests on open connections get 503
+    /// and `Connection: close`), commits everything queued, answers it, and closes every connection.
+    ///
+    /// - Parameter grace: how long requests still arriving may take before they are cut off.
+    public func shutdown(grace: Duration = .seconds(8)) {
+        handler.stopping.withLock { $0 = true }
+        server.quiesce()
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: grace)
+        while server.inFlight > 0, clock.now < deadline { usleep(10_000) }
+        queue.close()
+        let answered = clock.now.advanced(by: .seconds(1))
+        while server.inFlight > 0, clock.now < answered { usleep(10_000) }
+        server.stop()
+    }
+}

@@ -1,0 +1,194 @@
+import Foundation
+import PaywallCore
+import PaywallSQLite
+import PaywallStore
+import PaywallLock
+
+/// Routes, checks and answers the collector's requests (SPEC §8): `POST /v1/events`, `GET /healthz`,
+/// `GET /metrics`; 400, 401, 404, 405, 413, 415 and 503 as the spec lists them.
+// @unchecked Sendable: `server` is set once, right after the server starts and before any request
+// can reach `begin` that reads it (metrics); everything else is immutable or atomic.
+final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
+    /// What a `POST /v1/events` carries from its headers to its body.
+    struct EventsRequest: Sendable {
+        var keyName: String
+        var gzip: Bool
+        var forwarding: ForwardingParty
+    }
+
+    /// A `GET /healthz` waiting for its write probe.
+    struct HealthProbe: Sendable {}
+
+    let keys: WriteKeys
+    let limits: CollectorLimits
+    let queue: CommitQueue
+    let metrics: CollectorMetrics
+    let body: NDJSONBody
+    let log: @Sendable (String) -> Void
+    weak var server: HTTPServer?
+    /// Set on shutdown: new requests get 503 and `Connection: close`.
+    let stopping = Lock(false)
+
+    init(keys: WriteKeys, limits: CollectorLimits, queue: CommitQueue, metrics: CollectorMetrics, body: NDJSONBody,
+         log: @escaping @Sendable (String) -> Void) {
+        self.keys = keys
+        self.limits = limits
+        self.queue = queue
+        self.metrics = metrics
+        self.body = body
+        self.log = log
+    }
+
+    func answered(route: String, status: Int) { metrics.request(route: route, status: status) }
+
+    func received(bytes: Int) { metrics.received(bytes: bytes) }
+
+    func begin(method: String, path: String, headers: HTTPHeaders) -> HTTPBegin {
+        let route = CollectorMetrics.route(path)
+        if stopping.withLock({ $0 }) {
+            return .respond(.error(503, "the collector is shutting down; retry on a new connection",
+                                   headers: [HTTPHeader("Retry-After", "1"), HTTPHeader("Connection", "close")]), route: route)
+        }
+        switch path {
+        case "/v1/events":
+            guard method == "POST" else { return .respond(Self.methodNotAllowed("POST"), route: route) }
+            return beginEvents(headers: headers, route: route)
+        case "/healthz":
+            guard method == "GET" || method == "HEAD" else { return .respond(Self.methodNotAllowed("GET, HEAD"), route: route) }
+            return .readBody(limit: 0, route: route, context: HealthProbe())
+        case "/metrics":
+            guard method == "GET" || method == "HEAD" else { return .respond(Self.methodNotAllowed("GET, HEAD"), route: route) }
+            let text = metrics.render(queueDepth: queue.depth, openConnections: server?.openConnections ?? 0)
+            return .respond(HTTPResponse(status: 200, headers: [HTTPHeader("Content-Type", "text/plain; version=0.0.4")],
+                                         body: Array(text.utf8)), route: route)
+        default:
+            return .respond(.error(404, "no such route; events go to POST /v1/events"), route: route)
+        }
+    }
+
+    static func methodNotAllowed(_ allow: String) -> HTTPResponse {
+        .error(405, "this route takes \(allow) only", headers: [HTTPHeader("Allow", allow)])
+    }
+
+    private func beginEvents(headers: HTTPHeaders, route: String) -> HTTPBegin {
+        let keyName: String
+        switch authenticate(headers["Authorization"]) {
+        case .known(let name): keyName = name
+        case .refused(let response): return .respond(response, route: route)
+        }
+        let mediaType = headers["Content-Type"]?.split(separator: ";").first?
+            .trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+        guard mediaType == "application/x-ndjson" else {
+            return .respond(.error(415, "the body must be NDJSON sent as Content-Type: application/x-ndjson"), route: route)
+        }
+        let encoding = headers["Content-Encoding"]?.trimmingCharacters(in: .whitespaces).lowercased() ?? "identity"
+        guard encoding == "identity" || encoding == "gzip" else {
+            return .respond(.error(415, "Content-Encoding must be gzip or absent"), route: route)
+        }
+        let forwardingText = headers["X-Paywall-Forwarding"]?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+        guard let forwarding = ForwardingParty(rawValue: forwardingText) else {
+            return .respond(.error(400, "say who forwards this install's impressions to RevenueCat with the header "
+                                   + "X-Paywall-Forwarding: device (the app does) or collector (this server does)"), route: route)
+        }
+        if let length = headers["Content-Length"].flatMap({ Int($0) }), length > limits.maxBodyBytes {
+            return .respond(tooLarge(asSent: true), route: route)
+        }
+        return .readBody(limit: limits.maxBodyBytes, route: route,
+                         context: EventsRequest(keyName: keyName, gzip: encoding == "gzip", forwarding: forwarding))
+    }
+
+    /// A request's key: the name of a valid one, or the answer that refuses it.
+    enum Authentication {
+        case known(String)
+        case refused(HTTPResponse)
+    }
+
+    private func authenticate(_ header: String?) -> Authentication {
+        let challenge = [HTTPHeader("WWW-Authenticate", "Bearer realm=\"paywall-analytics\"")]
+        guard let header, header.count > 7, header.prefix(7).lowercased() == "bearer " else {
+            return .refused(.error(401, "send a write key as Authorization: Bearer <key> (make one with `keys add NAME`)",
+                                   headers: challenge))
+        }
+        let key = header.dropFirst(7).trimmingCharacters(in: .whitespaces)
+        do {
+            guard let name = try keys.name(forKey: key) else {
+                return .refused(.error(401, "the write key is unknown or revoked; ask the operator for a valid key",
+                                       headers: challenge))
+            }
+            return .known(name)
+        } catch {
+            log("cannot read the write keys: \(error)")
+            return .refused(Self.unavailable("the store cannot be read to check the write key"))
+        }
+    }
+
+    private func tooLarge(asSent: Bool) -> HTTPResponse {
+        asSent
+            ? .error(413, "the body is larger than \(limits.maxBodyBytes) bytes as sent; send fewer events per request")
+            : .error(413, "the body is larger than \(limits.maxDecompressedBytes) bytes once gunzipped; send fewer events per request")
+    }
+
+    static func unavailable(_ reason: String, retryAfter: Int = 5) -> HTTPResponse {
+        .error(503, "\(reason); nothing of this request was stored, retry later",
+               headers: [HTTPHeader("Retry-After", String(retryAfter))])
+    }
+
+    func finish(_ request: HTTPBodyRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) {
+        if request.context is HealthProbe {
+            let submitted = queue.submit(CommitQueue.Job(part: CommitPart(events: [], quarantine: [], forwarding: .collector)) { result in
+                switch result {
+                case .success: respond(.json(200, "{\"status\":\"ok\"}"))
+                case .failure(let error): respond(Self.unavailable("the store cannot take writes (\(Self.summary(error)))"))
+                }
+            })
+            if !submitted { respond(Self.unavailable("the commit queue is full", retryAfter: 1)) }
+            return
+        }
+        guard let events = request.context as? EventsRequest else { return respond(.error(500, "internal error")) }
+        if request.tooLarge { return respond(tooLarge(asSent: true)) }
+        var bytes = request.body
+        if events.gzip {
+            do {
+                bytes = try Gzip.inflate(request.body, limit: limits.maxDecompressedBytes)
+            } catch .tooLarge {
+                return respond(tooLarge(asSent: false))
+            } catch {
+                return respond(.error(400, "the body is not valid gzip (damaged or cut short); send it again whole"))
+            }
+        }
+        guard UTF8Check.isValid(bytes) else {
+            return respond(.error(400, "the body is not UTF-8 text; NDJSON lines must be UTF-8"))
+        }
+        let validated = bytes.withUnsafeBytes { body.validate($0, origin: "collector/\(events.keyName)") }
+        let part = CommitPart(events: validated.events, quarantine: validated.quarantine, forwarding: events.forwarding)
+        let metrics = self.metrics
+        let log = self.log
+        let submitted = queue.submit(CommitQueue.Job(part: part) { result in
+            switch result {
+            case .success(let counts):
+                metrics.events(key: events.keyName, accepted: counts.accepted, duplicates: counts.duplicates,
+                               quarantined: counts.quarantined)
+                respond(.json(200, Self.summaryJSON(counts, quarantine: part.quarantine)))
+            case .failure(let error):
+                log("a commit failed, its requests were answered 503: \(Self.summary(error))")
+                respond(Self.unavailable("the store cannot take writes now (\(Self.summary(error)))"))
+            }
+        })
+        if !submitted { respond(Self.unavailable("the commit queue is full", retryAfter: 1)) }
+    }
+
+    /// A storage error's short description (never bound values).
+    static func summary(_ error: any Error) -> String {
+        (error as? StorageError)?.summary ?? "\(type(of: error))"
+    }
+
+    /// `{"accepted":N,"duplicates":N,"quarantined":N,"rejected":[{"line":K,"reasons":[…]}]}`.
+    static func summaryJSON(_ counts: CommitCounts, quarantine: [QuarantineEntry]) -> String {
+        var out = "{\"accepted\":\(counts.accepted),\"duplicates\":\(counts.duplicates),\"quarantined\":\(counts.quarantined),\"rejected\":["
+        for (index, entry) in quarantine.enumerated() {
+            if index > 0 { out += "," }
+            out += "{\"line\":\(entry.line ?? 0),\"reasons\":[" + entry.reasons.map(JSONString.quoted).joined(separator: ",") + "]}"
+        }
+        return out + "]}"
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import PaywallLock
+
+/// The collector's counters, rendered for `GET /metrics` in the Prometheus text exposition format
+/// (version 0.0.4). Labels hold only routes from a fixed list, status codes and key NAMES — never a
+/// key, a user id, a path a client made up, or any payload.
+public final class CollectorMetrics: Sendable {
+    /// Routes as labelled: the known ones, anything else as `other`.
+    public static let routes = ["/v1/events", "/healthz", "/metrics"]
+    /// Upper bounds (seconds) of the commit latency histogram's buckets.
+    public static let commitBuckets: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]
+
+    private struct EventCounts {
+        var accepted = 0
+        var duplicates = 0
+        var quarantined = 0
+    }
+
+    private struct State {
+        var requests: [String: [Int: Int]] = [:]
+        var events: [String: EventCounts] = [:]
+        var bytesReceived = 0
+        var commitBucketCounts = [Int](repeating: 0, count: CollectorMetrics.commitBuckets.count)
+        var commitCount = 0
+        var commitSum = 0.0
+        var commitFailures = 0
+    }
+
+    private let state = Lock(State())
+
+    /// Creates empty metrics.
+    public init() {}
+
+    /// The label for a request path.
+    public static func route(_ path: String) -> String { routes.contains(path) ? path : "other" }
+
+    /// Counts one answered request.
+    func request(route: String, status: Int) {
+        state.withLock { $0.requests[route, default: [:]][status, default: 0] += 1 }
+    }
+
+    /// Counts body bytes as received (before any gunzip).
+    func received(bytes: Int) {
+        state.withLock { $0.bytesReceived += bytes }
+    }
+
+    /// Counts a committed request's outcome under its key's name.
+    func events(key: String, accepted: Int, duplicates: Int, quarantined: Int) {
+        state.withLock { state in
+            state.events[key, default: EventCounts()].accepted += accepted
+            state.events[key, default: EventCounts()].duplicates += duplicates
+            state.events[key, default: EventCounts()].quarantined += quarantined
+        }
+    }
+
+    /// Records one group commit's duration and whether it succeeded.
+    func commit(seconds: Double, succeeded: Bool) {
+        state.withLock { state in
+            state.commitCount += 1
+            state.commitSum += seconds
+            if !succeeded { state.commitFailures += 1 }
+            if let bucket = Self.commitBuckets.firstIndex(where: { seconds <= $0 }) { state.commitBucketCounts[bucket] += 1 }
+        }
+    }
+
+    /// The exposition text; `queueDepth` and `openConnections` are read by the caller at the time.
+    func render(queueDepth: Int, openConnections: Int) -> String {
+        let state = state.withLock { $0 }
+        var out = "# HELP paywall_collector_requests_total HTTP requests answered, by route and status code.\n"
+        out += "# TYPE paywall_collector_requests_total counter\n"
+        for route in state.requests.keys.sorted() {
+            for (status, count) in state.requests[route, default: [:]].sorted(by: { $0.key < $1.key }) {
+                out += "paywall_collector_requests_total{route=\"\(route)\",status=\"\(status)\"} \(count)\n"
+            }
+        }
+        out += "# HELP paywall_collector_events_total Events of committed requests, by write key name and outcome.\n"
+        out += "# TYPE paywall_collector_events_total counter\n"
+        for key in state.events.keys.sorted() {
+            let counts = state.events[key, default: EventCounts()]
+            for (outcome, count) in [("accepted", counts.accepted), ("duplicate", counts.duplicates),
+                                     ("quarantined", counts.quarantined)] {
+                out += "paywall_collector_events_total{key=\"\(key)\",outcome=\"\(outcome)\"} \(count)\n"
+            }
+        }
+        out += "# HELP paywall_collector_received_bytes_total Request body bytes received, as sent (before gunzip).\n"
+        out += "# TYPE paywall_collector_received_bytes_total counter\n"
+        out += "paywall_collector_received_bytes_total \(state.bytesReceived)\n"
+        out += "# HELP paywall_collector_commit_duration_seconds Time of each group commit (one transaction and sync).\n"
+        out += "# TYPE paywall_collector_commit_duration_seconds histogram\n"
+        var cumulative = 0
+        for (index, bound) in Self.commitBuckets.enumerated() {
+            cumulative += state.commitBucketCounts[index]
+            out += "paywall_collector_commit_duration_seconds_bucket{le=\"\(bound)\"} \(cumulative)\n"
+        }
+        out += "paywall_collector_commit_duration_seconds_bucket{le=\"+Inf\"} \(state.commitCount)\n"
+        out += "paywall_collector_commit_duration_seconds_sum \(state.commitSum)\n"
+        out += "paywall_collector_commit_duration_seconds_count \(state.commitCount)\n"
+        out += "# HELP paywall_collector_commit_failures_total Group commits the store refused (answered 503).\n"
+        out += "# TYPE paywall_collector_commit_failures_total counter\n"
+        out += "paywall_collector_commit_failures_total \(state.commitFailures)\n"
+        out += "# HELP paywall_collector_queue_depth Requests waiting for the commit writer.\n"
+        out += "# TYPE paywall_collector_queue_depth gauge\n"
+        out += "paywall_collector_queue_depth \(queueDepth)\n"
+        out += "# HELP paywall_collector_open_connections Client connections open now.\n"
+        out += "# TYPE paywall_collector_open_connections gauge\n"
+        out += "paywall_collector_open_connections \(openConnections)\n"
+        return out
+    }
+}

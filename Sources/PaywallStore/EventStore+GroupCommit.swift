@@ -1,0 +1,60 @@
+import Foundation
+import PaywallCore
+import PaywallSQLite
+
+/// Who sends a part's impressions to RevenueCat (the collector's `X-Paywall-Forwarding` header).
+public enum ForwardingParty: String, Sendable, Hashable, CaseIterable {
+    /// This store's forwarder: new impressions enter the outbox as pending.
+    case collector
+    /// The app install did: new impressions are recorded in `deliveries` as forwarded by the device.
+    case device
+}
+
+/// One request's share of a group commit: its valid events and its quarantined lines.
+public struct CommitPart: Sendable {
+    /// Valid events, in input order.
+    public var events: [EventRecord]
+    /// Refused lines, each kept in the quarantine.
+    public var quarantine: [QuarantineEntry]
+    /// Who forwards the part's impressions.
+    public var forwarding: ForwardingParty
+
+    /// Creates a part.
+    public init(events: [EventRecord], quarantine: [QuarantineEntry], forwarding: ForwardingParty) {
+        self.events = events
+        self.quarantine = quarantine
+        self.forwarding = forwarding
+    }
+}
+
+/// What a group commit did for one part.
+public struct CommitCounts: Sendable, Hashable {
+    /// Events stored for the first time.
+    public var accepted: Int
+    /// Valid events whose id was already stored (or came earlier in the group).
+    public var duplicates: Int
+    /// Lines quarantined (including those whose payload already was).
+    public var quarantined: Int
+}
+
+extension EventStore {
+    /// Stores several requests' parts in ONE write transaction (a group commit: one sync for all of
+    /// them when the connection runs with `synchronous = FULL`), in order, so an id in two parts is
+    /// stored by the first and a duplicate in the second.
+    ///
+    /// - Returns: one ``CommitCounts`` per part, in order.
+    /// - Throws: `StorageError`; then nothing of any part is stored (the transaction is rolled back).
+    public func commitGroup(_ parts: [CommitPart]) throws -> [CommitCounts] {
+        let time = now.milliseconds()
+        return try connection.transaction(.immediate) { db in
+            let writer = EventWriter(db: db)
+            return try parts.map { part in
+                let inserted = try writer.insert(part.events, recordedAt: time, forwarded: part.forwarding == .device,
+                                                 byDevice: part.forwarding == .device)
+                for entry in part.quarantine { try writer.quarantine(entry) }
+                return CommitCounts(accepted: inserted, duplicates: part.events.count - inserted,
+                                    quarantined: part.quarantine.count)
+            }
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import PaywallCore
+
+/// Validates an NDJSON body held in memory (a collector request) with exactly the rules of
+/// ``Importer/importNDJSON(path:progress:)``: the same catalog validator and line handling (blank
+/// lines skipped, a trailing `\r` ignored, a line over ``ImportOptions/maxLineBytes`` quarantined
+/// with its length and first bytes), so a line is stored, or refused for the same reasons, whether
+/// it arrives by `import` or over HTTP.
+///
+/// ```swift
+/// let body = NDJSONBody(validator: EventValidator(), options: ImportOptions(), now: .system)
+/// let lines = body.validate(bytes, origin: "collector/ios-app")
+/// // lines.events are valid, lines.quarantine hold the refused lines with their reasons
+/// ```
+public struct NDJSONBody: Sendable {
+    /// What a body holds once validated, in input order.
+    public struct Validated: Sendable {
+        /// The valid events.
+        public var events: [EventRecord]
+        /// The refused lines, each with its 1-based line number and reasons.
+        public var quarantine: [QuarantineEntry]
+    }
+
+    private let pipeline: NDJSONPipeline
+
+    /// Creates a validator; `options` gives the line limit, `now` the quarantine times.
+    public init(validator: EventValidator = EventValidator(), options: ImportOptions = ImportOptions(), now: Now) {
+        pipeline = NDJSONPipeline(validator: validator, options: options, now: now, origin: "")
+    }
+
+    /// Splits `bytes` into lines and validates each one; `origin` is recorded with quarantined lines.
+    public func validate(_ bytes: UnsafeRawBufferPointer, origin: String) -> Validated {
+        let pipeline = NDJSONPipeline(validator: self.pipeline.validator, options: self.pipeline.options,
+                                      now: self.pipeline.now, origin: origin)
+        var batch = Batch(capacity: 128)
+        var number = 0
+        var start = 0
+        while start < bytes.count {
+            let rest = UnsafeRawBufferPointer(rebasing: bytes[start...])
+            let end = rest.firstIndex(of: 0x0A).map { start + $0 } ?? bytes.count
+            number += 1
+            let length = end - start
+            if length > pipeline.options.maxLineBytes {
+                let prefix = Array(bytes[start..<(start + min(length, LineReader.oversizedPrefix))])
+                batch = pipeline.finish(batch, oversized: [(prefix, length, number)])
+            } else {
+                pipeline.validateLine(UnsafeRawBufferPointer(rebasing: bytes[start..<end]), number: number, into: &batch)
+            }
+            start = end + 1
+        }
+        return Validated(events: batch.events, quarantine: batch.quarantine)
+    }
+}
