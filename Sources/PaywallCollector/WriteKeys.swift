@@ -93,7 +93,7 @@ public struct WriteKeys: Sendable {
     }
 
     /// The stored form of `key`: its SHA-256 in lowercase hex.
-    static func digest(_ key: String) -> String { SHA256.hex(Array(key.utf8)) }
+    static func digest(_ key: String) -> String { SHA256.hex(SHA256.digest(key.utf8)) }
 }
 
 /// Why a write-key command failed.

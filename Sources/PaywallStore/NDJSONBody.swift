@@ -39,10 +39,15 @@ public struct NDJSONBody: Sendable {
             let rest = UnsafeRawBufferPointer(rebasing: bytes[start...])
             let end = rest.firstIndex(of: 0x0A).map { start + $0 } ?? bytes.count
             number += 1
-            let length = end - start
+            // The limit and a quarantined line's identity count the content without its LF or CRLF,
+            // as import's LineReader does.
+            var contentEnd = end
+            if contentEnd > start, bytes[contentEnd - 1] == 0x0D { contentEnd -= 1 }
+            let length = contentEnd - start
             if length > pipeline.options.maxLineBytes {
                 let prefix = Array(bytes[start..<(start + min(length, LineReader.oversizedPrefix))])
-                batch = pipeline.finish(batch, oversized: [(prefix, length, number)])
+                let digest = SHA256.digest(UnsafeRawBufferPointer(rebasing: bytes[start..<contentEnd]))
+                batch = pipeline.finish(batch, oversized: [(prefix, length, digest, number)])
             } else {
                 pipeline.validateLine(UnsafeRawBufferPointer(rebasing: bytes[start..<end]), number: number, into: &batch)
             }

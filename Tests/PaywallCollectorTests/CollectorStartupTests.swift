@@ -1,5 +1,6 @@
 import Foundation
 import PaywallCollector
+import PaywallCore
 import PaywallSQLite
 import PaywallTestSupport
 import Testing
@@ -20,7 +21,7 @@ struct CollectorStartupTests {
         #expect(made.stderr.contains("shown only this once"))
         let connection = try Connection(path: db, options: OpenOptions(readOnly: true, create: false))
         let stored = try connection.scalar("SELECT key_sha256 FROM write_keys WHERE name = 'ios-app'")?.string
-        #expect(stored == SHA256.hex(Array(key.utf8)))
+        #expect(stored == SHA256.hex(SHA256.digest(key.utf8)))
         #expect(try cli.runBlocking(["keys", "add", "ios-app", "--db", db]).status == 64)
         #expect(try cli.runBlocking(["keys", "add", "bad name!", "--db", db]).status == 64)
         let list = try cli.runBlocking(["keys", "list", "--db", db])
