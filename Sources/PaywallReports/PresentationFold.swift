@@ -2,7 +2,7 @@ import PaywallSQLite
 
 /// One presentation folded from a batch of events, exactly as `reports/rollup_presentations.sql`
 /// defines it: first event by (occurred_at, id), earliest impression, plan/purchase flags, earliest
-/// close by (occurred_at, id). Plain values only (ids as ``UUIDKey``, names as integer keys, close
+/// close by (occurred_at, id), the first impression's id and offering. Plain values only (ids as ``UUIDKey``, names as integer keys, close
 /// texts as ``TextTable`` indexes), so folding allocates nothing per event.
 struct PresentationFold: Equatable {
     var pwID: UUIDKey
@@ -11,6 +11,10 @@ struct PresentationFold: Equatable {
     var placementKey: Int64
     var customerKey: Int64
     var impressionAt: Int64?
+    /// The first impression's id (by `occurred_at`, then id); meaningful when ``impressionAt`` is set.
+    var impressionID = UUIDKey.zero
+    /// The first impression's `offering_id` as a ``TextTable`` index (``TextTable/null`` when it has none).
+    var offering = TextTable.null
     var planSelected = false
     var purchaseStarted = false
     var closeAt: Int64?
@@ -24,7 +28,12 @@ struct PresentationFold: Equatable {
     mutating func apply(_ row: Row, kind: EventKind, at: Int64, id: () throws -> UUIDKey, texts: inout TextTable) rethrows {
         switch kind {
         case .shown:
-            if impressionAt.map({ at < $0 }) ?? true { impressionAt = at }
+            if let impressionAt, at > impressionAt { return }
+            let eventID = try id()
+            if let impressionAt, at == impressionAt, !(eventID < impressionID) { return }
+            impressionAt = at
+            impressionID = eventID
+            offering = texts.index(row, FoldColumns.offering)
         case .planSelected:
             planSelected = true
         case .purchaseStarted:
@@ -44,7 +53,7 @@ struct PresentationFold: Equatable {
         }
     }
 
-    /// Binds this fold to the parameters `offset + 1 … offset + 14` of `rollup_merge_presentation.sql`
+    /// Binds this fold to the parameters `offset + 1 … offset + 16` of `rollup_merge_presentation.sql`
     /// (in order of first appearance) or of one row of ``Rollup/mergeRows``.
     func bind(_ statement: Statement, texts: TextTable, offset: Int = 0) {
         pwID.bind(statement, at: offset + 1)
@@ -61,6 +70,8 @@ struct PresentationFold: Equatable {
         statement.bind(texts[closeVia], at: offset + 12)
         statement.bind(closeOpenS, at: offset + 13)
         statement.bind(texts[closeProduct], at: offset + 14)
+        if impressionAt != nil { impressionID.bind(statement, at: offset + 15) } else { statement.bindNull(at: offset + 15) }
+        statement.bind(texts[offering], at: offset + 16)
     }
 }
 
@@ -82,7 +93,7 @@ enum EventKind {
     }
 }
 
-/// Repeated texts of the close (result, via, product) by a small integer, for one refresh.
+/// Repeated texts of the close (result, via, product) and of the offering by a small integer, for one refresh.
 struct TextTable: Equatable {
     static let null: Int32 = -1
     private var indexes: [String: Int32] = [:]

@@ -18,6 +18,7 @@ public enum Schema {
         quarantineOncePerPayload,
         eventsWithStableRowids,
         deadLetterBuckets,
+        reportsOfferings,
     ]
 
     /// The migrator for ``migrations``.
