@@ -26,23 +26,38 @@ extension DayPartial {
         /// Accumulates a day's presentations into its offering counts.
         struct Builder {
             private var names = OfferingNames()
-            private var counts: [Int: (impressions: Int64, customers: [UInt32], converted: [UInt32])] = [:]
+            private var slots: [Int: Int] = [:]   // placement << 32 | offering index → index into the lists below
+            private var keys: [Int] = []
+            private var impressions: [Int64] = []
+            private var customers: [[UInt32]] = []
+            private var converted: [[UInt32]] = []
 
             /// Adds one presentation that has an impression.
             mutating func add<Details: PresentationDetails>(_ p: PresentationScan.ScannedPresentation, _ details: Details) {
                 let offering = details.withOffering { names.index(bytes: $0) }
                 let key = p.placement << 32 | offering
-                counts[key, default: (0, [], [])].impressions += 1
-                counts[key, default: (0, [], [])].customers.append(p.user)
-                if p.result == 1 { counts[key, default: (0, [], [])].converted.append(p.user) }
+                let slot: Int
+                if let known = slots[key] {
+                    slot = known
+                } else {
+                    slot = keys.count
+                    slots[key] = slot
+                    keys.append(key)
+                    impressions.append(0)
+                    customers.append([])
+                    converted.append([])
+                }
+                impressions[slot] += 1
+                customers[slot].append(p.user)
+                if p.result == 1 { converted[slot].append(p.user) }
             }
 
             /// The counts in canonical form: sorted by placement and offering, customers distinct and sorted.
             func finish() -> [OfferingCount] {
-                counts.map { key, value in
-                    OfferingCount(placement: key >> 32, offering: names[key & 0xFFFF_FFFF], impressions: value.impressions,
-                                  customers: DayPartial.distinctSorted(value.customers),
-                                  converted: DayPartial.distinctSorted(value.converted))
+                keys.indices.map { slot in
+                    OfferingCount(placement: keys[slot] >> 32, offering: names[keys[slot] & 0xFFFF_FFFF],
+                                  impressions: impressions[slot], customers: DayPartial.distinctSorted(customers[slot]),
+                                  converted: DayPartial.distinctSorted(converted[slot]))
                 }.sorted(by: precedes)
             }
         }

@@ -44,8 +44,8 @@ struct OfferingTallies {
     mutating func add(_ count: DayPartial.OfferingCount) {
         let slot = slot(placement: count.placement, offering: names.index(count.offering))
         tallies[slot].impressions += count.impressions
-        for user in count.customers { tallies[slot].customers.insert(user) }
-        for user in count.converted { tallies[slot].converted.insert(user) }
+        tallies[slot].customers.insert(sorted: count.customers)
+        tallies[slot].converted.insert(sorted: count.converted)
     }
 }
 
@@ -59,6 +59,19 @@ struct CustomerBits {
         let word = Int(user >> 6)
         if word >= words.count { words += repeatElement(0, count: max(word + 1, words.count * 2) - words.count) }
         words[word] |= 1 << UInt64(user & 63)
+    }
+
+    /// Inserts a list of keys (a day partial's), sizing the words once for its largest (found, not
+    /// taken from the end: a stored list is derived data, never trusted to be sorted).
+    mutating func insert(sorted users: [UInt32]) {
+        guard let largest = users.max() else { return }
+        let needed = Int(largest >> 6) + 1
+        if needed > words.count { words += repeatElement(0, count: needed - words.count) }
+        words.withUnsafeMutableBufferPointer { words in
+            users.withUnsafeBufferPointer { users in
+                for user in users { words[Int(user >> 6)] |= 1 << UInt64(user & 63) }
+            }
+        }
     }
 
     /// The number of customers in the set.
