@@ -2,6 +2,7 @@ import Foundation
 import PaywallCore
 import PaywallReports
 import PaywallSQLite
+import PaywallTestSupport
 import Testing
 
 /// The ClickHouse path: export the store, load it into ClickHouse (chDB), run reports/clickhouse/*.sql,
@@ -53,6 +54,6 @@ struct ClickHouseParityTests {
             String(decoding: try JSONSerialization.data(withJSONObject: scenario.control.map { [$0] } ?? []), as: UTF8.self),
         ])
         // Then every value is equal
-        #expect(status == 0, "clickhouse_compare.py failed (needs python3 with chdb: pip install chdb):\n\(output)\(errors)")
+        #expect(status == 0, "clickhouse_compare.py failed (\(Python.installAdvice)):\n\(output)\(errors)")
     }
 }
