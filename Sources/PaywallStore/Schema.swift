@@ -21,9 +21,6 @@ public enum Schema {
         quarantineOncePerPayload,
         eventsWithStableRowids,
         deadLetterBuckets,
-<<<<<<< HEAD
-        reportsOfferings,
-=======
         // Append later store migrations here.
     ])
 
@@ -34,7 +31,6 @@ public enum Schema {
         "reports/rollups", "reports/rollup-keys", "reports/day-partials", "reports/rollup-slim",
         "store/outbox-keyed-by-event-rowid", "store/quarantine-once-per-payload", "store/events-with-stable-rowids",
         "store/dead-letter-buckets",
->>>>>>> main
     ]
 
     /// The tables the store's migrations create (`report_delivery_buckets` and `report_dead_buckets`

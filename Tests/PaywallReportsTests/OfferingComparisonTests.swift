@@ -74,7 +74,7 @@ struct OfferingComparisonTests {
     ]
 
     static func store(_ folder: TemporaryFolder) throws -> Connection {
-        let connection = try Schema.open(path: folder.path("db"))
+        let connection = try ReportSchema.open(path: folder.path("db"))
         try ReportFixture.insert(events, into: connection)
         return connection
     }
@@ -171,7 +171,7 @@ struct OfferingComparisonTests {
     @Test func theSQLFunctionErfcIsTheCLibrarys() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let connection = try Schema.open(path: folder.path("db"))
+        let connection = try ReportSchema.open(path: folder.path("db"))
         let value = try connection.withDatabase { db in
             try db.defineErfc()
             return try db.scalar("SELECT erfc(1.959964 / sqrt(2.0)), erfc(NULL)")
