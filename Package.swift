@@ -25,16 +25,19 @@ var package = Package(
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
         .target(name: "PaywallLock"),
-        .target(name: "PaywallCore", dependencies: ["PaywallLock"]),
+        .target(name: "PaywallCore", dependencies: ["PaywallLock"], exclude: ["Validation/FAST-PATH.md"]),
         .target(name: "PaywallSQLite", dependencies: ["CSQLite"]),
         .target(name: "PaywallStore", dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite"]),
         .target(name: "RevenueCatForwarder", dependencies: ["PaywallLock", "PaywallCore"]),
         .target(name: "CSystemMemory"),
-        .target(name: "PaywallReports",
-                dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite", "PaywallStore", "CSystemMemory"]),
+        .target(
+            name: "PaywallReports",
+            dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite", "PaywallStore", "CSystemMemory"],
+            exclude: ["NIGHTLY.md"]
+        ),
         .target(name: "PaywallTestSupport", dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite"]),
         .target(name: "PaywallSimulation", dependencies: ["PaywallLock", "PaywallCore"]),
-        .target(name: "PaywallAnalytics", dependencies: ["PaywallCore", "PaywallStore", "RevenueCatForwarder"]),
+        .target(name: "PaywallAnalytics", dependencies: ["PaywallLock", "PaywallCore", "PaywallStore", "RevenueCatForwarder"]),
         .executableTarget(
             name: "embedding-example",
             dependencies: ["PaywallAnalytics", "PaywallCore"],
@@ -70,8 +73,9 @@ var package = Package(
         .executableTarget(name: "recorder-crash-helper", dependencies: ["PaywallStore", "PaywallCore", "PaywallSQLite"]),
         .executableTarget(
             name: "paywall-bench",
-            dependencies: ["PaywallCore", "PaywallStore", "RevenueCatForwarder", "PaywallTestSupport", "PaywallSQLite",
-                           "PaywallReports"]
+            dependencies: ["PaywallLock", "PaywallCore", "PaywallStore", "RevenueCatForwarder", "PaywallTestSupport",
+                           "PaywallSQLite", "PaywallReports"],
+            exclude: ["targets.json"]
         ),
         .executableTarget(name: "forwarder-crash-helper", dependencies: ["PaywallStore", "PaywallCore", "RevenueCatForwarder"]),
         .testTarget(name: "SecurityTests", dependencies: ["PaywallCore", "PaywallTestSupport", "paywall-analytics", "recorder-crash-helper"]),

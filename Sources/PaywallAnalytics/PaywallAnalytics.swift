@@ -4,88 +4,87 @@ import PaywallStore
 import RevenueCatForwarder
 
 /// Everything an app or paywall server embeds, wired together: the batching ``Recorder`` on a
-/// SQLite file, the ``PresentationTracker`` feeding it, and the RevenueCat forwarder running
-/// periodically and after every ``flush()``.
+/// SQLite file, the ``PresentationTracker`` feeding it, and the delivery of impressions to
+/// RevenueCat (this project's HTTP forwarder, the app's own closure, or off) running
+/// periodically, after every ``flush()`` and on ``suspend()``.
 ///
 /// ```swift
-/// let analytics = try PaywallAnalytics(configuration: .init(databasePath: path)) { print($0) }
+/// let analytics = try PaywallAnalytics(configuration: .init(databasePath: try DatabaseLocation.applicationSupport()))
 /// let paywall = try analytics.tracker.open(source: "onboarding", userID: appUserID)
-/// try paywall.appeared()
-/// try paywall.close(.dismissed(via: .closeButton))
-/// try await analytics.flush()       // durable, then forwarded
+/// paywall.appeared()
+/// paywall.close(.dismissed(via: .closeButton))
+/// await analytics.suspend()         // the app goes to the background
+/// analytics.resume()                // … and comes back
 /// try await analytics.shutdown()
 /// ```
 public final class PaywallAnalytics: Sendable {
-    /// Settings for ``init(configuration:environment:clock:now:diagnostics:)``.
-    public struct Configuration: Sendable {
-        /// The SQLite file (created with mode 0600 if missing).
-        public var databasePath: String
-        /// The RevenueCat public SDK key; `nil` reads `REVENUECAT_API_KEY`. Missing or placeholder
-        /// keys turn forwarding off (reported once through diagnostics); impressions stay queued.
-        public var revenueCatAPIKey: String?
-        /// RevenueCat's base URL.
-        public var revenueCatEndpoint: URL
-        /// Time between forwarding passes when no flush triggers one sooner.
-        public var forwardingInterval: Duration
-        /// The recorder's batch size, bound and interval.
-        public var flushPolicy: FlushPolicy
-        /// How impressions are decided (default: automatic, 1 s dwell).
-        public var impressionMode: PresentationTracker.ImpressionMode
-
-        /// Creates a configuration with the defaults of a mature deployment.
-        public init(databasePath: String, revenueCatAPIKey: String? = nil,
-                    revenueCatEndpoint: URL = ForwarderConfiguration.defaultEndpoint,
-                    forwardingInterval: Duration = .seconds(60), flushPolicy: FlushPolicy = FlushPolicy(),
-                    impressionMode: PresentationTracker.ImpressionMode = .default) {
-            self.databasePath = databasePath
-            self.revenueCatAPIKey = revenueCatAPIKey
-            self.revenueCatEndpoint = revenueCatEndpoint
-            self.forwardingInterval = forwardingInterval
-            self.flushPolicy = flushPolicy
-            self.impressionMode = impressionMode
-        }
-    }
-
     /// The event sink; record typed events here directly if you do not use the tracker.
     public let recorder: Recorder
     /// Opens presentations and emits their events into ``recorder``.
     public let tracker: PresentationTracker
-    /// The forwarding loop, `nil` when no usable API key is configured.
+    /// The forwarding loop, `nil` when forwarding is off (chosen, or no usable API key).
     public let forwarding: ForwardingLoop?
     private let forwardingTask: Task<Void, Never>?
+    let clock: any Clock<Duration>
+    let diagnostics: @Sendable (String) -> Void
 
-    /// Opens the store, starts the recorder and, when a key is configured, the forwarding loop.
+    /// Opens the store, starts the recorder and, unless forwarding is off, the forwarding loop.
     ///
     /// - Parameters:
     ///   - configuration: the settings.
     ///   - environment: where `REVENUECAT_API_KEY` is read from when the configuration has no key.
-    ///   - clock: the monotonic clock for dwell, intervals and backoff.
+    ///   - clock: the monotonic clock for dwell, intervals, backoff and the suspend budget.
     ///   - now: the wall clock for timestamps.
-    ///   - diagnostics: recorder failures, forwarding failures and the key warning, as sentences.
+    ///   - diagnostics: recorder failures, forwarding failures, tracker misuse and the key
+    ///     warning, as sentences (never a key; user ids only in misuse of your own calls).
     /// - Throws: `StorageError` when the database cannot be opened (corrupt, read-only, newer schema).
     public init(configuration: Configuration,
                 environment: [String: String] = ProcessInfo.processInfo.environment,
                 clock: any Clock<Duration> = ContinuousClock(), now: Now = .system,
                 diagnostics: @escaping @Sendable (String) -> Void = { _ in }) throws {
         let store = try EventStore(path: configuration.databasePath, now: now)
+        self.clock = clock
+        self.diagnostics = diagnostics
         recorder = Recorder(store: store, policy: configuration.flushPolicy, clock: clock) { diagnostics($0.description) }
-        tracker = PresentationTracker(sink: recorder, clock: clock, now: now, impressionMode: configuration.impressionMode)
-        do {
-            let resolved = try APIKey.resolve(configured: configuration.revenueCatAPIKey, environment: environment)
-            if let warning = resolved.warning { diagnostics(warning.description) }
-            let forwarder = Forwarder(
-                outbox: SQLiteOutbox(store: store), transport: URLSessionTransport(timeout: .seconds(30)),
-                configuration: ForwarderConfiguration(apiKey: resolved.key, endpoint: configuration.revenueCatEndpoint),
-                now: now)
+        tracker = PresentationTracker(sink: recorder, clock: clock, now: now, impressionMode: configuration.impressionMode) {
+            diagnostics("paywall tracker misuse: \($0)")
+        }
+        let forwarder = Self.makeForwarder(configuration, store: store, environment: environment, now: now,
+                                           diagnostics: diagnostics)
+        if let forwarder {
             let loop = ForwardingLoop(forwarder: forwarder, interval: configuration.forwardingInterval, clock: clock) { result in
                 if case .failure(let error) = result { diagnostics("RevenueCat forwarding failed: \(error)") }
             }
             forwarding = loop
             forwardingTask = Task.detached { await loop.run() }
-        } catch {
-            diagnostics("RevenueCat forwarding is off: \(error)")
+        } else {
             forwarding = nil
             forwardingTask = nil
+        }
+    }
+
+    private static func makeForwarder(_ configuration: Configuration, store: EventStore, environment: [String: String],
+                                      now: Now, diagnostics: @Sendable (String) -> Void) -> (any ImpressionForwarding)? {
+        switch configuration.forwarding {
+        case .off:
+            return nil
+        case .closure(let handler):
+            return ClosureForwarder(outbox: SQLiteOutbox(store: store), retryPolicy: configuration.retryPolicy,
+                                    now: now, handler: handler)
+        case .http:
+            do {
+                let resolved = try APIKey.resolve(configured: configuration.revenueCatAPIKey, environment: environment)
+                if let warning = resolved.warning { diagnostics(warning.description) }
+                return Forwarder(
+                    outbox: SQLiteOutbox(store: store), transport: URLSessionTransport(timeout: .seconds(30)),
+                    configuration: ForwarderConfiguration(apiKey: resolved.key, endpoint: configuration.revenueCatEndpoint,
+                                                          retryPolicy: configuration.retryPolicy,
+                                                          sandbox: configuration.revenueCatSandbox),
+                    now: now)
+            } catch {
+                diagnostics("RevenueCat forwarding is off: \(error)")
+                return nil
+            }
         }
     }
 

@@ -12,14 +12,15 @@ import Musl
 /// package supports (iOS 16, macOS 13, tvOS 16, watchOS 9, visionOS 1, Linux). On Darwin it
 /// is an `os_unfair_lock`, elsewhere a `pthread_mutex_t`, each allocated once at a stable
 /// address. It is not recursive: calling `withLock` again from inside the closure deadlocks
-/// (Darwin traps).
+/// (Darwin traps). The state is copyable on purpose: a generic type instantiated with a
+/// noncopyable one may need a newer Swift runtime than iOS 16's, so this lock takes no chances.
 ///
 /// ```swift
 /// let counter = Lock(0)
 /// counter.withLock { $0 += 1 }
 /// let value = counter.withLock { $0 }
 /// ```
-public final class Lock<State: ~Copyable>: @unchecked Sendable {
+public final class Lock<State>: @unchecked Sendable {
     // @unchecked Sendable: `state` is read and written only between lock and unlock of
     // `primitive`, which is allocated in `init` and freed in `deinit`.
     #if canImport(os)
@@ -31,7 +32,7 @@ public final class Lock<State: ~Copyable>: @unchecked Sendable {
 
     /// Creates a lock guarding `initial`.
     /// - Parameter initial: the state the lock starts with.
-    public init(_ initial: consuming State) {
+    public init(_ initial: State) {
         state = initial
         #if canImport(os)
         primitive = .allocate(capacity: 1)

@@ -4,7 +4,7 @@ import PaywallLock
 /// A hand-over of at most `capacity` items from one producing thread to one consuming thread:
 /// the producer waits for room, the consumer for an item; either side can stop the other.
 final class BoundedChannel<Item: Sendable>: Sendable {
-    private struct State: ~Copyable {
+    private struct State {
         var queue: [Item] = []
         var finished = false
         var cancelled = false

@@ -3,6 +3,18 @@ import PaywallCore
 import PaywallSQLite
 
 extension FunnelReport {
+    /// New presentations a nightly run's refresh keeps in memory to add to their days' partials
+    /// without a rescan (NIGHTLY.md, "additive days"). It bounds the memory those folds hold until the
+    /// partials are updated; a refresh with more (a large import) collects none and rescans the days.
+    /// A benchmark day at 10M events is far below it.
+    static let additionsLimit = 2_000_000
+
+    /// Most dirty days the nightly run rescans while a second thread loads the other days' partials
+    /// (``BackgroundPartialsLoad``): their fresh partials wait in memory until merged. A week covers
+    /// late events of the last days; holding every day's partial (a rebuild) took the first nightly's
+    /// peak RSS to 183–203 MB, so more days take the one-thread path, which writes each as it goes.
+    static let backgroundLoadDayLimit = 7
+
     /// The nightly job: folds the events stored since the previous run into the rollups (late events
     /// included), then writes every CSV for the trailing window plus `run.json` into `directory`.
     ///
@@ -37,7 +49,7 @@ extension FunnelReport {
                  watermark: Int64(try db.scalar("SELECT value FROM meta WHERE key = ?", [.text(Rollup.watermarkKey)])?.string ?? "0") ?? 0)
             }
         }
-        var refreshed = try refreshRollups(collectingAdditions: engine == .native ? 2_000_000 : nil)
+        var refreshed = try refreshRollups(collectingAdditions: engine == .native ? Self.additionsLimit : nil)
         let collected = refreshed.additions
         refreshed.additions = nil   // one copy, released once the partials are updated
         let window = try self.window(calendar: calendar, days: days, now: startedAt)
@@ -107,8 +119,7 @@ extension FunnelReport {
             outcome = try ReportError.wrap {
                 try connection.transaction(.immediate) { db in
                     let plan = try partials.plan(db, additions: additions)
-                    // Up to a week of dirty days: their fresh partials are held in memory until merged.
-                    guard parallel, !plan.rebuild, plan.days.count <= 7 else { return try partials.update(db, plan: plan) }
+                    guard parallel, !plan.rebuild, plan.days.count <= Self.backgroundLoadDayLimit else { return try partials.update(db, plan: plan) }
                     let starts = try plan.days.map { try partials.calendar.days(from: $0, through: $0)[0].startMs }
                     let newest = Int64(try db.scalar("SELECT value FROM meta WHERE key = ?", [.text(Rollup.newestKey)])?.string ?? "")
                     let scan = PresentationScan(days: days, placementFilter: nil, windowMs: cohortWindow.milliseconds,

@@ -17,12 +17,12 @@ import PaywallStore
 ///                                  timezone: "Europe/Berlin", into: "out/")
 /// ```
 public struct FunnelReport: Sendable {
-    /// The store (migrated by PaywallStore, including the reports migration).
+    /// The store, opened with the reports' migrations (``ReportSchema/open(path:options:)``).
     public let connection: Connection
     /// The wall clock (for `run.json`, the lease and the nightly window).
     public let now: Now
-    /// Events folded into the rollups per transaction.
-    public var chunkSize: Int64 = 100_000
+    /// Events folded into the rollups per transaction (``Rollup/defaultChunkSize``).
+    public var chunkSize: Int64 = Rollup.defaultChunkSize
     /// How the reports are computed (``ReportEngine/native`` by default; ``ReportEngine/sql`` runs `reports/*.sql`).
     public var engine: ReportEngine = .native
     /// The offering comparison's control wherever a placement has this offering (`nil`: each

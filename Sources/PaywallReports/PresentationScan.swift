@@ -181,8 +181,6 @@ struct Interner {
     private var indexes: [String: Int] = [:]
     private(set) var names: [String] = []
 
-    mutating func index(_ row: Row, _ column: Int) -> Int { index(row.string(at: column) ?? "") }
-
     mutating func index(_ name: String) -> Int {
         if let index = indexes[name] { return index }
         names.append(name)

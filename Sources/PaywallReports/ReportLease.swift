@@ -12,7 +12,7 @@ import Darwin
 /// expiry. A lease is ignored once it has expired, or at once when its holder was on this host and
 /// that process no longer exists (a killed run never blocks the next one).
 struct ReportLease {
-    static let key = "reports.lease"
+    static let key = ReportSchema.leaseKey
 
     let connection: Connection
     let token: String

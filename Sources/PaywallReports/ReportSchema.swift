@@ -27,6 +27,8 @@ public enum ReportSchema {
     static let newestKey = "reports.newest_occurred_at"
     /// Meta key of the time zone the nightly day partials are cut in (``NightlyPartials``).
     static let partialsTimezoneKey = "reports.partials_timezone"
+    /// Meta key of the nightly run's lease (``ReportLease``).
+    static let leaseKey = "reports.lease"
 
     /// The store's migrator with the reports' migrations registered.
     public static let migrator = Schema.migrator(registering: [migrations])

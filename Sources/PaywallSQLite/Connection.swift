@@ -114,10 +114,16 @@ public final class Connection: @unchecked Sendable {
         try withDatabase { try $0.scalar(sql, values) }
     }
 
-    /// Creates `path` with mode 0600 when it does not exist (then `chmod`s, whatever the umask).
+    /// Creates `path` with mode 0600 when it does not exist (then `chmod`s, whatever the umask),
+    /// and first its missing folders, each with mode 0700: a fresh app container has no
+    /// Application Support folder, and opening must not fail only because of that.
     static func createPrivateFile(_ path: String) throws {
         if path.isEmpty || path == ":memory:" || path.hasPrefix("file:") { return }
-        let descriptor = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
+        var descriptor = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
+        if descriptor < 0 && errno == ENOENT {
+            try createPrivateDirectories(parentOf: path)
+            descriptor = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
+        }
         if descriptor >= 0 {
             close(descriptor)
             if chmod(path, 0o600) != 0 {
@@ -127,6 +133,25 @@ public final class Connection: @unchecked Sendable {
         } else if errno != EEXIST {
             throw StorageError(code: SQLITE_CANTOPEN, message: String(cString: strerror(errno)), path: path,
                                kind: .cannotOpen)
+        }
+    }
+
+    /// Creates the missing folders above `path`, outermost first, each with mode 0700.
+    static func createPrivateDirectories(parentOf path: String) throws {
+        var missing: [String] = []
+        var folder = (path as NSString).deletingLastPathComponent
+        while !folder.isEmpty && folder != "/" && !FileManager.default.fileExists(atPath: folder) {
+            missing.append(folder)
+            folder = (folder as NSString).deletingLastPathComponent
+        }
+        for directory in missing.reversed() {
+            if mkdir(directory, 0o700) == 0 {
+                _ = chmod(directory, 0o700)   // whatever the umask
+            } else if errno != EEXIST {
+                throw StorageError(code: SQLITE_CANTOPEN,
+                                   message: "cannot create the folder \(directory): \(String(cString: strerror(errno)))",
+                                   path: path, kind: .cannotOpen)
+            }
         }
     }
 }

@@ -60,41 +60,41 @@ struct PresentationScript {
         do {
             let paywall = try tracker.open(source: placementName, offeringID: offeringID,
                                            placementID: placementName, userID: userID, sessionID: sessionID)
-            try paywall.appeared()
+            try paywall.checked.appeared()
             if case .bounce(let seconds) = ending {
                 clock.advance(by: .milliseconds(Int64(seconds * 1_000)))
-                try paywall.close(.dismissed(via: .closeButton))
+                try paywall.checked.close(.dismissed(via: .closeButton))
                 return Outcome(impression: false, purchased: false)
             }
             if interruption {
                 clock.advance(by: .milliseconds(400))
-                try paywall.disappeared()
+                paywall.disappeared()
                 clock.advance(by: .seconds(25))
-                try paywall.appeared()
+                try paywall.checked.appeared()
             }
             let step = Duration.milliseconds(Int64(dwellSeconds * 1_000)) / max(1, selections.count + 2)
             clock.advance(by: .seconds(1) + step)
             for product in selections {
-                try paywall.selectPlan(product)
+                try paywall.checked.selectPlan(product)
                 clock.advance(by: step)
             }
             switch ending {
             case .bounce: break
             case .unclosed:
-                try paywall.disappeared()   // the app went away and never came back
+                paywall.disappeared()   // the app went away and never came back
             case .restore:
-                try paywall.close(.restored)
+                try paywall.checked.close(.restored)
             case .purchase(let product):
-                try paywall.startPurchase(product)
+                try paywall.checked.startPurchase(product)
                 clock.advance(by: .seconds(9))
-                try paywall.close(.purchased(product: product))
+                try paywall.checked.close(.purchased(product: product))
                 return Outcome(impression: true, purchased: true)
             case .cancelledPurchase(let product):
-                try paywall.startPurchase(product)
+                try paywall.checked.startPurchase(product)
                 clock.advance(by: .seconds(6))
-                try paywall.close(.dismissed(via: .closeButton))
+                try paywall.checked.close(.dismissed(via: .closeButton))
             case .dismiss(let continueFree):
-                try paywall.close(.dismissed(via: continueFree ? .continueFree : .closeButton))
+                try paywall.checked.close(.dismissed(via: continueFree ? .continueFree : .closeButton))
             }
             return Outcome(impression: true, purchased: false)
         } catch {

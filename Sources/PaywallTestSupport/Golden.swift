@@ -12,6 +12,27 @@ public enum Golden {
         return url
     }
 
+    /// The `Golden/` folder beside the test file at `filePath`.
+    public static func folder(beside filePath: String = #filePath) -> URL {
+        URL(fileURLWithPath: filePath).deletingLastPathComponent().appendingPathComponent("Golden")
+    }
+
+    /// `nil` when `actual` equals the golden file at `url`, else a message naming it with the diff.
+    /// With `UPDATE_GOLDEN=1` in the environment the file is rewritten instead (and `nil` returned).
+    ///
+    /// ```swift
+    /// let mismatch = try Golden.mismatch(body, golden: Golden.folder(beside: #filePath).appendingPathComponent("body.json"))
+    /// #expect(mismatch == nil, "\(mismatch ?? "")")
+    /// ```
+    public static func mismatch(_ actual: String, golden url: URL) throws -> String? {
+        if ProcessInfo.processInfo.environment["UPDATE_GOLDEN"] == "1" {
+            try actual.write(to: url, atomically: true, encoding: .utf8)
+            return nil
+        }
+        let expected = try String(contentsOf: url, encoding: .utf8)
+        return diff(expected: expected, actual: actual).map { "golden file \(url.lastPathComponent) differs:\n\($0)" }
+    }
+
     /// `nil` when `actual` equals `expected`, else a unified-style diff of the first differing
     /// lines with line numbers (`-` expected, `+` actual).
     public static func diff(expected: String, actual: String, context: Int = 3, limit: Int = 40) -> String? {

@@ -1,4 +1,5 @@
 import Foundation
+import PaywallCore
 
 /// Any JSON value, parsed strictly (RFC 8259) without losing the difference between
 /// integers, other numbers, booleans and null — the stand-in's body checks need it.
@@ -110,14 +111,14 @@ struct JSONParser {
             if byte == UInt8(ascii: "\"") {
                 raw.append(contentsOf: bytes[start..<index])
                 index += 1
-                guard let text = String(validating: raw, as: UTF8.self) else { return nil }
+                guard let text = UTF8Text.string(validating: raw) else { return nil }
                 scalars.append(contentsOf: text.unicodeScalars)
                 return String(scalars)
             }
             if byte < 0x20 { return nil }
             if byte == UInt8(ascii: "\\") {
                 raw.append(contentsOf: bytes[start..<index])
-                guard let text = String(validating: raw, as: UTF8.self), let escaped = escape() else { return nil }
+                guard let text = UTF8Text.string(validating: raw), let escaped = escape() else { return nil }
                 scalars.append(contentsOf: text.unicodeScalars)
                 scalars.append(escaped)
                 raw.removeAll()

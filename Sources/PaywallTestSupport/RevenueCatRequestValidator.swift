@@ -26,6 +26,9 @@ public enum RevenueCatRequestValidator {
         if Int(request.header("X-Retry-Count") ?? "").map({ $0 >= 0 }) != true {
             problems.append("X-Retry-Count is missing or not a non-negative integer")
         }
+        if !["true", "false"].contains(request.header("X-Is-Sandbox") ?? "") {
+            problems.append("X-Is-Sandbox is missing or not true/false")
+        }
         return problems + violations(inBody: request.body)
     }
 

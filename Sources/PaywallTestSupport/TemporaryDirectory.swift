@@ -12,7 +12,10 @@ public final class TemporaryDirectory: Sendable {
         try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
 
-    deinit { try? FileManager.default.removeItem(at: url) }
+    deinit { remove() }
+
+    /// Removes the directory now (call it in a `defer` to keep a local directory alive to the end of its scope).
+    public func remove() { try? FileManager.default.removeItem(at: url) }
 
     /// The path of `name` inside the directory.
     public func path(_ name: String) -> String { url.appendingPathComponent(name).path }

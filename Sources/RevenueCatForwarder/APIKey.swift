@@ -58,6 +58,9 @@ public struct APIKey: Sendable, Equatable, CustomStringConvertible, CustomDebugS
         return markers.contains { rest.hasPrefix($0) } || rest.hasSuffix("_HERE") || rest == "…" || rest == "..."
     }
 
+    /// Whether this is a RevenueCat Test Store key (`test_…`), whose requests are sandbox ones.
+    public var isTestStoreKey: Bool { value.hasPrefix("test_") }
+
     /// A masked form showing only the kind of key: `appl_…(redacted)`.
     public var description: String {
         let prefix = Self.knownPrefixes.first { value.hasPrefix($0) } ?? ""

@@ -38,8 +38,15 @@ public struct ForwarderConfiguration: Sendable {
     public var platform: String
     /// The `X-Version` header.
     public var version: String
+    /// Whether the app runs in a sandbox (TestFlight, Xcode, a StoreKit test): sent as
+    /// `X-Is-Sandbox: true`. Test Store keys (`test_…`) are always sent as sandbox.
+    public var sandbox: Bool
+
+    /// The `X-Is-Sandbox` value: `true` for a Test Store key or a sandbox configuration.
+    public var isSandbox: Bool { sandbox || apiKey.isTestStoreKey }
 
     /// Creates a configuration.
+    /// - Parameter sandbox: send `X-Is-Sandbox: true` although the key is not a Test Store key.
     public init(
         apiKey: APIKey,
         endpoint: URL = ForwarderConfiguration.defaultEndpoint,
@@ -49,7 +56,8 @@ public struct ForwarderConfiguration: Sendable {
         leaseOwner: String = "forwarder-\(UUID().uuidString)",
         retryPolicy: RetryPolicy = RetryPolicy(),
         platform: String = ForwarderConfiguration.defaultPlatform,
-        version: String = ForwarderConfiguration.clientVersion
+        version: String = ForwarderConfiguration.clientVersion,
+        sandbox: Bool = false
     ) {
         self.endpoint = endpoint
         self.apiKey = apiKey
@@ -60,6 +68,7 @@ public struct ForwarderConfiguration: Sendable {
         self.retryPolicy = retryPolicy
         self.platform = platform
         self.version = version
+        self.sandbox = sandbox
     }
 
     /// The events URL, `{endpoint}/v1/events`.
@@ -83,6 +92,7 @@ public struct ForwarderConfiguration: Sendable {
                 HTTPHeader("X-Platform", platform),
                 HTTPHeader("X-Version", version),
                 HTTPHeader("X-Retry-Count", String(retryCount)),
+                HTTPHeader("X-Is-Sandbox", isSandbox ? "true" : "false"),
             ],
             body: ImpressionWireFormat.body(for: events)
         )

@@ -1,7 +1,7 @@
 import Foundation
 import PaywallLock
 
-/// Runs a ``Forwarder`` periodically inside an embedding process, and early whenever
+/// Runs a ``Forwarder`` (or any ``ImpressionForwarding``, such as ``ClosureForwarder``) periodically inside an embedding process, and early whenever
 /// ``trigger()`` is called (for example right after the recorder flushes).
 ///
 /// ```swift
@@ -11,7 +11,7 @@ import PaywallLock
 /// // … on shutdown: task.cancel()
 /// ```
 public final class ForwardingLoop: Sendable {
-    private let forwarder: Forwarder
+    private let forwarder: any ImpressionForwarding
     private let interval: Duration
     private let clock: any Clock<Duration>
     private let onPass: @Sendable (Result<ForwardingPass, any Error>) -> Void
@@ -24,7 +24,7 @@ public final class ForwardingLoop: Sendable {
     ///   - clock: the clock the interval is measured on (a `ManualClock` in tests).
     ///   - onPass: called after every pass with its result (storage errors do not stop the loop).
     public init(
-        forwarder: Forwarder,
+        forwarder: any ImpressionForwarding,
         interval: Duration,
         clock: any Clock<Duration>,
         onPass: @escaping @Sendable (Result<ForwardingPass, any Error>) -> Void = { _ in }
@@ -37,6 +37,10 @@ public final class ForwardingLoop: Sendable {
 
     /// Asks for a pass as soon as possible; several triggers before the pass starts count once.
     public func trigger() { signal.fire() }
+
+    /// Runs one pass now, outside the loop's schedule (``PaywallAnalytics``' `suspend()` does);
+    /// it shares the outbox lease with the loop's passes, so the two never overlap.
+    public func forwardOnce() async throws -> ForwardingPass { try await forwarder.forwardOnce() }
 
     /// Runs a pass now, then one per interval or trigger, until the task is cancelled.
     public func run() async {

@@ -53,8 +53,16 @@ enum BenchSupport {
         return (ContinuousClock.now - start).seconds
     }
 
-    /// Prints an aligned two-or-more-column table.
+    /// Prints an aligned two-or-more-column table. A row whose label (first cell) has a target in
+    /// `targets.json` records its value (second cell) against it, and shows the target in the
+    /// table's `target` column when it has one.
     static func printTable(_ title: String, _ rows: [[String]]) {
+        var rows = rows
+        let targetColumn = rows[0].firstIndex(of: "target")
+        for index in rows.indices.dropFirst() where rows[index].count > 1 {
+            guard let target = BenchTargets.measured(rows[index][0], rows[index][1]) else { continue }
+            if let targetColumn, targetColumn < rows[index].count { rows[index][targetColumn] = target.text }
+        }
         let widths = (0..<rows[0].count).map { column in rows.map { $0[column].count }.max() ?? 0 }
         print(title)
         for (index, row) in rows.enumerated() {

@@ -76,6 +76,7 @@ enum ForwarderBench {
         let line = String(format: "forwarder[%@]: %d impressions in %.2f s over %d requests: %.0f impressions/s, %.0f requests/s",
                           kind, count, seconds, summary.requests, Double(count) / seconds, Double(summary.requests) / seconds)
         print(line)
+        BenchTargets.measured("impressions/s (\(kind) outbox)", String(Double(count) / seconds))
     }
 
     static func makeImpressions(_ count: Int) -> [EventRecord] {

@@ -43,13 +43,13 @@ enum RecorderBench {
         let outboxRate = Double(count) / outboxSeconds
         BenchSupport.printTable("paywall-bench recorder — \(count) events (stored \(stored), dropped \(dropped))", [
             ["measure", "value", "target"],
-            ["record latency p50 (µs)", percentile(0.50), "≤ 1"],
-            ["record latency p99 (µs)", percentile(0.99), "≤ 20"],
+            ["record latency p50 (µs)", percentile(0.50), ""],
+            ["record latency p99 (µs)", percentile(0.99), ""],
             ["record latency max (µs)", String(format: "%.1f", Double(latencies[count - 1]) / 1000), ""],
             ["caller record rate (events/s)", BenchSupport.rate(count, recordSeconds), ""],
             ["recorder ingest (events/s)", String(format: "%.0f", ingestRate), ""],
             ["ceiling: bare INSERT loop (rows/s)", String(format: "%.0f", ceilingRate), ""],
-            ["ingest / ceiling", String(format: "%.2f", ingestRate / ceilingRate), "≥ 0.80"],
+            ["ingest / ceiling", String(format: "%.2f", ingestRate / ceilingRate), ""],
             ["ceiling + outbox rows for impressions (rows/s)", String(format: "%.0f", outboxRate), ""],
             ["ingest / ceiling with the same outbox rows", String(format: "%.2f", ingestRate / outboxRate), ""],
         ])

@@ -1,21 +1,26 @@
 // Benchmarks, run in release: `swift run -c release paywall-bench <name> [options]`.
 import Foundation
 
-let benchArguments = Array(CommandLine.arguments.dropFirst())
-switch benchArguments.first {
-case "forwarder":
-    await ForwarderBench.run(Array(benchArguments.dropFirst()))
-case "recorder":
-    try await RecorderBench.run(Array(benchArguments.dropFirst()))
-case "import":
-    try ImportBench.run(Array(benchArguments.dropFirst()))
-case "validator":
-    ValidatorBench.run(Array(benchArguments.dropFirst()))
-case "report":
-    try ReportBench.run(Array(benchArguments.dropFirst()))
-default:
+/// Every benchmark `all` runs, in order (the quick ones first).
+let everyBenchmark = ["validator", "recorder", "import", "forwarder", "report"]
+
+/// Runs one benchmark with its options.
+func runBenchmark(_ name: String, _ arguments: [String]) async throws {
+    BenchTargets.begin(name)
+    switch name {
+    case "forwarder": await ForwarderBench.run(arguments)
+    case "recorder": try await RecorderBench.run(arguments)
+    case "import": try ImportBench.run(arguments)
+    case "validator": ValidatorBench.run(arguments)
+    case "report": try ReportBench.run(arguments)
+    default: usage()
+    }
+}
+
+func usage() -> Never {
     FileHandle.standardError.write(Data("""
-        usage: paywall-bench <benchmark> [options]
+        usage: paywall-bench <benchmark> [options] [--check] [--targets PATH]
+          all                     every benchmark below with its defaults, one after the other
           forwarder [--count N] [--outbox memory|sqlite|both]
           recorder [--events N]   record latency, recorder ingest vs a bare INSERT loop
           import [--events N]     NDJSON import vs sqlite3 .import --csv
@@ -23,7 +28,36 @@ default:
           report [--events N]     reports (full, incremental nightly) vs DuckDB; export vs sqlite3 -csv; peak RSS
           report nightly [--events N] [--prepared DIR]
                                   only the nightly run after one more day vs the full recompute
+        --check          print every target of the benchmarks run beside its value; exit 1 if one is missed
+        --targets PATH   the targets file (default: Sources/paywall-bench/targets.json of this checkout)
 
         """.utf8))
     exit(64)
 }
+
+var benchArguments = Array(CommandLine.arguments.dropFirst())
+let check = benchArguments.contains("--check")
+benchArguments.removeAll { $0 == "--check" }
+var targetsPath: String?
+if let index = benchArguments.firstIndex(of: "--targets") {
+    guard index + 1 < benchArguments.count else { usage() }
+    targetsPath = benchArguments[index + 1]
+    benchArguments.removeSubrange(index...(index + 1))
+}
+guard let name = benchArguments.first else { usage() }
+do {
+    try BenchTargets.load(path: targetsPath)
+} catch {
+    FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
+    exit(66)
+}
+let names = name == "all" ? everyBenchmark : [name]
+if name == "all", benchArguments.count > 1 {
+    FileHandle.standardError.write(Data("Error: all takes no benchmark options (only --check, --targets)\n".utf8))
+    exit(64)
+}
+for benchmark in names {
+    if names.count > 1 { print("\n== paywall-bench \(benchmark)") }
+    try await runBenchmark(benchmark, Array(benchArguments.dropFirst()))
+}
+if check, !BenchTargets.check(names, requireAll: name == "all" || benchArguments.count == 1) { exit(1) }

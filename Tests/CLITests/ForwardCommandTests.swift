@@ -7,8 +7,8 @@ struct ForwardCommandTests {
     static let key = "appl_CliTestKey0123456789"
 
     /// A database holding `count` impressions, imported through the CLI.
-    func database(impressions count: Int, in scratch: Scratch) async throws -> String {
-        let db = scratch.path("events.sqlite")
+    func database(impressions count: Int, in scratch: Scratch, name: String = "events.sqlite") async throws -> String {
+        let db = scratch.path(name)
         let file = try scratch.write("i.ndjson", (1...count).map { Sample.shown($0) }.joined(separator: "\n") + "\n")
         #expect(try await cli.run(["import", file, "--db", db]).status == 0)
         return db
@@ -35,6 +35,23 @@ struct ForwardCommandTests {
         #expect(standIn.violations.isEmpty)
         #expect(try await cli.run(["stats", "--db", db]).stdout.contains("RevenueCat outbox: 0 pending, 120 delivered"))
         for output in [first, second] { #expect(!(output.stdout + output.stderr).contains(Self.key)) }
+    }
+
+    @Test func everyRequestSaysWhetherItIsSandbox() async throws {
+        // Given three databases of impressions, forwarded with a production key, with --sandbox,
+        // and with a Test Store key
+        let scratch = try Scratch()
+        let standIn = try RevenueCatStandIn()
+        defer { standIn.stop() }
+        let runs: [([String], String)] = [([], Self.key), (["--sandbox"], Self.key), ([], "test_CliTestStoreKey0123456789")]
+        for (index, (extra, key)) in runs.enumerated() {
+            let db = try await database(impressions: 3, in: scratch, name: "events-\(index).sqlite")
+            let run = try await forward(db, standIn, extra, key: key)
+            #expect(run.status == 0, "\(run.stderr)")
+        }
+        // Then X-Is-Sandbox is false, true, true
+        #expect(standIn.exchanges.map { $0.request.header("X-Is-Sandbox") } == ["false", "true", "true"])
+        #expect(standIn.violations.isEmpty)
     }
 
     @Test func refusalsAreDeadLetteredAndCanBeRequeued() async throws {

@@ -24,9 +24,9 @@ struct PaywallAnalyticsTests {
             environment: [:])
         // When a presentation makes an impression and the app flushes
         let paywall = try analytics.tracker.open(source: "settings", userID: "user_7")
-        try paywall.appeared()
-        try paywall.reportImpression()
-        try paywall.close(.dismissed(via: .closeButton))
+        paywall.appeared()
+        paywall.reportImpression()
+        paywall.close(.dismissed(via: .closeButton))
         try await analytics.flush()
         // Then the events are stored and the impression reaches RevenueCat without waiting an hour
         for _ in 0..<500 where standIn.acceptedEventIDs.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
@@ -47,7 +47,7 @@ struct PaywallAnalyticsTests {
         #expect(messages.withLock { $0 }.count == 1)
         #expect(messages.withLock { $0 }.first?.contains("REVENUECAT_API_KEY") == true)
         let paywall = try analytics.tracker.open(source: "onboarding", userID: "u")
-        try paywall.reportImpression()
+        paywall.reportImpression()
         try await analytics.flush()
         #expect(try analytics.recorder.store.stats().outboxPending == 1)
         try await analytics.shutdown()

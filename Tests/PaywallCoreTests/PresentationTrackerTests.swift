@@ -8,14 +8,18 @@ struct TrackerHarness {
     static let start: Int64 = 1_764_400_000_000
     let clock = ManualClock()
     let sink = InMemoryEventSink()
+    let misuse = InMemoryMisuse()
     let tracker: PresentationTracker
 
     init(mode: PresentationTracker.ImpressionMode = .default) {
         let clock = self.clock
         let now = Now { TrackerHarness.start + clock.now.offset.components.seconds * 1000
             + clock.now.offset.components.attoseconds / 1_000_000_000_000_000 }
-        tracker = PresentationTracker(sink: sink, clock: clock, now: now, impressionMode: mode)
+        let misuse = self.misuse
+        tracker = PresentationTracker(sink: sink, clock: clock, now: now, impressionMode: mode) { misuse.append($0) }
     }
+
+    var misuses: [TrackerError] { misuse.all }
 
     var names: [EventName] { sink.events.map(\.name) }
 
@@ -37,9 +41,9 @@ struct PresentationTrackerTests {
     @Test func aPaywallClosedBeforeTheDwellTimeGetsNoImpression() async throws {
         let harness = TrackerHarness()
         let paywall = try harness.open()
-        try paywall.appeared()
+        paywall.appeared()
         harness.clock.advance(by: .milliseconds(999))
-        try paywall.close(.dismissed(via: .closeButton))
+        paywall.close(.dismissed(via: .closeButton))
         try await Task.sleep(for: .milliseconds(20))
         #expect(harness.names == [.paywallClosed])
         #expect(harness.sink.events[0].properties.openS == 0.999)
@@ -49,11 +53,11 @@ struct PresentationTrackerTests {
     @Test func dwellCountsOnlyContinuousVisibility() async throws {
         let harness = TrackerHarness()
         let paywall = try harness.open()
-        try paywall.appeared()
+        paywall.appeared()
         harness.clock.advance(by: .milliseconds(600))
-        try paywall.disappeared()
+        paywall.disappeared()
         harness.clock.advance(by: .seconds(5))
-        try paywall.appeared()
+        paywall.appeared()
         harness.clock.advance(by: .milliseconds(600))
         try await Task.sleep(for: .milliseconds(20))
         #expect(harness.names.isEmpty, "1.2 s visible in two pieces is no impression")
@@ -66,9 +70,9 @@ struct PresentationTrackerTests {
     @Test func theDwellTimeReachedExactlyCountsOnClose() throws {
         let harness = TrackerHarness()
         let paywall = try harness.open()
-        try paywall.appeared()
+        paywall.appeared()
         harness.clock.advance(by: .seconds(1))
-        try paywall.close(.dismissed(via: .continueFree))
+        paywall.close(.dismissed(via: .continueFree))
         #expect(harness.names == [.paywallShown, .paywallClosed])
         #expect(harness.sink.events[0].occurredAt == TrackerHarness.start + 1_000)
     }
@@ -76,7 +80,7 @@ struct PresentationTrackerTests {
     @Test func theTimerEmitsTheImpressionWhileThePaywallStaysOpen() async throws {
         let harness = TrackerHarness(mode: .automatic(dwell: .milliseconds(1500)))
         let paywall = try harness.open()
-        try paywall.appeared()
+        paywall.appeared()
         harness.clock.advance(by: .milliseconds(1500))
         await harness.waitForEvents(1)
         #expect(harness.names == [.paywallShown])
@@ -84,7 +88,7 @@ struct PresentationTrackerTests {
         #expect(shown.properties.offeringID == "default")
         #expect(shown.occurredAt == TrackerHarness.start + 1_500)
         harness.clock.advance(by: .seconds(10))
-        try paywall.close(.dismissed(via: .closeButton))
+        paywall.close(.dismissed(via: .closeButton))
         #expect(harness.names == [.paywallShown, .paywallClosed], "one impression, however long it stays")
     }
 
@@ -92,9 +96,9 @@ struct PresentationTrackerTests {
         let harness = TrackerHarness()
         let paywall = try harness.open()
         harness.clock.advance(by: .seconds(3))
-        try paywall.appeared()
+        paywall.appeared()
         harness.clock.advance(by: .seconds(3_600))
-        try paywall.close(.dismissed(via: .closeButton))
+        paywall.close(.dismissed(via: .closeButton))
         let closed = try #require(harness.events(.paywallClosed).first)
         #expect(closed.properties.openS == 3_600)
         #expect(harness.events(.paywallShown).first?.occurredAt == TrackerHarness.start + 4_000)
@@ -103,10 +107,10 @@ struct PresentationTrackerTests {
     @Test func aDismissCarriesTheLastSelectedPlan() throws {
         let harness = TrackerHarness()
         let paywall = try harness.open()
-        try paywall.appeared()
-        try paywall.selectPlan("pro_monthly")
-        try paywall.selectPlan("pro_annual")
-        try paywall.close(.dismissed(via: .closeButton))
+        paywall.appeared()
+        paywall.selectPlan("pro_monthly")
+        paywall.selectPlan("pro_annual")
+        paywall.close(.dismissed(via: .closeButton))
         let closed = try #require(harness.events(.paywallClosed).first)
         #expect(closed.properties.product == "pro_annual")
         #expect(harness.events(.paywallPlanSelected).map(\.properties.product) == ["pro_monthly", "pro_annual"])
@@ -115,12 +119,12 @@ struct PresentationTrackerTests {
     @Test func aPurchaseClosesAutomaticallyWithTheProductBought() throws {
         let harness = TrackerHarness()
         let paywall = try harness.open()
-        try paywall.appeared()
+        paywall.appeared()
         harness.clock.advance(by: .seconds(2))
-        try paywall.selectPlan("pro_annual")
-        try paywall.startPurchase("pro_annual")
+        paywall.selectPlan("pro_annual")
+        paywall.startPurchase("pro_annual")
         harness.clock.advance(by: .seconds(8))
-        try paywall.close(.purchased(product: "pro_annual"))
+        paywall.close(.purchased(product: "pro_annual"))
         #expect(harness.names == [.paywallShown, .paywallPlanSelected, .paywallPurchaseStarted, .paywallClosed])
         let closed = try #require(harness.events(.paywallClosed).first)
         #expect(closed.properties.result == .purchased)
@@ -133,8 +137,8 @@ struct PresentationTrackerTests {
     @Test func aRestoreClosesAutomatically() throws {
         let harness = TrackerHarness()
         let paywall = try harness.open()
-        try paywall.appeared()
-        try paywall.close(.restored)
+        paywall.appeared()
+        paywall.close(.restored)
         let closed = try #require(harness.events(.paywallClosed).first)
         #expect(closed.properties.result == .restored)
         #expect(closed.properties.via == .auto)
@@ -144,28 +148,28 @@ struct PresentationTrackerTests {
     @Test func aSecondCloseAndEventsAfterTheCloseThrowAndEmitNothing() throws {
         let harness = TrackerHarness()
         let paywall = try harness.open()
-        try paywall.appeared()
-        try paywall.close(.dismissed(via: .closeButton))
+        paywall.appeared()
+        paywall.close(.dismissed(via: .closeButton))
         let before = harness.sink.events
         #expect(throws: TrackerError.alreadyClosed(pwID: paywall.pwID, attempted: "close()")) {
-            try paywall.close(.purchased(product: "pro"))
+            try paywall.checked.close(.purchased(product: "pro"))
         }
-        #expect(throws: TrackerError.self) { try paywall.selectPlan("pro") }
-        #expect(throws: TrackerError.self) { try paywall.startPurchase("pro") }
-        #expect(throws: TrackerError.self) { try paywall.appeared() }
-        #expect(throws: TrackerError.self) { try paywall.disappeared() }
+        #expect(throws: TrackerError.self) { try paywall.checked.selectPlan("pro") }
+        #expect(throws: TrackerError.self) { try paywall.checked.startPurchase("pro") }
+        #expect(throws: TrackerError.self) { try paywall.checked.appeared() }
+        paywall.checked.disappeared()   // SwiftUI's onDisappear after the close: not misuse
         #expect(harness.sink.events == before)
     }
 
     @Test func actionsOutOfOrderAreReportedToTheCaller() throws {
         let harness = TrackerHarness()
         let paywall = try harness.open()
-        #expect(throws: TrackerError.notVisible(pwID: paywall.pwID, attempted: "selectPlan()")) { try paywall.selectPlan("pro") }
-        #expect(throws: TrackerError.notVisible(pwID: paywall.pwID, attempted: "disappeared()")) { try paywall.disappeared() }
-        try paywall.appeared()
-        #expect(throws: TrackerError.alreadyVisible(pwID: paywall.pwID)) { try paywall.appeared() }
-        #expect(throws: TrackerError.impressionIsAutomatic(pwID: paywall.pwID)) { try paywall.reportImpression() }
-        #expect(throws: TrackerError.self) { try paywall.selectPlan("") }
+        #expect(throws: TrackerError.notVisible(pwID: paywall.pwID, attempted: "selectPlan()")) {
+            try paywall.checked.selectPlan("pro")
+        }
+        paywall.appeared()
+        #expect(throws: TrackerError.impressionIsAutomatic(pwID: paywall.pwID)) { try paywall.checked.reportImpression() }
+        #expect(throws: TrackerError.self) { try paywall.checked.selectPlan("") }
         #expect(harness.sink.events.isEmpty)
         #expect(throws: TrackerError.self) { try harness.open("") }
         #expect(throws: TrackerError.self) { try harness.open(String(repeating: "x", count: 65)) }
@@ -173,16 +177,128 @@ struct PresentationTrackerTests {
         #expect(message.contains("appeared() first"))
     }
 
+    @Test func misuseWithoutTryGoesToTheHookAndEmitsNothing() throws {
+        let harness = TrackerHarness()
+        let paywall = try harness.open()
+        paywall.selectPlan("pro")                      // before the first appearance
+        paywall.appeared()
+        paywall.close(.dismissed(via: .closeButton))
+        paywall.close(.restored)                       // a second close
+        paywall.startPurchase("pro")                   // an action after the close
+        #expect(harness.names == [.paywallClosed])
+        #expect(harness.misuses == [
+            .notVisible(pwID: paywall.pwID, attempted: "selectPlan()"),
+            .alreadyClosed(pwID: paywall.pwID, attempted: "close()"),
+            .alreadyClosed(pwID: paywall.pwID, attempted: "startPurchase()"),
+        ])
+    }
+
+    @Test func redundantVisibilityCallsChangeNothing() throws {
+        let harness = TrackerHarness()
+        let paywall = try harness.open()
+        paywall.disappeared()                          // hidden already
+        paywall.appeared()
+        harness.clock.advance(by: .milliseconds(600))
+        paywall.appeared()                             // SwiftUI's second onAppear: the dwell goes on
+        #expect(paywall.isVisible)
+        harness.clock.advance(by: .milliseconds(400))
+        paywall.disappeared()
+        paywall.disappeared()
+        #expect(!paywall.isVisible)
+        paywall.close(.dismissed(via: .closeButton))
+        paywall.disappeared()                          // onDisappear after the close
+        #expect(harness.names == [.paywallShown, .paywallClosed])
+        #expect(harness.events(.paywallShown).first?.occurredAt == TrackerHarness.start + 1_000)
+        #expect(harness.misuses.isEmpty)
+    }
+
+    @Test func backgroundTimeNeverCountsAsDwell() async throws {
+        let harness = TrackerHarness()
+        let paywall = try harness.open()
+        paywall.appeared()
+        harness.clock.advance(by: .milliseconds(700))
+        harness.tracker.suspend()
+        #expect(!paywall.isVisible && harness.tracker.isSuspended)
+        harness.clock.advance(by: .seconds(3_600))     // an hour in the background
+        try await Task.sleep(for: .milliseconds(20))
+        #expect(harness.names.isEmpty, "0.7 s visible, then background: no impression")
+        harness.tracker.resume()
+        #expect(paywall.isVisible)
+        harness.clock.advance(by: .milliseconds(700))
+        try await Task.sleep(for: .milliseconds(20))
+        #expect(harness.names.isEmpty, "dwell started over at resume")
+        harness.clock.advance(by: .milliseconds(300))
+        await harness.waitForEvents(1)
+        #expect(harness.names == [.paywallShown])
+        #expect(harness.sink.events[0].occurredAt == TrackerHarness.start + 3_600_000 + 1_700)
+    }
+
+    @Test func suspendEmitsAReachedImpressionAndResumeRestoresOnlyWhatWasVisible() async throws {
+        let harness = TrackerHarness()
+        let shown = try harness.open("shown")
+        let hidden = try harness.open("hidden")
+        let later = try harness.open("later")
+        shown.appeared()
+        hidden.appeared()
+        hidden.disappeared()
+        harness.clock.advance(by: .seconds(1))
+        harness.tracker.suspend()
+        harness.tracker.suspend()                      // twice is once
+        #expect(harness.events(.paywallShown).map(\.properties.source) == ["shown"])
+        later.appeared()                               // while suspended: takes effect at resume
+        #expect(!later.isVisible)
+        later.selectPlan("pro")                        // not on screen while suspended: misuse
+        harness.clock.advance(by: .seconds(30))
+        harness.tracker.resume()
+        #expect(shown.isVisible && !hidden.isVisible && later.isVisible)
+        harness.clock.advance(by: .seconds(2))
+        later.close(.dismissed(via: .closeButton))
+        let closed = try #require(harness.events(.paywallClosed).first)
+        #expect(closed.properties.openS == 2, "open_s counts from the first real appearance, at resume")
+        #expect(harness.events(.paywallShown).map(\.properties.source).sorted() == ["later", "shown"])
+        #expect(harness.misuses == [.notVisible(pwID: later.pwID, attempted: "selectPlan()")])
+    }
+
+    @Test func aPresentationCanChooseItsOwnImpressionMode() async throws {
+        let harness = TrackerHarness()
+        let byApp = try harness.tracker.open(source: "byapp", userID: "user_42", impressionMode: .appReported)
+        let quick = try harness.tracker.open(source: "quick", userID: "user_42",
+                                             impressionMode: .automatic(dwell: .milliseconds(200)))
+        #expect(byApp.impressionMode == .appReported)
+        byApp.appeared()
+        quick.appeared()
+        harness.clock.advance(by: .milliseconds(200))
+        await harness.waitForEvents(1)
+        #expect(harness.events(.paywallShown).map(\.properties.source) == ["quick"])
+        harness.clock.advance(by: .seconds(5))
+        try await Task.sleep(for: .milliseconds(20))
+        #expect(harness.events(.paywallShown).count == 1, "the app-reported one runs no timer")
+        try byApp.checked.reportImpression()
+        #expect(harness.events(.paywallShown).map(\.properties.source) == ["quick", "byapp"])
+    }
+
+    @Test func openSecondsAreCappedAtTheCatalogsBound() throws {
+        let bound = try #require(Catalog.bundled.property(named: "open_s")?.max)
+        let harness = TrackerHarness()
+        let paywall = try harness.open()
+        paywall.appeared()
+        harness.clock.advance(by: .seconds(Int64(bound) * 3))
+        paywall.close(.dismissed(via: .closeButton))
+        let closed = try #require(harness.events(.paywallClosed).first)
+        #expect(closed.properties.openS == bound)
+        #expect(harness.sink.events.allSatisfy { EventValidator().validate($0).isEmpty })
+    }
+
     @Test func theAppReportedModeRunsNoTimerAndAcceptsOneImpression() async throws {
         let harness = TrackerHarness(mode: .appReported)
         let paywall = try harness.open()
-        try paywall.appeared()
+        paywall.appeared()
         harness.clock.advance(by: .seconds(30))
         try await Task.sleep(for: .milliseconds(20))
         #expect(harness.names.isEmpty)
-        try paywall.reportImpression()
-        #expect(throws: TrackerError.impressionAlreadyReported(pwID: paywall.pwID)) { try paywall.reportImpression() }
-        try paywall.close(.dismissed(via: .closeButton))
+        paywall.reportImpression()
+        #expect(throws: TrackerError.impressionAlreadyReported(pwID: paywall.pwID)) { try paywall.checked.reportImpression() }
+        paywall.close(.dismissed(via: .closeButton))
         #expect(harness.names == [.paywallShown, .paywallClosed])
         #expect(harness.events(.paywallShown).first?.occurredAt == TrackerHarness.start + 30_000)
     }
@@ -192,15 +308,15 @@ struct PresentationTrackerTests {
         let count = 500
         let presentations = try (0..<count).map { try harness.open("placement_\($0 % 7)") }
         await withTaskGroup(of: Void.self) { group in
-            for paywall in presentations { group.addTask { try? paywall.appeared() } }
+            for paywall in presentations { group.addTask { paywall.appeared() } }
         }
         harness.clock.advance(by: .milliseconds(1_500))
         await withTaskGroup(of: Void.self) { group in
             for (index, paywall) in presentations.enumerated() {
                 group.addTask {
-                    try? paywall.selectPlan("plan_\(index % 3)")
-                    try? paywall.close(index % 2 == 0 ? .purchased(product: "plan_\(index % 3)") : .dismissed(via: .closeButton))
-                    try? paywall.close(.restored)
+                    paywall.selectPlan("plan_\(index % 3)")
+                    paywall.close(index % 2 == 0 ? .purchased(product: "plan_\(index % 3)") : .dismissed(via: .closeButton))
+                    paywall.close(.restored)
                 }
             }
         }

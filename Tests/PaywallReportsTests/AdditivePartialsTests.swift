@@ -3,6 +3,7 @@ import PaywallCore
 @testable import PaywallReports
 import PaywallSQLite
 import PaywallStore
+import PaywallTestSupport
 import Testing
 
 /// A dirty day whose only change is new presentations gets its stored partial plus theirs instead
@@ -12,7 +13,7 @@ struct AdditivePartialsTests {
 
     /// A store with a nightly run over the random traffic (2026-11-01 … 11-06) behind it, and the
     /// pw number of a stored presentation whose first event is on 2026-11-05.
-    func storeAfterANightlyRun(_ folder: TemporaryFolder) throws -> (Connection, existing: Int) {
+    func storeAfterANightlyRun(_ folder: TemporaryDirectory) throws -> (Connection, existing: Int) {
         let connection = try EngineAgreementTests.randomStore(at: folder.path("db"), seed: 13)
         try FunnelReport(connection: connection, now: .constant(NightlyPartialsTests.now)).nightly(into: folder.path("n0"), version: "t")
         let day5 = try Self.utc.days(from: try ReportDate("2026-11-05"), through: try ReportDate("2026-11-05"))[0]
@@ -43,7 +44,7 @@ struct AdditivePartialsTests {
     }
 
     /// ``lateTraffic(_:existing:)`` on a store after a nightly run, folded with its additions collected.
-    func lateTrafficFolded(_ folder: TemporaryFolder) throws -> (Connection, RollupRefresh) {
+    func lateTrafficFolded(_ folder: TemporaryDirectory) throws -> (Connection, RollupRefresh) {
         let (connection, existing) = try storeAfterANightlyRun(folder)
         try lateTraffic(connection, existing: existing)
         let refreshed = try FunnelReport(connection: connection, now: .constant(NightlyPartialsTests.now))
@@ -52,7 +53,7 @@ struct AdditivePartialsTests {
     }
 
     @Test func onlyDaysWithNothingButNewPresentationsAreAddedToAndTheyEqualARescan() throws {
-        let folder = try TemporaryFolder()
+        let folder = TemporaryDirectory()
         defer { folder.remove() }
         // Given a store after a nightly run, and late traffic folded with its additions collected
         let (connection, refreshed) = try lateTrafficFolded(folder)
@@ -77,7 +78,7 @@ struct AdditivePartialsTests {
     }
 
     @Test func anAdditiveDayWhoseStoredPartialCannotBeReadIsRescanned() throws {
-        let folder = try TemporaryFolder()
+        let folder = TemporaryDirectory()
         defer { folder.remove() }
         // Given the late traffic folded with its additions, and the stored partial of 2026-11-03 damaged
         let (connection, refreshed) = try lateTrafficFolded(folder)
@@ -97,7 +98,7 @@ struct AdditivePartialsTests {
     }
 
     @Test func additionsAreNotUsedWhenAnotherFoldMovedTheWatermarkOrTheDayWasMarkedBefore() throws {
-        let folder = try TemporaryFolder()
+        let folder = TemporaryDirectory()
         defer { folder.remove() }
         let (connection, refreshed) = try lateTrafficFolded(folder)
         let collected = try #require(refreshed.additions)
@@ -118,7 +119,7 @@ struct AdditivePartialsTests {
 
     @Test(arguments: [1, 3, 100_000])
     func theNightlyJobWithAdditionsEqualsTheFullScanWhateverTheChunks(_ chunk: Int) throws {
-        let folder = try TemporaryFolder()
+        let folder = TemporaryDirectory()
         defer { folder.remove() }
         // Given a store after a nightly run and late traffic, folded in chunks of `chunk` events
         // (a presentation whose events span chunks is new in one and changed in the next)

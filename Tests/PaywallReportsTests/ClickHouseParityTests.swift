@@ -28,7 +28,7 @@ struct ClickHouseParityTests {
     @Test(arguments: cases)
     func clickHouseComputesTheSameNumbers(_ scenario: Case) throws {
         // Given the fixture store, exported raw (plus a second copy of every event: loading twice is harmless)
-        let folder = try TemporaryFolder()
+        let folder = TemporaryDirectory()
         defer { folder.remove() }
         let connection = try ReportFixture.makeStore(at: folder.path("db"))
         let exporter = Exporter(connection: connection)

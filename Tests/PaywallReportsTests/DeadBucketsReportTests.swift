@@ -3,6 +3,7 @@ import PaywallCore
 @testable import PaywallReports
 import PaywallSQLite
 import PaywallStore
+import PaywallTestSupport
 import Testing
 
 /// `data_quality.sql` reads `report_dead_buckets` (migration 9) instead of scanning the open dead
@@ -44,7 +45,7 @@ struct DeadBucketsReportTests {
     @Test func dataQualityGivesTheRowsOfTheOldQueryThroughDeadLetterChurn() throws {
         // Given the random report store (600 presentations over six days) with its rollups built,
         // and the old query rebuilt from the current file
-        let folder = try TemporaryFolder()
+        let folder = TemporaryDirectory()
         defer { folder.remove() }
         let connection = try EngineAgreementTests.randomStore(at: folder.path("db"), seed: 11)
         _ = try FunnelReport(connection: connection, now: .constant(0)).refreshRollups()

@@ -3,6 +3,7 @@ import PaywallCore
 import PaywallReports
 import PaywallSQLite
 import PaywallStore
+import PaywallTestSupport
 import Testing
 
 /// Random traffic (out-of-order and late events, same-millisecond ties, second impressions and
@@ -53,7 +54,7 @@ struct EngineAgreementTests {
         ("UTC", ["=x", "Ünï, \"q\""]),
     ])
     func theNativeEngineAndTheSQLFilesAgree(_ timezone: String, _ placements: [String]) throws {
-        let folder = try TemporaryFolder()
+        let folder = TemporaryDirectory()
         defer { folder.remove() }
         let connection = try Self.randomStore(at: folder.path("db"), seed: 7)
         var reports = FunnelReport(connection: connection, now: .constant(0))

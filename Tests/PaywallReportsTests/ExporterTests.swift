@@ -3,6 +3,7 @@ import PaywallCore
 import PaywallReports
 import PaywallStore
 import PaywallSQLite
+import PaywallTestSupport
 import Testing
 
 struct ExporterTests {
@@ -12,7 +13,7 @@ struct ExporterTests {
 
     @Test func eventsExportEveryStoredEventOnceWithItsDeliveryState() throws {
         // Given the fixture (38 distinct events; a duplicate id was stored once)
-        let folder = try TemporaryFolder()
+        let folder = TemporaryDirectory()
         defer { folder.remove() }
         let exporter = Exporter(connection: try ReportFixture.makeStore(at: folder.path("db")))
         // When exporting all events
@@ -29,7 +30,7 @@ struct ExporterTests {
     @Test func deliveryStatesFollowTheImpressionsThroughDeliveryDeadLetterAndRequeue() throws {
         // Given the fixture's impressions moved by the forwarder's own operations: a pending one
         // delivered, another dead-lettered, and the fixture's dead one requeued then delivered
-        let folder = try TemporaryFolder()
+        let folder = TemporaryDirectory()
         defer { folder.remove() }
         let connection = try ReportFixture.makeStore(at: folder.path("db"))
         let outbox = SQLiteOutbox(connection: connection)
@@ -54,7 +55,7 @@ struct ExporterTests {
     }
 
     @Test func rawEventsExportHasNoFormulaGuard() throws {
-        let folder = try TemporaryFolder()
+        let folder = TemporaryDirectory()
         defer { folder.remove() }
         let exporter = Exporter(connection: try ReportFixture.makeStore(at: folder.path("db")))
         try exporter.export(.events, filter: ExportFilter(placements: ["=SUM(A1)"]), raw: true, toPath: folder.path("e.csv"))
@@ -64,7 +65,7 @@ struct ExporterTests {
     }
 
     @Test func filtersCombineDaysPlacementsAndNames() throws {
-        let folder = try TemporaryFolder()
+        let folder = TemporaryDirectory()
         defer { folder.remove() }
         let exporter = Exporter(connection: try ReportFixture.makeStore(at: folder.path("db")))
         // onboarding impressions: 0x01, 0x02, 0x06, 0x08, 0x0D (day 1) and 0x0E (23:59:59 on day 1)
@@ -83,7 +84,7 @@ struct ExporterTests {
     }
 
     @Test func quarantineAndDeadLettersExportQuotedPayloads() throws {
-        let folder = try TemporaryFolder()
+        let folder = TemporaryDirectory()
         defer { folder.remove() }
         // Given the fixture, whose dead impression 0x08 has its dead letter
         let connection = try ReportFixture.makeStore(at: folder.path("db"))
@@ -98,7 +99,7 @@ struct ExporterTests {
     }
 
     @Test func funnelsExportPutsBothFunnelsSideBySide() throws {
-        let folder = try TemporaryFolder()
+        let folder = TemporaryDirectory()
         defer { folder.remove() }
         let exporter = Exporter(connection: try ReportFixture.makeStore(at: folder.path("db")))
         let rows = try exporter.export(.funnels, filter: ExportFilter(placements: ["onboarding"]), toPath: folder.path("f.csv"))
@@ -111,7 +112,7 @@ struct ExporterTests {
     }
 
     @Test func anUnwritableDestinationIsCannotCreateOutput() throws {
-        let folder = try TemporaryFolder()
+        let folder = TemporaryDirectory()
         defer { folder.remove() }
         let exporter = Exporter(connection: try ReportFixture.makeStore(at: folder.path("db")))
         let error = #expect(throws: ReportError.self) {

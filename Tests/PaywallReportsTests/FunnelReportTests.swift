@@ -3,12 +3,13 @@ import PaywallCore
 import PaywallReports
 import PaywallSQLite
 import PaywallStore
+import PaywallTestSupport
 import Testing
 
 struct FunnelReportTests {
     static let files = ReportFile.all.map(\.fileName)
 
-    func makeReports(_ folder: TemporaryFolder, engine: ReportEngine = .native) throws -> FunnelReport {
+    func makeReports(_ folder: TemporaryDirectory, engine: ReportEngine = .native) throws -> FunnelReport {
         let connection = try ReportFixture.makeStore(at: folder.path("store.sqlite"))
         var reports = FunnelReport(connection: connection, now: .constant(ReportFixture.day5 + 3_600_000))
         reports.engine = engine
@@ -18,7 +19,7 @@ struct FunnelReportTests {
     @Test(arguments: ReportEngine.allCases)
     func everyReportMatchesTheHandWorkedGoldenFiles(_ engine: ReportEngine) throws {
         // Given the fixture store (every rule of funnels.md), with either engine
-        let folder = try TemporaryFolder()
+        let folder = TemporaryDirectory()
         defer { folder.remove() }
         let reports = try makeReports(folder, engine: engine)
         // When reporting 2026-11-01…2026-11-05 in UTC
@@ -32,7 +33,7 @@ struct FunnelReportTests {
     @Test(arguments: ReportEngine.allCases)
     func aTimeZoneMovesAPresentationToTheLocalDay(_ engine: ReportEngine) throws {
         // Given P9 at 02:00Z on 2026-11-02, which is 21:00 on 2026-11-01 in New York (a 25-hour day)
-        let folder = try TemporaryFolder()
+        let folder = TemporaryDirectory()
         defer { folder.remove() }
         let reports = try makeReports(folder, engine: engine)
         // When reporting both days in UTC and in America/New_York
@@ -50,7 +51,7 @@ struct FunnelReportTests {
     @Test(arguments: ReportEngine.allCases)
     func aRangeCountsEventsAfterItsEndAndFiltersPlacements(_ engine: ReportEngine) throws {
         // Given P8, which starts at 23:59:59 on day 1 and is purchased on day 2
-        let folder = try TemporaryFolder()
+        let folder = TemporaryDirectory()
         defer { folder.remove() }
         let reports = try makeReports(folder, engine: engine)
         // When reporting day 1 only, for two placements
@@ -67,7 +68,7 @@ struct FunnelReportTests {
 
     @Test func theHTMLPageIsWrittenWithTheSameNumbersAndEscaped() throws {
         // Given the fixture, whose placements include markup and formulas
-        let folder = try TemporaryFolder()
+        let folder = TemporaryDirectory()
         defer { folder.remove() }
         let reports = try makeReports(folder)
         // When reporting
@@ -82,7 +83,7 @@ struct FunnelReportTests {
     }
 
     @Test func rawOutputTurnsTheFormulaGuardOff() throws {
-        let folder = try TemporaryFolder()
+        let folder = TemporaryDirectory()
         defer { folder.remove() }
         let reports = try makeReports(folder)
         try reports.report(from: try ReportDate("2026-11-02"), to: try ReportDate("2026-11-02"), formulaGuard: false,
@@ -94,7 +95,7 @@ struct FunnelReportTests {
 
     @Test func aReportLeavesOtherFilesInTheFolderAlone() throws {
         // Given an output folder holding a user's file and an old report file
-        let folder = try TemporaryFolder()
+        let folder = TemporaryDirectory()
         defer { folder.remove() }
         let reports = try makeReports(folder)
         try FileManager.default.createDirectory(atPath: folder.path("out"), withIntermediateDirectories: true)
@@ -116,7 +117,7 @@ struct FunnelReportTests {
     }
 
     @Test func anUnknownTimeZoneIsAUsageError() throws {
-        let folder = try TemporaryFolder()
+        let folder = TemporaryDirectory()
         defer { folder.remove() }
         let reports = try makeReports(folder)
         #expect(throws: ReportError.unknownTimeZone("Mars/Olympus")) {

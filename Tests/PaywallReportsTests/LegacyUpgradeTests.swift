@@ -26,7 +26,7 @@ struct LegacyUpgradeTests {
     @Test(arguments: 1...9)
     func aStoreOfEveryLegacyVersionUpgradesInPlace(version: Int) throws {
         // Given a real file of legacy version N holding the report fixture's events
-        let folder = try TemporaryFolder()
+        let folder = TemporaryDirectory()
         defer { folder.remove() }
         let path = folder.path("v\(version).sqlite")
         let old = try LegacyStore.create(at: path, version: version, from: ReportSchema.migrator)
@@ -60,7 +60,7 @@ struct LegacyUpgradeTests {
 
     @Test func aStoreFromANewerProgramIsRefusedUntouched() throws {
         // Given a legacy store at a version above the nine
-        let folder = try TemporaryFolder()
+        let folder = TemporaryDirectory()
         defer { folder.remove() }
         let path = folder.path("v10.sqlite")
         let old = try LegacyStore.create(at: path, version: 9, from: ReportSchema.migrator)
@@ -76,7 +76,7 @@ struct LegacyUpgradeTests {
 /// The store and the reports each own their migrations, and share one file.
 struct SchemaOwnersTests {
     @Test func eachOwnerCreatesTheTablesItDeclares() throws {
-        let folder = try TemporaryFolder()
+        let folder = TemporaryDirectory()
         defer { folder.remove() }
         let tables = { (connection: Connection) in
             Set(try connection.all("SELECT name FROM sqlite_schema WHERE type = 'table'") { $0.string(at: 0) ?? "" })
@@ -87,9 +87,32 @@ struct SchemaOwnersTests {
         #expect(Schema.legacyIdentifiers.allSatisfy(Set(ReportSchema.migrator.steps.map(\.identifier)).contains))
     }
 
+    @Test func aFileAnAppCreatedWithTheStoreAloneGetsTheReportsTablesWhenTheToolOpensIt() throws {
+        // Given a store an app created linking only PaywallStore (no reports' tables)
+        let folder = TemporaryDirectory()
+        defer { folder.remove() }
+        let path = folder.path("app.sqlite")
+        let app = try Schema.open(path: path)
+        try ReportFixture.insert(ReportFixture.events, into: app)
+        let appVersion = try #require(try app.scalar("PRAGMA user_version")?.int64)
+        #expect(appVersion == Int64(Schema.latestVersion))
+        #expect(appVersion > Int64(Schema.legacyIdentifiers.count), "programs before identifiers refuse it")
+        // When the tool opens it with the reports registered
+        let tool = try ReportSchema.open(path: path)
+        // Then the reports' migrations are applied and recorded, the version does not go back, and the
+        // reports run over it; the app still opens it
+        #expect(Set(try tool.all("SELECT identifier FROM schema_migrations") { $0.string(at: 0) ?? "" })
+                == Set(ReportSchema.migrator.steps.map(\.identifier)))
+        #expect(try tool.scalar("PRAGMA user_version")?.int64 == appVersion)
+        _ = try FunnelReport(connection: tool, now: .constant(ReportFixture.day5))
+            .report(from: try ReportDate("2026-11-01"), to: try ReportDate("2026-11-05"), into: folder.path("out"))
+        try expectGolden("utc", "encounter_funnel.csv", in: folder.path("out"))
+        #expect(try Schema.migrator.migrate(Schema.open(path: path)) == (from: Int(appVersion), to: Int(appVersion)))
+    }
+
     @Test func anAppLinkingOnlyTheStoreOpensAFileWithTheReportsTablesAndANewerReportsMigration() throws {
         // Given a file migrated with the reports, where a newer program then added a reports migration
-        let folder = try TemporaryFolder()
+        let folder = TemporaryDirectory()
         defer { folder.remove() }
         let path = folder.path("db")
         let cli = try ReportSchema.open(path: path, options: OpenOptions(wal: false))

@@ -3,6 +3,7 @@ import PaywallCore
 @testable import PaywallReports
 import PaywallSQLite
 import PaywallStore
+import PaywallTestSupport
 import Testing
 
 /// The nightly job reads its per-day partials instead of scanning every presentation; these tests
@@ -18,7 +19,7 @@ struct NightlyPartialsTests {
 
     /// Runs the nightly job into `out`, then a from-scratch full-scan report over the nightly's window
     /// on a copy of the events, and expects identical CSVs.
-    func expectNightlyEqualsFullScan(_ connection: Connection, _ folder: TemporaryFolder, timezone: String,
+    func expectNightlyEqualsFullScan(_ connection: Connection, _ folder: TemporaryDirectory, timezone: String,
                                      run: Int, sourceLocation: SourceLocation = #_sourceLocation) throws -> NightlyRun {
         let nightly = try FunnelReport(connection: connection, now: .constant(Self.now))
             .nightly(into: folder.path("nightly"), timezone: timezone, version: "t")
@@ -38,7 +39,7 @@ struct NightlyPartialsTests {
     func nightlyRunsOverLateEventsEqualTheFullScan(_ timezone: String) throws {
         // Given random traffic arriving in five shuffled batches (late events, moved first events,
         // second closes), with a nightly run after each batch
-        let folder = try TemporaryFolder()
+        let folder = TemporaryDirectory()
         defer { folder.remove() }
         let connection = try ReportSchema.open(path: folder.path("db"))
         let events = EngineAgreementTests.randomEvents(seed: 11)
@@ -59,7 +60,7 @@ struct NightlyPartialsTests {
 
     @Test func aLateEventRescansOnlyItsDaysAndEventsFoldedByAReportCountToo() throws {
         // Given a nightly run over the random traffic
-        let folder = try TemporaryFolder()
+        let folder = TemporaryDirectory()
         defer { folder.remove() }
         let connection = try EngineAgreementTests.randomStore(at: folder.path("db"), seed: 5)
         _ = try expectNightlyEqualsFullScan(connection, folder, timezone: "UTC", run: 0)
@@ -78,7 +79,7 @@ struct NightlyPartialsTests {
     @Test func moreThanAWeekOfDirtyDaysIsRescannedWithoutTheBackgroundLoad() throws {
         // Given a nightly run over the random traffic (the following runs load the partials of
         // clean days on a second thread while a week or less of dirty days is rescanned)
-        let folder = try TemporaryFolder()
+        let folder = TemporaryDirectory()
         defer { folder.remove() }
         let connection = try EngineAgreementTests.randomStore(at: folder.path("db"), seed: 8)
         _ = try expectNightlyEqualsFullScan(connection, folder, timezone: "UTC", run: 0)
@@ -99,7 +100,7 @@ struct NightlyPartialsTests {
     @Test func aFailedUpdateWhileTheOtherDaysLoadOnASecondThreadLeavesTheOutputsAndTheNextRunWorks() throws {
         // Given a nightly run over the random traffic, then a late event (a week or less of dirty
         // days: the next run reads the other days' partials on a second thread while it updates)
-        let folder = try TemporaryFolder()
+        let folder = TemporaryDirectory()
         defer { folder.remove() }
         let connection = try EngineAgreementTests.randomStore(at: folder.path("db"), seed: 21)
         _ = try expectNightlyEqualsFullScan(connection, folder, timezone: "UTC", run: 0)
@@ -125,7 +126,7 @@ struct NightlyPartialsTests {
     }
 
     @Test func anotherTimeZoneStartsOverAndAnUnreadablePartialIsRebuilt() throws {
-        let folder = try TemporaryFolder()
+        let folder = TemporaryDirectory()
         defer { folder.remove() }
         let connection = try EngineAgreementTests.randomStore(at: folder.path("db"), seed: 6)
         _ = try expectNightlyEqualsFullScan(connection, folder, timezone: "UTC", run: 0)
@@ -147,7 +148,7 @@ struct NightlyPartialsTests {
 
     @Test func aPartialSurvivesEncodingExactly() throws {
         // Given the partial of a day with every kind of presentation (the hand-built fixture's 2026-11-01)
-        let folder = try TemporaryFolder()
+        let folder = TemporaryDirectory()
         defer { folder.remove() }
         let connection = try ReportFixture.makeStore(at: folder.path("db"))
         try FunnelReport(connection: connection, now: .constant(0)).refreshRollups()

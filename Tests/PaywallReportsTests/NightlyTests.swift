@@ -3,19 +3,20 @@ import PaywallCore
 import PaywallReports
 import PaywallSQLite
 import PaywallStore
+import PaywallTestSupport
 import Testing
 
 struct NightlyTests {
     static let now = ReportFixture.day5 + 3_600_000
 
-    func runJSON(_ folder: TemporaryFolder) throws -> [String: Any] {
+    func runJSON(_ folder: TemporaryDirectory) throws -> [String: Any] {
         let data = try Data(contentsOf: folder.url.appendingPathComponent("out/run.json"))
         return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
     }
 
     @Test func theFirstRunWritesAllHistoryAndRunJSON() throws {
         // Given the fixture store and "now" one hour into 2026-11-05
-        let folder = try TemporaryFolder()
+        let folder = TemporaryDirectory()
         defer { folder.remove() }
         let reports = FunnelReport(connection: try ReportFixture.makeStore(at: folder.path("db")), now: .constant(Self.now))
         // When the nightly job runs for all history
@@ -33,7 +34,7 @@ struct NightlyTests {
     }
 
     @Test func aRerunWithNoNewEventsChangesNothing() throws {
-        let folder = try TemporaryFolder()
+        let folder = TemporaryDirectory()
         defer { folder.remove() }
         let connection = try ReportFixture.makeStore(at: folder.path("db"))
         try FunnelReport(connection: connection, now: .constant(Self.now)).nightly(into: folder.path("out"), version: "1")
@@ -51,7 +52,7 @@ struct NightlyTests {
 
     @Test func lateEventsRecomputeExactlyTheirDays() throws {
         // Given a first nightly run
-        let folder = try TemporaryFolder()
+        let folder = TemporaryDirectory()
         defer { folder.remove() }
         let connection = try ReportFixture.makeStore(at: folder.path("db"))
         let reports = FunnelReport(connection: connection, now: .constant(Self.now))
@@ -77,7 +78,7 @@ struct NightlyTests {
 
     @Test func foldingInSmallChunksGivesTheSameReports() throws {
         // Given a rollup built one event per transaction (every event arrives "late")
-        let folder = try TemporaryFolder()
+        let folder = TemporaryDirectory()
         defer { folder.remove() }
         var reports = FunnelReport(connection: try ReportFixture.makeStore(at: folder.path("db")), now: .constant(Self.now))
         reports.chunkSize = 1
@@ -89,7 +90,7 @@ struct NightlyTests {
 
     @Test func aSecondRunWhileOneIsInProgressIsBusyAndWritesNothing() throws {
         // Given another live run (this process, another token) holding the lease
-        let folder = try TemporaryFolder()
+        let folder = TemporaryDirectory()
         defer { folder.remove() }
         let connection = try ReportFixture.makeStore(at: folder.path("db"))
         try connection.run("INSERT INTO meta (key, value) VALUES ('reports.lease', ?)",
@@ -107,7 +108,7 @@ struct NightlyTests {
 
     @Test func aLeaseLeftByAKilledProcessDoesNotBlock() throws {
         // Given a lease held by a process that was killed with SIGKILL
-        let folder = try TemporaryFolder()
+        let folder = TemporaryDirectory()
         defer { folder.remove() }
         let connection = try ReportFixture.makeStore(at: folder.path("db"))
         let victim = Process()
@@ -128,7 +129,7 @@ struct NightlyTests {
 
     @Test func aFailureLeavesThePreviousOutputsIntact() throws {
         // Given a successful run, then a database change that makes a later report query fail
-        let folder = try TemporaryFolder()
+        let folder = TemporaryDirectory()
         defer { folder.remove() }
         let connection = try ReportFixture.makeStore(at: folder.path("db"))
         try FunnelReport(connection: connection, now: .constant(Self.now)).nightly(into: folder.path("out"), version: "1")
@@ -147,7 +148,7 @@ struct NightlyTests {
 
     @Test func daysLimitsTheWindowToTheTrailingDays() throws {
         // Given "now" on 2026-11-05
-        let folder = try TemporaryFolder()
+        let folder = TemporaryDirectory()
         defer { folder.remove() }
         let reports = FunnelReport(connection: try ReportFixture.makeStore(at: folder.path("db")), now: .constant(Self.now))
         // When the nightly writes the last 2 days

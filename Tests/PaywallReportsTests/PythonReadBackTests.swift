@@ -72,7 +72,7 @@ struct PythonReadBackTests {
 
     @Test func pythonCSVAndPandasReadBackEveryValue() throws {
         // Given a report of the fixture
-        let folder = try TemporaryFolder()
+        let folder = TemporaryDirectory()
         defer { folder.remove() }
         let reports = FunnelReport(connection: try ReportFixture.makeStore(at: folder.path("db")),
                                    now: .constant(ReportFixture.day5))

@@ -2,6 +2,7 @@ import PaywallCore
 import PaywallSQLite
 import PaywallStore
 @testable import PaywallReports
+import PaywallTestSupport
 import Testing
 
 /// The fold's hash tables (customer/placement keys by bytes, fold positions by UUID) against a
@@ -56,7 +57,7 @@ struct RollupTablesTests {
 /// have got with the tables there.
 struct DeferredReportKeysTests {
     @Test func provisionalKeysResolveToTheKeysOfTheLoadedTables() throws {
-        let folder = try TemporaryFolder()
+        let folder = TemporaryDirectory()
         defer { folder.remove() }
         // Given stored keys for two customers and one placement
         let connection = try ReportSchema.open(path: folder.path("db"))

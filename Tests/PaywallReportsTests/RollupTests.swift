@@ -48,7 +48,7 @@ struct RollupTests {
 
     @Test(arguments: [1, 7, 1_000])
     func theSwiftFoldEqualsTheSQLDefinition(_ chunk: Int) throws {
-        let folder = try TemporaryFolder()
+        let folder = TemporaryDirectory()
         defer { folder.remove() }
         // Given random events stored in shuffled order (later rowids hold earlier events)
         let connection = try EngineAgreementTests.randomStore(at: folder.path("a"), seed: 11)
@@ -67,7 +67,7 @@ struct RollupTests {
     }
 
     @Test func lateEventsInAnyOrderGiveTheSameRollupAsOnePass() throws {
-        let folder = try TemporaryFolder()
+        let folder = TemporaryDirectory()
         defer { folder.remove() }
         // Given the random events split into three shuffled batches, folded after each arrives
         let all = try EngineAgreementTests.randomStore(at: folder.path("all"), seed: 23)
@@ -106,7 +106,7 @@ struct RollupTests {
     }
 
     @Test func aSecondRefreshWithoutNewEventsReadsNothing() throws {
-        let folder = try TemporaryFolder()
+        let folder = TemporaryDirectory()
         defer { folder.remove() }
         let connection = try ReportFixture.makeStore(at: folder.path("db"))
         let first = try Rollup(connection: connection).refresh()
@@ -130,7 +130,7 @@ struct ReportsMigrationTests {
     func aStoreWithAnOlderRollupSchemaIsRebuiltAfterMigrating(_ version: Int) throws {
         // Given a store at an older schema version whose rollup, keys, watermark and (at 4) dirty
         // buckets and day partials were already written
-        let folder = try TemporaryFolder()
+        let folder = TemporaryDirectory()
         defer { folder.remove() }
         let path = folder.path("db")
         let old = try LegacyStore.create(at: path, version: version, from: ReportSchema.migrator)
@@ -161,7 +161,7 @@ struct ReportsMigrationTests {
 
 struct RollupContractTests {
     @Test func anIdThatIsNotCanonicalUUIDTextStopsTheRefreshWithATypedErrorAndKeepsTheWatermark() throws {
-        let folder = try TemporaryFolder()
+        let folder = TemporaryDirectory()
         defer { folder.remove() }
         // Given a store whose events include one with a lowercase pw_id (the store never writes one)
         let connection = try ReportFixture.makeStore(at: folder.path("db"))
@@ -177,7 +177,7 @@ struct RollupContractTests {
     }
 
     @Test func keyTablesThatCannotLoadStopTheRefreshBeforeAnyChunkAndTheNextRefreshCompletes() throws {
-        let folder = try TemporaryFolder()
+        let folder = TemporaryDirectory()
         defer { folder.remove() }
         // Given random events folded in chunks of 50 (the reader folds the first chunk with
         // provisional keys while this thread loads the key tables), and a customer table that is gone
@@ -197,7 +197,7 @@ struct RollupContractTests {
     }
 
     @Test func aFailureInTheReadingThreadKeepsEveryCommittedChunkAndTheNextRefreshCompletes() throws {
-        let folder = try TemporaryFolder()
+        let folder = TemporaryDirectory()
         defer { folder.remove() }
         // Given random events, one of them (rowid 300) with a pw_id the rollup cannot read, folded in
         // chunks of 50 (several chunks: the reading thread runs ahead of the merging one)

@@ -4,18 +4,9 @@ import PaywallTestSupport
 import Testing
 
 /// A fresh temporary folder, removed when the value is discarded by the test.
-struct TemporaryFolder {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("paywall-reports-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-
-    func remove() { try? FileManager.default.removeItem(at: url) }
-}
+/// The reports' old name for PaywallTestSupport's ``TemporaryDirectory`` (kept while other branches still use it).
+@available(*, deprecated, renamed: "TemporaryDirectory")
+typealias TemporaryFolder = TemporaryDirectory
 
 /// Paths inside the repository (the test target's source folder and the repository root).
 enum Repository {
@@ -53,14 +44,9 @@ func runPython(_ script: String, _ arguments: [String]) throws -> (Int32, String
     return try runProcess(executable.path, leading + [path] + arguments)
 }
 
-/// A unified diff of two texts (via `diff -u`), for golden-file failures.
+/// A diff of two texts (``Golden/diff(expected:actual:context:limit:)``), for golden-file failures.
 func unifiedDiff(expected: String, actual: String) -> String {
-    guard let folder = try? TemporaryFolder() else { return "(diff unavailable)" }
-    defer { folder.remove() }
-    try? Data(expected.utf8).write(to: folder.url.appendingPathComponent("expected"))
-    try? Data(actual.utf8).write(to: folder.url.appendingPathComponent("actual"))
-    let result = try? runProcess("/usr/bin/env", ["diff", "-u", folder.path("expected"), folder.path("actual")])
-    return result?.1 ?? "(diff unavailable)"
+    Golden.diff(expected: expected, actual: actual) ?? "(no difference)"
 }
 
 /// Expects the file at `actual` to equal the golden file, printing a diff when it does not.

@@ -1,11 +1,12 @@
 import Foundation
 import PaywallCore
 @testable import PaywallReports
+import PaywallTestSupport
 import Testing
 
 struct CSVWriterTests {
     func render(_ cells: [CSVWriter.Cell], guarded: Bool = true) throws -> String {
-        let folder = try TemporaryFolder()
+        let folder = TemporaryDirectory()
         defer { folder.remove() }
         let descriptor = open(folder.path("x.csv"), O_CREAT | O_WRONLY, 0o644)
         var writer = CSVWriter(descriptor: descriptor, path: "x.csv", formulaGuard: guarded)
@@ -28,7 +29,7 @@ struct CSVWriterTests {
     @Test(arguments: ["plain", "=1+2", "-1", "@x", "\tx", "\rx", "a,b", "say \"hi\"", "l\nb", "=a,\"b\"", "Ünï 🚀", ""])
     func byteCellsMatchStringCells(_ input: String) throws {
         let viaString = try render([.text(input)])
-        let folder = try TemporaryFolder()
+        let folder = TemporaryDirectory()
         defer { folder.remove() }
         let descriptor = open(folder.path("b.csv"), O_CREAT | O_WRONLY, 0o644)
         var writer = CSVWriter(descriptor: descriptor, path: "b.csv")
@@ -46,7 +47,7 @@ struct CSVWriterTests {
     }
 
     @Test func integersAreWrittenExactly() throws {
-        let folder = try TemporaryFolder()
+        let folder = TemporaryDirectory()
         defer { folder.remove() }
         let descriptor = open(folder.path("x.csv"), O_CREAT | O_WRONLY, 0o644)
         var writer = CSVWriter(descriptor: descriptor, path: "x.csv")

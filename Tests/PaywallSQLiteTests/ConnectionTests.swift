@@ -17,6 +17,24 @@ struct ConnectionTests {
         #expect(try permissions(path + "-shm") == 0o600)
     }
 
+    @Test func opensInAFolderThatDoesNotExistYetCreatingItPrivate() throws {
+        // Given a path three folders below an existing one (a fresh app container)
+        let directory = TemporaryDirectory()
+        let path = directory.path("Library/Application Support/PaywallAnalytics/events.sqlite")
+        // When a connection opens it
+        let connection = try Connection(path: path)
+        try connection.execute("CREATE TABLE t (x INTEGER) STRICT; INSERT INTO t VALUES (1)")
+        // Then the folders exist with mode 0700 and the file with 0600
+        #expect(try permissions(directory.path("Library")) == 0o700)
+        #expect(try permissions(directory.path("Library/Application Support")) == 0o700)
+        #expect(try permissions(directory.path("Library/Application Support/PaywallAnalytics")) == 0o700)
+        #expect(try permissions(path) == 0o600)
+        // And a read-only open of a missing path still creates nothing
+        let missing = directory.path("elsewhere/events.sqlite")
+        #expect(throws: StorageError.self) { _ = try Connection(path: missing, options: OpenOptions(readOnly: true, create: false)) }
+        #expect(!FileManager.default.fileExists(atPath: directory.path("elsewhere")))
+    }
+
     @Test func keepsTheModeOfAnExistingFile() throws {
         // Given an existing empty file with mode 0640
         let directory = TemporaryDirectory()

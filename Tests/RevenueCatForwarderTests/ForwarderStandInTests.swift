@@ -86,7 +86,7 @@ struct ForwarderStandInTests {
         outbox.add(WireFormatGoldenTests.threeImpressions())
         _ = try await forwarder(standIn.baseURL).forwardOnce()
         let exchange = try #require(standIn.exchanges.first)
-        let golden = try Data(contentsOf: GoldenFile.directory().appendingPathComponent("body-three-impressions.json"))
+        let golden = try Data(contentsOf: WireFormatGoldenTests.golden("body-three-impressions.json"))
         #expect(exchange.request.body == golden)
         #expect(exchange.request.header("Authorization") == "Bearer \(Fixtures.secret)")
         #expect(exchange.request.header("X-Retry-Count") == "0" && exchange.request.header("X-Platform") == "iOS")

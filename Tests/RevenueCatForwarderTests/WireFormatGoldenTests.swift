@@ -5,6 +5,9 @@ import RevenueCatForwarder
 import Testing
 
 struct WireFormatGoldenTests {
+    /// A file of this target's `Golden/` folder (`UPDATE_GOLDEN=1 swift test` rewrites them).
+    static func golden(_ name: String) -> URL { Golden.folder(beside: #filePath).appendingPathComponent(name) }
+
     /// Full, minimal-with-escapes and offering-only impressions, in that order.
     static func threeImpressions() -> [EventRecord] {
         var minimal = Fixtures.impression(1, full: false)
@@ -20,7 +23,8 @@ struct WireFormatGoldenTests {
         // When the body is encoded
         let body = ImpressionWireFormat.body(for: events)
         // Then it equals the golden bytes: stable key order, absent keys omitted, escapes per RFC 8259
-        try GoldenFile.check(String(decoding: body, as: UTF8.self), against: "body-three-impressions.json")
+        let mismatch = try Golden.mismatch(String(decoding: body, as: UTF8.self), golden: Self.golden("body-three-impressions.json"))
+        #expect(mismatch == nil, "\(mismatch ?? "")")
         #expect(!String(decoding: body, as: UTF8.self).contains("null"))
     }
 
@@ -32,12 +36,28 @@ struct WireFormatGoldenTests {
         // Then method, URL and headers are exactly the golden ones
         let text = (["\(request.method) \(request.url.absoluteString)"] + request.headers.map { "\($0.name): \($0.value)" })
             .joined(separator: "\n") + "\n"
-        try GoldenFile.check(text, against: "request-headers.txt")
+        let mismatch = try Golden.mismatch(text, golden: Self.golden("request-headers.txt"))
+        #expect(mismatch == nil, "\(mismatch ?? "")")
+    }
+
+    @Test(arguments: [
+        ("appl_TESTsecretKEY0123456789abcd", false, "false"),
+        ("appl_TESTsecretKEY0123456789abcd", true, "true"),
+        ("test_TESTsecretKEY0123456789abcd", false, "true"),
+        ("goog_TESTsecretKEY0123456789abcd", false, "false"),
+    ])
+    func everyRequestSaysWhetherItIsSandbox(key: String, sandbox: Bool, expected: String) throws {
+        // Given a key and a sandbox setting
+        let configuration = ForwarderConfiguration(apiKey: try APIKey(key), sandbox: sandbox)
+        // When a request is built
+        let request = configuration.request(for: Self.threeImpressions(), retryCount: 0)
+        // Then X-Is-Sandbox is true for Test Store keys and sandbox configurations, false otherwise
+        #expect(request.headers.filter { $0.name == "X-Is-Sandbox" }.map(\.value) == [expected])
     }
 
     @Test func goldenBodyAndDocumentExamplePassTheStandInsChecks() throws {
         // Given the golden body and the example body from revenuecat-events.md
-        let golden = try Data(contentsOf: GoldenFile.directory().appendingPathComponent("body-three-impressions.json"))
+        let golden = try Data(contentsOf: Self.golden("body-three-impressions.json"))
         let example = Data("""
         {"events":[{"id":"5E0A4C1E-2B8F-4F7A-9C51-0B5D0D6A8E11","version":1,
          "type":"custom_paywall_impression","app_user_id":"user_42",

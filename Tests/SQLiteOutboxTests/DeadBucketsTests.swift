@@ -2,6 +2,7 @@ import Foundation
 import PaywallCore
 import PaywallSQLite
 import PaywallStore
+import PaywallTestSupport
 import Testing
 
 /// `report_dead_buckets` (migration 9), kept by triggers on `dead_letters`: after every kind of

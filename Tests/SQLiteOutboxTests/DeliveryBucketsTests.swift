@@ -2,6 +2,7 @@ import Foundation
 import PaywallCore
 import PaywallSQLite
 @testable import PaywallStore
+import PaywallTestSupport
 import Testing
 
 /// `deliveries` and its trigger-kept `report_delivery_buckets`, and `due` on a long delivery history.

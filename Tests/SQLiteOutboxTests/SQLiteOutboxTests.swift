@@ -2,6 +2,7 @@ import Foundation
 import PaywallCore
 import PaywallSQLite
 import PaywallStore
+import PaywallTestSupport
 import Testing
 
 struct SQLiteOutboxTests {

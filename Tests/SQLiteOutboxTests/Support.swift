@@ -6,20 +6,6 @@ import PaywallLock
 
 let secret = "appl_STOREsecretKEY9876543210zz"
 
-/// A fresh directory, removed when released.
-final class TemporaryDirectory: Sendable {
-    let url: URL
-
-    init() {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("sqlite-outbox-tests-\(UUID().uuidString)")
-        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(at: url) }
-
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-}
-
 /// A mutable "now".
 final class TestTime: Sendable {
     private let value: Lock<Int64>

@@ -18,14 +18,49 @@ extension Presentation {
         }
     }
 
+    /// Starts a period of real visibility at `elapsed` (and the dwell timer in automatic mode).
+    func startVisibility(_ state: inout State, at elapsed: Duration) {
+        guard !state.closed, state.visibleSince == nil else { return }
+        state.visibleSince = elapsed
+        state.visibleSinceMs = tracker.now.milliseconds()
+        state.firstAppearedAt = state.firstAppearedAt ?? elapsed
+        state.visibilityEpoch += 1
+        guard case .automatic(let dwell) = context.mode, !state.impressionEmitted else { return }
+        state.dwellTimer = startDwellTimer(deadline: elapsed + dwell, epoch: state.visibilityEpoch)
+    }
+
+    /// Ends the current period of real visibility at `elapsed`, emitting the impression first if
+    /// the dwell time was reached within it.
+    func endVisibility(_ state: inout State, at elapsed: Duration) {
+        guard state.visibleSince != nil else { return }
+        emitImpressionIfDwellReached(&state, at: elapsed)
+        state.visibleSince = nil
+        state.dwellTimer?.cancel()
+        state.dwellTimer = nil
+    }
+
+    /// The tracker was suspended: the paywall leaves the screen as far as dwell is concerned,
+    /// but the app's own `appeared()` stays remembered for ``resumed(at:)``.
+    func suspended(at elapsed: Duration) {
+        state.withLock { state in endVisibility(&state, at: elapsed) }
+    }
+
+    /// The tracker resumed: what the app last said was visible becomes visible again.
+    func resumed(at elapsed: Duration) {
+        state.withLock { state in
+            guard state.appVisible else { return }
+            startVisibility(&state, at: elapsed)
+        }
+    }
+
     /// Emits the impression if the paywall has been visible for the dwell time by `elapsed`,
-    /// dated when the dwell time was reached. Called on every transition, so the impression
-    /// never depends on the timer task having run.
+    /// dated when the dwell time was reached (the wall time of the appearance plus the dwell,
+    /// so a timer task that runs late cannot move it). Called on every transition, so the
+    /// impression never depends on the timer task having run.
     func emitImpressionIfDwellReached(_ state: inout State, at elapsed: Duration) {
-        guard case .automatic(let dwell) = tracker.mode, !state.impressionEmitted,
+        guard case .automatic(let dwell) = context.mode, !state.impressionEmitted,
               let since = state.visibleSince, elapsed - since >= dwell else { return }
-        let overdue = elapsed - (since + dwell)
-        emitImpression(&state, occurredAt: tracker.now.milliseconds() - Self.milliseconds(overdue))
+        emitImpression(&state, occurredAt: state.visibleSinceMs + Self.milliseconds(dwell))
     }
 
     func emitImpression(_ state: inout State, occurredAt: Int64) {
@@ -42,10 +77,9 @@ extension Presentation {
         return Task { [weak self] in
             do { try await clock.sleepUntil(deadline) } catch { return }
             guard let self else { return }
-            let elapsed = clock.elapsed()
             self.state.withLock { state in
                 guard !state.closed, state.visibilityEpoch == epoch else { return }
-                self.emitImpressionIfDwellReached(&state, at: elapsed)
+                self.emitImpressionIfDwellReached(&state, at: clock.elapsed())
             }
         }
     }

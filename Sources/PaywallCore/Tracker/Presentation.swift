@@ -21,8 +21,13 @@ public enum CloseOutcome: Sendable, Hashable {
 }
 
 /// One showing of a paywall (one `pw_id`). Report what happens; the presentation emits the
-/// catalog events. Every method may be called from any thread; misuse throws ``TrackerError``
-/// and emits nothing.
+/// catalog events. Every method may be called from any thread.
+///
+/// The methods do not throw, so view code needs no `try`: visibility calls are idempotent
+/// (SwiftUI calls `onAppear` and `onDisappear` more than once, and `onDisappear` after the
+/// close), and real misuse — a second close, an action after the close, a plan selected while
+/// the paywall is not on screen — emits nothing and goes to the tracker's `onMisuse` hook.
+/// Tests that want the error thrown use the same calls on ``checked``.
 public final class Presentation: Sendable {
     struct Context: Sendable {
         let pwID: UUID
@@ -31,11 +36,18 @@ public final class Presentation: Sendable {
         let placementID: String?
         let userID: String
         let sessionID: UUID?
+        let mode: PresentationTracker.ImpressionMode
     }
 
     struct State {
         var firstAppearedAt: Duration?
+        /// What the app last said: `appeared()` (true) or `disappeared()` (false).
+        var appVisible = false
+        /// Set while the paywall is really on screen: the app says so and the tracker is not
+        /// suspended. Dwell is measured from it.
         var visibleSince: Duration?
+        /// The wall time (Unix ms) when `visibleSince` was set.
+        var visibleSinceMs: Int64 = 0
         var visibilityEpoch = 0
         var impressionEmitted = false
         var lastSelectedProduct: String?
@@ -50,89 +62,50 @@ public final class Presentation: Sendable {
     /// The presentation's id (`pw_id` on every event it emits).
     public var pwID: UUID { context.pwID }
 
+    /// The impression mode of this presentation (the tracker's default unless `open` chose one).
+    public var impressionMode: PresentationTracker.ImpressionMode { context.mode }
+
+    /// Whether the paywall counts as on screen now (the app said it appeared, it is not closed,
+    /// and the tracker is not suspended).
+    public var isVisible: Bool { state.withLock { $0.visibleSince != nil } }
+
+    /// Whether the presentation has been closed.
+    public var isClosed: Bool { state.withLock { $0.closed } }
+
+    /// The same calls, throwing ``TrackerError`` on misuse instead of reporting it.
+    public var checked: Checked { Checked(presentation: self) }
+
     init(context: Context, tracker: PresentationTracker) {
         self.context = context
         self.tracker = tracker
     }
 
-    /// The paywall came on screen (again). Starts the dwell timer in automatic mode.
-    public func appeared() throws(TrackerError) {
-        let elapsed = tracker.clock.elapsed()
-        try state.withLock { state throws(TrackerError) in
-            try ensureOpen(state, "appeared()")
-            guard state.visibleSince == nil else { throw .alreadyVisible(pwID: pwID) }
-            state.visibleSince = elapsed
-            state.firstAppearedAt = state.firstAppearedAt ?? elapsed
-            state.visibilityEpoch += 1
-            guard case .automatic(let dwell) = tracker.mode, !state.impressionEmitted else { return }
-            state.dwellTimer = startDwellTimer(deadline: elapsed + dwell, epoch: state.visibilityEpoch)
-        }
-    }
+    /// The paywall came on screen (again). Starts the dwell timer in automatic mode. A second
+    /// call while visible changes nothing; while the tracker is suspended it takes effect at
+    /// `resume()`.
+    public func appeared() { report { () throws(TrackerError) in try checked.appeared() } }
 
-    /// The paywall left the screen without closing (e.g. the app went to the background). Dwell
-    /// counts only continuous visibility, so the timer starts over on the next `appeared()`.
-    public func disappeared() throws(TrackerError) {
-        let elapsed = tracker.clock.elapsed()
-        try state.withLock { state throws(TrackerError) in
-            try ensureOpen(state, "disappeared()")
-            guard state.visibleSince != nil else { throw .notVisible(pwID: pwID, attempted: "disappeared()") }
-            emitImpressionIfDwellReached(&state, at: elapsed)
-            state.visibleSince = nil
-            state.dwellTimer?.cancel()
-            state.dwellTimer = nil
-        }
-    }
+    /// The paywall left the screen without closing. Dwell counts only continuous visibility, so
+    /// the timer starts over on the next `appeared()`. A second call, or a call after the close,
+    /// changes nothing.
+    public func disappeared() { checked.disappeared() }
 
-    /// The customer selected a plan. Emits `paywall_plan_selected`.
-    public func selectPlan(_ product: String) throws(TrackerError) {
-        try PresentationTracker.check("product", product)
-        try visibleAction("selectPlan()") { state, elapsed in
-            state.lastSelectedProduct = product
-            return PaywallPlanSelected(pwID: pwID, source: context.source, product: product)
-        }
-    }
+    /// The customer selected a plan. Emits `paywall_plan_selected`; needs the paywall on screen.
+    public func selectPlan(_ product: String) { report { () throws(TrackerError) in try checked.selectPlan(product) } }
 
-    /// The customer started a purchase. Emits `paywall_purchase_started`.
-    public func startPurchase(_ product: String) throws(TrackerError) {
-        try PresentationTracker.check("product", product)
-        try visibleAction("startPurchase()") { _, _ in
-            PaywallPurchaseStarted(pwID: pwID, source: context.source, product: product)
-        }
+    /// The customer started a purchase. Emits `paywall_purchase_started`; needs the paywall on screen.
+    public func startPurchase(_ product: String) {
+        report { () throws(TrackerError) in try checked.startPurchase(product) }
     }
 
     /// App-reported mode: the app says the paywall made an impression. Emits `paywall_shown` once.
-    public func reportImpression() throws(TrackerError) {
-        guard case .appReported = tracker.mode else { throw .impressionIsAutomatic(pwID: pwID) }
-        let occurredAt = tracker.now.milliseconds()
-        try state.withLock { state throws(TrackerError) in
-            try ensureOpen(state, "reportImpression()")
-            guard !state.impressionEmitted else { throw .impressionAlreadyReported(pwID: pwID) }
-            emitImpression(&state, occurredAt: occurredAt)
-        }
-    }
+    public func reportImpression() { report { () throws(TrackerError) in try checked.reportImpression() } }
 
     /// The presentation ended. Emits `paywall_closed` (after `paywall_shown` if the dwell time
     /// was reached and the timer has not fired yet), exactly once.
-    public func close(_ outcome: CloseOutcome) throws(TrackerError) {
-        if case .purchased(let product) = outcome { try PresentationTracker.check("product", product) }
-        let elapsed = tracker.clock.elapsed()
-        try state.withLock { state throws(TrackerError) in
-            try ensureOpen(state, "close()")
-            emitImpressionIfDwellReached(&state, at: elapsed)
-            state.closed = true
-            state.visibleSince = nil
-            state.dwellTimer?.cancel()
-            state.dwellTimer = nil
-            let openSeconds = state.firstAppearedAt.map { Self.seconds(elapsed - $0) } ?? 0
-            let (result, via, product): (CloseResult, CloseVia, String?) = switch outcome {
-            case .purchased(let product): (.purchased, .auto, product)
-            case .restored: (.restored, .auto, state.lastSelectedProduct)
-            case .dismissed(.closeButton): (.dismissed, .closeButton, state.lastSelectedProduct)
-            case .dismissed(.continueFree): (.dismissed, .continueFree, state.lastSelectedProduct)
-            }
-            let event = PaywallClosed(pwID: pwID, source: context.source, result: result, via: via,
-                                      openS: openSeconds, product: product)
-            tracker.emit(event, context: context, occurredAt: tracker.now.milliseconds())
-        }
+    public func close(_ outcome: CloseOutcome) { report { () throws(TrackerError) in try checked.close(outcome) } }
+
+    private func report(_ body: () throws(TrackerError) -> Void) {
+        do { try body() } catch { tracker.onMisuse(error) }
     }
 }

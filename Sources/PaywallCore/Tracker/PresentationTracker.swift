@@ -1,4 +1,5 @@
 import Foundation
+import PaywallLock
 
 /// Opens paywall presentations and owns the rules of SPEC §2 so an app cannot get them wrong:
 /// one impression after continuous visibility for the dwell time, exactly one close with the
@@ -7,10 +8,13 @@ import Foundation
 /// ```swift
 /// let tracker = PresentationTracker(sink: recorder, clock: ContinuousClock(), now: .system)
 /// let paywall = try tracker.open(source: "onboarding", userID: appUserID)
-/// try paywall.appeared()
-/// try paywall.selectPlan("pro_annual")
-/// try paywall.close(.purchased(product: "pro_annual"))
+/// paywall.appeared()
+/// paywall.selectPlan("pro_annual")
+/// paywall.close(.purchased(product: "pro_annual"))
 /// ```
+///
+/// ``suspend()`` (the app went to the background) takes every visible paywall off screen for
+/// dwell; ``resume()`` puts back what the app had on screen.
 public final class PresentationTracker: Sendable {
     /// How impressions are decided.
     public enum ImpressionMode: Sendable, Hashable {
@@ -23,10 +27,35 @@ public final class PresentationTracker: Sendable {
         public static let `default` = ImpressionMode.automatic(dwell: .seconds(1))
     }
 
+    /// The presentations not yet closed, and whether the tracker is suspended.
+    struct Registry {
+        var suspended = false
+        var open: [ObjectIdentifier: WeakPresentation] = [:]
+    }
+
+    struct WeakPresentation {
+        weak var presentation: Presentation?
+    }
+
     let sink: any EventSink
     let clock: MonotonicClock
     let now: Now
     let mode: ImpressionMode
+    let onMisuse: @Sendable (TrackerError) -> Void
+    let registry = Lock(Registry())
+    /// Serializes ``suspend()`` and ``resume()`` (held while they visit the presentations; a
+    /// presentation never takes it, so the lock order is transitions, presentation, registry).
+    private let transitions = Lock(())
+
+    /// The catalog's upper bound of `open_s` (read from the catalog, not written here).
+    static let openSecondsBound: Double = Catalog.bundled.property(named: "open_s")?.max ?? .greatestFiniteMagnitude
+
+    /// The default misuse hook: in debug builds a line on standard error, in release nothing.
+    public static let defaultMisuseHandler: @Sendable (TrackerError) -> Void = { error in
+        #if DEBUG
+        FileHandle.standardError.write(Data("PaywallAnalytics tracker misuse: \(error)\n".utf8))
+        #endif
+    }
 
     /// Creates a tracker.
     ///
@@ -35,12 +64,47 @@ public final class PresentationTracker: Sendable {
     ///   - clock: the monotonic clock for dwell and `open_s` (`ContinuousClock()` in apps, a manual
     ///     clock in tests and simulations).
     ///   - now: the wall clock for `occurred_at`.
-    ///   - impressionMode: automatic dwell (default 1 s) or app-reported.
-    public init(sink: any EventSink, clock: any Clock<Duration>, now: Now, impressionMode: ImpressionMode = .default) {
+    ///   - impressionMode: the default for presentations: automatic dwell (1 s) or app-reported.
+    ///   - onMisuse: receives every misuse (a second close, an action after the close or off
+    ///     screen…); the call that caused it emitted nothing. Called on the caller's thread.
+    public init(sink: any EventSink, clock: any Clock<Duration>, now: Now, impressionMode: ImpressionMode = .default,
+                onMisuse: @escaping @Sendable (TrackerError) -> Void = PresentationTracker.defaultMisuseHandler) {
         self.sink = sink
         self.clock = MonotonicClock(clock)
         self.now = now
         self.mode = impressionMode
+        self.onMisuse = onMisuse
+    }
+
+    /// Whether ``suspend()`` was called without a ``resume()`` since.
+    public var isSuspended: Bool { registry.withLock { $0.suspended } }
+
+    /// The app went to the background: every visible presentation leaves the screen (an
+    /// impression whose dwell time was reached is emitted first; the dwell timers stop), and
+    /// `appeared()` calls while suspended take effect at ``resume()``. Background time never
+    /// counts as dwell. Calling it twice is the same as once.
+    public func suspend() {
+        transitions.withLock { _ in
+            let elapsed = clock.elapsed()
+            let presentations = registry.withLock { registry in
+                registry.suspended = true
+                return registry.liveAndPruned()
+            }
+            for presentation in presentations { presentation.suspended(at: elapsed) }
+        }
+    }
+
+    /// The app is in the foreground again: every presentation the app had on screen (it called
+    /// `appeared()` and not `disappeared()` since) becomes visible again, and its dwell starts over.
+    public func resume() {
+        transitions.withLock { _ in
+            let elapsed = clock.elapsed()
+            let presentations = registry.withLock { registry in
+                registry.suspended = false
+                return registry.liveAndPruned()
+            }
+            for presentation in presentations { presentation.resumed(at: elapsed) }
+        }
     }
 
     /// Opens a presentation. Nothing is emitted until it appears (or, in app-reported mode, until
@@ -52,17 +116,26 @@ public final class PresentationTracker: Sendable {
     ///   - placementID: the RevenueCat dashboard placement, if any.
     ///   - userID: the RevenueCat app user id.
     ///   - sessionID: the app session, if known.
+    ///   - impressionMode: this presentation's impression mode; `nil` takes the tracker's default.
     /// - Throws: ``TrackerError/invalidValue(_:)`` when a value breaks the catalog.
     public func open(source: String, offeringID: String? = nil, placementID: String? = nil,
-                     userID: String, sessionID: UUID? = nil) throws(TrackerError) -> Presentation {
+                     userID: String, sessionID: UUID? = nil,
+                     impressionMode: ImpressionMode? = nil) throws(TrackerError) -> Presentation {
         try Self.check("source", source)
         try Self.check("user_id", userID, envelope: true)
         if let offeringID { try Self.check("offering_id", offeringID) }
         if let placementID { try Self.check("placement_id", placementID) }
         let context = Presentation.Context(
             pwID: UUIDv7.make(milliseconds: now.milliseconds()), source: source, offeringID: offeringID,
-            placementID: placementID, userID: userID, sessionID: sessionID)
-        return Presentation(context: context, tracker: self)
+            placementID: placementID, userID: userID, sessionID: sessionID, mode: impressionMode ?? mode)
+        let presentation = Presentation(context: context, tracker: self)
+        registry.withLock { $0.open[ObjectIdentifier(presentation)] = WeakPresentation(presentation: presentation) }
+        return presentation
+    }
+
+    /// Forgets a closed presentation.
+    func unregister(_ presentation: Presentation) {
+        _ = registry.withLock { $0.open.removeValue(forKey: ObjectIdentifier(presentation)) }
     }
 
     /// Checks a text value against the catalog's length limits.
@@ -83,5 +156,13 @@ public final class PresentationTracker: Sendable {
     func emit(_ event: some CatalogEvent, context: Presentation.Context, occurredAt: Int64) {
         sink.record(event.record(id: UUIDv7.make(milliseconds: occurredAt), occurredAt: occurredAt,
                                  userID: context.userID, sessionID: context.sessionID))
+    }
+}
+
+extension PresentationTracker.Registry {
+    /// The open presentations still alive; forgets those the app dropped without closing.
+    mutating func liveAndPruned() -> [Presentation] {
+        open = open.filter { $0.value.presentation != nil }
+        return open.values.compactMap(\.presentation)
     }
 }

@@ -43,7 +43,7 @@ extension FastPlan {
             guard raw.kind == RawValue.string else { return false }
             var length = bytes.count
             if !raw.ascii {
-                guard let text = String(validating: bytes, as: UTF8.self) else { return false }
+                guard let text = UTF8Text.string(validating: bytes) else { return false }
                 length = text.count
             }
             if let low = field.minLength, length < low { return false }

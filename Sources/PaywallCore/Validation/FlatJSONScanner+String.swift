@@ -8,7 +8,7 @@ extension FlatJSONScanner {
             if byte == UInt8(ascii: "\"") {
                 let slice = UnsafeRawBufferPointer(rebasing: bytes[start..<index])
                 index += 1
-                guard let text = String(validating: slice, as: UTF8.self) else {
+                guard let text = UTF8Text.string(validating: slice) else {
                     index = start
                     throw fail("string is not valid UTF-8")
                 }
@@ -28,7 +28,7 @@ extension FlatJSONScanner {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 index += 1
-                guard let text = String(validating: utf8, as: UTF8.self) else { throw fail("string is not valid UTF-8") }
+                guard let text = UTF8Text.string(validating: utf8) else { throw fail("string is not valid UTF-8") }
                 return text
             }
             if byte < 0x20 { throw fail("raw control character in a string; escape it") }

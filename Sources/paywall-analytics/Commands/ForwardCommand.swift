@@ -18,10 +18,11 @@ enum ForwardCommand {
             Exit codes: 0 everything due was handled, 64 no API key (nothing sent, nothing lost), 69 RevenueCat could
             not be reached or asked to wait (retried next run), 75 another forward run holds this database.
             """,
-            usage: "forward [--endpoint <url>] [--max-batches <n>] [--requeue-dead-letters]",
+            usage: "forward [--endpoint <url>] [--max-batches <n>] [--sandbox] [--requeue-dead-letters]",
             options: [
                 .value("--endpoint", "url", "RevenueCat's base URL (default \(ForwarderConfiguration.defaultEndpoint.absoluteString)); requests go to <url>/v1/events."),
                 .value("--max-batches", "n", "Send at most n requests of up to 50 impressions (default 10)."),
+                .flag("--sandbox", "Send X-Is-Sandbox: true (always so for a Test Store key, test_…)."),
                 .flag("--requeue-dead-letters", "Put every dead letter back in the queue before sending."),
             ],
             examples: [
@@ -45,7 +46,8 @@ enum ForwardCommand {
         }
         if let warning = resolved.warning { context.stderr.line("Warning: \(warning)") }
         let store = try StoreAccess.open(context.databasePath(arguments), create: false)
-        let configuration = ForwarderConfiguration(apiKey: resolved.key, endpoint: endpoint, maxBatches: maxBatches)
+        let configuration = ForwarderConfiguration(apiKey: resolved.key, endpoint: endpoint, maxBatches: maxBatches,
+                                                   sandbox: arguments.has("--sandbox"))
         let forwarder = Forwarder(outbox: SQLiteOutbox(store: store), transport: URLSessionTransport(timeout: .seconds(30)),
                                   configuration: configuration, now: .system)
         let quiet = arguments.has("--quiet")

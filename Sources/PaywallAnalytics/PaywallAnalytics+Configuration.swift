@@ -1,0 +1,62 @@
+import Foundation
+import PaywallCore
+import PaywallStore
+import RevenueCatForwarder
+
+extension PaywallAnalytics {
+    /// Who delivers impressions to RevenueCat from this install.
+    public enum Forwarding: Sendable {
+        /// This project's HTTP forwarder (`POST /v1/events` with the configured public SDK key).
+        case http
+        /// The app's own closure, called once per impression — typically RevenueCat's SDK:
+        /// `Purchases.shared.trackCustomPaywallImpression(…)`. Returning counts as delivered; a
+        /// throw is retried with the configuration's ``RetryPolicy`` backoff. See ``ClosureForwarder``.
+        case closure(ClosureForwarder.Handler)
+        /// Nothing is sent from here; impressions stay pending in the outbox (for the collector
+        /// or a later configuration).
+        case off
+    }
+
+    /// Settings for ``init(configuration:environment:clock:now:diagnostics:)``.
+    public struct Configuration: Sendable {
+        /// The SQLite file (created with mode 0600 if missing, its missing folders with 0700).
+        /// ``DatabaseLocation/applicationSupport(fileName:appGroup:folder:environment:)`` gives
+        /// a place that works in an app.
+        public var databasePath: String
+        /// Who delivers impressions: ``Forwarding/http`` (default), a closure, or off.
+        public var forwarding: Forwarding
+        /// The RevenueCat public SDK key for ``Forwarding/http``; `nil` reads `REVENUECAT_API_KEY`.
+        /// Missing or placeholder keys turn forwarding off (reported once through diagnostics);
+        /// impressions stay queued.
+        public var revenueCatAPIKey: String?
+        /// RevenueCat's base URL for ``Forwarding/http``.
+        public var revenueCatEndpoint: URL
+        /// Send `X-Is-Sandbox: true` (a TestFlight or debug build); Test Store keys always do.
+        public var revenueCatSandbox: Bool
+        /// Time between forwarding passes when no flush triggers one sooner.
+        public var forwardingInterval: Duration
+        /// Backoff after a failed delivery (HTTP or closure).
+        public var retryPolicy: RetryPolicy
+        /// The recorder's batch size, bound and interval.
+        public var flushPolicy: FlushPolicy
+        /// The default impression mode (automatic, 1 s dwell); `open(…, impressionMode:)` overrides it.
+        public var impressionMode: PresentationTracker.ImpressionMode
+
+        /// Creates a configuration with the defaults of a mature deployment.
+        public init(databasePath: String, forwarding: Forwarding = .http, revenueCatAPIKey: String? = nil,
+                    revenueCatEndpoint: URL = ForwarderConfiguration.defaultEndpoint, revenueCatSandbox: Bool = false,
+                    forwardingInterval: Duration = .seconds(60), retryPolicy: RetryPolicy = RetryPolicy(),
+                    flushPolicy: FlushPolicy = FlushPolicy(),
+                    impressionMode: PresentationTracker.ImpressionMode = .default) {
+            self.databasePath = databasePath
+            self.forwarding = forwarding
+            self.revenueCatAPIKey = revenueCatAPIKey
+            self.revenueCatEndpoint = revenueCatEndpoint
+            self.revenueCatSandbox = revenueCatSandbox
+            self.forwardingInterval = forwardingInterval
+            self.retryPolicy = retryPolicy
+            self.flushPolicy = flushPolicy
+            self.impressionMode = impressionMode
+        }
+    }
+}

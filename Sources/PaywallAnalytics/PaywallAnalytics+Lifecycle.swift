@@ -1,0 +1,112 @@
+import Foundation
+import PaywallCore
+import PaywallLock
+import PaywallStore
+import RevenueCatForwarder
+
+/// What ``PaywallAnalytics/suspend(budget:)`` did.
+public struct SuspendReport: Sendable {
+    /// Whether everything recorded before the call was committed to disk.
+    public var committed: Bool
+    /// The forwarding pass run within the budget: `nil` when forwarding is off, when the pass
+    /// failed (said through diagnostics) or when the budget ran out first.
+    public var forwarding: ForwardingPass?
+    /// Whether the budget ran out before forwarding (and uploading) finished; what was not sent
+    /// stays pending and goes out after ``PaywallAnalytics/resume()``.
+    public var budgetExhausted: Bool
+}
+
+extension PaywallAnalytics {
+    /// The app is going to the background (SPEC §9): hides every visible presentation (their
+    /// dwell timers stop; background time never counts as dwell), commits what is buffered,
+    /// then forwards pending impressions — all within `budget`, so an app can call it inside
+    /// `beginBackgroundTask`. Never throws: failures go to diagnostics and the report.
+    ///
+    /// - Parameter budget: the most time it takes, measured on the configured clock (default 5 s).
+    ///   The commit is waited for first; forwarding gets what is left and is cancelled at the end.
+    /// - Returns: what was committed and sent.
+    @discardableResult
+    public func suspend(budget: Duration = .seconds(5)) async -> SuspendReport {
+        let clock = self.clock
+        let elapsed = Self.stopwatch(clock)
+        tracker.suspend()
+        var report = SuspendReport(committed: false, forwarding: nil, budgetExhausted: false)
+        do {
+            try await recorder.flush()
+            report.committed = true
+        } catch {
+            diagnostics("suspend: the commit failed, the events stay buffered: \(error)")
+        }
+        let remaining = budget - elapsed()
+        guard remaining > .zero else {
+            report.budgetExhausted = forwarding != nil
+            return report
+        }
+        // Everything that sends pending work goes here, in one budget: the forwarding pass now;
+        // the uploader to the collector (SPEC §8) joins it when it exists.
+        guard let forwarding else { return report }
+        let diagnostics = self.diagnostics
+        let pass = await Self.within(remaining, on: clock) { () async -> ForwardingPass? in
+            do {
+                return try await forwarding.forwardOnce()
+            } catch {
+                diagnostics("suspend: forwarding failed: \(error)")
+                return nil
+            }
+        }
+        switch pass {
+        case .none: report.budgetExhausted = true
+        case .some(let result): report.forwarding = result
+        }
+        return report
+    }
+
+    /// The app is in the foreground again: what was visible before ``suspend(budget:)`` is
+    /// visible again (its dwell starts over), and forwarding runs at once.
+    public func resume() {
+        tracker.resume()
+        forwarding?.trigger()
+    }
+
+    /// Runs `work`, returning its result, or `nil` once `budget` has passed on `clock` (then the
+    /// work's task is cancelled and left to finish on its own: the caller does not wait for it).
+    static func within<T: Sendable>(_ budget: Duration, on clock: any Clock<Duration>,
+                                    _ work: @escaping @Sendable () async -> T) async -> T? {
+        let slot = Lock<(continuation: CheckedContinuation<T?, Never>?, tasks: [Task<Void, Never>])>((nil, []))
+        @Sendable func finish(_ value: T?) {
+            let (continuation, tasks) = slot.withLock { state in
+                let taken = (state.continuation, state.tasks)
+                state.continuation = nil
+                return taken
+            }
+            guard let continuation else { return }
+            for task in tasks { task.cancel() }
+            continuation.resume(returning: value)
+        }
+        return await withCheckedContinuation { continuation in
+            slot.withLock { $0.continuation = continuation }
+            let worker = Task { finish(await work()) }
+            let timer = Task {
+                try? await sleep(on: clock, for: budget)
+                finish(nil)
+            }
+            slot.withLock { state in
+                if state.continuation != nil { state.tasks = [worker, timer] } else { worker.cancel(); timer.cancel() }
+            }
+        }
+    }
+
+    private static func stopwatch<C: Clock<Duration>>(_ clock: C) -> Stopwatch {
+        let start = clock.now
+        return Stopwatch { start.duration(to: clock.now) }
+    }
+
+    struct Stopwatch: Sendable {
+        let elapsed: @Sendable () -> Duration
+        func callAsFunction() -> Duration { elapsed() }
+    }
+
+    private static func sleep<C: Clock>(on clock: C, for duration: Duration) async throws where C.Duration == Duration {
+        try await clock.sleep(until: clock.now.advanced(by: duration), tolerance: nil)
+    }
+}
