@@ -4,9 +4,9 @@
 -- offerings at a placement counts in both. The control is :control where the placement has it, else
 -- the offering with the most customers (ties: the smaller offering by code points, SQLite's BINARY
 -- order of UTF-8). Interval: Wilson score at 95 % (z = 1.959964); p-value: two-sided two-proportion
--- z-test with the pooled rate, erfc(abs(z) / sqrt(2)). erfc() is a function the library registers on
--- the connection (SQLite has none); sqrt() is SQLite's. Parameters as in encounter_funnel.sql, plus
--- :control (text or NULL).
+-- z-test with the pooled rate, erfc(abs(z) / sqrt(2)). erfc() and square_root() are functions the library
+-- registers on the connection (Database.defineMathFunctions: SQLite has no erfc, and its own sqrt exists
+-- only in builds with its math functions). Parameters as in encounter_funnel.sql, plus :control (text or NULL).
 WITH days AS (
   SELECT value ->> 0 AS date, value ->> 1 AS start_ms, value ->> 2 AS end_ms FROM json_each(:days)
 ),
@@ -47,15 +47,15 @@ compared AS (
   JOIN controls AS c ON c.placement = o.placement
 ),
 tested AS (
-  SELECT *, sqrt(pooled * (1 - pooled) * inverse_sizes) AS se,
+  SELECT *, square_root(pooled * (1 - pooled) * inverse_sizes) AS se,
          (rate + z2 / (2 * customers)) / (1 + z2 / customers) AS center,
-         1.959964 * sqrt(rate * (1 - rate) / customers + z2 / (4.0 * customers * customers)) / (1 + z2 / customers) AS half
+         1.959964 * square_root(rate * (1 - rate) / customers + z2 / (4.0 * customers * customers)) / (1 + z2 / customers) AS half
   FROM compared
 )
 SELECT placement, offering, customers, impressions, converted, rate AS conversion_rate,
        max(0.0, center - half) AS ci_low, min(1.0, center + half) AS ci_high,
        CASE WHEN is_control THEN 'true' ELSE 'false' END AS is_control,
        CASE WHEN NOT is_control AND control_rate > 0 THEN rate / control_rate - 1 END AS lift,
-       CASE WHEN NOT is_control AND se > 0 THEN erfc(abs(rate - control_rate) / se / sqrt(2.0)) END AS p_value
+       CASE WHEN NOT is_control AND se > 0 THEN erfc(abs(rate - control_rate) / se / square_root(2.0)) END AS p_value
 FROM tested
 ORDER BY placement, offering;

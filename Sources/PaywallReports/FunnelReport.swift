@@ -121,7 +121,7 @@ public struct FunnelReport: Sendable {
         var tables: [ReportTable] = []
         let rows = try ReportError.wrap {
             try connection.transaction(.deferred) { db in
-                if engine == .sql { try db.defineErfc() }
+                if engine == .sql { try db.defineMathFunctions() }
                 let computed = engine == .native
                     ? try nativeRows(db, days: days, placements: placements, cohortWindow: cohortWindow,
                                      fromPartials: fromPartials, scan: scan) : [:]

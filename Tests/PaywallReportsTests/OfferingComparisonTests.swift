@@ -3,6 +3,7 @@ import PaywallCore
 @testable import PaywallReports
 import PaywallSQLite
 import PaywallStore
+import PaywallTestSupport
 import Testing
 
 /// `offering_comparison.csv` on hand-built traffic (funnels.md "Offering comparison"): counts by
@@ -168,14 +169,18 @@ struct OfferingComparisonTests {
         if converted == customers { #expect(high > 1 - 1e-12) }
     }
 
-    @Test func theSQLFunctionErfcIsTheCLibrarys() throws {
+    @Test func theRegisteredSQLFunctionsAreTheCLibrarys() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let connection = try ReportSchema.open(path: folder.path("db"))
         let value = try connection.withDatabase { db in
-            try db.defineErfc()
-            return try db.scalar("SELECT erfc(1.959964 / sqrt(2.0)), erfc(NULL)")
+            try db.defineMathFunctions()
+            return try db.all("SELECT erfc(1.959964 / square_root(2.0)), erfc(NULL), square_root(2.0), square_root(NULL)") { row in
+                (0..<4).map { row.value(at: $0) }
+            }.first ?? []
         }
-        #expect(abs((value?.double ?? 0) - 0.05) < 1e-6)
+        #expect(abs((value[0].double ?? 0) - 0.05) < 1e-6)
+        #expect(value[1] == .null && value[3] == .null)
+        #expect(value[2].double == 2.0.squareRoot())
     }
 }

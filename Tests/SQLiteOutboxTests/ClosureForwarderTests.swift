@@ -3,6 +3,7 @@ import PaywallCore
 import PaywallLock
 import PaywallSQLite
 import PaywallStore
+import PaywallTestSupport
 import RevenueCatForwarder
 import Testing
 
