@@ -41,7 +41,8 @@ struct DeadBucketsMigrationTests {
         let store = try EventStore(path: path, now: .constant(1_764_500_000_000))
         let db = store.connection
         // Then each dead impression is counted once in its bucket, the rest not at all
-        #expect(try db.scalar("PRAGMA user_version")?.int64 == Int64(ReportSchema.migrator.latestVersion))
+        // (the store alone: the nine count-based migrations, so version 9 whatever the reports add later)
+        #expect(try db.scalar("PRAGMA user_version")?.int64 == Int64(Schema.legacyIdentifiers.count))
         try expectDeadBucketsMatch(db, "after the migration", expected: [0: 2, 1: 1, 2: 2])
         let triggers = try db.all("SELECT name FROM sqlite_schema WHERE type = 'trigger' AND tbl_name = 'dead_letters' ORDER BY name") {
             $0.string(at: 0) ?? ""

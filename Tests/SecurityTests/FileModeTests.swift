@@ -50,7 +50,7 @@ struct FileModeTests {
                                    ["report", "--nightly", "--out", nightly, "--db", db, "--now", "2025-12-01T02:00:00Z"])
         #expect(report.status == 0, "\(report.stderr)")
         let names = try FileManager.default.contentsOfDirectory(atPath: nightly).sorted()
-        #expect(names.contains("report.html") && names.contains("run.json") && names.filter { $0.hasSuffix(".csv") }.count == 6, "\(names)")
+        #expect(names.contains("report.html") && names.contains("run.json") && names.filter { $0.hasSuffix(".csv") }.count == 7, "\(names)")
         for name in names { #expect(try mode("\(nightly)/\(name)") == expected, "\(name) under umask \(umask)") }
         let export = try await run(umask: umask, cli.executable, ["export", "events", "--out", scratch.path("e.csv"), "--db", db])
         #expect(export.status == 0, "\(export.stderr)")
