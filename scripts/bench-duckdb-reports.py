@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""DuckDB baseline for `paywall-bench report`: the six reports of funnels.md (UTC) over an events
+"""DuckDB baseline for `paywall-bench report`: the seven reports of funnels.md (UTC) over an events
 CSV exported by `paywall-analytics export events --raw`, timed two ways:
   csv:   read_csv + every aggregation in one go (what a user does with the export);
   table: the same aggregations over a table already loaded into DuckDB (query time only).
@@ -29,7 +29,9 @@ SELECT pw_id,
        count(*) FILTER (WHERE name = 'paywall_closed') > 0 AS closed,
        min(occurred_at) FILTER (WHERE name = 'paywall_closed') AS close_at,
        arg_min(struct_pack(r := result, v := via, o := open_s, p := product), struct_pack(t := occurred_at, i := id))
-         FILTER (WHERE name = 'paywall_closed') AS c
+         FILTER (WHERE name = 'paywall_closed') AS c,
+       arg_min(struct_pack(o := offering_id), struct_pack(t := occurred_at, i := id))
+         FILTER (WHERE name = 'paywall_shown') AS sh
 FROM {source}
 GROUP BY pw_id
 """
@@ -61,6 +63,21 @@ FROM presentations WHERE date BETWEEN DATE '{f}' AND DATE '{t}' GROUP BY placeme
 SELECT placement, c.p AS product, count(*) AS n, n / sum(n) OVER (PARTITION BY placement)
 FROM presentations WHERE seen AND c.r = 'purchased' AND date BETWEEN DATE '{f}' AND DATE '{t}'
 GROUP BY placement, product ORDER BY placement, product""",
+    "offering_comparison": """
+WITH o AS (SELECT placement, coalesce(sh.o, '') AS offering, count(DISTINCT user_id) AS n, count(*) AS i,
+                  count(DISTINCT user_id) FILTER (WHERE c.r = 'purchased') AS x, x / n AS rate
+           FROM presentations WHERE seen AND date BETWEEN DATE '{f}' AND DATE '{t}' GROUP BY placement, offering),
+     k AS (SELECT placement, arg_min(struct_pack(o := offering, n := n, x := x, r := rate), struct_pack(a := -n, b := offering)) AS c
+           FROM o GROUP BY placement),
+     s AS (SELECT o.*, o.offering = k.c.o AS control, k.c.r AS cr, (o.x + k.c.x) / (o.n + k.c.n) AS pooled,
+                  sqrt(pooled * (1 - pooled) * (1 / o.n + 1 / k.c.n)) AS se, 1.959964 * 1.959964 AS z2
+           FROM o JOIN k USING (placement))
+SELECT placement, offering, n, i, x, rate,
+       greatest(0, (rate + z2 / (2 * n)) / (1 + z2 / n) - 1.959964 * sqrt(rate * (1 - rate) / n + z2 / (4 * n * n)) / (1 + z2 / n)),
+       least(1, (rate + z2 / (2 * n)) / (1 + z2 / n) + 1.959964 * sqrt(rate * (1 - rate) / n + z2 / (4 * n * n)) / (1 + z2 / n)),
+       control, CASE WHEN NOT control AND cr > 0 THEN rate / cr - 1 END,
+       CASE WHEN NOT control AND se > 0 THEN abs(rate - cr) / se END  -- the z score (the p-value is erfc of it: same work)
+FROM s ORDER BY placement, offering""",
     "cohort_conversion": """
 WITH firsts AS (SELECT user_id, placement, min(impression_at) AS fi FROM presentations WHERE seen GROUP BY user_id, placement),
      buys AS (SELECT user_id, close_at FROM presentations WHERE c.r = 'purchased'),

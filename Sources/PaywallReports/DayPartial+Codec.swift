@@ -6,7 +6,7 @@ import Foundation
 /// recomputed from the rollups, never trusted.
 extension DayPartial {
     /// The format written by ``encoded()``; bump it when the layout changes.
-    static let format: UInt8 = 1
+    static let format: UInt8 = 2
 
     /// The partial as bytes.
     func encoded() -> [UInt8] {
@@ -38,6 +38,17 @@ extension DayPartial {
         for purchase in purchases {
             out.uint32(purchase.user)
             out.int(purchase.at)
+        }
+        out.count(offerings.count)
+        for offering in offerings {
+            out.int(Int64(offering.placement))
+            out.count(offering.offering.utf8.count)
+            out.bytes.append(contentsOf: offering.offering.utf8)
+            out.int(offering.impressions)
+            out.count(offering.customers.count)
+            out.raw(offering.customers)
+            out.count(offering.converted.count)
+            out.raw(offering.converted)
         }
         return out.bytes
     }
@@ -78,6 +89,15 @@ extension DayPartial {
         for _ in 0..<purchaseCount {
             guard let user = input.uint32(), let at = input.int() else { return nil }
             partial.purchases.append(Purchase(user: user, at: at))
+        }
+        guard let offeringCount = input.count() else { return nil }
+        for _ in 0..<offeringCount {
+            guard let placement = input.int(), let length = input.count(), let name = input.string(length),
+                  let impressions = input.int(), let customerCount = input.count(),
+                  let customers = input.raw(customerCount, of: UInt32.self), let convertedCount = input.count(),
+                  let converted = input.raw(convertedCount, of: UInt32.self) else { return nil }
+            partial.offerings.append(OfferingCount(placement: Int(placement), offering: name, impressions: impressions,
+                                                   customers: customers, converted: converted))
         }
         guard input.atEnd else { return nil }
         self = partial

@@ -16,6 +16,7 @@ extension DayPartial {
             .sorted(by: ProductCount.precedes)
         merged.firsts = Self.mergeFirsts(firsts, other.firsts)
         merged.purchases = Self.mergeSorted(purchases, other.purchases) { ($0.user, $0.at) < ($1.user, $1.at) }
+        merged.offerings = Self.mergeOfferings(offerings, other.offerings)
         return merged
     }
 
@@ -67,13 +68,7 @@ extension PresentationScan.GroupStats {
     func merging(_ other: Self) -> Self {
         var merged = self
         for counter in Self.counters { merged[keyPath: counter] += other[keyPath: counter] }
-        var viewers = DayPartial.mergeSorted(viewers, other.viewers, by: <)
-        var unique = 0
-        for index in viewers.indices where index == 0 || viewers[index] != viewers[unique - 1] {
-            viewers[unique] = viewers[index]
-            unique += 1
-        }
-        merged.viewers = Array(viewers[..<unique])
+        merged.viewers = DayPartial.mergeDistinct(viewers, other.viewers)
         merged.openS = DayPartial.mergeSorted(openS, other.openS, by: <)
         return merged
     }

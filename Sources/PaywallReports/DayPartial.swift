@@ -5,7 +5,8 @@ import PaywallSQLite
 ///
 /// It holds, for the presentations whose first event falls on the day: per placement the counts,
 /// the distinct viewers and the sorted `open_s` values of funnels.md; the purchases per (placement,
-/// product); each (customer, placement)'s earliest impression among them; and their purchases.
+/// product); each (customer, placement)'s earliest impression among them; their purchases; and per
+/// (placement, offering) the impressions and the distinct customers and converted customers.
 /// Merging the partials of every day (``PresentationScan/merge(_:start:end:)``) gives exactly the
 /// state one scan of every presentation gives, so the nightly job rescans only the days that
 /// received events and reads the rest from `report_day_partials`.
@@ -18,6 +19,8 @@ struct DayPartial: Equatable {
     var firsts: [CustomerFirst] = []
     /// Every `purchased` close of the day's presentations (any placement, impression or not).
     var purchases: [Purchase] = []
+    /// The offering comparison's counts per (placement, offering), sorted (``OfferingCount``).
+    var offerings: [OfferingCount] = []
 
     /// Purchases of one product at one placement.
     struct ProductCount: Equatable {
@@ -55,7 +58,7 @@ struct DayPartial: Equatable {
     /// The rollup rows of one day (by first event time), in the columns and order of `PresentationScan.scanSQL`.
     static let daySQL = """
         SELECT first_at, placement_key, customer_key, impression_at, plan_selected, purchase_started, close_at,
-               close_result, close_via, close_open_s, close_product
+               close_result, close_via, close_open_s, close_product, offering
         FROM report_presentations WHERE first_at >= ?1 AND first_at < ?2
         """
 
@@ -87,6 +90,7 @@ struct DayPartial: Equatable {
         private var productNames = Interner()
         private var productCounts: [Int: Int64] = [:]
         private var impressions: [CustomerFirst] = []
+        private var offerings = OfferingCount.Builder()
 
         /// Adds one presentation.
         mutating func add<Details: PresentationDetails>(_ p: PresentationScan.ScannedPresentation, _ details: Details) {
@@ -99,6 +103,7 @@ struct DayPartial: Equatable {
             PresentationScan.add(details, p, to: &groups[p.placement]!) { product in
                 productCounts[p.placement << 32 | productNames.index(product), default: 0] += 1
             }
+            if p.impressionAt != nil { offerings.add(p, details) }
         }
 
         /// The partial, in its canonical form (sorted, viewers without repeats).
@@ -117,6 +122,7 @@ struct DayPartial: Equatable {
                 partial.firsts.append(first)
             }
             partial.purchases.sort { ($0.user, $0.at) < ($1.user, $1.at) }
+            partial.offerings = offerings.finish()
             return partial
         }
     }

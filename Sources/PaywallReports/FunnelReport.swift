@@ -25,6 +25,9 @@ public struct FunnelReport: Sendable {
     public var chunkSize: Int64 = Rollup.defaultChunkSize
     /// How the reports are computed (``ReportEngine/native`` by default; ``ReportEngine/sql`` runs `reports/*.sql`).
     public var engine: ReportEngine = .native
+    /// The offering comparison's control wherever a placement has this offering (`nil`: each
+    /// placement's offering with the most customers; funnels.md "Offering comparison").
+    public var control: String?
     /// Called while new events are folded into the rollups (the long part of a first run) with
     /// the share done, 0…1; the CLI draws its progress bar from it.
     public var progress: (@Sendable (Double) -> Void)?
@@ -55,7 +58,7 @@ public struct FunnelReport: Sendable {
     ///   - cohortWindow: the cohort conversion window (default 3 days).
     ///   - formulaGuard: prefix formula-like text cells with `'` (default on).
     ///   - version: the program version shown on the HTML page.
-    ///   - directory: the output folder; created if needed; only the report files (the six CSVs and
+    ///   - directory: the output folder; created if needed; only the report files (the seven CSVs and
     ///     `report.html`) in it are replaced.
     /// - Throws: ``ReportError``; on any failure the folder is left as it was.
     @discardableResult
@@ -113,10 +116,12 @@ public struct FunnelReport: Sendable {
             "days": .text(DayCalendar.json(days)),
             "placements": placements.flatMap { $0.isEmpty ? nil : .text(Self.jsonArray($0)) } ?? .null,
             "window_ms": .integer(cohortWindow.milliseconds),
+            "control": control.map { .text($0) } ?? .null,
         ]
         var tables: [ReportTable] = []
         let rows = try ReportError.wrap {
             try connection.transaction(.deferred) { db in
+                if engine == .sql { try db.defineMathFunctions() }
                 let computed = engine == .native
                     ? try nativeRows(db, days: days, placements: placements, cohortWindow: cohortWindow,
                                      fromPartials: fromPartials, scan: scan) : [:]
@@ -174,6 +179,7 @@ public struct FunnelReport: Sendable {
                 ReportFile.conversionFunnel.fileName: finished.conversionRows(),
                 ReportFile.placementSummary.fileName: finished.summaryRows(),
                 ReportFile.productMix.fileName: finished.productMixRows(),
+                ReportFile.offeringComparison.fileName: finished.offeringRows(control: control),
             ]
             rows.withLock { $0.merge(others) { $1 } }
         }

@@ -1,9 +1,9 @@
 import Foundation
 
 /// The self-contained HTML page of a report run: per placement a funnel chart and daily trends,
-/// then the cohort table, the product mix and the data-quality figures. No scripts, no network:
-/// styles are inline and charts are SVG. Every value from event data is escaped, isolated in `<bdi>` and
-/// shows its control characters (``HTMLEscaping``).
+/// then the cohort table, the product mix, the offering comparison and the data-quality figures. No scripts,
+/// no network: styles are inline and charts are SVG. Every value from event data is escaped, isolated in
+/// `<bdi>` and shows its control characters (``HTMLEscaping``).
 public enum HTMLReport {
     /// What the page says about the run. It holds no clock time, so a re-run on the same data writes
     /// the same bytes (the nightly job relies on that to change nothing).
@@ -40,6 +40,7 @@ public enum HTMLReport {
         body += "<p class=\"note\">Customers by the day of their first impression at a placement, and how many bought within the window. Rows whose window is not complete yet can still grow.</p>"
         body += table(byName["cohort_conversion"]) + "</section>"
         body += "<section><h2>Product mix</h2>" + table(byName["product_mix"]) + "</section>"
+        body += offeringSection(byName["offering_comparison"])
         body += "<section><h2>Data quality</h2><p class=\"note\">What was stored, refused, dropped or not yet delivered to RevenueCat, per day.</p>"
         body += table(byName["data_quality"]) + "</section>"
         body += glossary
@@ -48,7 +49,7 @@ public enum HTMLReport {
         <html lang="en"><head><meta charset="utf-8">
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <title>Paywall report — \(HTMLEscaping.escape(context.period))</title>
-        <style>\(style)</style></head>
+        <style>\(style)\(offeringStyle)</style></head>
         <body><main>
         \(body)
         <footer>PaywallAnalytics \(HTMLEscaping.escape(context.version)) · definitions of every number: funnels.md in the PaywallAnalytics repository</footer>

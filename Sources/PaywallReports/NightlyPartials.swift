@@ -169,7 +169,7 @@ extension DayPartial {
 
 extension PresentationScan {
     /// Fills the scan from the stored day partials instead of scanning every presentation: the
-    /// days of the report contribute their groups and products; every day contributes its
+    /// days of the report contribute their groups, products and offerings; every day contributes its
     /// customers' first impressions and purchases (cohorts span all history).
     ///
     /// - Throws: ``UnreadablePartial`` (the caller rebuilds the partials), `StorageError`.
@@ -192,6 +192,9 @@ extension PresentationScan {
         }
         for product in partial.products where isIncluded(product.placement) {
             productCounts[product.placement << 32 | products.index(product.product), default: 0] += product.count
+        }
+        for offering in partial.offerings where isIncluded(offering.placement) {
+            offerings.add(offering)
         }
     }
 }

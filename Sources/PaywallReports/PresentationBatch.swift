@@ -3,7 +3,7 @@ import PaywallSQLite
 /// Column indexes of ``PresentationBatch/eventsSQL``.
 enum FoldColumns {
     static let occurredAt = 0, name = 1, id = 2, pwID = 3, source = 4, user = 5, product = 6, result = 7, via = 8,
-               openS = 9
+               openS = 9, rowid = 10, offering = 11
 }
 
 /// The events of one rollup chunk folded in memory: one ``PresentationFold`` per `pw_id` and event
@@ -12,7 +12,7 @@ enum FoldColumns {
 struct PresentationBatch {
     /// Columns read by ``add(_:keys:texts:)``, in ``FoldColumns`` order.
     static let eventsSQL = """
-        SELECT occurred_at, name, id, pw_id, source, user_id, product, result, via, open_s, rowid
+        SELECT occurred_at, name, id, pw_id, source, user_id, product, result, via, open_s, rowid, offering_id
         FROM events WHERE rowid > ? AND rowid <= ?
         """
 
@@ -100,7 +100,7 @@ struct PresentationBatch {
     /// Column `column` as a ``UUIDKey``; an id that is not canonical uppercase UUID text breaks the store's contract.
     static func uuid(_ row: Row, _ column: Int) throws -> UUIDKey {
         if let key = row.withUnsafeText(at: column, { UUIDKey(text: $0) }) { return key }
-        let rowid = row.int64(at: 10)
+        let rowid = row.int64(at: FoldColumns.rowid)
         throw StorageError(code: 0, message: """
             the events row with rowid \(rowid) has an id or pw_id that is not an uppercase canonical UUID, which \
             the store never writes, so the reports cannot group it; fix or delete that row, then run the report again

@@ -14,6 +14,8 @@ protocol PresentationDetails {
     var product: String { get }
     /// The close's `via` as ``PresentationScan/code(_:_:)`` numbers it (4 close_button, 5 continue_free).
     var via: Int { get }
+    /// Calls `body` with the UTF-8 bytes of the first impression's offering (empty when it has none).
+    func withOffering<T>(_ body: (UnsafeRawBufferPointer) -> T) -> T
 }
 
 /// The details of a row of `PresentationScan.scanSQL` (or `DayPartial.daySQL`, the same columns).
@@ -24,6 +26,7 @@ struct RowDetails: PresentationDetails {
     var openS: Double { row.double(at: 9) ?? 0 }
     var product: String { row.string(at: 10) ?? "" }
     var via: Int { PresentationScan.code(row, 8) }
+    func withOffering<T>(_ body: (UnsafeRawBufferPointer) -> T) -> T { row.withUnsafeText(at: 11, body) }
 }
 
 /// The details of a presentation folded in memory (its close texts in `texts`, with their
@@ -37,6 +40,10 @@ struct FoldDetails: PresentationDetails {
     var openS: Double { fold.closeOpenS ?? 0 }
     var product: String { texts[fold.closeProduct] ?? "" }
     var via: Int { fold.closeVia == TextTable.null ? 0 : codes[Int(fold.closeVia)] }
+    func withOffering<T>(_ body: (UnsafeRawBufferPointer) -> T) -> T {
+        var offering = texts[fold.offering] ?? ""
+        return offering.withUTF8 { body(UnsafeRawBufferPointer($0)) }
+    }
 }
 
 extension PresentationScan.ScannedPresentation {

@@ -3,7 +3,7 @@ import PaywallSQLite
 
 /// One presentation folded from a batch of events, exactly as `reports/rollup_presentations.sql`
 /// defines it: first event by (occurred_at, id), earliest impression, plan/purchase flags, earliest
-/// close by (occurred_at, id). Plain values only (ids as ``UUIDKey``, names as integer keys, close
+/// close by (occurred_at, id), the first impression's id and offering. Plain values only (ids as ``UUIDKey``, names as integer keys, close
 /// texts as ``TextTable`` indexes), so folding allocates nothing per event.
 struct PresentationFold: Equatable {
     var pwID: UUIDKey
@@ -12,6 +12,10 @@ struct PresentationFold: Equatable {
     var placementKey: Int64
     var customerKey: Int64
     var impressionAt: Int64?
+    /// The first impression's id (by `occurred_at`, then id); meaningful when ``impressionAt`` is set.
+    var impressionID = UUIDKey.zero
+    /// The first impression's `offering_id` as a ``TextTable`` index (``TextTable/null`` when it has none).
+    var offering = TextTable.null
     var planSelected = false
     var purchaseStarted = false
     var closeAt: Int64?
@@ -25,7 +29,12 @@ struct PresentationFold: Equatable {
     mutating func apply(_ row: Row, kind: EventKind, at: Int64, id: () throws -> UUIDKey, texts: inout TextTable) rethrows {
         switch kind {
         case .shown:
-            if impressionAt.map({ at < $0 }) ?? true { impressionAt = at }
+            if let impressionAt, at > impressionAt { return }
+            let eventID = try id()
+            if let impressionAt, at == impressionAt, !(eventID < impressionID) { return }
+            impressionAt = at
+            impressionID = eventID
+            offering = texts.index(row, FoldColumns.offering)
         case .planSelected:
             planSelected = true
         case .purchaseStarted:
@@ -45,7 +54,7 @@ struct PresentationFold: Equatable {
         }
     }
 
-    /// Binds this fold to the parameters `offset + 1 … offset + 14` of `rollup_merge_presentation.sql`
+    /// Binds this fold to the parameters `offset + 1 … offset + 16` of `rollup_merge_presentation.sql`
     /// (in order of first appearance) or of one row of ``Rollup/mergeRows``.
     func bind(_ statement: Statement, texts: TextTable, offset: Int = 0) {
         pwID.bind(statement, at: offset + 1)
@@ -62,6 +71,8 @@ struct PresentationFold: Equatable {
         statement.bind(texts[closeVia], at: offset + 12)
         statement.bind(closeOpenS, at: offset + 13)
         statement.bind(texts[closeProduct], at: offset + 14)
+        if impressionAt != nil { impressionID.bind(statement, at: offset + 15) } else { statement.bindNull(at: offset + 15) }
+        statement.bind(texts[offering], at: offset + 16)
     }
 }
 
@@ -83,20 +94,31 @@ enum EventKind {
     }
 }
 
-/// Repeated texts of the close (result, via, product) by a small integer, for one refresh; keyed by
-/// their exact scalars (canonically equivalent products are two products).
+/// Repeated texts of the close (result, via, product) and of the offering by a small integer, for one
+/// refresh; keyed by their exact scalars (canonically equivalent products are two products).
 struct TextTable: Equatable {
     static let null: Int32 = -1
     private var indexes: [ExactText: Int32] = [:]
     private var texts: [String] = []
+    /// The first texts' bytes, by index: a row's text is found among them without a `String` or a
+    /// hash (every impression looks its offering up here); a miss falls back to ``indexes``.
+    private var recent: [[UInt8]] = []
 
     /// The index of column `column`'s text (``null`` for SQL `NULL`).
     mutating func index(_ row: Row, _ column: Int) -> Int32 {
         if row.isNull(at: column) { return Self.null }
+        let found = row.withUnsafeText(at: column) { bytes -> Int32? in
+            for (index, known) in recent.enumerated() where known.count == bytes.count && bytes.elementsEqual(known) {
+                return Int32(index)
+            }
+            return nil
+        }
+        if let found { return found }
         // Close texts are short: Strings of up to 15 UTF-8 bytes are stored inline (no allocation).
         let text = row.withUnsafeText(at: column) { String(decoding: $0, as: UTF8.self) }
         if let index = indexes[ExactText(text)] { return index }
         texts.append(text)
+        if recent.count == texts.count - 1, recent.count < 16 { recent.append(Array(text.utf8)) }
         indexes[ExactText(text)] = Int32(texts.count - 1)
         return Int32(texts.count - 1)
     }

@@ -19,6 +19,8 @@ struct PresentationScan {
     var productCounts: [Int: Int64] = [:]        // key: placement key << 32 | product index
     var firsts = CustomerFirsts()
     var purchases: [(user: UInt32, at: Int64)] = []
+    /// The offering comparison's tallies per (placement, offering) over the range (``OfferingTallies``).
+    var offerings = OfferingTallies()
 
     struct GroupStats: Equatable {
         var presentations: Int64 = 0, impressions: Int64 = 0, dwellBounces: Int64 = 0
@@ -31,7 +33,7 @@ struct PresentationScan {
 
     static let scanSQL = """
         SELECT first_at, placement_key, customer_key, impression_at, plan_selected, purchase_started, close_at,
-               close_result, close_via, close_open_s, close_product
+               close_result, close_via, close_open_s, close_product, offering
         FROM report_presentations
         """
 
@@ -46,9 +48,11 @@ struct PresentationScan {
             if let purchaseAt = p.purchaseAt { purchases.append((p.user, purchaseAt)) }
             guard p.firstAt >= rangeStart, p.firstAt < rangeEnd, isIncluded(p.placement) else { return true }
             let day = Self.dayIndex(p.firstAt, starts)
-            Self.add(RowDetails(row: row), p, to: &groups[day << 32 | p.placement, default: GroupStats()]) { product in
+            let details = RowDetails(row: row)
+            Self.add(details, p, to: &groups[day << 32 | p.placement, default: GroupStats()]) { product in
                 productCounts[p.placement << 32 | products.index(product), default: 0] += 1
             }
+            if p.impressionAt != nil { offerings.add(p, details) }
             return true
         }
     }
@@ -58,6 +62,7 @@ struct PresentationScan {
         try placements.load(db)
         customerCount = Int(try db.scalar("SELECT coalesce(max(key), 0) + 1 FROM report_customers")?.int64 ?? 1)
         firsts.reserve(customers: customerCount, placements: placements.names.count)
+        offerings.customerCount = customerCount
     }
 
     /// The columns of a `scanSQL` row that every scan reads, decoded once.

@@ -31,7 +31,7 @@ public struct ReportFile: Sendable, Hashable {
 
     /// Every report, in the order they are written.
     public static let all: [ReportFile] = [encounterFunnel, conversionFunnel, cohortConversion, placementSummary,
-                                           productMix, dataQuality]
+                                           productMix, offeringComparison, dataQuality]
 
     /// `encounter_funnel.csv`.
     public static let encounterFunnel = ReportFile("encounter_funnel", sql: ReportQueries.encounterFunnel, [
@@ -60,6 +60,12 @@ public struct ReportFile: Sendable, Hashable {
     /// `product_mix.csv`.
     public static let productMix = ReportFile("product_mix", sql: ReportQueries.productMix, [
         ("placement", .text), ("product", .text), ("purchases", .count), ("share", .rate),
+    ])
+    /// `offering_comparison.csv`.
+    public static let offeringComparison = ReportFile("offering_comparison", sql: ReportQueries.offeringComparison, [
+        ("placement", .text), ("offering", .text), ("customers", .count), ("impressions", .count),
+        ("converted", .count), ("conversion_rate", .rate), ("ci_low", .rate), ("ci_high", .rate),
+        ("is_control", .text), ("lift", .rate), ("p_value", .rate),
     ])
     /// `data_quality.csv`.
     public static let dataQuality = ReportFile("data_quality", sql: ReportQueries.dataQuality, [

@@ -14,7 +14,7 @@ import PaywallStore
 public enum ReportSchema {
     /// The reports' migrations, oldest first. Append new ones at the end.
     public static let migrations = MigrationGroup(owner: "reports", [
-        rollups, rollupKeys, dayPartials, rollupSlim, exactProducts,
+        rollups, rollupKeys, dayPartials, rollupSlim, exactProducts, offerings,
     ])
 
     /// The tables the reports' migrations create.

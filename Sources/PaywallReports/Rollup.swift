@@ -110,10 +110,10 @@ struct Rollup {
     }
 
     /// Presentations per multi-row merge statement, and parameters per presentation.
-    static let mergeRows = 64, mergeColumns = 14
+    static let mergeRows = 64, mergeColumns = 16
 
     /// `rollup_merge_presentation.sql` with its `VALUES` row repeated ``mergeRows`` times as
-    /// numbered parameters (`?1 … ?14`, `?15 … ?28`, …), otherwise the same statement.
+    /// numbered parameters (`?1 … ?16`, `?17 … ?32`, …), otherwise the same statement.
     static let mergeMany: String = {
         let sql = ReportQueries.rollupMergePresentation
         guard let values = sql.range(of: "VALUES ("), let end = sql.range(of: ")\nON CONFLICT", range: values.upperBound..<sql.endIndex)

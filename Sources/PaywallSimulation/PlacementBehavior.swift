@@ -19,20 +19,44 @@ public struct PlacementBehavior: Sendable, Hashable {
     public var meanOpenSeconds: Double
     /// Plans offered and how often each is chosen.
     public var products: [(String, Double)]
+    /// The paywall variants (offerings) customers are assigned to, each customer to one per
+    /// placement, and how each converts (default: one offering, "default").
+    public var offerings: [Offering] = [Offering(name: "default", share: 1, purchaseFactor: 1)]
+
+    /// One paywall variant of a placement in the simulation.
+    public struct Offering: Sendable, Hashable {
+        /// The `offering_id` its impressions carry.
+        public var name: String
+        /// The share of customers assigned to it (the shares of a placement add up to 1).
+        public var share: Double
+        /// Multiplies the chance that a started purchase completes (1: as the placement's behaviour says).
+        public var purchaseFactor: Double
+
+        /// Creates an offering.
+        public init(name: String, share: Double, purchaseFactor: Double) {
+            (self.name, self.share, self.purchaseFactor) = (name, share, purchaseFactor)
+        }
+    }
 
     /// Equality by name (the products list is not `Hashable`).
     public static func == (lhs: PlacementBehavior, rhs: PlacementBehavior) -> Bool { lhs.name == rhs.name }
     /// Hashes the name.
     public func hash(into hasher: inout Hasher) { hasher.combine(name) }
 
-    /// The demo's six placements: onboarding converts best, feature gates bounce most.
+    /// The demo's six placements: onboarding converts best, feature gates bounce most. Onboarding
+    /// tests a trial paywall that converts clearly better than the classic one; settings tests a
+    /// compact paywall that converts about the same (a difference too small to tell from noise).
     public static let demo: [PlacementBehavior] = [
         PlacementBehavior(name: "onboarding", bounce: 0.08, select: 0.62, startPurchase: 0.55, complete: 0.80,
                           restore: 0.02, continueFree: 0.85, meanOpenSeconds: 18,
-                          products: [("pro_annual", 0.6), ("pro_monthly", 0.3), ("pro_weekly", 0.1)]),
+                          products: [("pro_annual", 0.6), ("pro_monthly", 0.3), ("pro_weekly", 0.1)],
+                          offerings: [Offering(name: "onboarding_classic", share: 0.6, purchaseFactor: 1),
+                                      Offering(name: "onboarding_trial", share: 0.4, purchaseFactor: 1.45)]),
         PlacementBehavior(name: "settings", bounce: 0.15, select: 0.45, startPurchase: 0.45, complete: 0.75,
                           restore: 0.06, continueFree: 0.10, meanOpenSeconds: 14,
-                          products: [("pro_annual", 0.5), ("pro_monthly", 0.4), ("pro_lifetime", 0.1)]),
+                          products: [("pro_annual", 0.5), ("pro_monthly", 0.4), ("pro_lifetime", 0.1)],
+                          offerings: [Offering(name: "settings_classic", share: 0.5, purchaseFactor: 1),
+                                      Offering(name: "settings_compact", share: 0.5, purchaseFactor: 1.04)]),
         PlacementBehavior(name: "feature_gate", bounce: 0.42, select: 0.30, startPurchase: 0.40, complete: 0.70,
                           restore: 0.01, continueFree: 0.05, meanOpenSeconds: 6,
                           products: [("pro_monthly", 0.6), ("pro_annual", 0.4)]),

@@ -14,6 +14,7 @@ struct PresentationScript {
     }
 
     var placementName: String
+    var offeringID: String
     var interruption: Bool
     var dwellSeconds: Double
     var selections: [String]
@@ -24,8 +25,10 @@ struct PresentationScript {
         var purchased: Bool
     }
 
-    init(behavior: PlacementBehavior, intent: Double, unclosedShare: Double, random: inout SeededGenerator) {
+    init(behavior: PlacementBehavior, offering: PlacementBehavior.Offering, intent: Double, unclosedShare: Double,
+         random: inout SeededGenerator) {
         placementName = behavior.name
+        offeringID = offering.name
         interruption = random.chance(0.05)
         dwellSeconds = 1 + random.exponential(mean: behavior.meanOpenSeconds)
         selections = []
@@ -40,7 +43,7 @@ struct PresentationScript {
             if random.chance(0.25) { selections.append(random.weighted(behavior.products)) }
             if random.chance(min(1, behavior.startPurchase * (0.5 + intent))) {
                 let product = selections[selections.count - 1]
-                let completes = random.chance(behavior.complete * (0.6 + 0.4 * intent))
+                let completes = random.chance(behavior.complete * offering.purchaseFactor * (0.6 + 0.4 * intent))
                 ending = completes ? .purchase(product: product) : .cancelledPurchase(product: product)
                 return
             }
@@ -55,7 +58,7 @@ struct PresentationScript {
         let now = Now { startMs + Self.milliseconds(clock.now.offset) }
         let tracker = PresentationTracker(sink: sink, clock: clock, now: now)
         do {
-            let paywall = try tracker.open(source: placementName, offeringID: "default",
+            let paywall = try tracker.open(source: placementName, offeringID: offeringID,
                                            placementID: placementName, userID: userID, sessionID: sessionID)
             try paywall.checked.appeared()
             if case .bounce(let seconds) = ending {

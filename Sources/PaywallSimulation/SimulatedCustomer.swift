@@ -6,6 +6,7 @@ import PaywallCore
 /// grows with each encounter. Stops seeing paywalls once subscribed.
 struct SimulatedCustomer {
     let userID: String
+    let index: Int
     let installDay: Int
     var intent: Double
     var presentations = 0
@@ -14,6 +15,7 @@ struct SimulatedCustomer {
 
     init(index: Int, scenario: DemoScenario, random: inout SeededGenerator) {
         userID = String(format: "demo_user_%05d", index)
+        self.index = index
         installDay = Int(random.uniform(0...Double(scenario.days) - 0.001))
         let base = random.uniform(0...1)
         intent = base * base
@@ -38,7 +40,7 @@ struct SimulatedCustomer {
                 }
                 if let placement {
                     let behavior = scenario.behavior(placement)
-                    let script = PresentationScript(behavior: behavior, intent: intent,
+                    let script = PresentationScript(behavior: behavior, offering: offering(at: behavior), intent: intent,
                                                     unclosedShare: scenario.unclosedShare, random: &random)
                     let outcome = script.play(startMs: clockMs, userID: userID, sessionID: sessionID,
                                               sink: sink.sink(late: offline))
@@ -51,6 +53,26 @@ struct SimulatedCustomer {
             }
             lastActiveDay = day
         }
+    }
+
+    /// The offering this customer is assigned to at a placement: fixed per (customer, placement), as
+    /// an A/B test assigns it, drawn from a hash of both (not from the generator, so the rest of the
+    /// simulation draws the same numbers whatever the offerings).
+    func offering(at behavior: PlacementBehavior) -> PlacementBehavior.Offering {
+        guard behavior.offerings.count > 1 else { return behavior.offerings[0] }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325   // FNV-1a over the customer index and the placement name
+        for byte in withUnsafeBytes(of: UInt64(index).littleEndian, Array.init) + Array(behavior.name.utf8) {
+            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+        }
+        hash ^= hash >> 33   // a finalizer, so neighbouring customers spread over the whole range
+        hash &*= 0xff51_afd7_ed55_8ccd
+        hash ^= hash >> 33
+        var draw = Double(hash >> 11) / Double(1 << 53)
+        for offering in behavior.offerings {
+            if draw < offering.share { return offering }
+            draw -= offering.share
+        }
+        return behavior.offerings[behavior.offerings.count - 1]
     }
 
     func pickPlacement(day: Int, lastActiveDay: Int, random: inout SeededGenerator) -> String? {

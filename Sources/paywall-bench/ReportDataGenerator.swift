@@ -6,8 +6,9 @@ import PaywallStore
 
 /// Deterministic paywall traffic for the report benchmark, written straight into a store in time
 /// order: per presentation an impression (85 %), plan selections, purchase starts and a close
-/// (93 %), across 8 placements (some needing CSV quoting) and 300k customers; impressions enter the
-/// outbox (pending), the deliveries or the dead letters.
+/// (93 %), across 8 placements (some needing CSV quoting) and 300k customers, each assigned to one
+/// of two offerings (a third of them to `variant_b`); impressions enter the outbox (pending), the
+/// deliveries or the dead letters.
 struct ReportDataGenerator {
     let start: Int64
     let eventsPerDay: Int
@@ -47,7 +48,7 @@ struct ReportDataGenerator {
                 let insert = try db.cachedStatement("""
                     INSERT INTO events (id, name, occurred_at, recorded_at, user_id, session_id, catalog_version, pw_id,
                       source, offering_id, placement_id, product, result, via, open_s)
-                    VALUES (?, ?, ?, ?, ?, NULL, 1, ?, ?, 'default', NULL, ?, ?, ?, ?)
+                    VALUES (?, ?, ?, ?, ?, NULL, 1, ?, ?, ?, NULL, ?, ?, ?, ?)
                     """)
                 let outbox = Delivery(
                     pending: try db.cachedStatement("INSERT INTO outbox (event_rowid, occurred_at) VALUES (last_insert_rowid(), ?)"),
@@ -69,15 +70,17 @@ struct ReportDataGenerator {
     private mutating func presentation(at time: Int64, _ insert: Statement, _ outbox: Delivery) throws -> Int {
         var t = time
         let pw = UUIDv7.make(milliseconds: t, using: &random).uuidString
-        let user = "user-\(random.next() % 300_000)"
+        let customer = random.next() % 300_000
+        let user = "user-\(customer)"
+        let offering = customer % 3 == 0 ? "variant_b" : "default"   // from the customer: no extra draw
         let source = Self.placements[Int(random.next() % UInt64(Self.placements.count))]
         var written = 0
         func add(_ name: String, _ product: String?, _ result: String?, _ via: String?, _ openS: Double?) throws -> String {
             let id = UUIDv7.make(milliseconds: t, using: &random).uuidString
             insert.reset()
             insert.bind(id, at: 1); insert.bind(name, at: 2); insert.bind(t, at: 3); insert.bind(t + 40, at: 4)
-            insert.bind(user, at: 5); insert.bind(pw, at: 6); insert.bind(source, at: 7); insert.bind(product, at: 8)
-            insert.bind(result, at: 9); insert.bind(via, at: 10); insert.bind(openS, at: 11)
+            insert.bind(user, at: 5); insert.bind(pw, at: 6); insert.bind(source, at: 7); insert.bind(offering, at: 8)
+            insert.bind(product, at: 9); insert.bind(result, at: 10); insert.bind(via, at: 11); insert.bind(openS, at: 12)
             try insert.run()
             written += 1
             return id

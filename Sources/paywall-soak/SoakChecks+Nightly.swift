@@ -24,7 +24,7 @@ extension SoakChecks {
         let ranged = try SoakChild(cli, ["report", "--from", from, "--to", to, "--out", range, "--db", soak.db]).wait()
         expect(ranged.status == 0, "range report exited \(ranged.status): \(ranged.stderr.prefix(300))")
         let names = try FileManager.default.contentsOfDirectory(atPath: nightly).filter { $0.hasSuffix(".csv") || $0 == "report.html" }.sorted()
-        expect(names.filter { $0.hasSuffix(".csv") }.count == 6, "nightly wrote \(names)")
+        expect(names.filter { $0.hasSuffix(".csv") }.count == 7, "nightly wrote \(names)")
         var rows = 0
         for name in names {
             let incremental = FileManager.default.contents(atPath: "\(nightly)/\(name)")

@@ -37,6 +37,11 @@ struct BrowserReportTests {
         // The rendered DOM shows every placement and the numbers of placement_summary.csv
         let dom = try await Self.browse(html, "--dump-dom", scratch).stdout
         #expect(dom.contains("<h1>Paywall report</h1>"))
+        // The offering comparison: onboarding and settings each test two offerings, drawn as charts with a verdict
+        #expect(dom.contains("<h2>Offering comparison</h2>"))
+        #expect(dom.components(separatedBy: "class=\"chart offering-chart\"").count == 3)
+        #expect(dom.contains("onboarding_classic (control)") || dom.contains("onboarding_trial (control)"))
+        #expect(dom.components(separatedBy: "class=\"verdict").count >= 3, "a verdict in words per compared placement")
         let summary = try String(contentsOfFile: scratch.path("paywall-report/placement_summary.csv"), encoding: .utf8)
         let rows = summary.split(separator: "\r\n").dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
         #expect(rows.count == 6)

@@ -5,7 +5,7 @@ import Testing
 struct DemoCommandTests {
     let cli = try! CommandRunner()
     static let reports = ["encounter_funnel", "conversion_funnel", "cohort_conversion", "placement_summary",
-                          "product_mix", "data_quality"]
+                          "product_mix", "offering_comparison", "data_quality"]
 
     func csvs(in folder: URL) throws -> [String: Data] {
         try Dictionary(uniqueKeysWithValues: Self.reports.map {
@@ -23,6 +23,10 @@ struct DemoCommandTests {
         for placement in ["onboarding", "feature_gate", "limit_reached", "settings", "promo_banner", "winback"] {
             #expect(first.stdout.contains("\n\(placement) "), "summary row for \(placement)")
         }
+        // The offering comparison: a clear winner at onboarding, none at settings (the same every run: fixed seed)
+        #expect(first.stdout.contains("Offering comparison (by customer, against each placement's control):"))
+        #expect(first.stdout.contains("  onboarding: onboarding_trial converts better than onboarding_classic ("))
+        #expect(first.stdout.contains("  settings: no winner yet — no offering differs from settings_classic at p < 0.05"))
         #expect(first.stdout.contains("RevenueCat forwarding: skipped: no RevenueCat API key"))
         #expect(first.stdout.contains("Database: paywall-demo.sqlite"))
         #expect(FileManager.default.fileExists(atPath: scratch.path("paywall-demo.sqlite")))

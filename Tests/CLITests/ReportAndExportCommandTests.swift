@@ -20,8 +20,9 @@ struct ReportAndExportCommandTests {
         let out = scratch.path("range")
         let result = try await cli.run(["report", "--from", "2026-10-01", "--to", "2026-10-03", "--out", out, "--db", db])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout.hasPrefix("wrote 6 reports ("))
-        for name in ["encounter_funnel", "conversion_funnel", "cohort_conversion", "placement_summary", "product_mix", "data_quality"] {
+        #expect(result.stdout.hasPrefix("wrote 7 reports ("))
+        for name in ["encounter_funnel", "conversion_funnel", "cohort_conversion", "placement_summary", "product_mix",
+                     "offering_comparison", "data_quality"] {
             #expect(FileManager.default.fileExists(atPath: "\(out)/\(name).csv"), "\(name).csv")
         }
         let encounter = try String(contentsOfFile: "\(out)/encounter_funnel.csv", encoding: .utf8)
@@ -31,6 +32,29 @@ struct ReportAndExportCommandTests {
         _ = try await cli.run(["report", "--from", "2026-10-01", "--to", "2026-10-05", "--out", only, "--db", db, "--placement", "onboarding"])
         let rows = try String(contentsOfFile: "\(only)/placement_summary.csv", encoding: .utf8).split(separator: "\r\n")
         #expect(rows.count == 2 && rows[1].hasPrefix("onboarding,"))
+    }
+
+    @Test func controlChoosesTheOfferingComparedAgainstWherePlacementsHaveIt() async throws {
+        let scratch = try Scratch()
+        let db = try await demoDatabase(scratch)
+        func controls(_ extra: [String]) async throws -> [String] {
+            let out = scratch.path("control-\(extra.count)-\(extra.last ?? "")")
+            let result = try await cli.run(["report", "--from", "2026-10-01", "--to", "2026-10-05", "--out", out, "--db", db] + extra)
+            #expect(result.status == 0, "\(result.stderr)")
+            let rows = try String(contentsOfFile: out + "/offering_comparison.csv", encoding: .utf8).split(separator: "\r\n")
+            #expect(rows.first == "placement,offering,customers,impressions,converted,conversion_rate,ci_low,ci_high,is_control,lift,p_value")
+            return rows.dropFirst().filter { $0.contains(",true,") }.map { String($0.split(separator: ",")[1]) }
+        }
+        // The demo's onboarding compares onboarding_classic (60 % of customers) and onboarding_trial
+        let byDefault = try await controls([])
+        #expect(byDefault.contains("onboarding_classic"))
+        // --control onboarding_trial changes onboarding only; an offering nobody has changes nothing
+        let chosen = try await controls(["--control", "onboarding_trial"])
+        #expect(chosen == byDefault.map { $0 == "onboarding_classic" ? "onboarding_trial" : $0 })
+        #expect(try await controls(["--control", "nowhere"]) == byDefault)
+        let empty = try await cli.run(["report", "--from", "2026-10-01", "--to", "2026-10-05", "--out", scratch.path("e"), "--db", db,
+                                       "--control", ""])
+        #expect(empty.status == 64 && empty.stderr.contains("--control needs an offering id"), "\(empty.stderr)")
     }
 
     @Test func theNightlyJobIsIncrementalAndIdempotent() async throws {

@@ -151,7 +151,7 @@ struct AdditivePartialsTests {
                 closeAt: closed ? at + Int64(random.below(90_000)) : nil, result: closed ? 1 + random.below(3) : 0)
             let details = TestDetails(planSelected: random.below(2) == 0, purchaseStarted: random.below(3) == 0,
                                       openS: Double(random.below(60_000)) / 1000, product: "p\(random.below(3))",
-                                      via: 4 + random.below(2))
+                                      via: 4 + random.below(2), offering: ["", "a", "b"][random.below(3)])
             all.add(p, details)
             if random.below(2) == 0 { first.add(p, details) } else { second.add(p, details) }
         }
@@ -165,5 +165,11 @@ struct AdditivePartialsTests {
         var openS: Double
         var product: String
         var via: Int
+        var offering: String
+
+        func withOffering<T>(_ body: (UnsafeRawBufferPointer) -> T) -> T {
+            var offering = offering
+            return offering.withUTF8 { body(UnsafeRawBufferPointer($0)) }
+        }
     }
 }

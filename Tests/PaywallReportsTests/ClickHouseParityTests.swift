@@ -13,11 +13,14 @@ struct ClickHouseParityTests {
         var to: String
         var timezone: String
         var placements: [String]
-        var testDescription: String { "\(from)…\(to) \(timezone) \(placements)" }
+        /// `--control` (the offering comparison's control), if any.
+        var control: String? = nil
+        var testDescription: String { "\(from)…\(to) \(timezone) \(placements) control \(control ?? "-")" }
     }
 
     static let cases = [
         Case(from: "2026-11-01", to: "2026-11-05", timezone: "UTC", placements: []),
+        Case(from: "2026-11-01", to: "2026-11-05", timezone: "UTC", placements: [], control: "monthly"),
         Case(from: "2026-11-01", to: "2026-11-03", timezone: "America/New_York", placements: []),
         Case(from: "2026-11-02", to: "2026-11-02", timezone: "Asia/Kolkata", placements: ["a,b \"c\"", "Ünïcødé 🚀", "=SUM(A1)"]),
     ]
@@ -38,7 +41,9 @@ struct ClickHouseParityTests {
         let drops = try connection.all("SELECT dropped_at, count FROM drops") { "\($0.int64(at: 0)),\($0.int64(at: 1))\r\n" }
         try ("dropped_at,count\r\n" + drops.joined()).write(toFile: folder.path("export/drops.csv"), atomically: true, encoding: .utf8)
         // When SQLite (raw) and ClickHouse both compute the reports
-        try FunnelReport(connection: connection, now: .constant(ReportFixture.day5)).report(
+        var reports = FunnelReport(connection: connection, now: .constant(ReportFixture.day5))
+        reports.control = scenario.control
+        try reports.report(
             from: try ReportDate(scenario.from), to: try ReportDate(scenario.to),
             placements: scenario.placements.isEmpty ? nil : scenario.placements, timezone: scenario.timezone,
             formulaGuard: false, into: folder.path("sqlite"))
@@ -46,6 +51,7 @@ struct ClickHouseParityTests {
         let (status, output, errors) = try runPython("clickhouse_compare.py", [
             Repository.root.appendingPathComponent("reports/clickhouse").path, folder.path("sqlite"), folder.path("export"),
             scenario.from, scenario.to, scenario.timezone, "259200000", placements,
+            String(decoding: try JSONSerialization.data(withJSONObject: scenario.control.map { [$0] } ?? []), as: UTF8.self),
         ])
         // Then every value is equal
         #expect(status == 0, "clickhouse_compare.py failed (\(Python.installAdvice)):\n\(output)\(errors)")

@@ -27,8 +27,10 @@ struct EngineAgreementTests {
             let user = "u\(random.below(40))"
             let source = sources[random.below(sources.count)]
             func at() -> Int64 { base + Int64(random.below(4)) * Int64(random.below(100_000)) }
-            if random.below(10) < 8 { events.append(ReportFixture.shown(id, at(), user, pw, source)); id += 1 }
-            if random.below(10) < 2 { events.append(ReportFixture.shown(id, at(), user, pw, source)); id += 1 }
+            // Offerings drawn from the event id (not the generator, so the other draws stay as they were).
+            func offering() -> String? { ["A", "B", nil, "Ä", "A"][id % 5] }
+            if random.below(10) < 8 { events.append(ReportFixture.shown(id, at(), user, pw, source, offering: offering())); id += 1 }
+            if random.below(10) < 2 { events.append(ReportFixture.shown(id, at(), user, pw, source, offering: offering())); id += 1 }
             if random.below(10) < 4 {
                 events.append(ReportFixture.step(id, "paywall_plan_selected", at(), user, pw, source, "p\(random.below(3))")); id += 1
             }

@@ -138,7 +138,7 @@ struct NightlyPartialsTests {
         let rebuilt = try expectNightlyEqualsFullScan(connection, folder, timezone: "Asia/Tokyo", run: 2)
         #expect(rebuilt.daysRecomputed.count >= 6)
         let format = try #require(try connection.scalar("SELECT min(hex(substr(partial, 1, 1))) FROM report_day_partials")?.string)
-        #expect(format == "01")
+        #expect(format == String(format: "%02X", DayPartial.format))
     }
 
     @Test func theDayScanReadsTheColumnsOfTheFullScan() {
@@ -155,12 +155,13 @@ struct NightlyPartialsTests {
         let partial = try connection.withDatabase { db in
             try DayPartial.scan(db, startMs: ReportFixture.day1, endMs: ReportFixture.day2)
         }
-        #expect(!partial.groups.isEmpty && !partial.firsts.isEmpty && !partial.purchases.isEmpty && !partial.products.isEmpty)
+        #expect(!partial.groups.isEmpty && !partial.firsts.isEmpty && !partial.purchases.isEmpty && !partial.products.isEmpty
+                && !partial.offerings.isEmpty)
         // When it is encoded and decoded; Then it is the same value, and damaged bytes are refused
         let bytes = partial.encoded()
         #expect(bytes.withUnsafeBytes { DayPartial(decoding: $0) } == partial)
         #expect(Array(bytes.dropLast()).withUnsafeBytes { DayPartial(decoding: $0) } == nil)
         #expect((bytes + [0]).withUnsafeBytes { DayPartial(decoding: $0) } == nil)
-        #expect(([2] + bytes.dropFirst()).withUnsafeBytes { DayPartial(decoding: $0) } == nil)
+        #expect(([DayPartial.format + 1] + bytes.dropFirst()).withUnsafeBytes { DayPartial(decoding: $0) } == nil)
     }
 }

@@ -30,6 +30,19 @@ struct PythonReadBackTests {
             ["onboarding", "pro.year", "1", "0.5000"],
             ["Ünïcødé 🚀", "pro.year", "1", "1.0000"],
         ],
+        "offering_comparison.csv": [
+            ["'-minus", "", "1", "1", "0", "0.0000", "0.0000", "0.7935", "true", "", ""],
+            ["<script>alert(1)</script>", "", "1", "1", "0", "0.0000", "0.0000", "0.7935", "true", "", ""],
+            ["'=SUM(A1)", "", "1", "1", "0", "0.0000", "0.0000", "0.7935", "true", "", ""],
+            ["a,b \"c\"", "", "1", "1", "0", "0.0000", "0.0000", "0.7935", "true", "", ""],
+            ["cohort", "", "2", "3", "0", "0.0000", "0.0000", "0.6576", "true", "", ""],
+            ["late", "", "1", "1", "0", "0.0000", "0.0000", "0.7935", "true", "", ""],
+            ["onboarding", "", "2", "2", "1", "0.5000", "0.0945", "0.9055", "true", "", ""],
+            ["onboarding", "annual", "2", "2", "1", "0.5000", "0.0945", "0.9055", "false", "0.0000", "1.0000"],
+            ["onboarding", "monthly", "1", "1", "0", "0.0000", "0.0000", "0.7935", "false", "-1.0000", "0.3865"],
+            ["tie-winner", "", "1", "1", "0", "0.0000", "0.0000", "0.7935", "true", "", ""],
+            ["Ünïcødé 🚀", "'=promo,\"q\"", "1", "1", "1", "1.0000", "0.2065", "1.0000", "true", "", ""],
+        ],
         "placement_summary.csv": [
             ["'+plus", "1", "0", "0", "0", "0", "", "", ""],
             ["'-minus", "1", "1", "1", "0", "0", "0.0000", "", ""],
@@ -73,5 +86,8 @@ struct PythonReadBackTests {
         let (status, output, errors) = try runPython("read_back.py", [folder.path("out"), folder.path("expect.json")])
         // Then csv and pandas see exactly the intended values
         #expect(status == 0, "read_back.py failed (\(Python.installAdvice)):\n\(output)\(errors)")
+        // and the offering comparison's rates, intervals, lifts and p-values equal an independent computation
+        let check = try runPython("offering_check.py", [folder.path("out/offering_comparison.csv")])
+        #expect(check.0 == 0, "offering_check.py:\n\(check.1)\(check.2)")
     }
 }

@@ -25,11 +25,12 @@ enum ReportFixture {
         var via: String? = nil
         var openS: Double? = nil
         var delivery: String = "delivered"
+        var offering: String? = nil
     }
 
     static func shown(_ id: Int, _ at: Int64, _ user: String, _ pw: Int, _ source: String,
-                      delivery: String = "delivered") -> Event {
-        Event(id: id, name: "paywall_shown", at: at, user: user, pw: pw, source: source, delivery: delivery)
+                      delivery: String = "delivered", offering: String? = nil) -> Event {
+        Event(id: id, name: "paywall_shown", at: at, user: user, pw: pw, source: source, delivery: delivery, offering: offering)
     }
 
     static func closed(_ id: Int, _ at: Int64, _ user: String, _ pw: Int, _ source: String, _ result: String,
@@ -53,16 +54,17 @@ enum ReportFixture {
         let d1 = day1, d2 = day2, h = hour
         return [
             // P1 onboarding u1: second impression counts once; plan, purchase, purchased 12.5 s.
-            shown(0x01, d1 + 10 * h, "u1", 1, "onboarding"),
-            shown(0x02, d1 + 10 * h + 5000, "u1", 1, "onboarding"),
+            // Offerings at onboarding: P1 and P2 "annual", P3 "monthly", P5 and P8 none ("").
+            shown(0x01, d1 + 10 * h, "u1", 1, "onboarding", offering: "annual"),
+            shown(0x02, d1 + 10 * h + 5000, "u1", 1, "onboarding", offering: "monthly"),
             step(0x03, "paywall_plan_selected", d1 + 10 * h + 6000, "u1", 1, "onboarding", "pro.year"),
             step(0x04, "paywall_purchase_started", d1 + 10 * h + 7000, "u1", 1, "onboarding", "pro.year"),
             closed(0x05, d1 + 10 * h + 12500, "u1", 1, "onboarding", "purchased", "auto", 12.5, product: "pro.year"),
             // P2 onboarding u2: a bounce (dismissed without purchase start), 3 s.
-            shown(0x06, d1 + 11 * h, "u2", 2, "onboarding", delivery: "pending"),
+            shown(0x06, d1 + 11 * h, "u2", 2, "onboarding", delivery: "pending", offering: "annual"),
             closed(0x07, d1 + 11 * h + 3000, "u2", 2, "onboarding", "dismissed", "close_button", 3.0),
             // P3 onboarding u2: a purchase cancellation; the second close (continue_free) is ignored.
-            shown(0x08, d1 + 12 * h, "u2", 3, "onboarding", delivery: "dead"),
+            shown(0x08, d1 + 12 * h, "u2", 3, "onboarding", delivery: "dead", offering: "monthly"),
             step(0x09, "paywall_purchase_started", d1 + 12 * h + 2000, "u2", 3, "onboarding", "pro.month"),
             closed(0x0A, d1 + 12 * h + 7250, "u2", 3, "onboarding", "dismissed", "close_button", 7.25),
             closed(0x0B, d1 + 12 * h + 9000, "u2", 3, "onboarding", "dismissed", "continue_free", 9.0),
@@ -85,7 +87,7 @@ enum ReportFixture {
             shown(0x15, d2 + 2 * h, "u10", 9, "=SUM(A1)", delivery: "pending"),
             closed(0x16, d2 + 2 * h + 1500, "u10", 9, "=SUM(A1)", "dismissed", "close_button", 1.5),
             // Placements that need quoting or the formula guard, and markup that stays data.
-            shown(0x17, d2 + 3 * h, "u11", 10, "Ünïcødé 🚀", delivery: "pending"),
+            shown(0x17, d2 + 3 * h, "u11", 10, "Ünïcødé 🚀", delivery: "pending", offering: "=promo,\"q\""),
             closed(0x18, d2 + 3 * h + 4000, "u11", 10, "Ünïcødé 🚀", "purchased", "auto", 4.0, product: "pro.year"),
             shown(0x19, d2 + 4 * h, "u11", 11, "a,b \"c\"", delivery: "pending"),
             shown(0x1A, d2 + 5 * h, "u12", 12, "<script>alert(1)</script>", delivery: "pending"),
@@ -134,10 +136,10 @@ enum ReportFixture {
                 try db.run("""
                     INSERT OR IGNORE INTO events (id, name, occurred_at, recorded_at, user_id, session_id,
                       catalog_version, pw_id, source, offering_id, placement_id, product, result, via, open_s)
-                    VALUES (?, ?, ?, ?, ?, NULL, 1, ?, ?, NULL, NULL, ?, ?, ?, ?)
+                    VALUES (?, ?, ?, ?, ?, NULL, 1, ?, ?, ?, NULL, ?, ?, ?, ?)
                     """, [.text(uuid(event.id)), .text(event.name), .integer(event.at), .integer(event.at + 50),
                           .text(event.user), .text(uuid(event.pw, prefix: pwPrefix)), .text(event.source),
-                          .text(event.product), .text(event.result), .text(event.via), .real(event.openS)])
+                          .text(event.offering), .text(event.product), .text(event.result), .text(event.via), .real(event.openS)])
                 guard db.changes == 1, event.name == "paywall_shown" else { continue }
                 let rowid = db.lastInsertRowID
                 if event.delivery == "dead" {

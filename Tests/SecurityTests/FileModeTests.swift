@@ -51,7 +51,7 @@ struct FileModeTests {
         #expect(report.status == 0, "\(report.stderr)")
         // The files of the run on show (--out/current → runs/<run id>; the top-level names are links to them)
         let names = try FileManager.default.contentsOfDirectory(atPath: nightly + "/current").sorted()
-        #expect(names.contains("report.html") && names.contains("run.json") && names.filter { $0.hasSuffix(".csv") }.count == 6, "\(names)")
+        #expect(names.contains("report.html") && names.contains("run.json") && names.filter { $0.hasSuffix(".csv") }.count == 7, "\(names)")
         for name in names { #expect(try mode("\(nightly)/current/\(name)") == expected, "\(name) under umask \(umask)") }
         let export = try await run(umask: umask, cli.executable, ["export", "events", "--out", scratch.path("e.csv"), "--db", db])
         #expect(export.status == 0, "\(export.stderr)")

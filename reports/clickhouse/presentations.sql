@@ -1,6 +1,7 @@
 -- The building blocks of funnels.md as a view: one row per presentation (pw_id).
 --   first event = smallest (occurred_at, id); its source is the placement, its user_id the customer
 --   impression  = earliest paywall_shown; close = earliest paywall_closed by (occurred_at, id)
+--   offering    = offering_id of the first paywall_shown by (occurred_at, id), '' when it has none
 -- Duplicate event ids count once (LIMIT 1 BY id). The close's columns are taken as one tuple so a
 -- NULL product or open_s is never replaced by a later close's value.
 CREATE OR REPLACE VIEW presentations AS
@@ -12,6 +13,8 @@ SELECT
   argMin(user_id, (occurred_at, id)) AS user_id,
   countIf(name = 'paywall_shown') > 0 AS has_impression,
   minIf(occurred_at, name = 'paywall_shown') AS impression_at,
+  -- a tuple, so a NULL offering_id of the first impression is not skipped for a later one's
+  ifNull(argMinIf(tuple(offering_id), (occurred_at, id), name = 'paywall_shown').1, '') AS offering,
   countIf(name = 'paywall_plan_selected') > 0 AS has_plan_selected,
   countIf(name = 'paywall_purchase_started') > 0 AS has_purchase_started,
   countIf(name = 'paywall_closed') > 0 AS is_closed,

@@ -199,6 +199,71 @@ GROUP BY date, placement
 ORDER BY date, placement;
 """#
 
+    /// `reports/offering_comparison.sql`.
+    static let offeringComparison = #"""
+-- Offering comparison (funnels.md "Offering comparison"): one row per (placement, offering) over the
+-- whole range, by customer. A presentation's offering is the offering_id of its first impression
+-- (empty when it has none); only presentations with an impression count. A customer seen with two
+-- offerings at a placement counts in both. The control is :control where the placement has it, else
+-- the offering with the most customers (ties: the smaller offering by code points, SQLite's BINARY
+-- order of UTF-8). Interval: Wilson score at 95 % (z = 1.959964); p-value: two-sided two-proportion
+-- z-test with the pooled rate, erfc(abs(z) / sqrt(2)). erfc() and square_root() are functions the library
+-- registers on the connection (Database.defineMathFunctions: SQLite has no erfc, and its own sqrt exists
+-- only in builds with its math functions). Parameters as in encounter_funnel.sql, plus :control (text or NULL).
+WITH days AS (
+  SELECT value ->> 0 AS date, value ->> 1 AS start_ms, value ->> 2 AS end_ms FROM json_each(:days)
+),
+presentations AS (
+  SELECT l.placement, coalesce(p.offering, '') AS offering, p.customer_key,
+         p.close_result IS 'purchased' AS purchased
+  FROM days AS d
+  JOIN report_presentations AS p ON p.first_at >= d.start_ms AND p.first_at < d.end_ms
+  JOIN report_placements AS l ON l.key = p.placement_key
+  WHERE p.impression_at IS NOT NULL
+    AND (:placements IS NULL OR l.placement IN (SELECT value FROM json_each(:placements)))
+),
+customers AS (
+  SELECT placement, offering, customer_key, count(*) AS impressions, max(purchased) AS converted
+  FROM presentations
+  GROUP BY placement, offering, customer_key
+),
+offerings AS (
+  SELECT placement, offering, count(*) AS customers, sum(impressions) AS impressions, sum(converted) AS converted,
+         1.0 * sum(converted) / count(*) AS rate
+  FROM customers
+  GROUP BY placement, offering
+),
+controls AS (
+  SELECT placement, offering AS control, customers AS control_customers, converted AS control_converted,
+         rate AS control_rate
+  FROM (SELECT *, row_number() OVER (PARTITION BY placement
+                                     ORDER BY offering IS :control DESC, customers DESC, offering) AS rank
+        FROM offerings)
+  WHERE rank = 1
+),
+compared AS (
+  SELECT o.*, o.offering = c.control AS is_control, c.control_rate,
+         1.0 * (o.converted + c.control_converted) / (o.customers + c.control_customers) AS pooled,
+         1.0 / o.customers + 1.0 / c.control_customers AS inverse_sizes,
+         1.959964 * 1.959964 AS z2
+  FROM offerings AS o
+  JOIN controls AS c ON c.placement = o.placement
+),
+tested AS (
+  SELECT *, square_root(pooled * (1 - pooled) * inverse_sizes) AS se,
+         (rate + z2 / (2 * customers)) / (1 + z2 / customers) AS center,
+         1.959964 * square_root(rate * (1 - rate) / customers + z2 / (4.0 * customers * customers)) / (1 + z2 / customers) AS half
+  FROM compared
+)
+SELECT placement, offering, customers, impressions, converted, rate AS conversion_rate,
+       max(0.0, center - half) AS ci_low, min(1.0, center + half) AS ci_high,
+       CASE WHEN is_control THEN 'true' ELSE 'false' END AS is_control,
+       CASE WHEN NOT is_control AND control_rate > 0 THEN rate / control_rate - 1 END AS lift,
+       CASE WHEN NOT is_control AND se > 0 THEN erfc(abs(rate - control_rate) / se / square_root(2.0)) END AS p_value
+FROM tested
+ORDER BY placement, offering;
+"""#
+
     /// `reports/placement_summary.sql`.
     static let placementSummary = #"""
 -- Placement summary (funnels.md "Placement summary"): one row per placement over the whole range.
@@ -288,16 +353,17 @@ ON CONFLICT (bucket) DO UPDATE SET
     /// `reports/rollup_merge_presentation.sql`.
     static let rollupMergePresentation = #"""
 -- Merges one presentation, folded from a batch of events by the caller (the same folding as
--- rollup_presentations.sql: first event, earliest impression, flags, earliest close), into
+-- rollup_presentations.sql: first event, earliest impression with its id and offering, flags,
+-- earliest close), into
 -- report_presentations. The merge is the same min/max merge, so batches may arrive in any order.
 -- Ids are the UUIDs' 16 bytes (blobs compare like the canonical text); placement_key /
 -- customer_key are the report_placements / report_customers keys of the first event's source and
 -- user_id; the close's texts are stored as they are.
 INSERT INTO report_presentations (
   pw_id, first_at, first_id, placement_key, customer_key, impression_at, plan_selected, purchase_started,
-  close_at, close_id, close_result, close_via, close_open_s, close_product)
+  close_at, close_id, close_result, close_via, close_open_s, close_product, impression_id, offering)
 VALUES (:pw_id, :first_at, :first_id, :placement_key, :customer_key, :impression_at, :plan_selected, :purchase_started,
-        :close_at, :close_id, :close_result, :close_via, :close_open_s, :close_product)
+        :close_at, :close_id, :close_result, :close_via, :close_open_s, :close_product, :impression_id, :offering)
 ON CONFLICT (pw_id) DO UPDATE SET
   -- SET expressions read the old row, so every column below compares against the old first event
   first_at      = CASE WHEN (excluded.first_at, excluded.first_id) < (first_at, first_id) THEN excluded.first_at      ELSE first_at      END,
@@ -305,6 +371,8 @@ ON CONFLICT (pw_id) DO UPDATE SET
   placement_key = CASE WHEN (excluded.first_at, excluded.first_id) < (first_at, first_id) THEN excluded.placement_key ELSE placement_key END,
   customer_key  = CASE WHEN (excluded.first_at, excluded.first_id) < (first_at, first_id) THEN excluded.customer_key  ELSE customer_key  END,
   impression_at    = coalesce(min(impression_at, excluded.impression_at), impression_at, excluded.impression_at),
+  impression_id = CASE WHEN excluded.impression_at IS NOT NULL AND (impression_at IS NULL OR (excluded.impression_at, excluded.impression_id) < (impression_at, impression_id)) THEN excluded.impression_id ELSE impression_id END,
+  offering      = CASE WHEN excluded.impression_at IS NOT NULL AND (impression_at IS NULL OR (excluded.impression_at, excluded.impression_id) < (impression_at, impression_id)) THEN excluded.offering      ELSE offering      END,
   plan_selected    = max(plan_selected, excluded.plan_selected),
   purchase_started = max(purchase_started, excluded.purchase_started),
   close_at      = CASE WHEN excluded.close_at IS NOT NULL AND (close_at IS NULL OR (excluded.close_at, excluded.close_id) < (close_at, close_id)) THEN excluded.close_at      ELSE close_at      END,
@@ -320,7 +388,8 @@ ON CONFLICT (pw_id) DO UPDATE SET
 -- Presentation building blocks, the reference definition of the report_presentations rollup: one
 -- row per pw_id over all stored events, as funnels.md defines them:
 --   first event  = smallest (occurred_at, id); its source is the placement, its user_id the customer
---   impression   = earliest paywall_shown (NULL when the presentation has none)
+--   impression   = earliest paywall_shown (NULL when the presentation has none); its id and
+--                  offering_id are those of the first paywall_shown by (occurred_at, id)
 --   close        = earliest paywall_closed by (occurred_at, id) (NULL when unclosed)
 -- The events table holds each id once (duplicates count once). The library folds the events in
 -- Swift, chunk by chunk, and merges each chunk with rollup_merge_presentation.sql (min/max merges,
@@ -338,6 +407,12 @@ closes AS (
   FROM events
   WHERE name = 'paywall_closed'
 ),
+impressions AS (
+  SELECT pw_id, id, offering_id,
+         row_number() OVER (PARTITION BY pw_id ORDER BY occurred_at, id) AS rank
+  FROM events
+  WHERE name = 'paywall_shown'
+),
 flags AS (
   SELECT pw_id,
          min(CASE WHEN name = 'paywall_shown' THEN occurred_at END) AS impression_at,
@@ -349,9 +424,10 @@ flags AS (
 SELECT f.pw_id, f.occurred_at AS first_at, f.id AS first_id, f.source AS placement, f.user_id,
        g.impression_at, g.plan_selected, g.purchase_started,
        c.occurred_at AS close_at, c.id AS close_id, c.result AS close_result, c.via AS close_via,
-       c.open_s AS close_open_s, c.product AS close_product
+       c.open_s AS close_open_s, c.product AS close_product, i.id AS impression_id, i.offering_id AS offering
 FROM firsts AS f
 JOIN flags AS g ON g.pw_id = f.pw_id
+LEFT JOIN impressions AS i ON i.pw_id = f.pw_id AND i.rank = 1
 LEFT JOIN closes AS c ON c.pw_id = f.pw_id AND c.rank = 1
 WHERE f.rank = 1
 ORDER BY f.pw_id;
@@ -363,6 +439,7 @@ ORDER BY f.pw_id;
         "conversion_funnel": conversionFunnel,
         "data_quality": dataQuality,
         "encounter_funnel": encounterFunnel,
+        "offering_comparison": offeringComparison,
         "placement_summary": placementSummary,
         "product_mix": productMix,
         "rollup_event_buckets": rollupEventBuckets,

@@ -34,6 +34,9 @@ extension DemoRun {
         out.line("")
         for line in DemoSummaryTable.lines(outputFolder: output) { out.line(line) }
         out.line("")
+        let offerings = DemoOfferingLines.lines(outputFolder: output)
+        for line in offerings { out.line(line) }
+        if !offerings.isEmpty { out.line("") }
         out.line("RevenueCat forwarding: \(forwarding)")
         out.line("Database: \(database)")
         out.line("Report:   \(URL(fileURLWithPath: output).appendingPathComponent(HTMLReport.fileName).path)")

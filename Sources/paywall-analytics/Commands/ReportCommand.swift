@@ -33,6 +33,8 @@ enum ReportCommand {
                 .value("--placement", "name", "Only this placement (repeatable).", repeatable: true),
                 .value("--timezone", "zone", "IANA time zone that defines days, e.g. Europe/Berlin (default UTC)."),
                 .value("--cohort-window", "duration", "Cohort conversion window, e.g. 72h or 3d (default 3d)."),
+                .value("--control", "offering",
+                       "Offering comparison: the control wherever a placement has this offering (default: its most-seen offering)."),
                 .value("--now", "time", "Treat this as the current time (ISO 8601 or Unix ms); default: the clock."),
                 .flag("--raw", "Turn the spreadsheet formula guard off (for machine consumers)."),
             ],
@@ -49,6 +51,10 @@ enum ReportCommand {
         guard arguments.positionals.isEmpty else { throw CLIError.usage("report takes no arguments; did you mean --out \(arguments.positionals[0])?") }
         guard let out = arguments.value("--out"), !out.isEmpty else { throw CLIError.usage("report needs --out DIR") }
         let timezone = arguments.value("--timezone") ?? "UTC"
+        let control = arguments.value("--control")
+        if let control, control.isEmpty {
+            throw CLIError.usage("--control needs an offering id; leave it out to use each placement's most-seen offering")
+        }
         let now = try NowOption.parse(arguments.value("--now"))
         let bar = ProgressBar(context: context, arguments: arguments)
         defer { bar.finish() }
@@ -67,6 +73,7 @@ enum ReportCommand {
                 }
                 let store = try StoreAccess.open(context.databasePath(arguments), create: false, readOnly: rollupsWritten, now: now)
                 var reports = FunnelReport(connection: store.connection, now: now)
+                reports.control = control
                 reports.progress = { bar.update("folding new events into the report rollups", fraction: $0) }
                 let run = try reports.nightly(into: out, days: days, timezone: timezone, cohortWindow: window, version: ProductVersion.current)
                 bar.finish()
@@ -80,6 +87,7 @@ enum ReportCommand {
             let from = try ReportDate(fromText), to = try ReportDate(toText)
             let store = try StoreAccess.open(context.databasePath(arguments), create: false, readOnly: rollupsWritten, now: now)
             var reports = FunnelReport(connection: store.connection, now: now)
+            reports.control = control
             reports.progress = { bar.update("folding new events into the report rollups", fraction: $0) }
             let summary = try reports.report(from: from, to: to, placements: arguments.all("--placement"), timezone: timezone,
                         cohortWindow: window, formulaGuard: !arguments.has("--raw"), version: ProductVersion.current, into: out)

@@ -2,7 +2,7 @@
 """Loads exported CSVs into ClickHouse (chDB, in-process), runs reports/clickhouse/*.sql and compares
 every value with the CSV files the SQLite path wrote (raw, no formula guard) for the same range.
 
-usage: clickhouse_compare.py REPORTS_DIR SQLITE_OUT_DIR EXPORT_DIR FROM TO TZ WINDOW_MS PLACEMENTS_JSON
+usage: clickhouse_compare.py REPORTS_DIR SQLITE_OUT_DIR EXPORT_DIR FROM TO TZ WINDOW_MS PLACEMENTS_JSON [CONTROL_JSON]
 EXPORT_DIR holds events.csv, quarantine.csv (paywall-analytics export --raw) and drops.csv.
 Exits 0 when every file matches; prints each difference and exits 1 otherwise.
 """
@@ -14,7 +14,8 @@ except ImportError:
     sys.exit("chdb is missing: pip install chdb (the ClickHouse parity test needs it)")
 
 reports_dir, sqlite_dir, export_dir, date_from, date_to, tz, window_ms, placements = sys.argv[1:9]
-RATES = {"impression_rate", "conversion_rate", "conversion_rate_3d", "share"}
+control = sys.argv[9] if len(sys.argv) > 9 else "[]"
+RATES = {"impression_rate", "conversion_rate", "conversion_rate_3d", "share", "ci_low", "ci_high", "lift", "p_value"}
 SECONDS = {"open_s_p50", "open_s_p90"}
 
 db = session.Session()
@@ -40,9 +41,10 @@ def cell(column, value):
 
 # ClickHouse reads String query parameters in its escaped format: a backslash must be doubled.
 params = {"from": date_from, "to": date_to, "tz": tz, "window_ms": int(window_ms),
-          "placements_json": placements.replace("\\", "\\\\")}
+          "placements_json": placements.replace("\\", "\\\\"), "control_json": control.replace("\\", "\\\\")}
 problems = []
-for name in ["encounter_funnel", "conversion_funnel", "cohort_conversion", "placement_summary", "product_mix", "data_quality"]:
+for name in ["encounter_funnel", "conversion_funnel", "cohort_conversion", "placement_summary", "product_mix",
+             "offering_comparison", "data_quality"]:
     sql = open(f"{reports_dir}/{name}.sql").read().rstrip().rstrip(";")
     result = json.loads(str(run(sql + "\nSETTINGS output_format_json_quote_64bit_integers = 0", params)) if "SETTINGS" not in sql
                         else str(run(sql.replace("SETTINGS ", "SETTINGS output_format_json_quote_64bit_integers = 0, "), params)))
