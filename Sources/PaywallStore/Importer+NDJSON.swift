@@ -26,18 +26,18 @@ extension Importer {
         }
         var result = ImportResult()
         var done: Int64 = 0
-        while let item = channel.receive() {
-            switch item {
-            case .failed(let error):
-                throw error
-            case .batch(let batch, let bytesRead):
-                let (inserted, already) = try commit(batch.events, quarantine: batch.quarantine)
-                result.imported += inserted
-                result.duplicates += batch.events.count - inserted
-                result.quarantined += batch.quarantine.count
-                result.alreadyQuarantined += already
-                done = bytesRead
-                progress(ImportProgress(origin: path, done: done, total: total, result: result))
+        try ImportCache.with(store.connection, bytes: cacheBytes(inputBytes: total)) {
+            while let item = channel.receive() {
+                switch item {
+                case .failed(let error):
+                    throw error
+                case .batch(let batch, let bytesRead):
+                    let (outcome, already) = try commit(batch.events, quarantine: batch.quarantine,
+                                                        provenance: EventProvenance(origin: origin, lines: batch.lines))
+                    result.add(outcome, quarantined: batch.quarantine.count, alreadyQuarantined: already)
+                    done = bytesRead
+                    progress(ImportProgress(origin: path, done: done, total: total, result: result))
+                }
             }
         }
         progress(ImportProgress(origin: path, done: total ?? done, total: total, result: result))
@@ -45,12 +45,29 @@ extension Importer {
     }
 }
 
+extension Importer {
+    /// The page cache for importing `inputBytes` (``ImportOptions/cacheBytes``, or sized from the store).
+    func cacheBytes(inputBytes: Int64?) -> Int {
+        options.cacheBytes ?? ImportCache.bytes(storeBytes: ImportCache.fileBytes(store.path) ?? 0, inputBytes: inputBytes)
+    }
+}
+
 /// Events and quarantine entries awaiting one transaction.
 struct Batch: Sendable {
     var events: [EventRecord] = []
+    /// Each event's line (or row) number, in the order of ``events``.
+    var lines: [Int] = []
     var quarantine: [QuarantineEntry] = []
 
-    init(capacity: Int) { events.reserveCapacity(capacity) }
+    init(capacity: Int) {
+        events.reserveCapacity(capacity)
+        lines.reserveCapacity(capacity)
+    }
+
+    mutating func add(_ event: EventRecord, line: Int) {
+        events.append(event)
+        lines.append(line)
+    }
 
     var isEmpty: Bool { events.isEmpty && quarantine.isEmpty }
 

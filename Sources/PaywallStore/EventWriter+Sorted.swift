@@ -1,0 +1,108 @@
+import Foundation
+import PaywallCore
+import PaywallSQLite
+
+/// How a transaction's rows reach the `events` table. Every path stores the same rows with the same
+/// rowids (assigned in batch order); they differ only in the order the id index is read and written.
+public enum WritePath: Sendable, Hashable, CaseIterable {
+    /// One `INSERT … ON CONFLICT DO NOTHING` per event, in batch order (the reference path).
+    case plain
+    /// Batches not already in id order are probed for stored ids in id order, then their new rows
+    /// are inserted in id order with rowids given explicitly in batch order (the default).
+    case sorted
+    /// Probed in id order like ``sorted``, but inserted in batch order (measured, not the default).
+    case sortedProbe
+}
+
+extension EventWriter {
+    /// The ids of `events` as sortable integers (big-endian bytes: the order of their canonical
+    /// text), or `nil` when the batch is already in non-decreasing id order (the plain path then
+    /// writes the index in order anyway).
+    static func keysIfUnordered<Events: Collection<EventRecord>>(_ events: Events) -> [UInt128]? {
+        var keys: [UInt128] = []
+        var previous: UInt128 = 0
+        var position = 0
+        var ordered = true
+        for event in events {
+            let key = sortKey(event.id)
+            if ordered {
+                if key >= previous {
+                    previous = key
+                    position += 1
+                    continue
+                }
+                // The first key out of order: collect the keys before it, then every key.
+                ordered = false
+                keys.reserveCapacity(events.count)
+                for earlier in events.prefix(position) { keys.append(sortKey(earlier.id)) }
+            }
+            keys.append(key)
+        }
+        return ordered ? nil : keys
+    }
+
+    /// `uuid`'s 16 bytes as a big-endian integer.
+    static func sortKey(_ uuid: UUID) -> UInt128 {
+        withUnsafeBytes(of: uuid.uuid) { bytes in
+            var value: UInt128 = 0
+            for byte in bytes { value = value << 8 | UInt128(byte) }
+            return value
+        }
+    }
+
+    /// The sorted path: probe the stored ids in id order (one index descent each, in key order, so
+    /// the index pages are read once per transaction), decide each event's fate, give the new rows
+    /// rowids in batch order, then insert them in id order (``WritePath/sorted``) or batch order.
+    func insertSorted(_ events: [EventRecord], keys: [UInt128], recordedAt: Int64, forwarded: Bool,
+                      provenance: EventProvenance) throws -> InsertOutcome {
+        let count = events.count
+        var order = Array(0..<count)
+        order.sort { keys[$0] < keys[$1] || (keys[$0] == keys[$1] && $0 < $1) }
+        var isNew = [Bool](repeating: false, count: count)
+        var differing: [Int: [String]] = [:]
+        let probe = try db.cachedStatement(Self.probeSQL)
+        var start = 0
+        while start < count {
+            var end = start + 1
+            while end < count, keys[order[end]] == keys[order[start]] { end += 1 }
+            let first = order[start]
+            UUIDText.withCanonical(events[first].id) { probe.bindText($0, at: 1) }
+            if try probe.step() {
+                let row = probe.row
+                for position in start..<end {
+                    let fields = EventDifference.differences(stored: row, events[order[position]])
+                    if !fields.isEmpty { differing[order[position]] = fields }
+                }
+            } else {
+                isNew[first] = true
+                for position in (start + 1)..<end {
+                    let fields = EventDifference.differences(events[first], events[order[position]])
+                    if !fields.isEmpty { differing[order[position]] = fields }
+                }
+            }
+            probe.reset()
+            start = end
+        }
+        var seq = [Int64](repeating: 0, count: count)
+        var next = (try db.int64(Self.lastSeqSQL) ?? 0) + 1
+        var outcome = InsertOutcome()
+        for index in 0..<count where isNew[index] {
+            seq[index] = next
+            next += 1
+            outcome.inserted += 1
+        }
+        let insertEvent = try db.cachedStatement(Self.insertEventWithSeqSQL)
+        for index in path == .sortedProbe ? Array(0..<count) : order where isNew[index] {
+            bind(events[index], recordedAt: recordedAt, to: insertEvent)
+            insertEvent.bind(seq[index], at: 16)
+            try insertEvent.run()
+        }
+        for index in 0..<count where isNew[index] {
+            try afterInsert(events[index], rowid: seq[index], recordedAt: recordedAt, forwarded: forwarded)
+        }
+        outcome.duplicates = count - outcome.inserted - differing.count
+        let conflicts = differing.keys.sorted().map { (index: $0, event: events[$0], fields: differing[$0]!) }
+        try quarantineConflicts(conflicts, at: recordedAt, provenance: provenance, into: &outcome)
+        return outcome
+    }
+}
