@@ -4,69 +4,120 @@ import PaywallSQLite
 import PaywallStore
 
 /// `paywall-bench import`: NDJSON import through the validator and the store, next to the
-/// `sqlite3` tool's `.import --csv` of the same events into the same table.
+/// `sqlite3` tool's `.import --csv` of the same rows into the same `events` table and index, for
+/// time-ordered (UUIDv7) and random (UUIDv4) ids; each import runs in its own process, so its peak
+/// resident memory is its own. `--variants` also times each write-path idea on the random ids.
 enum ImportBench {
+    enum IDs: String, CaseIterable { case ordered, random }
+
+    /// One way of running `import`, for the per-idea measurements.
+    struct Variant {
+        var label: String
+        var path: WritePath
+        /// `nil`: sized from the store (the default); 0: SQLite's own 2 MB.
+        var cacheBytes: Int?
+    }
+
+    static let shipped = Variant(label: "import (shipped: sorted path, cache sized from the store)", path: .sorted,
+                                 cacheBytes: nil)
+    static let ideas: [Variant] = [
+        Variant(label: "plain path, 2 MB cache (before this change)", path: .plain, cacheBytes: 0),
+        Variant(label: "plain path, cache sized from the store", path: .plain, cacheBytes: nil),
+        Variant(label: "sorted probe + insert, 2 MB cache", path: .sorted, cacheBytes: 0),
+        Variant(label: "sorted probe, insert in file order, sized cache", path: .sortedProbe, cacheBytes: nil),
+    ]
+
     static func run(_ arguments: [String]) throws {
+        if arguments.first == "child" { return try child(Array(arguments.dropFirst())) }
         let count = BenchSupport.eventCount(arguments, default: 500_000)
-        let events = BenchSupport.events(count)
+        let kinds = arguments.firstIndex(of: "--ids").flatMap { index in
+            index + 1 < arguments.count ? IDs(rawValue: arguments[index + 1]).map { [$0] } : nil
+        } ?? IDs.allCases
+        let variants = arguments.contains("--variants")
+        for kind in kinds {
+            try measure(count: count, ids: kind, variants: variants)
+        }
+    }
+
+    static func measure(count: Int, ids: IDs, variants: Bool) throws {
         let directory = try BenchSupport.scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
         let ndjson = directory.appendingPathComponent("events.ndjson")
         let csv = directory.appendingPathComponent("events.csv")
-        try write(events.map(NDJSONLine.encode), to: ndjson)
-        try write(events.map(csvLine), to: csv)
-
-        let store = try EventStore(path: directory.appendingPathComponent("import.sqlite").path, now: .system)
-        var result = ImportResult()
-        let importSeconds = try BenchSupport.seconds { result = try Importer(store: store).importNDJSON(path: ndjson.path) }
-        precondition(result.imported == count, "import stored \(result.imported) of \(count)")
+        try ImportBenchData.write(count: count, randomIDs: ids == .random, ndjson: ndjson, csv: csv)
+        let size = (try? FileManager.default.attributesOfItem(atPath: ndjson.path)[.size] as? Int) ?? 0
 
         let sqlite3Seconds = try sqlite3Import(csv: csv, database: directory.appendingPathComponent("sqlite3.sqlite"))
-        let ours = Double(count) / importSeconds
         let theirs = Double(count) / sqlite3Seconds
-        let size = (try? FileManager.default.attributesOfItem(atPath: ndjson.path)[.size] as? Int) ?? 0
-        BenchSupport.printTable("paywall-bench import — \(count) events (\(size / 1_000_000) MB of NDJSON)", [
-            ["measure", "events/s", "target"],
-            ["NDJSON import (validate + store + outbox)", String(format: "%.0f", ours), ""],
-            ["sqlite3 .import --csv (same events, same columns)", String(format: "%.0f", theirs), ""],
-            ["import / sqlite3", String(format: "%.2f", ours / theirs), "≥ 1.00"],
-        ])
-    }
-
-    static func write(_ lines: [String], to url: URL) throws {
-        var data = Data()
-        data.reserveCapacity(lines.count * 320)
-        for line in lines {
-            data.append(contentsOf: line.utf8)
-            data.append(0x0A)
+        var rows: [[String]] = [["measure", "events/s", "× sqlite3", "peak RSS MB"]]
+        rows.append(["sqlite3 .import --csv (same rows, same table and index)", String(format: "%.0f", theirs), "1.00", ""])
+        for (offset, variant) in ([shipped] + (variants && ids == .random ? ideas : [])).enumerated() {
+            let store = directory.appendingPathComponent("import-\(offset).sqlite")
+            let measured = try importChild(store: store, ndjson: ndjson, variant: variant)
+            let ours = Double(count) / measured.seconds
+            rows.append([variant.label, String(format: "%.0f", ours), String(format: "%.2f", ours / theirs),
+                         "\(measured.rssMB)"])
+            if offset > 0 { try? FileManager.default.removeItem(at: store) }
         }
-        try data.write(to: url)
+        let target = ids == .ordered ? "≥ 1.5" : (count >= 5_000_000 ? "≥ 2.0" : "≥ 1.5")
+        BenchSupport.printTable("paywall-bench import — \(count) events, \(ids == .ordered ? "time-ordered UUIDv7" : "random UUIDv4") ids "
+                                + "(\(size / 1_000_000) MB of NDJSON); target import / sqlite3 \(target), peak RSS ≤ 300 MB", rows)
+        print("")
     }
 
-    static func csvLine(_ event: EventRecord) -> String {
-        let p = event.properties
-        func field(_ text: String?) -> String {
-            guard let text else { return "" }
-            return text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" })
-                ? "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : text
+    struct Measurement {
+        var seconds: Double
+        var rssMB: Int
+    }
+
+    /// Runs `paywall-bench import child STORE NDJSON PATH CACHE` and reads its "seconds rss_kb" line.
+    static func importChild(store: URL, ndjson: URL, variant: Variant) throws -> Measurement {
+        sync()
+        Thread.sleep(forTimeInterval: 1)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+        process.arguments = ["import", "child", store.path, ndjson.path, "\(variant.path)",
+                             variant.cacheBytes.map(String.init) ?? "auto"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let parts = String(decoding: data, as: UTF8.self).split(separator: " ")
+        guard process.terminationStatus == 0, parts.count == 2, let seconds = Double(parts[0]),
+              let rss = Int(parts[1].trimmingCharacters(in: .whitespacesAndNewlines))
+        else { throw BenchError("import child failed with status \(process.terminationStatus)") }
+        return Measurement(seconds: seconds, rssMB: rss / 1024)
+    }
+
+    /// The child: imports NDJSON into a new store with the given write path and cache; prints
+    /// "<seconds> <peak RSS in KiB>".
+    static func child(_ arguments: [String]) throws {
+        let path = WritePath.allCases.first { "\($0)" == arguments[2] } ?? .sorted
+        let options = ImportOptions(writePath: path, cacheBytes: Int(arguments[3]))
+        let store = try EventStore(path: arguments[0], now: .system)
+        var result = ImportResult()
+        let seconds = try BenchSupport.seconds {
+            result = try Importer(store: store, options: options).importNDJSON(path: arguments[1])
         }
-        return [event.id.uuidString, event.name.rawValue, String(event.occurredAt), String(event.occurredAt), field(event.userID),
-                event.sessionID?.uuidString ?? "", String(event.catalogVersion), p.pwID.uuidString, field(p.source),
-                field(p.offeringID), field(p.placementID), field(p.product), p.result?.rawValue ?? "", p.via?.rawValue ?? "",
-                p.openS.map { "\($0)" } ?? ""].joined(separator: ",")
+        precondition(result.quarantined == 0 && result.conflicts == 0, "import refused events: \(result)")
+        print(String(format: "%.3f", seconds), BenchSupport.peakRSSKiB())
     }
 
-    /// Times `sqlite3 DB ".import --csv FILE events"` into the events table of migration 1 (without
-    /// STRICT: the CLI imports empty CSV fields as '' which a STRICT REAL column refuses), WAL,
-    /// synchronous NORMAL, like the store.
+    /// Times `sqlite3 DB ".import --csv FILE events"` into the store's `events` table (migration 8:
+    /// `id TEXT NOT NULL UNIQUE`, `seq INTEGER PRIMARY KEY`, given in the CSV) without STRICT (the CLI
+    /// imports empty CSV fields as '' which a STRICT REAL column refuses), WAL, synchronous NORMAL.
     static func sqlite3Import(csv: URL, database: URL) throws -> Double {
         let setup = try Connection(path: database.path)
         try setup.execute("""
             CREATE TABLE events (
-              id TEXT PRIMARY KEY NOT NULL, name TEXT NOT NULL, occurred_at INTEGER NOT NULL, recorded_at INTEGER NOT NULL,
+              id TEXT NOT NULL UNIQUE, name TEXT NOT NULL, occurred_at INTEGER NOT NULL, recorded_at INTEGER NOT NULL,
               user_id TEXT NOT NULL, session_id TEXT, catalog_version INTEGER NOT NULL, pw_id TEXT NOT NULL,
-              source TEXT NOT NULL, offering_id TEXT, placement_id TEXT, product TEXT, result TEXT, via TEXT, open_s REAL)
+              source TEXT NOT NULL, offering_id TEXT, placement_id TEXT, product TEXT, result TEXT, via TEXT, open_s REAL,
+              seq INTEGER PRIMARY KEY)
             """)
+        sync()
+        Thread.sleep(forTimeInterval: 1)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["sqlite3", database.path, "PRAGMA journal_mode = WAL;", "PRAGMA synchronous = NORMAL;",
@@ -77,8 +128,7 @@ enum ImportBench {
             process.waitUntilExit()
         }
         guard process.terminationStatus == 0 else {
-            throw NSError(domain: "sqlite3", code: Int(process.terminationStatus),
-                          userInfo: [NSLocalizedDescriptionKey: "sqlite3 .import failed; install the sqlite3 command-line tool"])
+            throw BenchError("sqlite3 .import failed (status \(process.terminationStatus)); install the sqlite3 command-line tool")
         }
         let imported = try setup.scalar("SELECT count(*) FROM events")?.int64 ?? 0
         precondition(imported > 0, "sqlite3 imported nothing")

@@ -18,7 +18,8 @@ default:
         usage: paywall-bench <benchmark> [options]
           forwarder [--count N] [--outbox memory|sqlite|both]
           recorder [--events N]   record latency, recorder ingest vs a bare INSERT loop
-          import [--events N]     NDJSON import vs sqlite3 .import --csv
+          import [--events N] [--ids ordered|random] [--variants]
+                                  NDJSON import vs sqlite3 .import --csv, time-ordered and random ids; peak RSS
           validator [--events N]  NDJSON lines parsed and validated per second
           report [--events N]     reports (full, incremental nightly) vs DuckDB; export vs sqlite3 -csv; peak RSS
           report nightly [--events N] [--prepared DIR]

@@ -69,7 +69,7 @@ case "import":
         let store = try EventStore(path: path, now: .system)
         let result = try Importer(store: store).importFiles([arguments[3]])
         let peak = peakResidentKilobytes()
-        emit("imported=\(result.imported) duplicates=\(result.duplicates) quarantined=\(result.quarantined) maxrss_kb=\(peak)")
+        emit("imported=\(result.imported) duplicates=\(result.duplicates) conflicts=\(result.conflicts) quarantined=\(result.quarantined) maxrss_kb=\(peak)")
     } catch {
         FileHandle.standardError.write(Data("\(error)\n".utf8))
         exit(74)
