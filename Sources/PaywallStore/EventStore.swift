@@ -68,6 +68,7 @@ public final class EventStore: Sendable {
             return try db.transaction(.immediate) {
                 let writer = EventWriter(db: db)
                 let outcome = try writer.insert(events, recordedAt: time, forwarded: forwarded, provenance: provenance)
+                for entry in outcome.conflictEntries { try writer.quarantine(entry) }
                 try writer.recordDrops(droppedAtBound, at: time)
                 return outcome
             }

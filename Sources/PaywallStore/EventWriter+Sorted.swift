@@ -102,7 +102,7 @@ extension EventWriter {
         }
         outcome.duplicates = count - outcome.inserted - differing.count
         let conflicts = differing.keys.sorted().map { (index: $0, event: events[$0], fields: differing[$0]!) }
-        try quarantineConflicts(conflicts, at: recordedAt, provenance: provenance, into: &outcome)
+        conflictEntries(conflicts, at: recordedAt, provenance: provenance, into: &outcome)
         return outcome
     }
 }

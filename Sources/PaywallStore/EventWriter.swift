@@ -40,7 +40,8 @@ struct EventWriter {
     /// Stores the events not stored yet; impressions newly stored (and only those) also enter the
     /// outbox as pending or, when `forwarded`, the deliveries as delivered at `recordedAt`. An event
     /// identical to a stored one is a duplicate and changes nothing; one with other content under a
-    /// stored id is a conflict, quarantined at `recordedAt` with `provenance`, the stored row untouched.
+    /// stored id is a conflict: the stored row is untouched and the outcome carries its quarantine
+    /// entry (at `recordedAt`, with `provenance`), which the caller writes with ``quarantine(_:)``.
     func insert<Events: Collection<EventRecord>>(_ events: Events, recordedAt: Int64, forwarded: Bool = false,
                                                  provenance: EventProvenance = .unknown) throws -> InsertOutcome {
         if path != .plain, let keys = Self.keysIfUnordered(events) {
@@ -73,7 +74,7 @@ struct EventWriter {
                 conflicts.append((index, event, fields))
             }
         }
-        try quarantineConflicts(conflicts, at: recordedAt, provenance: provenance, into: &outcome)
+        conflictEntries(conflicts, at: recordedAt, provenance: provenance, into: &outcome)
         return outcome
     }
 
@@ -123,15 +124,14 @@ struct EventWriter {
         return EventDifference.differences(stored: probe.row, event)
     }
 
-    /// Quarantines each conflict's incoming version (as its NDJSON line) with what differs.
-    func quarantineConflicts(_ conflicts: [(index: Int, event: EventRecord, fields: [String])], at time: Int64,
-                             provenance: EventProvenance, into outcome: inout InsertOutcome) throws {
+    /// The quarantine entries of conflicts: each incoming version as its NDJSON line, with what differs.
+    func conflictEntries(_ conflicts: [(index: Int, event: EventRecord, fields: [String])], at time: Int64,
+                         provenance: EventProvenance, into outcome: inout InsertOutcome) {
         for conflict in conflicts {
             outcome.conflicts += 1
-            let entry = QuarantineEntry(quarantinedAt: time, reasons: [EventDifference.reason(conflict.fields)],
-                                        payload: NDJSONLine.encode(conflict.event), origin: provenance.origin,
-                                        line: provenance.line(conflict.index))
-            if try !quarantine(entry) { outcome.conflictsAlreadyQuarantined += 1 }
+            outcome.conflictEntries.append(QuarantineEntry(
+                quarantinedAt: time, reasons: [EventDifference.reason(conflict.fields)],
+                payload: NDJSONLine.encode(conflict.event), origin: provenance.origin, line: provenance.line(conflict.index)))
         }
     }
 

@@ -5,8 +5,12 @@ public struct ImportOptions: Sendable, Hashable {
     public var forward: Bool
     /// Lines longer than this many bytes are quarantined without being buffered whole.
     public var maxLineBytes: Int
-    /// Events (or rows) written per transaction.
+    /// Lines validated together (NDJSON; at most 4 MB of lines), or rows read and written per
+    /// transaction (another store's database).
     public var batchSize: Int
+    /// NDJSON events (and bad lines) written per transaction, at least ``batchSize``: validated
+    /// batches are gathered until this many.
+    public var transactionEvents: Int
     /// Bytes read from the file at a time.
     public var chunkBytes: Int
     /// How each transaction's rows are written (``WritePath/sorted`` by default; every path stores
@@ -16,13 +20,14 @@ public struct ImportOptions: Sendable, Hashable {
     /// (``ImportCache``), `0` leaves the connection's own.
     public var cacheBytes: Int?
 
-    /// Creates options: forward, 1 MiB line limit, 10,000 events per transaction, 1 MiB reads,
-    /// the sorted write path and a page cache sized from the store.
+    /// Creates options: forward, 1 MiB line limit, batches of 10,000 lines, 100,000 NDJSON events per
+    /// transaction, 1 MiB reads, the sorted write path and a page cache sized from the store.
     public init(forward: Bool = true, maxLineBytes: Int = 1 << 20, batchSize: Int = 10_000, chunkBytes: Int = 1 << 20,
-                writePath: WritePath = .sorted, cacheBytes: Int? = nil) {
+                writePath: WritePath = .sorted, cacheBytes: Int? = nil, transactionEvents: Int = 100_000) {
         self.forward = forward
         self.maxLineBytes = max(1, maxLineBytes)
         self.batchSize = max(1, batchSize)
+        self.transactionEvents = max(self.batchSize, transactionEvents)
         self.chunkBytes = max(1, chunkBytes)
         self.writePath = writePath
         self.cacheBytes = cacheBytes.map { max(0, $0) }

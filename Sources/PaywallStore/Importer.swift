@@ -65,7 +65,7 @@ public struct Importer: Sendable {
     }
 
     /// Writes one batch in one transaction; returns what became of its events and how many
-    /// quarantine entries were already in the quarantine (same payload).
+    /// quarantine entries (bad lines and conflicts) were already in the quarantine (same payload).
     func commit(_ events: [EventRecord], quarantine: [QuarantineEntry],
                 provenance: EventProvenance) throws -> (outcome: InsertOutcome, alreadyQuarantined: Int) {
         let time = store.now.milliseconds()
@@ -74,8 +74,14 @@ public struct Importer: Sendable {
             var writer = EventWriter(db: db)
             writer.path = options.writePath
             let outcome = try writer.insert(events, recordedAt: time, forwarded: forwarded, provenance: provenance)
+            // Conflicts and bad lines enter the quarantine in line order, whatever the transaction size.
+            var entries = quarantine + outcome.conflictEntries
+            if !outcome.conflictEntries.isEmpty {
+                entries = entries.enumerated().sorted { ($0.element.line ?? 0, $0.offset) < ($1.element.line ?? 0, $1.offset) }
+                    .map(\.element)
+            }
             var already = 0
-            for entry in quarantine where try !writer.quarantine(entry) { already += 1 }
+            for entry in entries where try !writer.quarantine(entry) { already += 1 }
             return (outcome, already)
         }
     }
@@ -88,6 +94,6 @@ extension ImportResult {
         duplicates += outcome.duplicates
         conflicts += outcome.conflicts
         self.quarantined += quarantined
-        alreadyQuarantined += already + outcome.conflictsAlreadyQuarantined
+        alreadyQuarantined += already
     }
 }

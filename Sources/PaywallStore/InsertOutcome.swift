@@ -6,14 +6,9 @@ struct InsertOutcome: Sendable, Hashable {
     var duplicates = 0
     /// Events whose id was stored with other content: the stored row kept, this version quarantined.
     var conflicts = 0
-    /// Of ``conflicts``, those whose quarantine payload was already in the quarantine.
-    var conflictsAlreadyQuarantined = 0
-
-    static func + (lhs: InsertOutcome, rhs: InsertOutcome) -> InsertOutcome {
-        InsertOutcome(inserted: lhs.inserted + rhs.inserted, duplicates: lhs.duplicates + rhs.duplicates,
-                      conflicts: lhs.conflicts + rhs.conflicts,
-                      conflictsAlreadyQuarantined: lhs.conflictsAlreadyQuarantined + rhs.conflictsAlreadyQuarantined)
-    }
+    /// The quarantine entries of the conflicts, in batch order; the caller writes them in the same
+    /// transaction (the importer merges them with the bad lines in line order).
+    var conflictEntries: [QuarantineEntry] = []
 }
 
 /// Where a batch's events came from, for the quarantine rows of its conflicts.

@@ -3,6 +3,12 @@ import PaywallCore
 import PaywallSQLite
 import PaywallStore
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// `paywall-bench import`: NDJSON import through the validator and the store, next to the
 /// `sqlite3` tool's `.import --csv` of the same rows into the same `events` table and index, for
 /// time-ordered (UUIDv7) and random (UUIDv4) ids; each import runs in its own process, so its peak
@@ -16,20 +22,28 @@ enum ImportBench {
         var path: WritePath
         /// `nil`: sized from the store (the default); 0: SQLite's own 2 MB.
         var cacheBytes: Int?
+        var transactionEvents: Int
     }
 
-    static let shipped = Variant(label: "import (shipped: sorted path, cache sized from the store)", path: .sorted,
-                                 cacheBytes: nil)
+    static let shipped = Variant(label: "import (shipped: sorted, sized cache, 100k/transaction)", path: .sorted,
+                                 cacheBytes: nil, transactionEvents: 100_000)
     static let ideas: [Variant] = [
-        Variant(label: "plain path, 2 MB cache (before this change)", path: .plain, cacheBytes: 0),
-        Variant(label: "plain path, cache sized from the store", path: .plain, cacheBytes: nil),
-        Variant(label: "sorted probe + insert, 2 MB cache", path: .sorted, cacheBytes: 0),
-        Variant(label: "sorted probe, insert in file order, sized cache", path: .sortedProbe, cacheBytes: nil),
+        Variant(label: "plain, 2 MB cache, 10k/transaction (before)", path: .plain, cacheBytes: 0, transactionEvents: 10_000),
+        Variant(label: "plain, sized cache, 10k/transaction", path: .plain, cacheBytes: nil, transactionEvents: 10_000),
+        Variant(label: "sorted, 2 MB cache, 10k/transaction", path: .sorted, cacheBytes: 0, transactionEvents: 10_000),
+        Variant(label: "sorted, sized cache, 10k/transaction", path: .sorted, cacheBytes: nil, transactionEvents: 10_000),
+        Variant(label: "plain, sized cache, 100k/transaction", path: .plain, cacheBytes: nil, transactionEvents: 100_000),
+        Variant(label: "sorted probe, file-order insert, sized, 100k", path: .sortedProbe, cacheBytes: nil,
+                transactionEvents: 100_000),
     ]
 
     static func run(_ arguments: [String]) throws {
         if arguments.first == "child" { return try child(Array(arguments.dropFirst())) }
         let count = BenchSupport.eventCount(arguments, default: 500_000)
+        if arguments.contains("--key-experiment") {
+            return try ImportKeyExperiment.run(count: count, cacheBytes: ImportCache.bytes(storeBytes: 0,
+                                                                                         inputBytes: Int64(count) * 300))
+        }
         let kinds = arguments.firstIndex(of: "--ids").flatMap { index in
             index + 1 < arguments.count ? IDs(rawValue: arguments[index + 1]).map { [$0] } : nil
         } ?? IDs.allCases
@@ -47,16 +61,18 @@ enum ImportBench {
         try ImportBenchData.write(count: count, randomIDs: ids == .random, ndjson: ndjson, csv: csv)
         let size = (try? FileManager.default.attributesOfItem(atPath: ndjson.path)[.size] as? Int) ?? 0
 
-        let sqlite3Seconds = try sqlite3Import(csv: csv, database: directory.appendingPathComponent("sqlite3.sqlite"))
-        let theirs = Double(count) / sqlite3Seconds
-        var rows: [[String]] = [["measure", "events/s", "× sqlite3", "peak RSS MB"]]
-        rows.append(["sqlite3 .import --csv (same rows, same table and index)", String(format: "%.0f", theirs), "1.00", ""])
+        let sqlite3 = try sqlite3Import(csv: csv, database: directory.appendingPathComponent("sqlite3.sqlite"))
+        let theirs = Double(count) / sqlite3.seconds
+        let sqlite3Store = directory.appendingPathComponent("sqlite3.sqlite")
+        var rows: [[String]] = [["measure", "events/s", "× sqlite3", "CPU s", "peak RSS MB", "store MB"]]
+        rows.append(["sqlite3 .import --csv (same rows, same table and index)", String(format: "%.0f", theirs), "1.00",
+                     String(format: "%.1f", sqlite3.cpu), "", "\(megabytes(sqlite3Store))"])
         for (offset, variant) in ([shipped] + (variants && ids == .random ? ideas : [])).enumerated() {
             let store = directory.appendingPathComponent("import-\(offset).sqlite")
             let measured = try importChild(store: store, ndjson: ndjson, variant: variant)
             let ours = Double(count) / measured.seconds
             rows.append([variant.label, String(format: "%.0f", ours), String(format: "%.2f", ours / theirs),
-                         "\(measured.rssMB)"])
+                         String(format: "%.1f", measured.cpu), "\(measured.rssMB)", "\(megabytes(store))"])
             if offset > 0 { try? FileManager.default.removeItem(at: store) }
         }
         let target = ids == .ordered ? "≥ 1.5" : (count >= 5_000_000 ? "≥ 2.0" : "≥ 1.5")
@@ -65,9 +81,32 @@ enum ImportBench {
         print("")
     }
 
+    /// The size of a store after a checkpoint (its file and WAL), MB.
+    static func megabytes(_ store: URL) -> Int {
+        if let connection = try? Connection(path: store.path) {
+            try? connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        }
+        let size = { (path: String) in (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0 }
+        return (size(store.path) + size(store.path + "-wal")) / 1_000_000
+    }
+
     struct Measurement {
         var seconds: Double
         var rssMB: Int
+        /// User + system CPU seconds of the child (less sensitive than wall time to a shared machine).
+        var cpu: Double
+    }
+
+    /// User + system CPU seconds of the children waited for so far.
+    static func childrenCPU() -> Double {
+        var usage = rusage()
+        #if os(Linux)
+        getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+        #else
+        getrusage(RUSAGE_CHILDREN, &usage)
+        #endif
+        let time = { (value: timeval) in Double(value.tv_sec) + Double(value.tv_usec) / 1e6 }
+        return time(usage.ru_utime) + time(usage.ru_stime)
     }
 
     /// Runs `paywall-bench import child STORE NDJSON PATH CACHE` and reads its "seconds rss_kb" line.
@@ -77,37 +116,40 @@ enum ImportBench {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
         process.arguments = ["import", "child", store.path, ndjson.path, "\(variant.path)",
-                             variant.cacheBytes.map(String.init) ?? "auto"]
+                             variant.cacheBytes.map(String.init) ?? "auto", "\(variant.transactionEvents)"]
         let pipe = Pipe()
         process.standardOutput = pipe
+        let cpuBefore = childrenCPU()
         try process.run()
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
+        let cpu = childrenCPU() - cpuBefore
         let parts = String(decoding: data, as: UTF8.self).split(separator: " ")
         guard process.terminationStatus == 0, parts.count == 2, let seconds = Double(parts[0]),
               let rss = Int(parts[1].trimmingCharacters(in: .whitespacesAndNewlines))
         else { throw BenchError("import child failed with status \(process.terminationStatus)") }
-        return Measurement(seconds: seconds, rssMB: rss / 1024)
+        return Measurement(seconds: seconds, rssMB: rss / 1024, cpu: cpu)
     }
 
     /// The child: imports NDJSON into a new store with the given write path and cache; prints
     /// "<seconds> <peak RSS in KiB>".
     static func child(_ arguments: [String]) throws {
         let path = WritePath.allCases.first { "\($0)" == arguments[2] } ?? .sorted
-        let options = ImportOptions(writePath: path, cacheBytes: Int(arguments[3]))
+        let options = ImportOptions(writePath: path, cacheBytes: Int(arguments[3]),
+                                    transactionEvents: Int(arguments[4]) ?? 100_000)
         let store = try EventStore(path: arguments[0], now: .system)
         var result = ImportResult()
         let seconds = try BenchSupport.seconds {
             result = try Importer(store: store, options: options).importNDJSON(path: arguments[1])
         }
         precondition(result.quarantined == 0 && result.conflicts == 0, "import refused events: \(result)")
-        print(String(format: "%.3f", seconds), BenchSupport.peakRSSKiB())
+        print(String(format: "%.3f", seconds), BenchSupport.peakResidentKiB())
     }
 
     /// Times `sqlite3 DB ".import --csv FILE events"` into the store's `events` table (migration 8:
     /// `id TEXT NOT NULL UNIQUE`, `seq INTEGER PRIMARY KEY`, given in the CSV) without STRICT (the CLI
     /// imports empty CSV fields as '' which a STRICT REAL column refuses), WAL, synchronous NORMAL.
-    static func sqlite3Import(csv: URL, database: URL) throws -> Double {
+    static func sqlite3Import(csv: URL, database: URL) throws -> (seconds: Double, cpu: Double) {
         let setup = try Connection(path: database.path)
         try setup.execute("""
             CREATE TABLE events (
@@ -123,6 +165,7 @@ enum ImportBench {
         process.arguments = ["sqlite3", database.path, "PRAGMA journal_mode = WAL;", "PRAGMA synchronous = NORMAL;",
                              ".import --csv \(csv.path) events"]
         process.standardOutput = FileHandle.nullDevice
+        let cpuBefore = childrenCPU()
         let seconds = try BenchSupport.seconds {
             try process.run()
             process.waitUntilExit()
@@ -132,6 +175,6 @@ enum ImportBench {
         }
         let imported = try setup.scalar("SELECT count(*) FROM events")?.int64 ?? 0
         precondition(imported > 0, "sqlite3 imported nothing")
-        return seconds
+        return (seconds, childrenCPU() - cpuBefore)
     }
 }

@@ -91,15 +91,17 @@ struct PresentationStream {
 }
 
 extension BenchSupport {
-    /// This process's peak resident memory, KiB.
-    static func peakRSSKiB() -> Int {
-        var usage = rusage()
+    /// This process's peak resident memory, KiB: `VmHWM` on Linux (unlike `ru_maxrss`, it does not
+    /// inherit the parent's peak across fork and exec), `ru_maxrss` elsewhere.
+    static func peakResidentKiB() -> Int {
         #if os(Linux)
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        return usage.ru_maxrss
+        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
+        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? -1
         #else
+        var usage = rusage()
         getrusage(RUSAGE_SELF, &usage)
-        return usage.ru_maxrss / 1024   // bytes on Darwin
+        return Int(usage.ru_maxrss / 1024)   // bytes on Darwin
         #endif
     }
 }

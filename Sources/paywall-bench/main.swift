@@ -20,6 +20,8 @@ default:
           recorder [--events N]   record latency, recorder ingest vs a bare INSERT loop
           import [--events N] [--ids ordered|random] [--variants]
                                   NDJSON import vs sqlite3 .import --csv, time-ordered and random ids; peak RSS
+          import --key-experiment [--events N]
+                                  36-byte text vs 16-byte BLOB id, the key alone
           validator [--events N]  NDJSON lines parsed and validated per second
           report [--events N]     reports (full, incremental nightly) vs DuckDB; export vs sqlite3 -csv; peak RSS
           report nightly [--events N] [--prepared DIR]

@@ -22,13 +22,13 @@ struct ImportFastPathTests {
         let files = [Array(entries.prefix(1_900)), Array(entries.dropFirst(1_250))]
         let paths = try files.enumerated().map { try write($0.element.map(\.text), to: "\(ids)-\($0.offset).ndjson") }
         let expected = ImportFastPathFixture.model(files)
-        // When each write path imports them, 250 events per transaction, forwarding or not
+        // When each write path imports them, 250 events per transaction (batches of 100), forwarding or not
         for forward in [true, false] {
             var snapshots: [WritePath: StoreSnapshot] = [:]
             var results: [WritePath: ImportResult] = [:]
             for path in WritePath.allCases {
                 let store = try EventStore(path: directory.path("\(ids)-\(forward)-\(path).sqlite"), now: .system)
-                let options = ImportOptions(forward: forward, batchSize: 250, writePath: path)
+                let options = ImportOptions(forward: forward, batchSize: 100, writePath: path, transactionEvents: 250)
                 results[path] = try Importer(store: store, options: options).importFiles(paths)
                 snapshots[path] = try StoreSnapshot(store.connection)
             }
@@ -111,14 +111,18 @@ struct StoreSnapshot: Equatable {
         }
     }
 
-    /// Expects `other` to equal this snapshot, naming the first difference.
+    /// Expects `other` to equal this snapshot, naming the first difference of each table.
     func expectEqual(_ other: StoreSnapshot, _ label: String) {
-        #expect(events.count == other.events.count, "\(label): event count")
-        if let index = (0..<min(events.count, other.events.count)).first(where: { events[$0] != other.events[$0] }) {
-            Issue.record("\(label): events differ at row \(index): \(events[index]) vs \(other.events[index])")
+        Self.expectEqual(events, other.events, "\(label): events")
+        Self.expectEqual(outbox, other.outbox, "\(label): outbox")
+        Self.expectEqual(deliveries, other.deliveries, "\(label): deliveries")
+        Self.expectEqual(quarantine, other.quarantine, "\(label): quarantine")
+    }
+
+    static func expectEqual<Row: Equatable>(_ lhs: [Row], _ rhs: [Row], _ label: String) {
+        #expect(lhs.count == rhs.count, "\(label): \(lhs.count) rows vs \(rhs.count)")
+        if let index = (0..<min(lhs.count, rhs.count)).first(where: { lhs[$0] != rhs[$0] }) {
+            Issue.record("\(label) differ at row \(index): \(lhs[index]) vs \(rhs[index])")
         }
-        #expect(outbox == other.outbox, "\(label): outbox")
-        #expect(deliveries == other.deliveries, "\(label): deliveries")
-        #expect(quarantine == other.quarantine, "\(label): quarantine")
     }
 }
