@@ -26,7 +26,7 @@ var package = Package(
         ),
         .target(name: "PaywallCore"),
         .target(name: "PaywallSQLite", dependencies: ["CSQLite"]),
-        .target(name: "PaywallStore", dependencies: ["PaywallCore", "PaywallSQLite"]),
+        .target(name: "PaywallStore", dependencies: ["PaywallCore", "PaywallSQLite"], exclude: ["IMPORT-FAST-PATH.md"]),
         .target(name: "RevenueCatForwarder", dependencies: ["PaywallCore"]),
         .target(name: "CSystemMemory"),
         .target(name: "PaywallReports", dependencies: ["PaywallCore", "PaywallSQLite", "CSystemMemory"]),

@@ -35,6 +35,8 @@ enum ImportBench {
         Variant(label: "plain, sized cache, 100k/transaction", path: .plain, cacheBytes: nil, transactionEvents: 100_000),
         Variant(label: "sorted probe, file-order insert, sized, 100k", path: .sortedProbe, cacheBytes: nil,
                 transactionEvents: 100_000),
+        Variant(label: "sorted, one batched probe statement, sized, 100k", path: .sortedBatchProbe, cacheBytes: nil,
+                transactionEvents: 100_000),
     ]
 
     static func run(_ arguments: [String]) throws {
