@@ -10,12 +10,9 @@ import PaywallSQLite
 /// text fields as exact sequences of Unicode scalars (UTF-8 bytes, no canonical equivalence);
 /// numbers by value. `recorded_at` is not compared: the store sets it when it stores the event.
 enum EventDifference {
-    /// The columns ``differences(stored:_:)`` reads, after `WHERE id = ?1`; column 0 is `seq`.
-    static let storedColumns = "seq, name, occurred_at, user_id, session_id, catalog_version, pw_id, source, "
-        + "offering_id, placement_id, product, result, via, open_s"
-
-    /// The wire names of the fields in which `stored` (a row of ``storedColumns``) and `event` differ,
-    /// in column order; empty when they are identical.
+    /// The wire names of the fields in which `stored` and `event` differ, in column order; empty when
+    /// they are identical. `stored` holds `seq, name, occurred_at, user_id, session_id, catalog_version,
+    /// pw_id, source, offering_id, placement_id, product, result, via, open_s` (``EventWriter/probeSQL``).
     static func differences(stored row: Row, _ event: EventRecord) -> [String] {
         let p = event.properties
         var fields: [String] = []

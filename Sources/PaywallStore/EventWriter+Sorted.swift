@@ -47,9 +47,9 @@ extension EventWriter {
     /// `uuid`'s 16 bytes as a big-endian integer.
     static func sortKey(_ uuid: UUID) -> UInt128 {
         withUnsafeBytes(of: uuid.uuid) { bytes in
-            var value: UInt128 = 0
-            for byte in bytes { value = value << 8 | UInt128(byte) }
-            return value
+            let high = UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: 0, as: UInt64.self))
+            let low = UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+            return UInt128(high) << 64 | UInt128(low)
         }
     }
 
@@ -120,7 +120,9 @@ extension EventWriter {
     }
 
     static let batchProbeSQL = """
-        SELECT \(EventDifference.storedColumns), e.id FROM json_each(?1) AS j JOIN events AS e ON e.id = j.value
+        SELECT e.seq, e.name, e.occurred_at, e.user_id, e.session_id, e.catalog_version, e.pw_id, e.source, e.offering_id,
+               e.placement_id, e.product, e.result, e.via, e.open_s, e.id
+        FROM json_each(?1) AS j JOIN events AS e ON e.id = j.value
         """
 
     /// ``WritePath/sortedBatchProbe``: the stored versions of the batch's ids, read in one statement,

@@ -26,7 +26,11 @@ struct EventWriter {
           pw_id, source, offering_id, placement_id, product, result, via, open_s, seq)
         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
         """
-    static let probeSQL = "SELECT \(EventDifference.storedColumns) FROM events WHERE id = ?1"
+    /// The stored version of one id, in the columns ``EventDifference/differences(stored:_:)`` reads.
+    static let probeSQL = """
+        SELECT seq, name, occurred_at, user_id, session_id, catalog_version, pw_id, source, offering_id, placement_id,
+               product, result, via, open_s FROM events WHERE id = ?1
+        """
     static let lastSeqSQL = "SELECT coalesce(max(seq), 0) FROM events"
     /// `OR REPLACE`: a stale row left by a reused rowid (events are never deleted, so this should
     /// not happen) must not make the batch fail; the new impression is pending.

@@ -49,13 +49,18 @@ enum ImportBench {
         let kinds = arguments.firstIndex(of: "--ids").flatMap { index in
             index + 1 < arguments.count ? IDs(rawValue: arguments[index + 1]).map { [$0] } : nil
         } ?? IDs.allCases
-        let variants = arguments.contains("--variants")
+        // `--variants`: every idea; `--pick 5,6`: those ideas (1-based, in the order of `ideas`).
+        var picked = arguments.contains("--variants") ? ideas : []
+        if let index = arguments.firstIndex(of: "--pick"), index + 1 < arguments.count {
+            picked = arguments[index + 1].split(separator: ",").compactMap { Int($0) }.filter { (1...ideas.count).contains($0) }
+                .map { ideas[$0 - 1] }
+        }
         for kind in kinds {
-            try measure(count: count, ids: kind, variants: variants)
+            try measure(count: count, ids: kind, variants: picked)
         }
     }
 
-    static func measure(count: Int, ids: IDs, variants: Bool) throws {
+    static func measure(count: Int, ids: IDs, variants: [Variant]) throws {
         let directory = try BenchSupport.scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
         let ndjson = directory.appendingPathComponent("events.ndjson")
@@ -69,7 +74,7 @@ enum ImportBench {
         var rows: [[String]] = [["measure", "events/s", "× sqlite3", "CPU s", "peak RSS MB", "store MB"]]
         rows.append(["sqlite3 .import --csv (same rows, same table and index)", String(format: "%.0f", theirs), "1.00",
                      String(format: "%.1f", sqlite3.cpu), "", "\(megabytes(sqlite3Store))"])
-        for (offset, variant) in ([shipped] + (variants && ids == .random ? ideas : [])).enumerated() {
+        for (offset, variant) in ([shipped] + (ids == .random ? variants : [])).enumerated() {
             let store = directory.appendingPathComponent("import-\(offset).sqlite")
             let measured = try importChild(store: store, ndjson: ndjson, variant: variant)
             let ours = Double(count) / measured.seconds

@@ -6,6 +6,14 @@ import PaywallSQLite
 /// shape (`k UNIQUE, seq INTEGER PRIMARY KEY, payload`), one as text, one as BLOB, in transactions of
 /// 10,000 rows inserted in key order with `seq` given in arrival order, with the same page cache.
 enum ImportKeyExperiment {
+    /// The UUID's bytes as a big-endian integer (the order of its canonical text).
+    static func key(_ uuid: UUID) -> UInt128 {
+        withUnsafeBytes(of: uuid.uuid) { bytes in
+            UInt128(UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: 0, as: UInt64.self))) << 64
+                | UInt128(UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+        }
+    }
+
     static func run(count: Int, cacheBytes: Int) throws {
         let directory = try BenchSupport.scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -13,12 +21,14 @@ enum ImportKeyExperiment {
         for blob in [false, true] {
             let path = directory.appendingPathComponent(blob ? "blob.sqlite" : "text.sqlite").path
             let connection = try Connection(path: path)
-            try connection.execute("""
-                PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -\(cacheBytes / 1_024);
-                CREATE TABLE t (k \(blob ? "BLOB" : "TEXT") NOT NULL UNIQUE, seq INTEGER PRIMARY KEY, payload TEXT NOT NULL);
-                """)
+            try connection.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL")
+            try connection.execute(blob
+                ? "CREATE TABLE t (k BLOB NOT NULL UNIQUE, seq INTEGER PRIMARY KEY, payload TEXT NOT NULL)"
+                : "CREATE TABLE t (k TEXT NOT NULL UNIQUE, seq INTEGER PRIMARY KEY, payload TEXT NOT NULL)")
+            try connection.execute("PRAGMA cache_size = -\(cacheBytes / 1_024)")
             var generator = SystemRandomNumberGenerator()
             var seq: Int64 = 0
+            let payload = String(repeating: "x", count: 220)
             let seconds = try BenchSupport.seconds {
                 var done = 0
                 while done < count {
@@ -28,7 +38,7 @@ enum ImportKeyExperiment {
                         seq += 1
                         keys[index].1 = seq
                     }
-                    keys.sort { $0.0.uuidString < $1.0.uuidString }
+                    keys.sort { key($0.0) < key($1.0) }
                     try connection.withDatabase { db in
                         try db.transaction {
                             let insert = try db.cachedStatement("INSERT INTO t (k, seq, payload) VALUES (?1, ?2, ?3)")
@@ -39,7 +49,7 @@ enum ImportKeyExperiment {
                                     insert.bind(key.uuidString, at: 1)
                                 }
                                 insert.bind(rowSeq, at: 2)
-                                insert.bind(String(repeating: "x", count: 200 + Int(rowSeq % 64)), at: 3)
+                                insert.bind(payload, at: 3)
                                 try insert.run()
                             }
                         }

@@ -18,7 +18,7 @@ default:
         usage: paywall-bench <benchmark> [options]
           forwarder [--count N] [--outbox memory|sqlite|both]
           recorder [--events N]   record latency, recorder ingest vs a bare INSERT loop
-          import [--events N] [--ids ordered|random] [--variants]
+          import [--events N] [--ids ordered|random] [--variants | --pick 5,6]
                                   NDJSON import vs sqlite3 .import --csv, time-ordered and random ids; peak RSS
           import --key-experiment [--events N]
                                   36-byte text vs 16-byte BLOB id, the key alone
