@@ -5,10 +5,13 @@ import PaywallSQLite
 /// How a transaction's rows reach the `events` table. Every path stores the same rows with the same
 /// rowids (assigned in batch order); they differ only in the order the id index is read and written.
 public enum WritePath: Sendable, Hashable, CaseIterable {
+    /// The import's default: ``plain`` while the id index fits in the import's page cache (see
+    /// ``ImportCache``), ``sorted`` once it outgrows it (for a writer without sizes: ``sorted``).
+    case automatic
     /// One `INSERT … ON CONFLICT DO NOTHING` per event, in batch order (the reference path).
     case plain
     /// Batches not already in id order are probed for stored ids in id order, then their new rows
-    /// are inserted in id order with rowids given explicitly in batch order (the default).
+    /// are inserted in id order with rowids given explicitly in batch order.
     case sorted
     /// Probed in id order like ``sorted``, but inserted in batch order (measured, not the default).
     case sortedProbe

@@ -15,9 +15,16 @@ public enum ImportCache {
     /// `storeBytes`: about the id index after the import (a fifth of the store and the input),
     /// clamped to ``minimumBytes``…``maximumBytes``.
     public static func bytes(storeBytes: Int64, inputBytes: Int64?) -> Int {
-        guard let inputBytes else { return maximumBytes }
-        let index = (storeBytes + inputBytes) / 5
+        let index = indexBytes(storeBytes: storeBytes, inputBytes: inputBytes)
         return Int(min(Int64(maximumBytes), max(Int64(minimumBytes), index)))
+    }
+
+    /// About the size of the id index after importing `inputBytes` (`nil`: unknown, taken as large)
+    /// into a store file of `storeBytes`: a fifth of both (measured: 57 MB of index in a 257 MB store
+    /// of 1M events from 300 MB of NDJSON).
+    public static func indexBytes(storeBytes: Int64, inputBytes: Int64?) -> Int64 {
+        guard let inputBytes else { return Int64.max / 2 }
+        return (storeBytes + inputBytes) / 5
     }
 
     /// Runs `body` with the connection's page cache at `bytes` (unchanged when 0), then restores it.

@@ -32,7 +32,8 @@ extension Importer {
         var result = ImportResult()
         var lastRowID: Int64 = 0
         var done: Int64 = 0
-        try ImportCache.with(connection, bytes: cacheBytes(inputBytes: ImportCache.fileBytes(path))) {
+        let plan = bulkPlan(inputBytes: ImportCache.fileBytes(path))
+        try ImportCache.with(connection, bytes: plan.cacheBytes) {
             while true {
                 var batch = Batch(capacity: options.batchSize)
                 var rows = 0
@@ -53,7 +54,8 @@ extension Importer {
                 if rows == 0 { break }
                 done += Int64(rows)
                 let (outcome, already) = try commit(batch.events, quarantine: batch.quarantine,
-                                                    provenance: EventProvenance(origin: path, lines: batch.lines))
+                                                    provenance: EventProvenance(origin: path, lines: batch.lines),
+                                                    path: plan.path)
                 result.add(outcome, quarantined: batch.quarantine.count, alreadyQuarantined: already)
                 progress(ImportProgress(origin: path, done: done, total: total, result: result))
             }

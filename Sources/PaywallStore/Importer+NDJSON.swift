@@ -30,15 +30,17 @@ extension Importer {
         // id dirties about one index page per event up to the number of index pages, so fewer,
         // larger transactions write each page fewer times (IMPORT-FAST-PATH.md).
         var pending = Batch(capacity: 0)
+        let plan = bulkPlan(inputBytes: total)
         func commitPending() throws {
             guard !pending.isEmpty else { return }
             let (outcome, already) = try commit(pending.events, quarantine: pending.quarantine,
-                                                provenance: EventProvenance(origin: origin, lines: pending.lines))
+                                                provenance: EventProvenance(origin: origin, lines: pending.lines),
+                                                path: plan.path)
             result.add(outcome, quarantined: pending.quarantine.count, alreadyQuarantined: already)
             pending = Batch(capacity: 0)
             progress(ImportProgress(origin: path, done: done, total: total, result: result))
         }
-        try ImportCache.with(store.connection, bytes: cacheBytes(inputBytes: total)) {
+        try ImportCache.with(store.connection, bytes: plan.cacheBytes) {
             while let item = channel.receive() {
                 switch item {
                 case .failed(let error):
@@ -62,9 +64,17 @@ extension Importer {
 }
 
 extension Importer {
-    /// The page cache for importing `inputBytes` (``ImportOptions/cacheBytes``, or sized from the store).
-    func cacheBytes(inputBytes: Int64?) -> Int {
-        options.cacheBytes ?? ImportCache.bytes(storeBytes: ImportCache.fileBytes(store.path) ?? 0, inputBytes: inputBytes)
+    /// How an import of `inputBytes` (`nil`: unknown) writes: its page cache
+    /// (``ImportOptions/cacheBytes``, or sized from the store) and its write path
+    /// (``ImportOptions/writePath``; ``WritePath/automatic`` becomes ``WritePath/plain`` while the
+    /// id index, estimated from the store and the input, fits in that cache, else ``WritePath/sorted``).
+    func bulkPlan(inputBytes: Int64?) -> (cacheBytes: Int, path: WritePath) {
+        let storeBytes = ImportCache.fileBytes(store.path) ?? 0
+        let cache = options.cacheBytes ?? ImportCache.bytes(storeBytes: storeBytes, inputBytes: inputBytes)
+        guard options.writePath == .automatic else { return (cache, options.writePath) }
+        let index = ImportCache.indexBytes(storeBytes: storeBytes, inputBytes: inputBytes)
+        let effectiveCache = cache > 0 ? cache : 2 << 20
+        return (cache, index > Int64(effectiveCache) ? .sorted : .plain)
     }
 }
 

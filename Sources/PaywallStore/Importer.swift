@@ -66,13 +66,13 @@ public struct Importer: Sendable {
 
     /// Writes one batch in one transaction; returns what became of its events and how many
     /// quarantine entries (bad lines and conflicts) were already in the quarantine (same payload).
-    func commit(_ events: [EventRecord], quarantine: [QuarantineEntry],
-                provenance: EventProvenance) throws -> (outcome: InsertOutcome, alreadyQuarantined: Int) {
+    func commit(_ events: [EventRecord], quarantine: [QuarantineEntry], provenance: EventProvenance,
+                path: WritePath) throws -> (outcome: InsertOutcome, alreadyQuarantined: Int) {
         let time = store.now.milliseconds()
         let forwarded = !options.forward
         return try store.connection.transaction { db in
             var writer = EventWriter(db: db)
-            writer.path = options.writePath
+            writer.path = path
             let outcome = try writer.insert(events, recordedAt: time, forwarded: forwarded, provenance: provenance)
             // Conflicts and bad lines enter the quarantine in line order, whatever the transaction size.
             var entries = quarantine + outcome.conflictEntries

@@ -25,7 +25,7 @@ enum ImportBench {
         var transactionEvents: Int
     }
 
-    static let shipped = Variant(label: "import (shipped: sorted, sized cache, 100k/transaction)", path: .sorted,
+    static let shipped = Variant(label: "import (shipped: automatic, sized cache, 100k/transaction)", path: .automatic,
                                  cacheBytes: nil, transactionEvents: 100_000)
     static let ideas: [Variant] = [
         Variant(label: "plain, 2 MB cache, 10k/transaction (before)", path: .plain, cacheBytes: 0, transactionEvents: 10_000),

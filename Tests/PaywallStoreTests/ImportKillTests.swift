@@ -18,12 +18,12 @@ struct ImportKillTests {
         let reference = try EventStore(path: directory.path("plain.sqlite"), now: .system)
         _ = try Importer(store: reference, options: ImportOptions(writePath: .plain)).importFiles([file])
         let expected = try StoreSnapshot(reference.connection)
-        // When the default (sorted) import in a child process, 5,000 events per transaction, is killed at
+        // When a sorted-path import in a child process, 5,000 events per transaction, is killed at
         // random moments, then run to the end
         let path = directory.path("killed.sqlite")
         var kills = 0
         for round in 0..<4 {
-            let child = try ChildProcess(["import", path, file, "5000"],
+            let child = try ChildProcess(["import", path, file, "5000", "sorted"],
                                      errorsTo: directory.url.appendingPathComponent("err-\(round)"))
             let reading = Task { await child.readAll() }
             try await Task.sleep(for: .milliseconds(Int.random(in: 150...1_200)))
@@ -36,7 +36,7 @@ struct ImportKillTests {
             #expect(try Fixtures.count(store.connection, "SELECT coalesce(max(seq), 0) FROM events") == stored,
                     "round \(round): rowids 1…n, no gap")
         }
-        let last = try ChildProcess(["import", path, file, "5000"], errorsTo: directory.url.appendingPathComponent("err-last"))
+        let last = try ChildProcess(["import", path, file, "5000", "sorted"], errorsTo: directory.url.appendingPathComponent("err-last"))
         let output = String(decoding: await last.readAll(), as: UTF8.self)
         await last.waitForExit()
         #expect(output.hasPrefix("imported="), "\(output) \(last.stderrText)")
