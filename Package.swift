@@ -9,7 +9,7 @@ let strictSettings: [SwiftSetting] = [
 
 var package = Package(
     name: "PaywallAnalytics",
-    platforms: [.macOS(.v15), .iOS(.v18)],
+    platforms: [.iOS(.v16), .macOS(.v13), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: [
         .library(name: "PaywallCore", targets: ["PaywallCore"]),
         .library(name: "PaywallStore", targets: ["PaywallStore"]),
@@ -24,14 +24,17 @@ var package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
-        .target(name: "PaywallCore"),
+        .target(name: "PaywallLock"),
+        .target(name: "PaywallCore", dependencies: ["PaywallLock"]),
         .target(name: "PaywallSQLite", dependencies: ["CSQLite"]),
-        .target(name: "PaywallStore", dependencies: ["PaywallCore", "PaywallSQLite"], exclude: ["IMPORT-FAST-PATH.md"]),
-        .target(name: "RevenueCatForwarder", dependencies: ["PaywallCore"]),
+        .target(name: "PaywallStore", dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite"],
+                exclude: ["IMPORT-FAST-PATH.md"]),
+        .target(name: "RevenueCatForwarder", dependencies: ["PaywallLock", "PaywallCore"]),
         .target(name: "CSystemMemory"),
-        .target(name: "PaywallReports", dependencies: ["PaywallCore", "PaywallSQLite", "CSystemMemory"]),
-        .target(name: "PaywallTestSupport", dependencies: ["PaywallCore"]),
-        .target(name: "PaywallSimulation", dependencies: ["PaywallCore"]),
+        .target(name: "PaywallReports",
+                dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite", "PaywallStore", "CSystemMemory"]),
+        .target(name: "PaywallTestSupport", dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite"]),
+        .target(name: "PaywallSimulation", dependencies: ["PaywallLock", "PaywallCore"]),
         .target(name: "PaywallAnalytics", dependencies: ["PaywallCore", "PaywallStore", "RevenueCatForwarder"]),
         .executableTarget(
             name: "embedding-example",
@@ -40,47 +43,47 @@ var package = Package(
         ),
         .executableTarget(
             name: "paywall-analytics",
-            dependencies: ["PaywallCore", "PaywallStore", "RevenueCatForwarder", "PaywallReports", "PaywallSimulation"]
+            dependencies: ["PaywallLock", "PaywallCore", "PaywallStore", "RevenueCatForwarder", "PaywallReports", "PaywallSimulation"]
         ),
+        .testTarget(name: "PaywallLockTests", dependencies: ["PaywallLock"]),
         .testTarget(name: "PaywallCoreTests", dependencies: ["PaywallCore", "PaywallTestSupport"]),
         .testTarget(
             name: "PaywallReportsTests",
-            dependencies: ["PaywallReports", "PaywallStore", "PaywallSQLite", "PaywallCore"],
+            dependencies: ["PaywallReports", "PaywallStore", "PaywallSQLite", "PaywallCore", "PaywallTestSupport"],
             exclude: ["Golden", "scripts"]
         ),
         .testTarget(name: "PaywallSimulationTests", dependencies: ["PaywallSimulation", "PaywallCore"]),
         .testTarget(
             name: "RevenueCatForwarderTests",
-            dependencies: ["RevenueCatForwarder", "PaywallCore", "PaywallTestSupport"],
+            dependencies: ["PaywallLock", "RevenueCatForwarder", "PaywallCore", "PaywallTestSupport"],
             exclude: ["Golden"]
         ),
         .testTarget(
             name: "PaywallAnalyticsTests",
-            dependencies: ["PaywallAnalytics", "PaywallCore", "PaywallSQLite", "PaywallStore", "PaywallTestSupport"]
+            dependencies: ["PaywallLock", "PaywallAnalytics", "PaywallCore", "PaywallSQLite", "PaywallStore", "PaywallTestSupport"]
         ),
         .testTarget(name: "CLITests", dependencies: ["PaywallCore", "PaywallTestSupport", "paywall-analytics", "embedding-example"]),
         .testTarget(name: "PaywallSQLiteTests", dependencies: ["PaywallSQLite", "PaywallTestSupport"]),
         .testTarget(
             name: "PaywallStoreTests",
-            dependencies: ["PaywallStore", "PaywallCore", "PaywallSQLite", "PaywallTestSupport", "recorder-crash-helper"]
+            dependencies: ["PaywallLock", "PaywallStore", "PaywallCore", "PaywallSQLite", "PaywallTestSupport", "recorder-crash-helper"]
         ),
         .executableTarget(name: "recorder-crash-helper", dependencies: ["PaywallStore", "PaywallCore", "PaywallSQLite"]),
         .executableTarget(
             name: "paywall-bench",
-            dependencies: ["PaywallCore", "PaywallStore", "RevenueCatForwarder", "PaywallTestSupport", "PaywallSQLite"]
+            dependencies: ["PaywallCore", "PaywallStore", "RevenueCatForwarder", "PaywallTestSupport", "PaywallSQLite",
+                           "PaywallReports"]
         ),
         .executableTarget(name: "forwarder-crash-helper", dependencies: ["PaywallStore", "PaywallCore", "RevenueCatForwarder"]),
         .testTarget(name: "SecurityTests", dependencies: ["PaywallCore", "PaywallTestSupport", "paywall-analytics", "recorder-crash-helper"]),
-        .executableTarget(name: "paywall-soak", dependencies: ["PaywallCore", "PaywallStore", "PaywallSQLite", "PaywallTestSupport"]),
+        .executableTarget(name: "paywall-soak", dependencies: ["PaywallLock", "PaywallCore", "PaywallStore", "PaywallSQLite", "PaywallTestSupport"]),
         .testTarget(
             name: "SQLiteOutboxTests",
-            dependencies: ["PaywallStore", "PaywallCore", "PaywallSQLite", "RevenueCatForwarder", "PaywallTestSupport",
-                           "forwarder-crash-helper"]
+            dependencies: ["PaywallLock", "PaywallStore", "PaywallCore", "PaywallSQLite", "RevenueCatForwarder", "PaywallTestSupport",
+                           "PaywallReports", "forwarder-crash-helper"]
         ),
     ]
 )
-
-package.targets.first { $0.name == "paywall-bench" }?.dependencies.append("PaywallReports")
 
 for target in package.targets where target.type != .system {
     target.swiftSettings = (target.swiftSettings ?? []) + strictSettings

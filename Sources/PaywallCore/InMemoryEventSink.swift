@@ -1,8 +1,8 @@
-import Synchronization
+import PaywallLock
 
 /// An ``EventSink`` that keeps events in memory, in arrival order: for tests and previews.
 public final class InMemoryEventSink: EventSink {
-    private let storage = Mutex<[EventRecord]>([])
+    private let storage = Lock<[EventRecord]>([])
 
     /// Creates an empty sink.
     public init() {}

@@ -1,4 +1,4 @@
-import Synchronization
+import PaywallLock
 
 /// A clock that moves only when told to (swift-clocks' `TestClock` idea): tests and simulations
 /// run on virtual time. Sleepers resume when ``advance(by:)`` reaches their deadline; a
@@ -31,7 +31,7 @@ public final class ManualClock: Clock, Sendable {
         var sleepers: [Sleeper] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     /// Creates a clock at offset zero.
     public init() {}

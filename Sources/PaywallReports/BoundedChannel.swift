@@ -1,5 +1,5 @@
 import Dispatch
-import Synchronization
+import PaywallLock
 
 /// A hand-over of at most `capacity` items from one producing thread to one consuming thread:
 /// the producer waits for room, the consumer for an item; either side can stop the other.
@@ -10,7 +10,7 @@ final class BoundedChannel<Item: Sendable>: Sendable {
         var cancelled = false
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
     private let items = DispatchSemaphore(value: 0)
     private let spaces: DispatchSemaphore
 

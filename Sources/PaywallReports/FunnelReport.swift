@@ -3,7 +3,8 @@ import Dispatch
 import Foundation
 import PaywallCore
 import PaywallSQLite
-import Synchronization
+import PaywallLock
+import PaywallStore
 
 /// Computes the reports of funnels.md from a PaywallAnalytics store and writes them as CSV files.
 ///
@@ -11,7 +12,7 @@ import Synchronization
 /// (``refreshRollups()``), so every report reads presentations, not events.
 ///
 /// ```swift
-/// let reports = FunnelReport(connection: try Schema.open(path: dbPath), now: .system)
+/// let reports = FunnelReport(connection: try ReportSchema.open(path: dbPath), now: .system)
 /// let summary = try reports.report(from: try ReportDate("2026-11-01"), to: try ReportDate("2026-11-28"),
 ///                                  timezone: "Europe/Berlin", into: "out/")
 /// ```
@@ -161,7 +162,7 @@ public struct FunnelReport: Sendable {
             finished = scan
         }
         // Cohorts on one core, the other reports on the other: the scan is only read from here on.
-        let rows = Mutex<[String: [[ReportValue]]]>([:])
+        let rows = Lock<[String: [[ReportValue]]]>([:])
         DispatchQueue.concurrentPerform(iterations: 2) { part in
             if part == 0 {
                 let cohorts = finished.cohortRows()
@@ -181,9 +182,7 @@ public struct FunnelReport: Sendable {
 
     /// Throws ``ReportError/notAStore(path:missing:)`` unless the store and report tables exist.
     func checkStore() throws {
-        let required = ["events", "outbox", "deliveries", "dead_letters", "quarantine", "drops", "meta", "report_presentations",
-                        "report_event_buckets", "report_delivery_buckets", "report_dead_buckets", "report_customers", "report_placements",
-                        "report_day_partials", "report_dirty_buckets"]
+        let required = Schema.tables + ReportSchema.tables
         let present = Set(try ReportError.wrap {
             try connection.all("SELECT name FROM sqlite_schema WHERE type = 'table'") { $0.string(at: 0) ?? "" }
         })

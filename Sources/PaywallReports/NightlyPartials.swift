@@ -13,7 +13,7 @@ import PaywallSQLite
 /// the stored one. A run in another time zone starts over from every day that has presentations.
 struct NightlyPartials {
     /// Meta key of the zone the stored partials are cut in.
-    static let timezoneKey = "reports.partials_timezone"
+    static let timezoneKey = ReportSchema.partialsTimezoneKey
 
     /// The report days' zone.
     let calendar: DayCalendar

@@ -9,9 +9,9 @@ import PaywallSQLite
 /// buckets in `report_dirty_buckets` move in the same transaction).
 struct Rollup {
     /// Meta key of the last events rowid folded into the rollups.
-    static let watermarkKey = "reports.watermark_rowid"
+    static let watermarkKey = ReportSchema.watermarkKey
     /// Meta key of the newest `occurred_at` among the stored events.
-    static let newestKey = "reports.newest_occurred_at"
+    static let newestKey = ReportSchema.newestKey
 
     /// What one refresh did.
     struct Result: Sendable, Equatable {

@@ -1,9 +1,9 @@
 import PaywallCore
-import Synchronization
+import PaywallLock
 
 /// Counts of routed events.
 final class LockedCounts: Sendable {
-    private let state = Mutex((onTime: 0, late: 0))
+    private let state = Lock((onTime: 0, late: 0))
     func add(late: Bool) { state.withLock { late ? ($0.late += 1) : ($0.onTime += 1) } }
     var value: (onTime: Int, late: Int) { state.withLock { $0 } }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import PaywallCore
 import PaywallSQLite
-import Synchronization
+import PaywallLock
 
 /// The batching event sink: `record` appends to a bounded in-memory buffer and returns at once;
 /// a background committer writes batches to the ``EventStore``, one transaction each.

@@ -1,5 +1,5 @@
 import Dispatch
-import Synchronization
+import PaywallLock
 import PaywallCore
 import PaywallSQLite
 

@@ -1,12 +1,12 @@
 import Dispatch
 import PaywallCore
 import PaywallSQLite
-import Synchronization
+import PaywallLock
 
 /// The recorder's shared state and its committer loop, run on a dedicated thread so blocking
 /// SQLite work never occupies Swift's cooperative pool.
 final class RecorderCore: Sendable {
-    let state: Mutex<RecorderState>
+    let state: Lock<RecorderState>
     let wakeup = DispatchSemaphore(value: 0)
     let store: EventStore
     let policy: FlushPolicy
@@ -22,7 +22,7 @@ final class RecorderCore: Sendable {
             segment.reserveCapacity(segmentSize)
             return segment
         }
-        self.state = Mutex(initial)
+        self.state = Lock(initial)
         self.segmentSize = segmentSize
         self.store = store
         self.policy = policy

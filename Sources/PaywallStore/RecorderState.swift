@@ -1,7 +1,7 @@
 import PaywallCore
 import PaywallSQLite
 
-/// Everything the recording callers and the committer share, guarded by one `Mutex`.
+/// Everything the recording callers and the committer share, guarded by one `Lock`.
 struct RecorderState: Sendable {
     /// A `flush()` or `close()` caller waiting until `target` events are committed.
     struct Waiter: Sendable {

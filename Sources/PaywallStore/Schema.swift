@@ -1,37 +1,62 @@
 import PaywallSQLite
 
-/// The store's schema: an ordered list of migrations, applied on open, version kept in
-/// `PRAGMA user_version`. Times are Unix milliseconds; ids are uppercase canonical UUID text.
+/// The store's schema: the migrations the store owns (``storeMigrations``, recorded as `store/…`),
+/// applied on open with those of any other module that keeps tables in the same file. Times are Unix
+/// milliseconds; ids are uppercase canonical UUID text.
 ///
-/// To change the schema, append a ``Migration`` to ``migrations`` (never edit a shipped one).
-/// A database created by a newer program (a higher version) is refused and left untouched.
+/// To change the store's schema, append a ``Migration`` to ``storeMigrations`` (never edit a shipped
+/// one). Another module declares its own ``MigrationGroup`` and is registered where the program opens
+/// the store:
+///
+/// ```swift
+/// let connection = try Schema.open(path: path, registering: [ReportSchema.migrations, Collector.migrations])
+/// ```
+///
+/// A database created by a newer program is refused and left untouched (see ``Migrator``).
 public enum Schema {
-    /// Every migration, oldest first; index `i` brings the schema to version `i + 1`.
-    public static let migrations: [Migration] = [
-        Migration("1-events-outbox-dead-letters-quarantine-drops-meta", sql: version1),
-        // Append later migrations here (e.g. report indexes and rollup tables).
-        reportsRollups,
-        reportsRollupKeys,
-        reportsDayPartials,
-        reportsRollupSlim,
+    /// The store's migrations, oldest first.
+    public static let storeMigrations = MigrationGroup(owner: "store", [
+        Migration("events-outbox-dead-letters-quarantine-drops-meta", sql: version1),
         outboxKeyedByEventRowid,
         quarantineOncePerPayload,
         eventsWithStableRowids,
         deadLetterBuckets,
+        // Append later store migrations here.
+    ])
+
+    /// The identifiers of the nine migrations that programs counting migrations in `user_version`
+    /// applied, in their order (version N = the first N). Frozen history: never edit or extend it.
+    public static let legacyIdentifiers = [
+        "store/events-outbox-dead-letters-quarantine-drops-meta",
+        "reports/rollups", "reports/rollup-keys", "reports/day-partials", "reports/rollup-slim",
+        "store/outbox-keyed-by-event-rowid", "store/quarantine-once-per-payload", "store/events-with-stable-rowids",
+        "store/dead-letter-buckets",
     ]
 
-    /// The migrator for ``migrations``.
-    public static let migrator = Migrator(migrations)
+    /// The tables the store's migrations create (`report_delivery_buckets` and `report_dead_buckets`
+    /// are the store's: triggers on its tables keep them exact).
+    public static let tables = ["events", "outbox", "deliveries", "dead_letters", "quarantine", "drops", "meta",
+                                "report_delivery_buckets", "report_dead_buckets"]
 
-    /// The newest schema version this program knows.
-    public static var latestVersion: Int { migrations.count }
+    /// The migrator for the store's migrations followed by `groups` (modules that build on the store).
+    public static func migrator(registering groups: [MigrationGroup] = []) -> Migrator {
+        Migrator([storeMigrations] + groups, legacy: legacyIdentifiers)
+    }
 
-    /// Opens (creating with mode 0600 if needed) and migrates the store at `path`.
+    /// The migrator for the store's migrations alone.
+    public static let migrator = migrator()
+
+    /// The `user_version` of a store holding only the store's migrations.
+    public static var latestVersion: Int { migrator.latestVersion }
+
+    /// Opens (creating with mode 0600 if needed) and migrates the store at `path`, with the
+    /// migrations of `groups` after the store's.
     ///
     /// - Throws: `StorageError`: `.schemaTooNew` (file untouched), `.corrupt`, `.readOnly`,
     ///   `.cannotOpen`, `.busy`, `.walUnavailable`.
-    public static func open(path: String, options: OpenOptions = .default) throws -> Connection {
-        try migrator.open(path: path, options: options)
+    public static func open(path: String, options: OpenOptions = .default,
+                            registering groups: [MigrationGroup] = []) throws -> Connection {
+        try (groups.isEmpty ? migrator : migrator(registering: groups)).open(path: path, options: options)
     }
 
     static let version1 = """

@@ -1,6 +1,6 @@
 import Foundation
 import PaywallCore
-import Synchronization
+import PaywallLock
 
 /// An ``EventOutbox`` in memory, with the same semantics as the SQLite one, for fast tests
 /// and the forwarder benchmark. Thread-safe.
@@ -53,7 +53,7 @@ public final class InMemoryOutbox: EventOutbox {
         var leaseAcquisitions = 0
     }
 
-    private let storage = Mutex(Storage())
+    private let storage = Lock(Storage())
 
     /// Creates an empty outbox.
     public init() {}

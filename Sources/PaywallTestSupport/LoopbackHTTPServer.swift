@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import PaywallLock
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -42,13 +42,13 @@ public indirect enum StandInResponse: Sendable, Equatable {
 /// A minimal HTTP/1.1 server on 127.0.0.1 with an ephemeral port: one thread accepts, one
 /// thread per connection serves requests with keep-alive. POSIX sockets only.
 ///
-/// All mutable state is in `state` (a `Mutex`); the handler runs on connection threads.
+/// All mutable state is in `state` (a `Lock`); the handler runs on connection threads.
 final class LoopbackHTTPServer: Sendable {
     /// The port the server listens on.
     let port: UInt16
     private let listener: Int32
     private let handler: @Sendable (ReceivedHTTPRequest) -> StandInResponse
-    private let state = Mutex((stopped: false, connections: Set<Int32>()))
+    private let state = Lock((stopped: false, connections: Set<Int32>()))
 
     /// Binds and starts accepting.
     /// - Throws: ``StandInError`` when a socket call fails.

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import PaywallLock
 
 /// A stand-in for RevenueCat's events endpoint: a real HTTP/1.1 server on 127.0.0.1 (ephemeral
 /// port) that records every request, checks it against revenuecat-events.md, and answers with
@@ -38,7 +38,7 @@ public final class RevenueCatStandIn: Sendable {
 
     /// Owns the mutable state; shared with the server's handler.
     private final class Book: Sendable {
-        let state = Mutex(State())
+        let state = Lock(State())
     }
 
     private let book = Book()

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import PaywallLock
 
 /// Runs a ``Forwarder`` periodically inside an embedding process, and early whenever
 /// ``trigger()`` is called (for example right after the recorder flushes).
@@ -71,7 +71,7 @@ final class TriggerSignal: Sendable {
         var cancelled = false
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     func fire() {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in

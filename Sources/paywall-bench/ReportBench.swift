@@ -6,6 +6,7 @@ import PaywallCore
 import PaywallReports
 import PaywallSQLite
 import PaywallStore
+import PaywallTestSupport
 
 /// `paywall-bench report`: a generated dataset (default 10M events over 30 days), the full report
 /// next to DuckDB (from the exported CSV and from a loaded table), a nightly run after one more day
@@ -152,9 +153,7 @@ enum ReportBench {
     static func duckdb(csv: String, from: String, to: String) throws -> [String: Any] {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("scripts/bench-duckdb-reports.py").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script, csv, from, to]
+        let process = Python.process([script, csv, from, to])
         let pipe = Pipe()
         process.standardOutput = pipe
         try process.run()
@@ -162,7 +161,7 @@ enum ReportBench {
         process.waitUntilExit()
         guard process.terminationStatus == 0,
               let json = try JSONSerialization.jsonObject(with: data) as? [String: Any]
-        else { throw BenchError("DuckDB baseline failed (pip install duckdb)") }
+        else { throw BenchError("DuckDB baseline failed: \(Python.installAdvice)") }
         return json
     }
 

@@ -14,7 +14,7 @@ import Darwin
 /// resident memory is its own: prints "<seconds> <peak RSS in KiB>".
 enum ReportBenchChild {
     static func run(_ arguments: [String]) throws {
-        let connection = try Schema.open(path: arguments[1])
+        let connection = try ReportSchema.open(path: arguments[1])
         let seconds: Double
         switch arguments[0] {
         case "report":

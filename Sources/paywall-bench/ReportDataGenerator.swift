@@ -1,5 +1,6 @@
 import Foundation
 import PaywallCore
+import PaywallReports
 import PaywallSQLite
 import PaywallStore
 
@@ -27,7 +28,7 @@ struct ReportDataGenerator {
     /// Appends `days` more days of events to the store at `path`.
     mutating func append(days: Int, to path: String) throws {
         eventsBeforeLastAppend = events
-        let connection = try Schema.open(path: path)
+        let connection = try ReportSchema.open(path: path)
         for _ in 0..<days {
             try appendDay(connection)
             nextDay += 1

@@ -1,7 +1,7 @@
 import Foundation
 import PaywallCore
 import PaywallTestSupport
-import Synchronization
+import PaywallLock
 
 /// One soak run: three loops (recording, forwarding, nightly report) until the time is up, then the
 /// final drain and the checks of ``SoakChecks``.
@@ -12,7 +12,7 @@ final class Soak: Sendable {
     let binaries: URL
     let key = "appl_SoakStandInKey_7Qw2Er9Ty"
     var db: String { folder.appendingPathComponent("events.sqlite").path }
-    let tally = Mutex(SoakTally())
+    let tally = Lock(SoakTally())
 
     init(minutes: Double, folder: URL, seed: UInt64) throws {
         self.minutes = minutes

@@ -1,7 +1,7 @@
 import Foundation
 import PaywallSQLite
 import PaywallTestSupport
-import Synchronization
+import PaywallLock
 
 /// The end-of-soak checks: drain, then no loss, no duplicate, every impression delivered or
 /// dead-lettered (and delivered only if RevenueCat accepted it), integrity, and the nightly outputs

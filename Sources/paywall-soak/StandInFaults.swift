@@ -1,15 +1,15 @@
 import Foundation
 import PaywallCore
 import PaywallTestSupport
-import Synchronization
+import PaywallLock
 
 /// Random RevenueCat behaviour for the soak: mostly acceptance, with every failure the forwarder
 /// must survive (5xx, 429 with Retry-After, refusals, hang-ups, truncated and malformed responses, slow
 /// answers). Counts what it served.
 final class StandInFaults: Sendable {
-    private let state: Mutex<(random: SeededGenerator, served: [String: Int])>
+    private let state: Lock<(random: SeededGenerator, served: [String: Int])>
 
-    init(seed: UInt64) { state = Mutex((SeededGenerator(seed: seed), [:])) }
+    init(seed: UInt64) { state = Lock((SeededGenerator(seed: seed), [:])) }
 
     var served: [String: Int] { state.withLock { $0.served } }
 

@@ -13,7 +13,7 @@ struct BrowserReportTests {
         where FileManager.default.isExecutableFile(atPath: path) {
             return CommandRunner(executable: URL(fileURLWithPath: path))
         }
-        throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "chromium is not installed; run `apt-get install -y chromium` (.ci/run does)"])
+        throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "chromium is not installed; run scripts/test once (it installs chromium), or `apt-get install -y chromium`"])
     }
 
     static func browse(_ html: String, _ mode: String, _ scratch: Scratch) async throws -> CommandRunner.Output {
@@ -31,8 +31,8 @@ struct BrowserReportTests {
         let png = scratch.path("report.png")
         let shot = try await Self.browse(html, "--screenshot=\(png)", scratch)
         #expect(FileManager.default.fileExists(atPath: png), "chromium wrote no screenshot: \(shot.stderr)")
-        let check = try await CommandRunner(executable: URL(fileURLWithPath: "/usr/bin/env"))
-            .run(["python3", Golden.packageRoot().appendingPathComponent("Tests/CLITests/scripts/check_screenshot.py").path, png])
+        let check = try await Python.runner()
+            .run([Golden.packageRoot().appendingPathComponent("Tests/CLITests/scripts/check_screenshot.py").path, png])
         #expect(check.status == 0, "screenshot looks blank: \(check.stdout) \(check.stderr)")
         // The rendered DOM shows every placement and the numbers of placement_summary.csv
         let dom = try await Self.browse(html, "--dump-dom", scratch).stdout

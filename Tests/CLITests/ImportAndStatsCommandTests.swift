@@ -89,15 +89,13 @@ struct ImportAndStatsCommandTests {
         #expect(try await cli.run(["import", file, "--db", db]).status == 0)
         // Another process takes the write lock and holds it until its standard input closes
         // (after the import gave up), so the hold outlasts the 5 s busy timeout however slow the machine.
-        let holder = Process()
-        holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        holder.arguments = ["python3", "-c", """
+        let holder = Python.process(["-c", """
             import sqlite3, sys
             c = sqlite3.connect(sys.argv[1], isolation_level=None)
             c.execute('BEGIN EXCLUSIVE')
             print('locked', flush=True)
             sys.stdin.read()
-            """, db]
+            """, db])
         let ready = Pipe(), release = Pipe()
         holder.standardOutput = ready
         holder.standardInput = release

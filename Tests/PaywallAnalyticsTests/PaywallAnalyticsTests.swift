@@ -4,7 +4,7 @@ import PaywallCore
 import PaywallSQLite
 import PaywallStore
 import PaywallTestSupport
-import Synchronization
+import PaywallLock
 import Testing
 
 struct PaywallAnalyticsTests {
@@ -38,7 +38,7 @@ struct PaywallAnalyticsTests {
     }
 
     @Test func withoutAKeyForwardingIsOffSaidOnceAndNothingIsLost() async throws {
-        let messages = Mutex<[String]>([])
+        let messages = Lock<[String]>([])
         let analytics = try PaywallAnalytics(configuration: .init(databasePath: Self.scratchPath(), impressionMode: .appReported),
                                              environment: ["REVENUECAT_API_KEY": "YOUR_REVENUECAT_API_KEY_HERE"]) { message in
             messages.withLock { $0.append(message) }

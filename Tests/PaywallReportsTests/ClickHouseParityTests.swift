@@ -2,6 +2,7 @@ import Foundation
 import PaywallCore
 import PaywallReports
 import PaywallSQLite
+import PaywallTestSupport
 import Testing
 
 /// The ClickHouse path: export the store, load it into ClickHouse (chDB), run reports/clickhouse/*.sql,
@@ -47,6 +48,6 @@ struct ClickHouseParityTests {
             scenario.from, scenario.to, scenario.timezone, "259200000", placements,
         ])
         // Then every value is equal
-        #expect(status == 0, "clickhouse_compare.py failed (needs python3 with chdb: pip install chdb):\n\(output)\(errors)")
+        #expect(status == 0, "clickhouse_compare.py failed (\(Python.installAdvice)):\n\(output)\(errors)")
     }
 }

@@ -10,7 +10,7 @@ import Testing
 /// and the SQL files must write byte-identical reports, in several time zones and with a filter.
 struct EngineAgreementTests {
     static func randomStore(at path: String, seed: UInt64) throws -> Connection {
-        let connection = try Schema.open(path: path)
+        let connection = try ReportSchema.open(path: path)
         try ReportFixture.insert(randomEvents(seed: seed), into: connection)
         return connection
     }

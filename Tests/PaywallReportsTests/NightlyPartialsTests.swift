@@ -40,7 +40,7 @@ struct NightlyPartialsTests {
         // second closes), with a nightly run after each batch
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let connection = try Schema.open(path: folder.path("db"))
+        let connection = try ReportSchema.open(path: folder.path("db"))
         let events = EngineAgreementTests.randomEvents(seed: 11)
         let batches = stride(from: 0, to: events.count, by: events.count / 5 + 1).map {
             Array(events[$0..<min(events.count, $0 + events.count / 5 + 1)])

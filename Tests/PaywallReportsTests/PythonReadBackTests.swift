@@ -1,6 +1,7 @@
 import PaywallCore
 import Foundation
 import PaywallReports
+import PaywallTestSupport
 import Testing
 
 /// Reads the CSV files back with Python's csv module and pandas (a real consumer) and compares
@@ -71,6 +72,6 @@ struct PythonReadBackTests {
         // When Python reads the files back
         let (status, output, errors) = try runPython("read_back.py", [folder.path("out"), folder.path("expect.json")])
         // Then csv and pandas see exactly the intended values
-        #expect(status == 0, "read_back.py failed (is python3 with pandas installed? pip install pandas):\n\(output)\(errors)")
+        #expect(status == 0, "read_back.py failed (\(Python.installAdvice)):\n\(output)\(errors)")
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import PaywallCore
+import PaywallReports
 import PaywallSQLite
 import PaywallStore
 
@@ -107,7 +108,7 @@ enum ReportFixture {
 
     /// Creates a migrated store at `path` holding the fixture, a duplicate id, quarantine and drops.
     static func makeStore(at path: String) throws -> Connection {
-        let connection = try Schema.open(path: path)
+        let connection = try ReportSchema.open(path: path)
         try insert(events, into: connection)
         // A duplicate of event 0x05 with other content: stored once, so it counts once.
         var duplicate = events[4]

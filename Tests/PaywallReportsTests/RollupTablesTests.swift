@@ -59,7 +59,7 @@ struct DeferredReportKeysTests {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         // Given stored keys for two customers and one placement
-        let connection = try Schema.open(path: folder.path("db"))
+        let connection = try ReportSchema.open(path: folder.path("db"))
         try connection.execute("""
             INSERT INTO report_customers (key, user_id) VALUES (1, 'ann'), (2, 'bob');
             INSERT INTO report_placements (key, placement) VALUES (1, 'home');

@@ -3,6 +3,7 @@ import PaywallCore
 @testable import PaywallReports
 import PaywallSQLite
 import PaywallStore
+import PaywallTestSupport
 import Testing
 
 /// The Swift fold (Rollup) builds the rollup that the set-based SQL definition
@@ -73,7 +74,7 @@ struct RollupTests {
         let events = try all.all("SELECT rowid FROM events ORDER BY rowid") { $0.int64(at: 0) }
         var random = SeededGenerator(seed: 5)
         let order = events.shuffled(using: &random)
-        let batched = try Schema.open(path: folder.path("batched"))
+        let batched = try ReportSchema.open(path: folder.path("batched"))
         try batched.execute("ATTACH DATABASE '\(folder.path("all"))' AS source")
         var moved = 0
         for start in stride(from: 0, to: order.count, by: order.count / 3 + 1) {
@@ -132,7 +133,7 @@ struct ReportsMigrationTests {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let path = folder.path("db")
-        let old = try Migrator(Array(Schema.migrations.prefix(version))).open(path: path)
+        let old = try LegacyStore.create(at: path, version: version, from: ReportSchema.migrator)
         try ReportFixture.insert(ReportFixture.events, into: old)
         try old.run(Self.staleRow)
         try old.run("INSERT INTO meta (key, value) VALUES ('reports.watermark_rowid', '1000')")
@@ -142,12 +143,12 @@ struct ReportsMigrationTests {
             try old.run("INSERT INTO report_day_partials (day_start, day_end, partial) VALUES (0, 1, x'00')")
         }
         // When the current program opens it and reports
-        let connection = try Schema.open(path: path)
+        let connection = try ReportSchema.open(path: path)
         #expect(try connection.scalar("SELECT count(*) FROM report_day_partials")?.int64 == 0)
         let summary = try FunnelReport(connection: connection, now: .constant(ReportFixture.day5))
             .report(from: try ReportDate("2026-11-01"), to: try ReportDate("2026-11-05"), into: folder.path("out"))
         // Then the rollups were rebuilt from every event and the reports are right
-        #expect(try connection.scalar("PRAGMA user_version")?.int64 == Int64(Schema.latestVersion))
+        #expect(try connection.scalar("PRAGMA user_version")?.int64 == Int64(ReportSchema.migrator.latestVersion))
         #expect(summary.eventsRead == Int64(ReportFixture.events.count))
         #expect(try connection.scalar("SELECT count(*) FROM report_placements WHERE placement = 'stale'")?.int64 == 0)
         #expect(try connection.scalar("SELECT count(*) FROM report_dirty_buckets WHERE bucket = 42")?.int64 == 0)

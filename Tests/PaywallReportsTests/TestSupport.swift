@@ -1,5 +1,6 @@
 import Foundation
 import PaywallCore
+import PaywallTestSupport
 import Testing
 
 /// A fresh temporary folder, removed when the value is discarded by the test.
@@ -44,11 +45,12 @@ func runProcess(_ executable: String, _ arguments: [String], stdin: Data? = nil)
     return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
 }
 
-/// Runs `python3` with a script from `scripts/`, failing clearly (not skipping) when Python or its
-/// packages are missing.
+/// Runs the checkers' Python (``Python``, resolved in PaywallTestSupport) with a script from
+/// `scripts/`, failing clearly (not skipping) when Python or its packages are missing.
 func runPython(_ script: String, _ arguments: [String]) throws -> (Int32, String, String) {
     let path = Repository.testsFolder.appendingPathComponent("scripts").appendingPathComponent(script).path
-    return try runProcess("/usr/bin/env", ["python3", path] + arguments)
+    let (executable, leading) = Python.command()
+    return try runProcess(executable.path, leading + [path] + arguments)
 }
 
 /// A unified diff of two texts (via `diff -u`), for golden-file failures.

@@ -2,7 +2,7 @@ import Foundation
 import PaywallCore
 import PaywallSQLite
 import PaywallStore
-import Synchronization
+import PaywallLock
 
 enum Fixtures {
     static let baseTime: Int64 = 1_764_400_000_000
@@ -42,7 +42,7 @@ enum Fixtures {
 
 /// Collects diagnostics from the recorder's hook.
 final class DiagnosticsLog: Sendable {
-    private let entries = Mutex<[RecorderDiagnostic]>([])
+    private let entries = Lock<[RecorderDiagnostic]>([])
     var all: [RecorderDiagnostic] { entries.withLock { $0 } }
     var hook: @Sendable (RecorderDiagnostic) -> Void { { [self] entry in entries.withLock { $0.append(entry) } } }
 }

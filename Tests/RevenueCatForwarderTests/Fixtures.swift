@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import PaywallLock
 import PaywallCore
 import RevenueCatForwarder
 
@@ -54,8 +54,8 @@ enum Fixtures {
 
 /// A mutable test "now" shared with the forwarder.
 final class TestTime: Sendable {
-    private let value: Mutex<Int64>
-    init(_ start: Int64 = 1_764_500_000_000) { value = Mutex(start) }
+    private let value: Lock<Int64>
+    init(_ start: Int64 = 1_764_500_000_000) { value = Lock(start) }
     var now: Now { Now { [self] in value.withLock { $0 } } }
     var current: Int64 { value.withLock { $0 } }
     func advance(ms: Int64) { value.withLock { $0 += ms } }

@@ -2,12 +2,12 @@ import Foundation
 import PaywallCore
 import PaywallTestSupport
 import RevenueCatForwarder
-import Synchronization
+import PaywallLock
 import Testing
 
 struct ForwardingLoopTests {
     final class PassLog: Sendable {
-        let passes = Mutex<[ForwardingPass]>([])
+        let passes = Lock<[ForwardingPass]>([])
         var count: Int { passes.withLock { $0.count } }
 
         func waitFor(_ count: Int) async -> Bool {
@@ -71,7 +71,7 @@ struct ForwardingLoopTests {
 
 struct ManualClockTests {
     final class Woken: Sendable {
-        let order = Mutex<[Int]>([])
+        let order = Lock<[Int]>([])
     }
 
     @Test func sleepersResumeInDeadlineOrderOnlyWhenTimePassesTheirDeadline() async throws {

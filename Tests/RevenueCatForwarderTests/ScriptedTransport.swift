@@ -1,10 +1,10 @@
 import Foundation
 import RevenueCatForwarder
-import Synchronization
+import PaywallLock
 
 /// A fake transport for fast tests: answers from a script (then 200) and records requests.
 final class ScriptedTransport: HTTPTransport {
-    private let state = Mutex((script: [Result<HTTPResponse, TransportError>](), requests: [HTTPRequest]()))
+    private let state = Lock((script: [Result<HTTPResponse, TransportError>](), requests: [HTTPRequest]()))
 
     init(_ script: [Result<HTTPResponse, TransportError>] = []) {
         state.withLock { $0.script = script }

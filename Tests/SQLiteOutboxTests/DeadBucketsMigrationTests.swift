@@ -1,7 +1,9 @@
 import Foundation
 import PaywallCore
+import PaywallReports
 import PaywallSQLite
 import PaywallStore
+import PaywallTestSupport
 import Testing
 
 /// Migration 9 (`dead-letter-buckets`) on a store written by version 8.
@@ -14,9 +16,9 @@ struct DeadBucketsMigrationTests {
         // open + requeued for impression 4, requeued only for impression 5, open for the closed
         // event and for an id that is not stored
         let path = directory.path("v8.sqlite")
-        let index = try #require(Schema.migrations.firstIndex { $0.name == "dead-letter-buckets" })
+        let index = try #require(Schema.legacyIdentifiers.firstIndex(of: "store/dead-letter-buckets"))
         #expect(index == 8, "migration 9 is the ninth")
-        let old = try Migrator(Array(Schema.migrations.prefix(index))).open(path: path)
+        let old = try LegacyStore.create(at: path, version: index, from: ReportSchema.migrator)
         let offsets: [Int64] = [0, 600_000, 900_000, 1_800_000, 2_000_000, 4_500_000]
         let ids = offsets.indices.map { String(format: "01990000-0000-7000-8000-%012X", $0) }
         let closed = "01990000-0000-7000-8000-0000000000C1", unknown = "01990000-0000-7000-8000-0000000FFFFF"
@@ -39,7 +41,7 @@ struct DeadBucketsMigrationTests {
         let store = try EventStore(path: path, now: .constant(1_764_500_000_000))
         let db = store.connection
         // Then each dead impression is counted once in its bucket, the rest not at all
-        #expect(try db.scalar("PRAGMA user_version")?.int64 == Int64(Schema.latestVersion))
+        #expect(try db.scalar("PRAGMA user_version")?.int64 == Int64(ReportSchema.migrator.latestVersion))
         try expectDeadBucketsMatch(db, "after the migration", expected: [0: 2, 1: 1, 2: 2])
         let triggers = try db.all("SELECT name FROM sqlite_schema WHERE type = 'trigger' AND tbl_name = 'dead_letters' ORDER BY name") {
             $0.string(at: 0) ?? ""

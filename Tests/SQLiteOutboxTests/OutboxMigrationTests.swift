@@ -1,7 +1,9 @@
 import Foundation
 import PaywallCore
+import PaywallReports
 import PaywallSQLite
 import PaywallStore
+import PaywallTestSupport
 import Testing
 
 /// Migration 6 (`outbox-keyed-by-event-rowid`) on real files of versions 3 (the last shipped) and 5
@@ -16,7 +18,7 @@ struct OutboxMigrationTests {
     /// A store at `version` (3 to 5: the outbox layout of version 1): a close (rowid 1) then six
     /// impressions with the outbox rows and dead letters those versions wrote for them.
     func legacyStore(at path: String, version: Int = 3) throws {
-        let old = try Migrator(Array(Schema.migrations.prefix(version))).open(path: path)
+        let old = try LegacyStore.create(at: path, version: version, from: ReportSchema.migrator)
         try old.transaction { db in
             let insert = """
                 INSERT INTO events (id, name, occurred_at, recorded_at, user_id, catalog_version, pw_id, source)
@@ -56,7 +58,7 @@ struct OutboxMigrationTests {
         let path = directory.path("legacy.sqlite")
         try legacyStore(at: path, version: version)
         // When the current program opens it
-        #expect(Schema.migrations.firstIndex { $0.name == "outbox-keyed-by-event-rowid" } == 5)
+        #expect(Schema.legacyIdentifiers.firstIndex(of: "store/outbox-keyed-by-event-rowid") == 5)
         let store = try EventStore(path: path, now: .constant(Self.base))
         let db = store.connection
         // Then pending rows are in the outbox by events rowid with their backoff, delivered ones in

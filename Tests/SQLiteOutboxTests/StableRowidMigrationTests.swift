@@ -1,7 +1,9 @@
 import Foundation
 import PaywallCore
+import PaywallReports
 import PaywallSQLite
 import PaywallStore
+import PaywallTestSupport
 import Testing
 
 /// Migration 8 (`events-with-stable-rowids`): the outbox and deliveries key on the events rowid,
@@ -13,8 +15,8 @@ struct StableRowidMigrationTests {
         // Given a version-7 store whose events have gaps in their rowids (1, 2, 50, 51, 900) and
         // whose pending impressions sit in the outbox under those rowids
         let path = directory.path("v7.sqlite")
-        let index = try #require(Schema.migrations.firstIndex { $0.name == "events-with-stable-rowids" })
-        let old = try Migrator(Array(Schema.migrations.prefix(index))).open(path: path)
+        let index = try #require(Schema.legacyIdentifiers.firstIndex(of: "store/events-with-stable-rowids"))
+        let old = try LegacyStore.create(at: path, version: index, from: ReportSchema.migrator)
         var ids: [Int64: String] = [:]
         try old.transaction { db in
             for (n, rowid) in [Int64(1), 2, 50, 51, 900].enumerated() {

@@ -2,7 +2,7 @@ import Foundation
 import PaywallCore
 import PaywallSQLite
 import PaywallStore
-import Synchronization
+import PaywallLock
 
 let secret = "appl_STOREsecretKEY9876543210zz"
 
@@ -22,8 +22,8 @@ final class TemporaryDirectory: Sendable {
 
 /// A mutable "now".
 final class TestTime: Sendable {
-    private let value: Mutex<Int64>
-    init(_ start: Int64 = 1_764_500_000_000) { value = Mutex(start) }
+    private let value: Lock<Int64>
+    init(_ start: Int64 = 1_764_500_000_000) { value = Lock(start) }
     var now: Now { Now { [self] in value.withLock { $0 } } }
     var current: Int64 { value.withLock { $0 } }
     func advance(ms: Int64) { value.withLock { $0 += ms } }

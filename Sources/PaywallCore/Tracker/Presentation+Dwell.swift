@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import PaywallLock
 
 extension Presentation {
     func ensureOpen(_ state: State, _ attempted: String) throws(TrackerError) {

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import PaywallLock
 
 /// How a presentation ended, as the app reports it. `via` follows from it: `auto` for a purchase
 /// or a restore (the paywall closes itself), the button the customer used otherwise.
@@ -45,7 +45,7 @@ public final class Presentation: Sendable {
 
     let context: Context
     let tracker: PresentationTracker
-    let state = Mutex(State())
+    let state = Lock(State())
 
     /// The presentation's id (`pw_id` on every event it emits).
     public var pwID: UUID { context.pwID }

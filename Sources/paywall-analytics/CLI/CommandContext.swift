@@ -1,11 +1,11 @@
 import Foundation
-import Synchronization
+import PaywallLock
 
 /// A text stream the tool writes to (stdout or stderr), safe to use from any task.
 final class TextOutput: Sendable {
     private let handle: FileHandle
     /// Serializes writes so lines from concurrent tasks do not interleave.
-    private let lock = Mutex(())
+    private let lock = Lock(())
 
     init(_ handle: FileHandle) { self.handle = handle }
 

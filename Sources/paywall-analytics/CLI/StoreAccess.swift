@@ -1,10 +1,15 @@
 import Foundation
 import PaywallCore
+import PaywallReports
 import PaywallSQLite
 import PaywallStore
 
 /// Opening the events database for a command, and mapping storage failures to exit codes.
 enum StoreAccess {
+    /// The migrations of every module keeping tables in the store, after the store's own (register a
+    /// new module's ``MigrationGroup`` here; ``Migrator`` refuses a file a newer program migrated).
+    static let modules: [MigrationGroup] = [ReportSchema.migrations]
+
     /// Opens (creating if needed, with mode 0600) and migrates the store at `path`.
     static func open(_ path: String, create: Bool, now: Now = .system) throws(CLIError) -> EventStore {
         if !create, !FileManager.default.fileExists(atPath: path) {
@@ -20,7 +25,7 @@ enum StoreAccess {
             }
         }
         do {
-            return EventStore(connection: try Schema.open(path: path), now: now)
+            return EventStore(connection: try Schema.open(path: path, registering: modules), now: now)
         } catch {
             throw map(error)
         }

@@ -1,13 +1,14 @@
 import PaywallSQLite
 
-extension Schema {
-    /// The reports' rollups (PaywallReports reads and maintains them; see `reports/`):
+extension ReportSchema {
+    /// The reports' rollups (read and maintained by ``Rollup``; see `reports/`):
     /// - `report_presentations`: one row per `pw_id` with the building blocks of funnels.md (first
     ///   event, placement, customer, impression, flags, close), folded incrementally from events;
-    /// - `report_event_buckets`: event counts per 15-minute bucket of `occurred_at` (data quality);
-    /// - an index on `outbox (occurred_at, state)` for the delivery columns of data quality.
-    /// Both rollups start empty and are filled from the events on the first report run.
-    static let reportsRollups = Migration("reports-rollups", sql: """
+    /// - `report_event_buckets`: event counts per 15-minute bucket of `occurred_at` (data quality).
+    /// Both rollups start empty and are filled from the events on the first report run. (Count-based
+    /// programs also indexed the old `outbox (occurred_at, state)` here; the store's outbox migration
+    /// dropped that table with its index, and the reports no longer touch the store's tables.)
+    static let rollups = Migration("rollups", sql: """
         CREATE TABLE report_presentations (
           pw_id TEXT PRIMARY KEY NOT NULL,
           first_at INTEGER NOT NULL, first_id TEXT NOT NULL,
@@ -23,15 +24,19 @@ extension Schema {
           WHERE close_result = 'purchased';
         CREATE TABLE report_event_buckets (
           bucket INTEGER PRIMARY KEY NOT NULL, events INTEGER NOT NULL, impressions INTEGER NOT NULL) STRICT;
-        CREATE INDEX report_outbox_by_time ON outbox (occurred_at, state);
         """)
 
-    /// Migration 3: the rollups keyed for a fast scan. `report_presentations` becomes a `WITHOUT ROWID`
+    /// Legacy migration 3: the rollups keyed for a fast scan. `report_presentations` becomes a `WITHOUT ROWID`
     /// table keyed by `pw_id` (time-ordered ids append) with one index on the first event's time and
     /// integer keys for its customer and placement (`report_customers`, `report_placements`), so the
     /// native report engine reads integers only. The rollups are derived data: this migration drops
     /// them and resets the watermark, and the next report run rebuilds them from the events.
-    static let reportsRollupKeys = Migration("reports-rollup-keys", sql: """
+    static let rollupKeys = Migration("rollup-keys") { db in
+        try db.execute(rollupKeysSQL)
+        try forget([watermarkKey, newestKey], in: db)
+    }
+
+    static let rollupKeysSQL = """
         DROP TABLE report_presentations;
         CREATE TABLE report_presentations (
           pw_id TEXT PRIMARY KEY NOT NULL,
@@ -46,26 +51,29 @@ extension Schema {
         CREATE TABLE report_customers (key INTEGER PRIMARY KEY, user_id TEXT NOT NULL UNIQUE) STRICT;
         CREATE TABLE report_placements (key INTEGER PRIMARY KEY, placement TEXT NOT NULL UNIQUE) STRICT;
         DELETE FROM report_event_buckets;
-        DELETE FROM meta WHERE key IN ('reports.watermark_rowid', 'reports.newest_occurred_at');
-        """)
+        """
 }
 
-extension Schema {
-    /// The nightly job's rollups per day and placement (PaywallReports' `NightlyPartials`):
+extension ReportSchema {
+    /// The nightly job's rollups per day and placement (``NightlyPartials``):
     /// `report_day_partials` holds one encoded day partial per report day of the zone named in
-    /// `meta` (`reports.partials_timezone`); `report_dirty_buckets` marks the 15-minute buckets the
+    /// `meta` (``partialsTimezoneKey``); `report_dirty_buckets` marks the 15-minute buckets the
     /// rollup refreshes touched since the nightly job last rescanned them. Derived data: a migration
     /// that rebuilds `report_presentations` must also empty both tables and that meta key.
-    static let reportsDayPartials = Migration("reports-day-partials", sql: """
+    static let dayPartials = Migration("day-partials") { db in
+        try db.execute(dayPartialsSQL)
+        try forget([partialsTimezoneKey], in: db)
+    }
+
+    static let dayPartialsSQL = """
         CREATE TABLE report_day_partials (
           day_start INTEGER PRIMARY KEY NOT NULL, day_end INTEGER NOT NULL, partial BLOB NOT NULL) STRICT;
         CREATE TABLE IF NOT EXISTS report_dirty_buckets (bucket INTEGER PRIMARY KEY NOT NULL) STRICT, WITHOUT ROWID;
-        DELETE FROM meta WHERE key = 'reports.partials_timezone';
-        """)
+        """
 }
 
-extension Schema {
-    /// Migration 5: a slimmer `report_presentations` that builds fast. Ids are 16-byte `BLOB`s (the
+extension ReportSchema {
+    /// Legacy migration 5: a slimmer `report_presentations` that builds fast. Ids are 16-byte `BLOB`s (the
     /// UUID's bytes: canonical uppercase UUID text sorts like them, so ties by id compare the same), the
     /// placement and customer are only their `report_placements` / `report_customers` keys, and the
     /// close keeps its texts. `report_customers` loses its `UNIQUE` index on `user_id` (the rollup
@@ -73,7 +81,12 @@ extension Schema {
     /// into that index at random places was a large part of a first build). The rollups are derived
     /// data: this migration empties them (with the keys, the nightly day partials that use those keys
     /// and the dirty buckets) and resets the watermark; the next report run rebuilds them.
-    static let reportsRollupSlim = Migration("reports-rollup-slim", sql: """
+    static let rollupSlim = Migration("rollup-slim") { db in
+        try db.execute(rollupSlimSQL)
+        try forget([watermarkKey, newestKey, partialsTimezoneKey], in: db)
+    }
+
+    static let rollupSlimSQL = """
         DROP TABLE report_presentations;
         CREATE TABLE report_presentations (
           pw_id BLOB PRIMARY KEY NOT NULL,
@@ -91,6 +104,5 @@ extension Schema {
         CREATE TABLE report_customers (key INTEGER PRIMARY KEY, user_id TEXT NOT NULL) STRICT;
         DELETE FROM report_placements;
         DELETE FROM report_event_buckets;
-        DELETE FROM meta WHERE key IN ('reports.watermark_rowid', 'reports.newest_occurred_at', 'reports.partials_timezone');
-        """)
+        """
 }

@@ -1,0 +1,47 @@
+import PaywallSQLite
+import PaywallStore
+
+/// The reports' own tables and `meta` keys, created and reset by their own migrations (recorded as
+/// `reports/…`), applied after the store's (``PaywallStore/Schema``) in the same file.
+///
+/// The rollups are derived data: a migration that changes their layout drops them and forgets the
+/// meta keys below, and the next report run rebuilds them from the events.
+///
+/// ```swift
+/// let connection = try ReportSchema.open(path: dbPath)   // the store's migrations, then the reports'
+/// // or, with other modules: Schema.open(path: dbPath, registering: [ReportSchema.migrations, …])
+/// ```
+public enum ReportSchema {
+    /// The reports' migrations, oldest first. Append new ones at the end.
+    public static let migrations = MigrationGroup(owner: "reports", [
+        rollups, rollupKeys, dayPartials, rollupSlim,
+    ])
+
+    /// The tables the reports' migrations create.
+    public static let tables = ["report_presentations", "report_event_buckets", "report_customers",
+                                "report_placements", "report_day_partials", "report_dirty_buckets"]
+
+    /// Meta key of the last events rowid folded into the rollups (``Rollup``).
+    static let watermarkKey = "reports.watermark_rowid"
+    /// Meta key of the newest `occurred_at` among the stored events (``Rollup``; the SQL reports read it too).
+    static let newestKey = "reports.newest_occurred_at"
+    /// Meta key of the time zone the nightly day partials are cut in (``NightlyPartials``).
+    static let partialsTimezoneKey = "reports.partials_timezone"
+
+    /// The store's migrator with the reports' migrations registered.
+    public static let migrator = Schema.migrator(registering: [migrations])
+
+    /// Opens and migrates the store at `path` with the reports' tables (``PaywallStore/Schema/open(path:options:registering:)``).
+    ///
+    /// - Throws: `StorageError`, as `Schema.open`.
+    public static func open(path: String, options: OpenOptions = .default) throws -> Connection {
+        try migrator.open(path: path, options: options)
+    }
+
+    /// Deletes `keys` from the store's `meta` table (a migration resetting derived data).
+    static func forget(_ keys: [String], in db: Database) throws {
+        for key in keys {
+            try db.run("DELETE FROM meta WHERE key = ?1", [.text(key)])
+        }
+    }
+}
