@@ -74,7 +74,7 @@ enum ImportBench {
         var rows: [[String]] = [["measure", "events/s", "× sqlite3", "CPU s", "peak RSS MB", "store MB"]]
         rows.append(["sqlite3 .import --csv (same rows, same table and index)", String(format: "%.0f", theirs), "1.00",
                      String(format: "%.1f", sqlite3.cpu), "", "\(megabytes(sqlite3Store))"])
-        for (offset, variant) in ([shipped] + (ids == .random ? variants : [])).enumerated() {
+        for (offset, variant) in ([shipped] + variants).enumerated() {
             let store = directory.appendingPathComponent("import-\(offset).sqlite")
             let measured = try importChild(store: store, ndjson: ndjson, variant: variant)
             let ours = Double(count) / measured.seconds
