@@ -5,8 +5,9 @@ import PaywallSQLite
 /// How a transaction's rows reach the `events` table. Every path stores the same rows with the same
 /// rowids (assigned in batch order); they differ only in the order the id index is read and written.
 public enum WritePath: Sendable, Hashable, CaseIterable {
-    /// The import's default: ``plain`` while the id index fits in the import's page cache (see
-    /// ``ImportCache``), ``sorted`` once it outgrows it (for a writer without sizes: ``sorted``).
+    /// ``plain`` while the id index fits in the import's page cache (see ``ImportCache``), ``sorted``
+    /// once it outgrows it (for a writer without sizes: ``sorted``). Measured, not the default: at
+    /// 10M random ids it was slower than ``plain`` (IMPORT-FAST-PATH.md).
     case automatic
     /// One `INSERT … ON CONFLICT DO NOTHING` per event, in batch order (the reference path).
     case plain

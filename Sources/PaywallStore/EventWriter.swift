@@ -12,7 +12,7 @@ import PaywallSQLite
 struct EventWriter {
     let db: Database
     /// How the rows of an unordered batch are written.
-    var path: WritePath = .sorted
+    var path: WritePath = .plain
 
     static let insertEventSQL = """
         INSERT INTO events (id, name, occurred_at, recorded_at, user_id, session_id, catalog_version,

@@ -25,7 +25,7 @@ enum ImportBench {
         var transactionEvents: Int
     }
 
-    static let shipped = Variant(label: "import (shipped: automatic, sized cache, 100k/transaction)", path: .automatic,
+    static let shipped = Variant(label: "import (shipped: plain, sized cache, 100k/transaction)", path: .plain,
                                  cacheBytes: nil, transactionEvents: 100_000)
     static let ideas: [Variant] = [
         Variant(label: "plain, 2 MB cache, 10k/transaction (before)", path: .plain, cacheBytes: 0, transactionEvents: 10_000),
