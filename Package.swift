@@ -43,7 +43,8 @@ var package = Package(
                            "PaywallTestSupport", "paywall-analytics"]
         ),
         .target(name: "PaywallSQLite", dependencies: ["CSQLite"]),
-        .target(name: "PaywallStore", dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite"]),
+        .target(name: "PaywallStore", dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite"],
+                exclude: ["IMPORT-FAST-PATH.md"]),
         .target(name: "RevenueCatForwarder", dependencies: ["PaywallLock", "PaywallCore"]),
         .target(name: "CSystemMemory"),
         .target(

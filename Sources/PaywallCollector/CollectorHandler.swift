@@ -159,8 +159,10 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
         guard UTF8Check.isValid(bytes) else {
             return respond(.error(400, "the body is not UTF-8 text; NDJSON lines must be UTF-8"))
         }
-        let validated = bytes.withUnsafeBytes { body.validate($0, origin: "collector/\(events.keyName)") }
-        let part = CommitPart(events: validated.events, quarantine: validated.quarantine, forwarding: events.forwarding)
+        let origin = "collector/\(events.keyName)"
+        let validated = bytes.withUnsafeBytes { body.validate($0, origin: origin) }
+        let part = CommitPart(events: validated.events, quarantine: validated.quarantine, forwarding: events.forwarding,
+                              origin: origin)
         let metrics = self.metrics
         let log = self.log
         let submitted = queue.submit(CommitQueue.Job(part: part) { result in

@@ -18,12 +18,16 @@ public struct CommitPart: Sendable {
     public var quarantine: [QuarantineEntry]
     /// Who forwards the part's impressions.
     public var forwarding: ForwardingParty
+    /// Where the part came from (for the quarantine rows of its conflicts), e.g. `collector/ios-app`.
+    public var origin: String?
 
     /// Creates a part.
-    public init(events: [EventRecord], quarantine: [QuarantineEntry], forwarding: ForwardingParty) {
+    public init(events: [EventRecord], quarantine: [QuarantineEntry], forwarding: ForwardingParty,
+                origin: String? = nil) {
         self.events = events
         self.quarantine = quarantine
         self.forwarding = forwarding
+        self.origin = origin
     }
 }
 
@@ -33,7 +37,8 @@ public struct CommitCounts: Sendable, Hashable {
     public var accepted: Int
     /// Valid events whose id was already stored (or came earlier in the group).
     public var duplicates: Int
-    /// Lines quarantined (including those whose payload already was).
+    /// Lines quarantined (including those whose payload already was), conflicts included: an event
+    /// whose id is stored with other content is quarantined, the stored one kept.
     public var quarantined: Int
 }
 
@@ -49,11 +54,12 @@ extension EventStore {
         return try connection.transaction(.immediate) { db in
             let writer = EventWriter(db: db)
             return try parts.map { part in
-                let inserted = try writer.insert(part.events, recordedAt: time, forwarded: part.forwarding == .device,
-                                                 byDevice: part.forwarding == .device)
-                for entry in part.quarantine { try writer.quarantine(entry) }
-                return CommitCounts(accepted: inserted, duplicates: part.events.count - inserted,
-                                    quarantined: part.quarantine.count)
+                let outcome = try writer.insert(part.events, recordedAt: time, forwarded: part.forwarding == .device,
+                                                byDevice: part.forwarding == .device,
+                                                provenance: EventProvenance(origin: part.origin, lines: nil))
+                for entry in part.quarantine + outcome.conflictEntries { _ = try writer.quarantine(entry) }
+                return CommitCounts(accepted: outcome.inserted, duplicates: outcome.duplicates,
+                                    quarantined: part.quarantine.count + outcome.conflicts)
             }
         }
     }

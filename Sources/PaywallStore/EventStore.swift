@@ -33,13 +33,15 @@ public final class EventStore: Sendable {
     /// The database file path.
     public var path: String { connection.path }
 
-    /// Stores `events` in one transaction; events whose id is already stored are skipped.
+    /// Stores `events` in one transaction; an event identical to a stored one (same id and content)
+    /// is skipped as a duplicate; one with other content under a stored id is a conflict: the stored
+    /// row is kept and the new version goes to the quarantine with what differs.
     /// Newly stored impressions enter the outbox (pending), or `deliveries` (delivered now) when
     /// `forwarded` says RevenueCat already has them; an id already stored adds nothing anywhere.
     ///
     /// - Parameters:
     ///   - droppedAtBound: events the recorder dropped at its bound, persisted in `drops`.
-    /// - Returns: how many events were new.
+    /// - Returns: how many events were new (neither duplicates nor conflicts).
     /// - Throws: `StorageError`; on failure nothing of the batch is stored.
     @discardableResult
     public func insert(_ events: [EventRecord], forwarded: Bool = false, droppedAtBound: Int = 0,
@@ -47,19 +49,28 @@ public final class EventStore: Sendable {
         try insert(sequence: events, forwarded: forwarded, droppedAtBound: droppedAtBound, durable: durable)
     }
 
-    /// ``insert(_:forwarded:droppedAtBound:durable:)`` for any sequence (the recorder's segments).
+    /// ``insert(_:forwarded:droppedAtBound:durable:)`` for any collection (the recorder's segments).
     @discardableResult
-    func insert<Events: Sequence<EventRecord>>(sequence events: Events, forwarded: Bool = false, droppedAtBound: Int = 0,
-                                               durable: Bool = false) throws -> Int {
+    func insert<Events: Collection<EventRecord>>(sequence events: Events, forwarded: Bool = false, droppedAtBound: Int = 0,
+                                                 durable: Bool = false) throws -> Int {
+        try insertReporting(events, forwarded: forwarded, droppedAtBound: droppedAtBound, durable: durable).inserted
+    }
+
+    /// Stores `events` in one transaction and says what became of each: inserted, duplicate, or
+    /// conflict (other content under a stored id: quarantined with `provenance`, the stored row kept).
+    func insertReporting<Events: Collection<EventRecord>>(_ events: Events, forwarded: Bool = false,
+                                                          droppedAtBound: Int = 0, durable: Bool = false,
+                                                          provenance: EventProvenance = .unknown) throws -> InsertOutcome {
         let time = now.milliseconds()
         return try connection.withDatabase { db in
             if durable { try db.execute("PRAGMA synchronous = FULL") }
             defer { if durable { try? db.execute("PRAGMA synchronous = NORMAL") } }
             return try db.transaction(.immediate) {
                 let writer = EventWriter(db: db)
-                let inserted = try writer.insert(events, recordedAt: time, forwarded: forwarded)
+                let outcome = try writer.insert(events, recordedAt: time, forwarded: forwarded, provenance: provenance)
+                for entry in outcome.conflictEntries { try writer.quarantine(entry) }
                 try writer.recordDrops(droppedAtBound, at: time)
-                return inserted
+                return outcome
             }
         }
     }

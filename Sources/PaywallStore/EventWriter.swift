@@ -4,8 +4,15 @@ import PaywallSQLite
 
 /// Writes events, outbox or delivery rows, quarantine rows and drop counts through prepared statements on a
 /// ``Database`` already inside a transaction. Shared by the recorder, the store and import.
+///
+/// Every event is one of: inserted, a duplicate (identical to the stored event of its id, see
+/// ``EventDifference``), or a conflict (other content under a stored id: the stored row is kept and
+/// the incoming version goes to the quarantine with what differs). Rowids are assigned in batch
+/// order whichever ``WritePath`` writes the rows (see IMPORT-FAST-PATH.md).
 struct EventWriter {
     let db: Database
+    /// How the rows of an unordered batch are written.
+    var path: WritePath = .plain
 
     static let insertEventSQL = """
         INSERT INTO events (id, name, occurred_at, recorded_at, user_id, session_id, catalog_version,
@@ -13,70 +20,134 @@ struct EventWriter {
         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
         ON CONFLICT(id) DO NOTHING
         """
+    /// The sorted path's insert: every id is known to be new, the rowid (`seq`) is given.
+    static let insertEventWithSeqSQL = """
+        INSERT INTO events (id, name, occurred_at, recorded_at, user_id, session_id, catalog_version,
+          pw_id, source, offering_id, placement_id, product, result, via, open_s, seq)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
+        """
+    /// The stored version of one id, in the columns ``EventDifference/differences(stored:_:)`` reads.
+    static let probeSQL = """
+        SELECT seq, name, occurred_at, user_id, session_id, catalog_version, pw_id, source, offering_id, placement_id,
+               product, result, via, open_s FROM events WHERE id = ?1
+        """
+    static let lastSeqSQL = "SELECT coalesce(max(seq), 0) FROM events"
     /// `OR REPLACE`: a stale row left by a reused rowid (events are never deleted, so this should
     /// not happen) must not make the batch fail; the new impression is pending.
     static let insertOutboxSQL = "INSERT OR REPLACE INTO outbox (event_rowid, occurred_at) VALUES (?1, ?2)"
-    /// A repeat is recognised by the digest of the input's exact bytes (`?6`, unique); rows stored
-    /// before digests existed are matched by their payload text, and only when the new payload is
-    /// the whole input as valid UTF-8 (`?8`), which is what those rows held.
     static let insertQuarantineSQL = """
-        INSERT INTO quarantine (quarantined_at, reasons, payload, origin, line, line_sha256, payload_raw)
-        SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7
-        WHERE NOT (?8 AND EXISTS (SELECT 1 FROM quarantine WHERE line_sha256 IS NULL AND payload = ?3))
-        ON CONFLICT (line_sha256) DO NOTHING
+        INSERT INTO quarantine (quarantined_at, reasons, payload, origin, line)
+        SELECT ?1, ?2, ?3, ?4, ?5 WHERE NOT EXISTS (SELECT 1 FROM quarantine WHERE payload = ?3)
         """
     static let insertDropsSQL = "INSERT INTO drops (dropped_at, count) VALUES (?1, ?2)"
 
-    /// Inserts events not stored yet (idempotent by id); impressions newly stored (and only those:
-    /// a duplicate changes no row) also enter the outbox as pending or, when `forwarded`, the
-    /// deliveries as delivered at `recordedAt`.
-    /// `byDevice` marks those deliveries as made by the app install (the collector's
-    /// `X-Paywall-Forwarding: device`). Returns how many events were new.
-    func insert<Events: Sequence<EventRecord>>(_ events: Events, recordedAt: Int64, forwarded: Bool = false,
-                                               byDevice: Bool = false) throws -> Int {
-        let insertEvent = try db.cachedStatement(Self.insertEventSQL)
-        var insertOutbox: Statement?   // looked up once, at the first impression (not per row)
-        var inserted = 0
-        for event in events {
-            let properties = event.properties
-            UUIDText.withCanonical(event.id) { insertEvent.bindText($0, at: 1) }
-            insertEvent.bind(event.name.rawValue, at: 2)
-            insertEvent.bind(event.occurredAt, at: 3)
-            insertEvent.bind(recordedAt, at: 4)
-            insertEvent.bind(event.userID, at: 5)
-            if let session = event.sessionID {
-                UUIDText.withCanonical(session) { insertEvent.bindText($0, at: 6) }
-            } else {
-                insertEvent.bindNull(at: 6)
-            }
-            insertEvent.bind(Int64(event.catalogVersion), at: 7)
-            UUIDText.withCanonical(properties.pwID) { insertEvent.bindText($0, at: 8) }
-            insertEvent.bind(properties.source, at: 9)
-            insertEvent.bind(properties.offeringID, at: 10)
-            insertEvent.bind(properties.placementID, at: 11)
-            insertEvent.bind(properties.product, at: 12)
-            insertEvent.bind(properties.result?.rawValue, at: 13)
-            insertEvent.bind(properties.via?.rawValue, at: 14)
-            insertEvent.bind(properties.openS, at: 15)
-            try insertEvent.run()
-            guard db.changes == 1 else { continue }
-            inserted += 1
-            if event.name == .paywallShown {
-                if forwarded {
-                    try Deliveries.record(db, eventRowid: db.lastInsertRowID, occurredAt: event.occurredAt, deliveredAt: recordedAt,
-                                          byDevice: byDevice)
-                } else {
-                    if insertOutbox == nil { insertOutbox = try db.cachedStatement(Self.insertOutboxSQL) }
-                    insertOutbox!.bind(db.lastInsertRowID, at: 1)
-                    insertOutbox!.bind(event.occurredAt, at: 2)
-                    try insertOutbox!.run()
-                }
-            }
+    /// Stores the events not stored yet; impressions newly stored (and only those) also enter the
+    /// outbox as pending or, when `forwarded`, the deliveries as delivered at `recordedAt`. An event
+    /// identical to a stored one is a duplicate and changes nothing; one with other content under a
+    /// stored id is a conflict: the stored row is untouched and the outcome carries its quarantine
+    /// entry (at `recordedAt`, with `provenance`), which the caller writes with ``quarantine(_:)``.
+    /// `byDevice` marks the deliveries of `forwarded` impressions as made by the app install (the
+    /// collector's `X-Paywall-Forwarding: device`).
+    func insert<Events: Collection<EventRecord>>(_ events: Events, recordedAt: Int64, forwarded: Bool = false,
+                                                 byDevice: Bool = false,
+                                                 provenance: EventProvenance = .unknown) throws -> InsertOutcome {
+        if path != .plain, let keys = Self.keysIfUnordered(events) {
+            return try insertSorted(Array(events), keys: keys, recordedAt: recordedAt, forwarded: forwarded,
+                                    byDevice: byDevice, provenance: provenance)
         }
-        return inserted
+        return try insertPlain(events, recordedAt: recordedAt, forwarded: forwarded, byDevice: byDevice,
+                               provenance: provenance)
     }
 
-    /// Adds one quarantine row unless the same input (by its bytes) is already quarantined; returns whether it did.
+    /// The plain path: one `INSERT … ON CONFLICT DO NOTHING` per event in batch order; an id already
+    /// stored is then read back and compared. Used for batches already in id order (time-ordered
+    /// UUIDv7 ids: the recorder, most imports), where it writes the id index in order anyway.
+    func insertPlain<Events: Sequence<EventRecord>>(_ events: Events, recordedAt: Int64, forwarded: Bool,
+                                                    byDevice: Bool = false,
+                                                    provenance: EventProvenance) throws -> InsertOutcome {
+        let insertEvent = try db.cachedStatement(Self.insertEventSQL)
+        var outcome = InsertOutcome()
+        var conflicts: [(index: Int, event: EventRecord, fields: [String])] = []
+        for (index, event) in events.enumerated() {
+            bind(event, recordedAt: recordedAt, to: insertEvent)
+            try insertEvent.run()
+            if db.changes == 1 {
+                outcome.inserted += 1
+                try afterInsert(event, rowid: db.lastInsertRowID, recordedAt: recordedAt, forwarded: forwarded,
+                                byDevice: byDevice)
+                continue
+            }
+            let fields = try storedDifferences(event)
+            if fields.isEmpty {
+                outcome.duplicates += 1
+            } else {
+                conflicts.append((index, event, fields))
+            }
+        }
+        conflictEntries(conflicts, at: recordedAt, provenance: provenance, into: &outcome)
+        return outcome
+    }
+
+    /// Binds `event`'s 15 columns (`recorded_at` = `recordedAt`).
+    func bind(_ event: EventRecord, recordedAt: Int64, to statement: Statement) {
+        let properties = event.properties
+        UUIDText.withCanonical(event.id) { statement.bindText($0, at: 1) }
+        statement.bind(event.name.rawValue, at: 2)
+        statement.bind(event.occurredAt, at: 3)
+        statement.bind(recordedAt, at: 4)
+        statement.bind(event.userID, at: 5)
+        if let session = event.sessionID {
+            UUIDText.withCanonical(session) { statement.bindText($0, at: 6) }
+        } else {
+            statement.bindNull(at: 6)
+        }
+        statement.bind(Int64(event.catalogVersion), at: 7)
+        UUIDText.withCanonical(properties.pwID) { statement.bindText($0, at: 8) }
+        statement.bind(properties.source, at: 9)
+        statement.bind(properties.offeringID, at: 10)
+        statement.bind(properties.placementID, at: 11)
+        statement.bind(properties.product, at: 12)
+        statement.bind(properties.result?.rawValue, at: 13)
+        statement.bind(properties.via?.rawValue, at: 14)
+        statement.bind(properties.openS, at: 15)
+    }
+
+    /// The outbox row (or delivery) of a newly stored impression.
+    func afterInsert(_ event: EventRecord, rowid: Int64, recordedAt: Int64, forwarded: Bool,
+                     byDevice: Bool = false) throws {
+        guard event.name == .paywallShown else { return }
+        if forwarded {
+            try Deliveries.record(db, eventRowid: rowid, occurredAt: event.occurredAt, deliveredAt: recordedAt,
+                                  byDevice: byDevice)
+        } else {
+            let insertOutbox = try db.cachedStatement(Self.insertOutboxSQL)
+            insertOutbox.bind(rowid, at: 1)
+            insertOutbox.bind(event.occurredAt, at: 2)
+            try insertOutbox.run()
+        }
+    }
+
+    /// How the stored event with `event`'s id differs from it (empty: identical, or none stored).
+    func storedDifferences(_ event: EventRecord) throws -> [String] {
+        let probe = try db.cachedStatement(Self.probeSQL)
+        defer { probe.reset() }
+        UUIDText.withCanonical(event.id) { probe.bindText($0, at: 1) }
+        guard try probe.step() else { return [] }
+        return EventDifference.differences(stored: probe.row, event)
+    }
+
+    /// The quarantine entries of conflicts: each incoming version as its NDJSON line, with what differs.
+    func conflictEntries(_ conflicts: [(index: Int, event: EventRecord, fields: [String])], at time: Int64,
+                         provenance: EventProvenance, into outcome: inout InsertOutcome) {
+        for conflict in conflicts {
+            outcome.conflicts += 1
+            outcome.conflictEntries.append(QuarantineEntry(
+                quarantinedAt: time, reasons: [EventDifference.reason(conflict.fields)],
+                payload: NDJSONLine.encode(conflict.event), origin: provenance.origin, line: provenance.line(conflict.index)))
+        }
+    }
+
+    /// Adds one quarantine row unless the same payload is already quarantined; returns whether it did.
     @discardableResult
     func quarantine(_ entry: QuarantineEntry) throws -> Bool {
         let statement = try db.cachedStatement(Self.insertQuarantineSQL)
@@ -85,9 +156,6 @@ struct EventWriter {
         statement.bind(entry.payload, at: 3)
         statement.bind(entry.origin, at: 4)
         statement.bind(entry.line.map(Int64.init), at: 5)
-        entry.identity.withUnsafeBytes { statement.bindBlob($0, at: 6) }
-        if let raw = entry.rawPayload { raw.withUnsafeBytes { statement.bindBlob($0, at: 7) } } else { statement.bindNull(at: 7) }
-        statement.bind(Int64(entry.payloadIsExact ? 1 : 0), at: 8)
         try statement.run()
         return db.changes == 1
     }

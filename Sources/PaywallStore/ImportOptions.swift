@@ -5,17 +5,33 @@ public struct ImportOptions: Sendable, Hashable {
     public var forward: Bool
     /// Lines longer than this many bytes are quarantined without being buffered whole.
     public var maxLineBytes: Int
-    /// Events (or rows) written per transaction.
+    /// Lines validated together (NDJSON; at most 4 MB of lines), or rows read and written per
+    /// transaction (another store's database).
     public var batchSize: Int
+    /// NDJSON events (and bad lines) written per transaction, at least ``batchSize``: validated
+    /// batches are gathered until this many.
+    public var transactionEvents: Int
     /// Bytes read from the file at a time.
     public var chunkBytes: Int
+    /// How each transaction's rows are written (``WritePath/plain`` by default: measured fastest once
+    /// the cache is sized and transactions are large; every path stores
+    /// the same rows with the same rowids, see IMPORT-FAST-PATH.md).
+    public var writePath: WritePath
+    /// SQLite's page cache during the import, in bytes; `nil` sizes it from the store and the input
+    /// (``ImportCache``), `0` leaves the connection's own.
+    public var cacheBytes: Int?
 
-    /// Creates options: forward, 1 MiB line limit, 10,000 events per transaction, 1 MiB reads.
-    public init(forward: Bool = true, maxLineBytes: Int = 1 << 20, batchSize: Int = 10_000, chunkBytes: Int = 1 << 20) {
+    /// Creates options: forward, 1 MiB line limit, batches of 10,000 lines, 100,000 NDJSON events per
+    /// transaction, 1 MiB reads, the plain write path and a page cache sized from the store.
+    public init(forward: Bool = true, maxLineBytes: Int = 1 << 20, batchSize: Int = 10_000, chunkBytes: Int = 1 << 20,
+                writePath: WritePath = .plain, cacheBytes: Int? = nil, transactionEvents: Int = 100_000) {
         self.forward = forward
         self.maxLineBytes = max(1, maxLineBytes)
         self.batchSize = max(1, batchSize)
+        self.transactionEvents = max(self.batchSize, transactionEvents)
         self.chunkBytes = max(1, chunkBytes)
+        self.writePath = writePath
+        self.cacheBytes = cacheBytes.map { max(0, $0) }
     }
 }
 
@@ -23,30 +39,40 @@ public struct ImportOptions: Sendable, Hashable {
 public struct ImportResult: Sendable, Hashable {
     /// Events stored for the first time.
     public var imported: Int
-    /// Valid events whose id was already stored (or appeared earlier in the input).
+    /// Valid events identical to one already stored (or earlier in the input): same id, same
+    /// content (every field but `recorded_at`, ids compared as UUIDs).
     public var duplicates: Int
     /// Lines or rows refused (each is in the quarantine with its reasons).
     public var quarantined: Int
-    /// Of ``quarantined``, those whose payload was already in the quarantine (a re-import): not stored again.
+    /// Of ``quarantined`` and ``conflicts``, those whose payload was already in the quarantine
+    /// (a re-import): not stored again.
     public var alreadyQuarantined: Int
+    /// Valid events whose id was already stored (or earlier in the input) with other content: the
+    /// stored event is kept, this version goes to the quarantine with the fields that differ.
+    /// Every non-blank line is counted once: imported, duplicate, conflict or quarantined.
+    public var conflicts: Int
 
     /// Creates a result.
-    public init(imported: Int = 0, duplicates: Int = 0, quarantined: Int = 0, alreadyQuarantined: Int = 0) {
+    public init(imported: Int = 0, duplicates: Int = 0, quarantined: Int = 0, alreadyQuarantined: Int = 0,
+                conflicts: Int = 0) {
         self.imported = imported
         self.duplicates = duplicates
         self.quarantined = quarantined
         self.alreadyQuarantined = alreadyQuarantined
+        self.conflicts = conflicts
     }
 
     /// Adds another result (for several files).
     public static func + (lhs: ImportResult, rhs: ImportResult) -> ImportResult {
         ImportResult(imported: lhs.imported + rhs.imported, duplicates: lhs.duplicates + rhs.duplicates,
                      quarantined: lhs.quarantined + rhs.quarantined,
-                     alreadyQuarantined: lhs.alreadyQuarantined + rhs.alreadyQuarantined)
+                     alreadyQuarantined: lhs.alreadyQuarantined + rhs.alreadyQuarantined,
+                     conflicts: lhs.conflicts + rhs.conflicts)
     }
 
-    /// The exit status the CLI uses: 65 (bad input data) when anything was quarantined, else 0.
-    public var exitCode: Int32 { quarantined > 0 ? 65 : 0 }
+    /// The exit status the CLI uses: 65 (bad input data) when anything was quarantined or in
+    /// conflict with a stored event, else 0.
+    public var exitCode: Int32 { quarantined > 0 || conflicts > 0 ? 65 : 0 }
 }
 
 /// How far an import is, reported after every committed batch (the CLI draws the bar).

@@ -33,31 +33,33 @@ extension Importer {
         var result = ImportResult()
         var lastRowID: Int64 = 0
         var done: Int64 = 0
-        while true {
-            var batch = Batch(capacity: options.batchSize)
-            var rows = 0
-            try connection.withDatabase { db in
-                try db.forEachRow(select, [.integer(lastRowID), .integer(Int64(options.batchSize))]) { row in
-                    rows += 1
-                    lastRowID = row.int64(at: 0)
-                    let members = Self.members(of: row)
-                    switch validator.validate(members: members) {
-                    case .valid(let event): batch.events.append(event)
-                    case .invalid(let issues):
-                        batch.add(QuarantineEntry(quarantinedAt: store.now.milliseconds(), reasons: issues.map(\.description),
-                                                  payload: Self.json(members), origin: path, line: Int(lastRowID)))
+        let plan = bulkPlan(inputBytes: ImportCache.fileBytes(path))
+        try ImportCache.with(connection, bytes: plan.cacheBytes) {
+            while true {
+                var batch = Batch(capacity: options.batchSize)
+                var rows = 0
+                try connection.withDatabase { db in
+                    try db.forEachRow(select, [.integer(lastRowID), .integer(Int64(options.batchSize))]) { row in
+                        rows += 1
+                        lastRowID = row.int64(at: 0)
+                        let members = Self.members(of: row)
+                        switch validator.validate(members: members) {
+                        case .valid(let event): batch.add(event, line: Int(lastRowID))
+                        case .invalid(let issues):
+                            batch.add(QuarantineEntry(quarantinedAt: store.now.milliseconds(), reasons: issues.map(\.description),
+                                                      payload: Self.json(members), origin: path, line: Int(lastRowID)))
+                        }
+                        return true
                     }
-                    return true
                 }
+                if rows == 0 { break }
+                done += Int64(rows)
+                let (outcome, already) = try commit(batch.events, quarantine: batch.quarantine,
+                                                    provenance: EventProvenance(origin: path, lines: batch.lines),
+                                                    path: plan.path)
+                result.add(outcome, quarantined: batch.quarantine.count, alreadyQuarantined: already)
+                progress(ImportProgress(origin: path, done: done, total: total, result: result))
             }
-            if rows == 0 { break }
-            done += Int64(rows)
-            let (inserted, already) = try commit(batch.events, quarantine: batch.quarantine)
-            result.imported += inserted
-            result.duplicates += batch.events.count - inserted
-            result.quarantined += batch.quarantine.count
-            result.alreadyQuarantined += already
-            progress(ImportProgress(origin: path, done: done, total: total, result: result))
         }
         return result
     }

@@ -33,31 +33,81 @@ extension Importer {
         }
         var result = ImportResult()
         var done: Int64 = 0
-        while let item = channel.receive() {
-            switch item {
-            case .failed(let error):
-                throw error
-            case .batch(let batch, let bytesRead):
-                let (inserted, already) = try commit(batch.events, quarantine: batch.quarantine)
-                result.imported += inserted
-                result.duplicates += batch.events.count - inserted
-                result.quarantined += batch.quarantine.count
-                result.alreadyQuarantined += already
-                done = bytesRead
-                progress(ImportProgress(origin: path, done: done, total: total, result: result))
+        // Validated batches are gathered into transactions of `transactionEvents` events: a random
+        // id dirties about one index page per event up to the number of index pages, so fewer,
+        // larger transactions write each page fewer times (IMPORT-FAST-PATH.md).
+        var pending = Batch(capacity: 0)
+        let plan = bulkPlan(inputBytes: total)
+        func commitPending() throws {
+            guard !pending.isEmpty else { return }
+            let (outcome, already) = try commit(pending.events, quarantine: pending.quarantine,
+                                                provenance: EventProvenance(origin: origin, lines: pending.lines),
+                                                path: plan.path)
+            result.add(outcome, quarantined: pending.quarantine.count, alreadyQuarantined: already)
+            pending = Batch(capacity: 0)
+            progress(ImportProgress(origin: path, done: done, total: total, result: result))
+        }
+        try ImportCache.with(store.connection, bytes: plan.cacheBytes) {
+            while let item = channel.receive() {
+                switch item {
+                case .failed(let error):
+                    try commitPending()
+                    throw error
+                case .batch(let batch, let bytesRead):
+                    if pending.isEmpty {
+                        pending = batch
+                    } else {
+                        pending.append(batch)
+                    }
+                    done = bytesRead
+                    if pending.events.count + pending.quarantine.count >= options.transactionEvents { try commitPending() }
+                }
             }
+            try commitPending()
         }
         progress(ImportProgress(origin: path, done: total ?? done, total: total, result: result))
         return result
     }
 }
 
+extension Importer {
+    /// How an import of `inputBytes` (`nil`: unknown) writes: its page cache
+    /// (``ImportOptions/cacheBytes``, or sized from the store) and its write path
+    /// (``ImportOptions/writePath``; ``WritePath/automatic`` becomes ``WritePath/plain`` while the
+    /// id index, estimated from the store and the input, fits in that cache, else ``WritePath/sorted``).
+    func bulkPlan(inputBytes: Int64?) -> (cacheBytes: Int, path: WritePath) {
+        let storeBytes = ImportCache.fileBytes(store.path) ?? 0
+        let cache = options.cacheBytes ?? ImportCache.bytes(storeBytes: storeBytes, inputBytes: inputBytes)
+        guard options.writePath == .automatic else { return (cache, options.writePath) }
+        let index = ImportCache.indexBytes(storeBytes: storeBytes, inputBytes: inputBytes)
+        let effectiveCache = cache > 0 ? cache : 2 << 20
+        return (cache, index > Int64(effectiveCache) ? .sorted : .plain)
+    }
+}
+
 /// Events and quarantine entries awaiting one transaction.
 struct Batch: Sendable {
     var events: [EventRecord] = []
+    /// Each event's line (or row) number, in the order of ``events``.
+    var lines: [Int] = []
     var quarantine: [QuarantineEntry] = []
 
-    init(capacity: Int) { events.reserveCapacity(capacity) }
+    init(capacity: Int) {
+        events.reserveCapacity(capacity)
+        lines.reserveCapacity(capacity)
+    }
+
+    /// Appends another batch's events and entries, in order.
+    mutating func append(_ other: Batch) {
+        events += other.events
+        lines += other.lines
+        quarantine += other.quarantine
+    }
+
+    mutating func add(_ event: EventRecord, line: Int) {
+        events.append(event)
+        lines.append(line)
+    }
 
     var isEmpty: Bool { events.isEmpty && quarantine.isEmpty }
 

@@ -9,7 +9,7 @@ import PaywallSQLite
 /// ```swift
 /// let importer = Importer(store: store, options: ImportOptions(forward: !noForward))
 /// let result = try importer.importFiles(paths) { progress in drawBar(progress) }
-/// print("imported \(result.imported), duplicates \(result.duplicates), quarantined \(result.quarantined)")
+/// print("imported \(result.imported), duplicates \(result.duplicates), conflicts \(result.conflicts), quarantined \(result.quarantined)")
 /// exit(result.exitCode)
 /// ```
 public struct Importer: Sendable {
@@ -113,17 +113,36 @@ public struct Importer: Sendable {
         return descriptor
     }
 
-    /// Writes one batch in one transaction; returns how many events were new and how many
-    /// quarantine entries were already in the quarantine (same payload).
-    func commit(_ events: [EventRecord], quarantine: [QuarantineEntry]) throws -> (inserted: Int, alreadyQuarantined: Int) {
+    /// Writes one batch in one transaction; returns what became of its events and how many
+    /// quarantine entries (bad lines and conflicts) were already in the quarantine (same payload).
+    func commit(_ events: [EventRecord], quarantine: [QuarantineEntry], provenance: EventProvenance,
+                path: WritePath) throws -> (outcome: InsertOutcome, alreadyQuarantined: Int) {
         let time = store.now.milliseconds()
         let forwarded = !options.forward
         return try store.connection.transaction { db in
-            let writer = EventWriter(db: db)
-            let inserted = try writer.insert(events, recordedAt: time, forwarded: forwarded)
+            var writer = EventWriter(db: db)
+            writer.path = path
+            let outcome = try writer.insert(events, recordedAt: time, forwarded: forwarded, provenance: provenance)
+            // Conflicts and bad lines enter the quarantine in line order, whatever the transaction size.
+            var entries = quarantine + outcome.conflictEntries
+            if !outcome.conflictEntries.isEmpty {
+                entries = entries.enumerated().sorted { ($0.element.line ?? 0, $0.offset) < ($1.element.line ?? 0, $1.offset) }
+                    .map(\.element)
+            }
             var already = 0
-            for entry in quarantine where try !writer.quarantine(entry) { already += 1 }
-            return (inserted, already)
+            for entry in entries where try !writer.quarantine(entry) { already += 1 }
+            return (outcome, already)
         }
+    }
+}
+
+extension ImportResult {
+    /// Adds one committed batch: its events' outcome and its invalid lines.
+    mutating func add(_ outcome: InsertOutcome, quarantined: Int, alreadyQuarantined already: Int) {
+        imported += outcome.inserted
+        duplicates += outcome.duplicates
+        conflicts += outcome.conflicts
+        self.quarantined += quarantined
+        alreadyQuarantined += already
     }
 }

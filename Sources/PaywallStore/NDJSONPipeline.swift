@@ -99,6 +99,7 @@ struct NDJSONPipeline: Sendable {
         var merged = results[0]
         for worker in 1..<workers {
             merged.events += results[worker].events
+            merged.lines += results[worker].lines
             for entry in results[worker].quarantine { merged.add(entry) }
         }
         return finish(merged, oversized: batch.oversized)
@@ -136,7 +137,7 @@ struct NDJSONPipeline: Sendable {
         if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return }
         switch validator.validate(line: bytes) {
         case .valid(let event):
-            batch.events.append(event)
+            batch.add(event, line: number)
         case .invalid(let issues):
             batch.add(QuarantineEntry(quarantinedAt: now.milliseconds(), reasons: issues.map(\.description),
                                       bytes: bytes, origin: origin, line: number))

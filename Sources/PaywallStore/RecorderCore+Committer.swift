@@ -99,11 +99,15 @@ extension RecorderCore {
                 end += 1
             }
             let last = end >= segments.count
-            try store.insert(sequence: segments[start..<end].joined(), droppedAtBound: last ? drops : 0,
-                             durable: durable && last)
+            let outcome = try store.insertReporting(segments[start..<end].joined(), droppedAtBound: last ? drops : 0,
+                                                    durable: durable && last, provenance: Self.provenance)
+            if outcome.conflicts > 0 { diagnostics(.conflictsQuarantined(count: outcome.conflicts)) }
             start = end
         } while start < segments.count
     }
+
+    /// The origin of the quarantine rows of the recorder's conflicts.
+    static let provenance = EventProvenance(origin: "recorder", lines: nil)
 }
 
 extension Array {

@@ -10,6 +10,9 @@ public enum RecorderDiagnostic: Sendable, Equatable, CustomStringConvertible {
     case droppingAtBound(capacity: Int, droppedSoFar: Int)
     /// The final commit on close failed; these events were not stored.
     case lostOnClose(StorageError, events: Int)
+    /// Recorded events reused the id of a stored event with other content: the stored event was
+    /// kept and each of these went to the quarantine (origin `recorder`) with the fields that differ.
+    case conflictsQuarantined(count: Int)
 
     /// A sentence for logs: what happened and what to do.
     public var description: String {
@@ -23,6 +26,9 @@ public enum RecorderDiagnostic: Sendable, Equatable, CustomStringConvertible {
                 + "dropped and counted (\(dropped) so far). Fix the storage error reported before this one."
         case .lostOnClose(let error, let events):
             return "Recorder closed with \(events) event(s) not saved. \(error)"
+        case .conflictsQuarantined(let count):
+            return "Recorder got \(count) event(s) whose id is already stored with other content; the stored events "
+                + "were kept and these went to the quarantine. Give every new event a new id (UUIDv7.make)."
         }
     }
 }

@@ -3,85 +3,195 @@ import PaywallCore
 import PaywallSQLite
 import PaywallStore
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// `paywall-bench import`: NDJSON import through the validator and the store, next to the
-/// `sqlite3` tool's `.import --csv` of the same events into the same table.
+/// `sqlite3` tool's `.import --csv` of the same rows into the same `events` table and index, for
+/// time-ordered (UUIDv7) and random (UUIDv4) ids; each import runs in its own process, so its peak
+/// resident memory is its own. `--variants` also times each write-path idea on the random ids.
 enum ImportBench {
+    enum IDs: String, CaseIterable { case ordered, random }
+
+    /// One way of running `import`, for the per-idea measurements.
+    struct Variant {
+        var label: String
+        var path: WritePath
+        /// `nil`: sized from the store (the default); 0: SQLite's own 2 MB.
+        var cacheBytes: Int?
+        var transactionEvents: Int
+    }
+
+    static let shipped = Variant(label: "import (shipped: plain, sized cache, 100k/transaction)", path: .plain,
+                                 cacheBytes: nil, transactionEvents: 100_000)
+    static let ideas: [Variant] = [
+        Variant(label: "plain, 2 MB cache, 10k/transaction (before)", path: .plain, cacheBytes: 0, transactionEvents: 10_000),
+        Variant(label: "plain, sized cache, 10k/transaction", path: .plain, cacheBytes: nil, transactionEvents: 10_000),
+        Variant(label: "sorted, 2 MB cache, 10k/transaction", path: .sorted, cacheBytes: 0, transactionEvents: 10_000),
+        Variant(label: "sorted, sized cache, 10k/transaction", path: .sorted, cacheBytes: nil, transactionEvents: 10_000),
+        Variant(label: "plain, sized cache, 100k/transaction", path: .plain, cacheBytes: nil, transactionEvents: 100_000),
+        Variant(label: "sorted probe, file-order insert, sized, 100k", path: .sortedProbe, cacheBytes: nil,
+                transactionEvents: 100_000),
+        Variant(label: "sorted, one batched probe statement, sized, 100k", path: .sortedBatchProbe, cacheBytes: nil,
+                transactionEvents: 100_000),
+    ]
+
     static func run(_ arguments: [String]) throws {
+        if arguments.first == "child" { return try child(Array(arguments.dropFirst())) }
         let count = BenchSupport.eventCount(arguments, default: 500_000)
-        let events = BenchSupport.events(count)
+        if arguments.contains("--key-experiment") {
+            return try ImportKeyExperiment.run(count: count, cacheBytes: ImportCache.bytes(storeBytes: 0,
+                                                                                         inputBytes: Int64(count) * 300))
+        }
+        let kinds = arguments.firstIndex(of: "--ids").flatMap { index in
+            index + 1 < arguments.count ? IDs(rawValue: arguments[index + 1]).map { [$0] } : nil
+        } ?? IDs.allCases
+        // `--variants`: every idea; `--pick 5,6`: those ideas (1-based, in the order of `ideas`).
+        var picked = arguments.contains("--variants") ? ideas : []
+        if let index = arguments.firstIndex(of: "--pick"), index + 1 < arguments.count {
+            picked = arguments[index + 1].split(separator: ",").compactMap { Int($0) }.filter { (1...ideas.count).contains($0) }
+                .map { ideas[$0 - 1] }
+        }
+        for kind in kinds {
+            try measure(count: count, ids: kind, variants: picked)
+        }
+    }
+
+    static func measure(count: Int, ids: IDs, variants: [Variant]) throws {
         let directory = try BenchSupport.scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
         let ndjson = directory.appendingPathComponent("events.ndjson")
         let csv = directory.appendingPathComponent("events.csv")
-        try write(events.map(NDJSONLine.encode), to: ndjson)
-        try write(events.map(csvLine), to: csv)
-
-        let store = try EventStore(path: directory.appendingPathComponent("import.sqlite").path, now: .system)
-        var result = ImportResult()
-        let importSeconds = try BenchSupport.seconds { result = try Importer(store: store).importNDJSON(path: ndjson.path) }
-        precondition(result.imported == count, "import stored \(result.imported) of \(count)")
-
-        let sqlite3Seconds = try sqlite3Import(csv: csv, database: directory.appendingPathComponent("sqlite3.sqlite"))
-        let ours = Double(count) / importSeconds
-        let theirs = Double(count) / sqlite3Seconds
+        try ImportBenchData.write(count: count, randomIDs: ids == .random, ndjson: ndjson, csv: csv)
         let size = (try? FileManager.default.attributesOfItem(atPath: ndjson.path)[.size] as? Int) ?? 0
-        BenchSupport.printTable("paywall-bench import — \(count) events (\(size / 1_000_000) MB of NDJSON)", [
-            ["measure", "events/s", "target"],
-            ["NDJSON import (validate + store + outbox)", String(format: "%.0f", ours), ""],
-            ["sqlite3 .import --csv (same events, same columns)", String(format: "%.0f", theirs), ""],
-            ["import / sqlite3", String(format: "%.2f", ours / theirs), ""],
+
+        let sqlite3 = try sqlite3Import(csv: csv, database: directory.appendingPathComponent("sqlite3.sqlite"))
+        let theirs = Double(count) / sqlite3.seconds
+        let sqlite3Store = directory.appendingPathComponent("sqlite3.sqlite")
+        var rows: [[String]] = [["measure", "events/s", "× sqlite3", "CPU s", "peak RSS MB", "store MB"]]
+        rows.append(["sqlite3 .import --csv (same rows, same table and index)", String(format: "%.0f", theirs), "1.00",
+                     String(format: "%.1f", sqlite3.cpu), "", "\(megabytes(sqlite3Store))"])
+        var shippedRatio = 0.0, shippedRSS = 0
+        for (offset, variant) in ([shipped] + variants).enumerated() {
+            let store = directory.appendingPathComponent("import-\(offset).sqlite")
+            let measured = try importChild(store: store, ndjson: ndjson, variant: variant)
+            let ours = Double(count) / measured.seconds
+            if offset == 0 { shippedRatio = ours / theirs; shippedRSS = measured.rssMB }
+            rows.append([variant.label, String(format: "%.0f", ours), String(format: "%.2f", ours / theirs),
+                         String(format: "%.1f", measured.cpu), "\(measured.rssMB)", "\(megabytes(store))"])
+            if offset > 0 { try? FileManager.default.removeItem(at: store) }
+        }
+        let target = ids == .ordered ? "≥ 1.5" : (count >= 5_000_000 ? "≥ 2.0" : "≥ 1.5")
+        BenchSupport.printTable("paywall-bench import — \(count) events, \(ids == .ordered ? "time-ordered UUIDv7" : "random UUIDv4") ids "
+                                + "(\(size / 1_000_000) MB of NDJSON); target import / sqlite3 \(target), peak RSS ≤ 300 MB", rows)
+        print("")
+        // The shipped path's figures against targets.json (one label per kind of id).
+        let ratioLabel = ids == .ordered ? "import / sqlite3 (time-ordered ids)" : "import / sqlite3 (random ids)"
+        BenchSupport.printTable("paywall-bench import — targets", [
+            ["measure", "value", "target"],
+            [ratioLabel, String(format: "%.2f", shippedRatio), ""],
+            ["import peak RSS MB", "\(shippedRSS)", ""],
         ])
+        print("")
     }
 
-    static func write(_ lines: [String], to url: URL) throws {
-        var data = Data()
-        data.reserveCapacity(lines.count * 320)
-        for line in lines {
-            data.append(contentsOf: line.utf8)
-            data.append(0x0A)
+    /// The size of a store after a checkpoint (its file and WAL), MB.
+    static func megabytes(_ store: URL) -> Int {
+        if let connection = try? Connection(path: store.path) {
+            try? connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         }
-        try data.write(to: url)
+        let size = { (path: String) in (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0 }
+        return (size(store.path) + size(store.path + "-wal")) / 1_000_000
     }
 
-    static func csvLine(_ event: EventRecord) -> String {
-        let p = event.properties
-        func field(_ text: String?) -> String {
-            guard let text else { return "" }
-            return text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" })
-                ? "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : text
+    struct Measurement {
+        var seconds: Double
+        var rssMB: Int
+        /// User + system CPU seconds of the child (less sensitive than wall time to a shared machine).
+        var cpu: Double
+    }
+
+    /// User + system CPU seconds of the children waited for so far.
+    static func childrenCPU() -> Double {
+        var usage = rusage()
+        #if os(Linux)
+        getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+        #else
+        getrusage(RUSAGE_CHILDREN, &usage)
+        #endif
+        let time = { (value: timeval) in Double(value.tv_sec) + Double(value.tv_usec) / 1e6 }
+        return time(usage.ru_utime) + time(usage.ru_stime)
+    }
+
+    /// Runs `paywall-bench import child STORE NDJSON PATH CACHE` and reads its "seconds rss_kb" line.
+    static func importChild(store: URL, ndjson: URL, variant: Variant) throws -> Measurement {
+        sync()
+        Thread.sleep(forTimeInterval: 1)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+        process.arguments = ["import", "child", store.path, ndjson.path, "\(variant.path)",
+                             variant.cacheBytes.map(String.init) ?? "auto", "\(variant.transactionEvents)"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        let cpuBefore = childrenCPU()
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let cpu = childrenCPU() - cpuBefore
+        let parts = String(decoding: data, as: UTF8.self).split(separator: " ")
+        guard process.terminationStatus == 0, parts.count == 2, let seconds = Double(parts[0]),
+              let rss = Int(parts[1].trimmingCharacters(in: .whitespacesAndNewlines))
+        else { throw BenchError("import child failed with status \(process.terminationStatus)") }
+        return Measurement(seconds: seconds, rssMB: rss / 1024, cpu: cpu)
+    }
+
+    /// The child: imports NDJSON into a new store with the given write path and cache; prints
+    /// "<seconds> <peak RSS in KiB>".
+    static func child(_ arguments: [String]) throws {
+        let path = WritePath.allCases.first { "\($0)" == arguments[2] } ?? .sorted
+        let options = ImportOptions(writePath: path, cacheBytes: Int(arguments[3]),
+                                    transactionEvents: Int(arguments[4]) ?? 100_000)
+        let store = try EventStore(path: arguments[0], now: .system)
+        var result = ImportResult()
+        let seconds = try BenchSupport.seconds {
+            result = try Importer(store: store, options: options).importNDJSON(path: arguments[1])
         }
-        return [event.id.uuidString, event.name.rawValue, String(event.occurredAt), String(event.occurredAt), field(event.userID),
-                event.sessionID?.uuidString ?? "", String(event.catalogVersion), p.pwID.uuidString, field(p.source),
-                field(p.offeringID), field(p.placementID), field(p.product), p.result?.rawValue ?? "", p.via?.rawValue ?? "",
-                p.openS.map { "\($0)" } ?? ""].joined(separator: ",")
+        precondition(result.quarantined == 0 && result.conflicts == 0, "import refused events: \(result)")
+        print(String(format: "%.3f", seconds), BenchSupport.peakResidentKiB())
     }
 
-    /// Times `sqlite3 DB ".import --csv FILE events"` into the events table of migration 1 (without
-    /// STRICT: the CLI imports empty CSV fields as '' which a STRICT REAL column refuses), WAL,
-    /// synchronous NORMAL, like the store.
-    static func sqlite3Import(csv: URL, database: URL) throws -> Double {
+    /// Times `sqlite3 DB ".import --csv FILE events"` into the store's `events` table (migration 8:
+    /// `id TEXT NOT NULL UNIQUE`, `seq INTEGER PRIMARY KEY`, given in the CSV) without STRICT (the CLI
+    /// imports empty CSV fields as '' which a STRICT REAL column refuses), WAL, synchronous NORMAL.
+    static func sqlite3Import(csv: URL, database: URL) throws -> (seconds: Double, cpu: Double) {
         let setup = try Connection(path: database.path)
         try setup.execute("""
             CREATE TABLE events (
-              id TEXT PRIMARY KEY NOT NULL, name TEXT NOT NULL, occurred_at INTEGER NOT NULL, recorded_at INTEGER NOT NULL,
+              id TEXT NOT NULL UNIQUE, name TEXT NOT NULL, occurred_at INTEGER NOT NULL, recorded_at INTEGER NOT NULL,
               user_id TEXT NOT NULL, session_id TEXT, catalog_version INTEGER NOT NULL, pw_id TEXT NOT NULL,
-              source TEXT NOT NULL, offering_id TEXT, placement_id TEXT, product TEXT, result TEXT, via TEXT, open_s REAL)
+              source TEXT NOT NULL, offering_id TEXT, placement_id TEXT, product TEXT, result TEXT, via TEXT, open_s REAL,
+              seq INTEGER PRIMARY KEY)
             """)
+        sync()
+        Thread.sleep(forTimeInterval: 1)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["sqlite3", database.path, "PRAGMA journal_mode = WAL;", "PRAGMA synchronous = NORMAL;",
                              ".import --csv \(csv.path) events"]
         process.standardOutput = FileHandle.nullDevice
+        let cpuBefore = childrenCPU()
         let seconds = try BenchSupport.seconds {
             try process.run()
             process.waitUntilExit()
         }
         guard process.terminationStatus == 0 else {
-            throw NSError(domain: "sqlite3", code: Int(process.terminationStatus),
-                          userInfo: [NSLocalizedDescriptionKey: "sqlite3 .import failed; install the sqlite3 command-line tool"])
+            throw BenchError("sqlite3 .import failed (status \(process.terminationStatus)); install the sqlite3 command-line tool")
         }
         let imported = try setup.scalar("SELECT count(*) FROM events")?.int64 ?? 0
         precondition(imported > 0, "sqlite3 imported nothing")
-        return seconds
+        return (seconds, childrenCPU() - cpuBefore)
     }
 }

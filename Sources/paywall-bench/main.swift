@@ -24,7 +24,10 @@ func usage() -> Never {
           all                     every benchmark below with its defaults, one after the other
           forwarder [--count N] [--outbox memory|sqlite|both]
           recorder [--events N]   record latency, recorder ingest vs a bare INSERT loop
-          import [--events N]     NDJSON import vs sqlite3 .import --csv
+          import [--events N] [--ids ordered|random] [--variants | --pick 5,6]
+                                  NDJSON import vs sqlite3 .import --csv, time-ordered and random ids; peak RSS
+          import --key-experiment [--events N]
+                                  36-byte text vs 16-byte BLOB id, the key alone
           validator [--events N]  NDJSON lines parsed and validated per second
           report [--events N]     reports (full, incremental nightly) vs DuckDB; export vs sqlite3 -csv; peak RSS
           collector [--seconds 30] [--connections 64]

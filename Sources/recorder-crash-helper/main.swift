@@ -2,7 +2,8 @@
 //
 //   recorder-crash-helper record DB [SEED]  record events and flush in a loop; after each flush
 //                                            print every acknowledged event id, one per line
-//   recorder-crash-helper import DB FILE    import FILE, print counts and peak memory (maxrss_kb)
+//   recorder-crash-helper import DB FILE [N [PATH]]  import FILE (N events per transaction, write
+//                                            path PATH), print counts and peak memory (maxrss_kb)
 //   recorder-crash-helper hold-lock DB      take the write lock, print "locked", keep it until a
 //                                            line arrives on stdin (or the process is killed)
 import Foundation
@@ -67,9 +68,12 @@ case "import":
     // recorder-crash-helper import DB FILE: import, then print the counts and the peak resident memory.
     do {
         let store = try EventStore(path: path, now: .system)
-        let result = try Importer(store: store).importFiles([arguments[3]])
+        let transaction = arguments.count > 4 ? Int(arguments[4]) ?? 100_000 : 100_000
+        let path = arguments.count > 5 ? WritePath.allCases.first { "\($0)" == arguments[5] } ?? .automatic : .automatic
+        let options = ImportOptions(writePath: path, transactionEvents: transaction)
+        let result = try Importer(store: store, options: options).importFiles([arguments[3]])
         let peak = peakResidentKilobytes()
-        emit("imported=\(result.imported) duplicates=\(result.duplicates) quarantined=\(result.quarantined) maxrss_kb=\(peak)")
+        emit("imported=\(result.imported) duplicates=\(result.duplicates) quarantined=\(result.quarantined) conflicts=\(result.conflicts) maxrss_kb=\(peak)")
     } catch {
         FileHandle.standardError.write(Data("\(error)\n".utf8))
         exit(74)

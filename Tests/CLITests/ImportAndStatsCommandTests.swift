@@ -36,7 +36,7 @@ struct ImportAndStatsCommandTests {
         let db = scratch.path("events.sqlite")
         let first = try await cli.run(["import", file, "--db", db])
         #expect(first.status == 65)
-        #expect(first.stdout == "imported 2, duplicates 0, quarantined 2\n")
+        #expect(first.stdout == "imported 2, duplicates 0, conflicts 0, quarantined 2\n")
         #expect(first.stderr.contains("2 lines quarantined"))
         let again = try await cli.run(["import", file, "--db", db])
         #expect(again.stdout.hasPrefix("imported 0, duplicates 2,"))
@@ -54,7 +54,7 @@ struct ImportAndStatsCommandTests {
         let db = scratch.path("events.sqlite")
         let result = try await cli.run(["import", "-", "--no-forward", "--db", db], stdin: Data((Sample.shown(7) + "\n").utf8))
         #expect(result.status == 0)
-        #expect(result.stdout == "imported 1, duplicates 0, quarantined 0\n")
+        #expect(result.stdout == "imported 1, duplicates 0, conflicts 0, quarantined 0\n")
         let stats = try await cli.run(["stats"], environment: ["PAYWALL_ANALYTICS_DB": db])
         #expect(stats.stdout.contains("RevenueCat outbox: 0 pending, 1 delivered"))
     }

@@ -24,7 +24,7 @@ struct TerminalMannersTests {
         let screen = try await inTerminal("\(cli.executable.path) import \(file) --db \(scratch.path("t.sqlite"))")
         #expect(screen.contains("\r\u{1B}[2K["), "a bar was drawn")
         #expect(screen.contains("big.ndjson: "))
-        #expect(screen.contains("imported 25000, duplicates 0, quarantined 0"))
+        #expect(screen.contains("imported 25000, duplicates 0, conflicts 0, quarantined 0"))
         let report = try await inTerminal("\(cli.executable.path) report --nightly --out \(scratch.path("out")) --db \(scratch.path("t.sqlite"))")
         #expect(report.contains("] 100% folding new events into the report rollups"))
         #expect(report.contains("\r\u{1B}[2Kread 25000 new events"), "the bar is cleared before the summary")

@@ -28,6 +28,12 @@ struct BoundParametersTests {
         // PRAGMA cache_size = N restores the integer SQLite itself returned for `PRAGMA cache_size`
         // (pragmas take no bound parameters). Arrives with the reports branch.
         "PaywallReports/Rollup.swift | cacheSize": "integer read back from SQLite",
+        // PRAGMA cache_size for an import: -KiB computed from an Int byte count (ImportCache, from file
+        // sizes), and the integer SQLite returned for `PRAGMA cache_size` when it is put back.
+        "PaywallStore/ImportCache.swift | bytes / 1_024": "integer cache size from file sizes",
+        "PaywallStore/ImportCache.swift | previous": "integer read back from SQLite",
+        // The key experiment's cache size: an Int computed by the benchmark.
+        "paywall-bench/ImportKeyExperiment.swift | cacheBytes / 1_024": "integer cache size, benchmark",
         // A shell command line of the benchmark (sqlite3 -csv DB 'SELECT * FROM events' > CSV) quoting the
         // benchmark's own temporary paths; not SQL given to SQLite by the package. Arrives with the reports branch.
         "paywall-bench/ReportBench.swift | csv": "benchmark shell command, own temp path",

@@ -22,7 +22,7 @@ struct FormulaGuardAndEscapingTests {
         lines += Self.formulas.filter { !$0.hasPrefix("\r") }   // whole lines, quarantined as malformed
         let db = scratch.path("h.sqlite")
         let result = try await cli.run(["import", try scratch.write("h.ndjson", lines.joined(separator: "\n") + "\n"), "--db", db])
-        #expect(result.status == 65 && result.stdout.hasPrefix("imported \(2 * hostile.count), duplicates 0, quarantined 5"),
+        #expect(result.status == 65 && result.stdout.hasPrefix("imported \(2 * hostile.count), duplicates 0, conflicts 0, quarantined 5"),
                 "\(result.stdout)\(result.stderr)")
         return db
     }

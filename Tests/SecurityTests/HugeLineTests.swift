@@ -47,7 +47,7 @@ struct HugeLineTests {
         print("100 MB line (\(throughStandardInput ? "stdin" : "file")): peak RSS \(peak / 1024) MB")
         // Then it is refused with exit 65 and a message naming the limit, and the good lines around it are stored
         #expect(result.status == 65, "\(result.stderr)")
-        #expect(result.stdout.hasPrefix("imported 2, duplicates 0, quarantined 1"), "\(result.stdout)")
+        #expect(result.stdout.hasPrefix("imported 2, duplicates 0, conflicts 0, quarantined 1"), "\(result.stdout)")
         let quarantine = try await cli.run(["export", "quarantine", "--out", "-", "--db", db])
         #expect(quarantine.stdout.contains("longer than the 1048576-byte limit"), "\(quarantine.stdout.prefix(600))")
         #expect(quarantine.stdout.utf8.count < 1 << 20, "only a prefix of the line is kept")

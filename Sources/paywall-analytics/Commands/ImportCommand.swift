@@ -10,12 +10,15 @@ enum ImportCommand {
             abstract: "Import events from NDJSON files, standard input, or another store's SQLite file.",
             discussion: """
             Each NDJSON line is one flat JSON object: the envelope fields and the event's properties side by side
-            (see catalog/README.md). Every event is validated against the catalog; an event whose id is already
-            stored is counted as a duplicate and stored once; a bad line goes to the quarantine with every reason
-            and does not stop the import. Files are streamed, so a file larger than memory imports in constant
+            (see catalog/README.md). Every event is validated against the catalog; an event identical to a stored one
+            (same id, ids compared in any letter case, and the same fields) is counted as a duplicate and stored
+            once; an event with a stored id but other content is a conflict: the stored event is kept and the new
+            version goes to the quarantine with the fields that differ; a bad line goes to the quarantine with
+            every reason. Neither stops the import. Files are streamed, so a file larger than memory imports in constant
             memory. Impressions enter the RevenueCat outbox unless --no-forward says they were forwarded already.
 
-            Exit codes: 0 all imported, 65 some lines quarantined (the good ones are stored), 66 a file is missing,
+            Exit codes: 0 all imported, 65 some lines quarantined or in conflict (the good ones are stored), 66 a
+            file is missing,
             74 a file cannot be read, 75 the database is locked.
             """,
             usage: "import <file>... [--no-forward]",
@@ -39,7 +42,8 @@ enum ImportCommand {
         let result: ImportResult
         do {
             result = try importer.importFiles(arguments.positionals) { progress in
-                let counts = "\(progress.result.imported) imported, \(progress.result.duplicates) duplicates, \(progress.result.quarantined) quarantined"
+                let counts = "\(progress.result.imported) imported, \(progress.result.duplicates) duplicates, "
+                    + "\(progress.result.conflicts) conflicts, \(progress.result.quarantined) quarantined"
                 bar.update("\(progress.origin): \(counts)", fraction: progress.fraction)
             }
         } catch let error as ImportError {
@@ -51,13 +55,21 @@ enum ImportCommand {
         }
         bar.finish()
         if !arguments.has("--quiet") {
-            context.stdout.line("imported \(result.imported), duplicates \(result.duplicates), quarantined \(result.quarantined)")
+            context.stdout.line("imported \(result.imported), duplicates \(result.duplicates), "
+                                + "conflicts \(result.conflicts), quarantined \(result.quarantined)")
+        }
+        if result.conflicts > 0 {
+            let count = result.conflicts
+            context.stderr.line("Warning: \(count) event\(count == 1 ? "" : "s") reused the id of a stored event with "
+                                + "other content; the stored event\(count == 1 ? " was" : "s were") kept and the new "
+                                + "version\(count == 1 ? " is" : "s are") in the quarantine with the fields that differ "
+                                + "(`\(Tool.name) export quarantine --out -`). Give every distinct event its own id.")
         }
         if result.quarantined > 0 {
             let again = result.alreadyQuarantined > 0 ? " (\(result.alreadyQuarantined) already were, from an earlier import, and were not stored twice)" : ""
             context.stderr.line("Warning: \(result.quarantined) line\(result.quarantined == 1 ? "" : "s") quarantined\(again); see them with `\(Tool.name) export quarantine --out -` (the good events were stored).")
             return .badInput
         }
-        return .success
+        return result.conflicts > 0 ? .badInput : .success
     }
 }

@@ -1,0 +1,128 @@
+import Foundation
+import PaywallTestSupport
+import PaywallCore
+import PaywallSQLite
+import PaywallStore
+import Testing
+
+/// The sorted write path (and the probe-only variant) against the plain path: the same stored rows,
+/// rowids in file order, the same outbox, deliveries, duplicates, conflicts and quarantine, for
+/// ordered, random and mixed ids, across many transaction boundaries.
+struct ImportFastPathTests {
+    enum IDs: String, CaseIterable, Sendable { case ordered, random, mixed }
+
+    let directory = TemporaryDirectory()
+
+    @Test(arguments: IDs.allCases)
+    func everyWritePathStoresWhatThePlainPathStores(ids: IDs) throws {
+        // Given two overlapping files with exact repeats, repeats in lower case, conflicts (near
+        // and far, within a transaction and across), a conflict between two new versions and bad lines
+        var generator = SeededGenerator(seed: 0x5EED + UInt64(ids.rawValue.count))
+        let entries = ImportFastPathFixture.entries(count: 3_000, ids: ids, using: &generator)
+        let files = [Array(entries.prefix(1_900)), Array(entries.dropFirst(1_250))]
+        let paths = try files.enumerated().map { try write($0.element.map(\.text), to: "\(ids)-\($0.offset).ndjson") }
+        let expected = ImportFastPathFixture.model(files)
+        // When each write path imports them, 250 events per transaction (batches of 100), forwarding or not
+        for forward in [true, false] {
+            var snapshots: [WritePath: StoreSnapshot] = [:]
+            var results: [WritePath: ImportResult] = [:]
+            for path in WritePath.allCases {
+                let store = try EventStore(path: directory.path("\(ids)-\(forward)-\(path).sqlite"), now: .system)
+                let options = ImportOptions(forward: forward, batchSize: 100, writePath: path, transactionEvents: 250)
+                results[path] = try Importer(store: store, options: options).importFiles(paths)
+                snapshots[path] = try StoreSnapshot(store.connection)
+            }
+            // Then every path stores exactly what the plain path stores, with the same counts
+            let plain = try #require(snapshots[.plain])
+            for path in WritePath.allCases where path != .plain {
+                #expect(results[path] == results[.plain], "\(ids) \(path): \(String(describing: results[path]))")
+                plain.expectEqual(try #require(snapshots[path]), "\(ids) \(path) forward \(forward)")
+            }
+            // And the counts are the model's, the rowids 1…n in file order, the first version of each id kept
+            var result = try #require(results[.plain])
+            #expect(result.alreadyQuarantined > 0)
+            result.alreadyQuarantined = 0
+            #expect(result == expected.result)
+            #expect(expected.result.conflicts > 20 && expected.result.duplicates > 600)
+            #expect(plain.events.map(\.id) == expected.ids)
+            #expect(plain.events.map(\.seq) == Array(1...Int64(plain.events.count)))
+            #expect(plain.quarantine.count == expected.quarantineRows, "bad lines and conflicts of the overlap: once each")
+        }
+    }
+
+    @Test func aRecordedEventReusingAStoredIdWithOtherContentIsQuarantinedAndReported() async throws {
+        // Given a stored event
+        let store = try EventStore(path: directory.path("recorder.sqlite"), now: .system)
+        let event = Fixtures.event(0, name: .paywallShown)
+        try store.insert([event])
+        let log = DiagnosticsLog()
+        let recorder = Recorder(store: store, diagnostics: log.hook)
+        // When the recorder gets the same id with another source, and an identical copy
+        var other = event
+        other.properties.source = "settings"
+        recorder.record(other)
+        recorder.record(event)
+        try await recorder.close()
+        // Then the stored row is untouched, the new version is quarantined, the hook says so
+        #expect(try store.connection.scalar("SELECT source FROM events")?.string == "onboarding")
+        #expect(try Fixtures.count(store.connection, "SELECT count(*) FROM events") == 1)
+        let origin = try store.connection.scalar("SELECT origin FROM quarantine")?.string
+        #expect(origin == "recorder")
+        let reasons = try store.connection.scalar("SELECT reasons FROM quarantine")?.string ?? ""
+        #expect(reasons.contains("differs in source"))
+        #expect(log.all.contains(.conflictsQuarantined(count: 1)))
+    }
+
+    func write(_ lines: [String], to name: String) throws -> String {
+        let path = directory.path(name)
+        try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: false, encoding: .utf8)
+        return path
+    }
+}
+
+/// What an import left in a store, `recorded_at` aside (the store's clock).
+struct StoreSnapshot: Equatable {
+    struct Event: Equatable {
+        var seq: Int64
+        var id: String
+        var columns: [SQLValue]
+    }
+
+    var events: [Event]
+    var outbox: [[SQLValue]]
+    var deliveries: [[SQLValue]]
+    var quarantine: [[SQLValue]]
+
+    init(_ connection: Connection) throws {
+        events = try connection.all("""
+            SELECT seq, id, name, occurred_at, user_id, session_id, catalog_version, pw_id, source, offering_id,
+                   placement_id, product, result, via, open_s FROM events ORDER BY seq
+            """) { row in
+            Event(seq: row.int64(at: 0), id: row.string(at: 1) ?? "", columns: (2..<15).map { row.value(at: $0) })
+        }
+        outbox = try connection.all("SELECT event_rowid, occurred_at, attempts FROM outbox ORDER BY event_rowid") { row in
+            (0..<3).map { row.value(at: $0) }
+        }
+        deliveries = try connection.all("SELECT event_rowid, occurred_at FROM deliveries ORDER BY event_rowid") { row in
+            (0..<2).map { row.value(at: $0) }
+        }
+        quarantine = try connection.all("SELECT reasons, payload, origin, line FROM quarantine ORDER BY seq") { row in
+            (0..<4).map { row.value(at: $0) }
+        }
+    }
+
+    /// Expects `other` to equal this snapshot, naming the first difference of each table.
+    func expectEqual(_ other: StoreSnapshot, _ label: String) {
+        Self.expectEqual(events, other.events, "\(label): events")
+        Self.expectEqual(outbox, other.outbox, "\(label): outbox")
+        Self.expectEqual(deliveries, other.deliveries, "\(label): deliveries")
+        Self.expectEqual(quarantine, other.quarantine, "\(label): quarantine")
+    }
+
+    static func expectEqual<Row: Equatable>(_ lhs: [Row], _ rhs: [Row], _ label: String) {
+        #expect(lhs.count == rhs.count, "\(label): \(lhs.count) rows vs \(rhs.count)")
+        if let index = (0..<min(lhs.count, rhs.count)).first(where: { lhs[$0] != rhs[$0] }) {
+            Issue.record("\(label) differ at row \(index): \(lhs[index]) vs \(rhs[index])")
+        }
+    }
+}
