@@ -180,7 +180,12 @@ enum CollectorBench {
     /// `paywall-analytics import` of `events` fresh events from an NDJSON file into a fresh store.
     static func importBaseline(binary: String, directory: URL, events: Int) throws -> Double {
         let file = directory.appendingPathComponent("import.ndjson")
-        try ImportBench.write(BenchSupport.events(events).map(NDJSONLine.encode), to: file)
+        var data = Data()
+        for line in BenchSupport.events(events).map(NDJSONLine.encode) {
+            data.append(contentsOf: line.utf8)
+            data.append(0x0A)
+        }
+        try data.write(to: file)
         let db = directory.appendingPathComponent("import.sqlite").path
         let seconds = try BenchSupport.seconds { _ = try output(binary, ["import", file.path, "--db", db, "--quiet"]) }
         return Double(events) / seconds

@@ -7,7 +7,7 @@ import PaywallSQLite
 /// 10,000 rows inserted in key order with `seq` given in arrival order, with the same page cache.
 enum ImportKeyExperiment {
     /// The UUID's bytes as a big-endian integer (the order of its canonical text).
-    static func key(_ uuid: UUID) -> UInt128 { // floors: ok (a Linux benchmark, not a library)
+    static func key(_ uuid: UUID) -> UInt128 { // floors: ok
         withUnsafeBytes(of: uuid.uuid) { bytes in
             UInt128(UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: 0, as: UInt64.self))) << 64 // floors: ok
                 | UInt128(UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self))) // floors: ok
