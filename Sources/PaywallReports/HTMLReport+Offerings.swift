@@ -55,7 +55,7 @@ extension HTMLReport {
         let compared = placements.filter { $0.1.count > 1 }
         if compared.isEmpty { out += "<p class=\"empty\">No placement showed more than one offering in this range.</p>" }
         for (placement, rows) in compared { out += offeringBlock(placement, rows) }
-        let single = placements.filter { $0.1.count == 1 }.map { "<q>\(HTMLEscaping.escape($0.0))</q>" }
+        let single = placements.filter { $0.1.count == 1 }.map { "<q>\(HTMLEscaping.data($0.0))</q>" }
         if !single.isEmpty {
             out += "<p class=\"note\">One offering only (nothing to compare): \(single.joined(separator: ", ")).</p>"
         }
@@ -65,17 +65,17 @@ extension HTMLReport {
     /// The chart and the verdict of one placement.
     static func offeringBlock(_ placement: String, _ rows: [OfferingRow]) -> String {
         let control = rows.first(where: \.isControl)
-        var out = "<div class=\"offering-block\"><h3>Placement <q>\(HTMLEscaping.escape(placement))</q></h3>"
+        var out = "<div class=\"offering-block\"><h3>Placement <q>\(HTMLEscaping.data(placement))</q></h3>"
         out += offeringChart(rows, title: "Conversion by offering at \(placement)")
         let winners = rows.filter(\.significant)
-        let controlName = "<q>\(HTMLEscaping.escape(control?.name ?? ""))</q>"
+        let controlName = "<q>\(HTMLEscaping.data(control?.name ?? ""))</q>"
         if winners.isEmpty {
             out += "<p class=\"verdict none\"><strong>No winner yet:</strong> no offering differs from the control \(controlName) "
             out += "at p &lt; 0.05. The differences above can be noise; keep collecting before choosing.</p>"
         } else {
             for row in winners {
                 let better = row.rate > (control?.rate ?? 0)
-                out += "<p class=\"verdict \(better ? "win" : "lose")\"><strong><q>\(HTMLEscaping.escape(row.name))</q> "
+                out += "<p class=\"verdict \(better ? "win" : "lose")\"><strong><q>\(HTMLEscaping.data(row.name))</q> "
                 out += better ? "converts better" : "converts worse"
                 out += "</strong> than the control \(controlName): \(SVGChart.percent(row.rate)) against "
                 out += "\(SVGChart.percent(control?.rate ?? 0)) (\(HTMLEscaping.escape(liftAndP(row)))), a difference at p &lt; 0.05.</p>"
@@ -100,7 +100,7 @@ extension HTMLReport {
         let top = max(0.05, (rows.map(\.high).max() ?? 0) * 1.05)
         func x(_ value: Double) -> Double { plotWidth * min(value, top) / top }
         var svg = """
-        <svg class="chart offering-chart" viewBox="0 0 \(Int(width)) \(Int(height))" role="img" aria-label="\(HTMLEscaping.escape(title))" preserveAspectRatio="xMinYMin meet">
+        <svg class="chart offering-chart" viewBox="0 0 \(Int(width)) \(Int(height))" role="img" aria-label="\(HTMLEscaping.attribute(title))" preserveAspectRatio="xMinYMin meet">
         <line x1="0.5" y1="16" x2="0.5" y2="\(SVGChart.fmt(height - 18))" class="axis"/>
         """
         for (index, row) in rows.enumerated() {
@@ -108,17 +108,17 @@ extension HTMLReport {
             let label = row.isControl ? "\(row.name) (control)" : row.name
             let bar = row.isControl ? " control" : row.significant ? " significant" : ""
             svg += """
-            <text x="0" y="\(SVGChart.fmt(y + 13))" class="label\(row.isControl ? " control-label" : "")">\(HTMLEscaping.escape(label))</text>\
-            <rect x="0" y="\(SVGChart.fmt(y + 18))" width="\(SVGChart.fmt(max(1, x(row.rate))))" height="18" rx="2" class="bar\(bar)"><title>\(HTMLEscaping.escape(row.name)): \(row.converted) of \(row.customers) customers</title></rect>\
+            <text x="0" y="\(SVGChart.fmt(y + 13))" class="label\(row.isControl ? " control-label" : "")">\(HTMLEscaping.attribute(label))</text>\
+            <rect x="0" y="\(SVGChart.fmt(y + 18))" width="\(SVGChart.fmt(max(1, x(row.rate))))" height="18" rx="2" class="bar\(bar)"><title>\(HTMLEscaping.attribute(row.name)): \(row.converted) of \(row.customers) customers</title></rect>\
             <line x1="\(SVGChart.fmt(x(row.low)))" y1="\(SVGChart.fmt(middle))" x2="\(SVGChart.fmt(x(row.high)))" y2="\(SVGChart.fmt(middle))" class="whisker"/>\
             <line x1="\(SVGChart.fmt(x(row.low)))" y1="\(SVGChart.fmt(middle - 6))" x2="\(SVGChart.fmt(x(row.low)))" y2="\(SVGChart.fmt(middle + 6))" class="whisker"/>\
             <line x1="\(SVGChart.fmt(x(row.high)))" y1="\(SVGChart.fmt(middle - 6))" x2="\(SVGChart.fmt(x(row.high)))" y2="\(SVGChart.fmt(middle + 6))" class="whisker"/>\
-            <text x="\(SVGChart.fmt(textX))" y="\(SVGChart.fmt(middle + 4))" class="value">\(HTMLEscaping.escape("\(SVGChart.percent(row.rate)) [\(SVGChart.percent(row.low))–\(SVGChart.percent(row.high))] · \(liftAndP(row))"))</text>
+            <text x="\(SVGChart.fmt(textX))" y="\(SVGChart.fmt(middle + 4))" class="value">\(HTMLEscaping.attribute("\(SVGChart.percent(row.rate)) [\(SVGChart.percent(row.low))–\(SVGChart.percent(row.high))] · \(liftAndP(row))"))</text>
             """
         }
         let axisY = height - 4
         svg += "<text x=\"0\" y=\"\(SVGChart.fmt(axisY))\" class=\"tick start\">0%</text>"
-        svg += "<text x=\"\(SVGChart.fmt(plotWidth))\" y=\"\(SVGChart.fmt(axisY))\" class=\"tick end\">\(HTMLEscaping.escape(SVGChart.percent(top)))</text>"
+        svg += "<text x=\"\(SVGChart.fmt(plotWidth))\" y=\"\(SVGChart.fmt(axisY))\" class=\"tick end\">\(HTMLEscaping.attribute(SVGChart.percent(top)))</text>"
         return svg + "</svg>"
     }
 

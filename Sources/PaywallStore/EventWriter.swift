@@ -35,9 +35,14 @@ struct EventWriter {
     /// `OR REPLACE`: a stale row left by a reused rowid (events are never deleted, so this should
     /// not happen) must not make the batch fail; the new impression is pending.
     static let insertOutboxSQL = "INSERT OR REPLACE INTO outbox (event_rowid, occurred_at) VALUES (?1, ?2)"
+    /// A repeat is recognised by the digest of the input's exact bytes (`?6`, unique); rows stored
+    /// before digests existed are matched by their payload text, and only when the new payload is
+    /// the whole input as valid UTF-8 (`?8`), which is what those rows held.
     static let insertQuarantineSQL = """
-        INSERT INTO quarantine (quarantined_at, reasons, payload, origin, line)
-        SELECT ?1, ?2, ?3, ?4, ?5 WHERE NOT EXISTS (SELECT 1 FROM quarantine WHERE payload = ?3)
+        INSERT INTO quarantine (quarantined_at, reasons, payload, origin, line, line_sha256, payload_raw)
+        SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7
+        WHERE NOT (?8 AND EXISTS (SELECT 1 FROM quarantine WHERE line_sha256 IS NULL AND payload = ?3))
+        ON CONFLICT (line_sha256) DO NOTHING
         """
     static let insertDropsSQL = "INSERT INTO drops (dropped_at, count) VALUES (?1, ?2)"
 
@@ -147,7 +152,7 @@ struct EventWriter {
         }
     }
 
-    /// Adds one quarantine row unless the same payload is already quarantined; returns whether it did.
+    /// Adds one quarantine row unless the same input (by its bytes) is already quarantined; returns whether it did.
     @discardableResult
     func quarantine(_ entry: QuarantineEntry) throws -> Bool {
         let statement = try db.cachedStatement(Self.insertQuarantineSQL)
@@ -156,6 +161,13 @@ struct EventWriter {
         statement.bind(entry.payload, at: 3)
         statement.bind(entry.origin, at: 4)
         statement.bind(entry.line.map(Int64.init), at: 5)
+        entry.identity.withUnsafeBytes { statement.bindBlob($0, at: 6) }
+        if let raw = entry.rawPayload {
+            raw.withUnsafeBytes { statement.bindBlob($0, at: 7) }
+        } else {
+            statement.bindNull(at: 7)
+        }
+        statement.bind(Int64(entry.payloadIsExact ? 1 : 0), at: 8)
         try statement.run()
         return db.changes == 1
     }

@@ -15,7 +15,7 @@ struct SingleReadImportTests {
 
     func expectAllImported(_ result: CommandRunner.Output, _ db: String, _ label: String) async throws {
         #expect(result.status == 0, "\(label): \(result.stdout)\(result.stderr)")
-        #expect(result.stdout == "imported 40, duplicates 0, quarantined 0\n", "\(label): \(result.stdout)\(result.stderr)")
+        #expect(result.stdout == "imported 40, duplicates 0, conflicts 0, quarantined 0\n", "\(label): \(result.stdout)\(result.stderr)")
         let stats = try await cli.run(["stats", "--db", db])
         #expect(stats.stdout.contains("Events: 40 "), "\(label): \(stats.stdout)")
         #expect(stats.stdout.contains("Quarantined: 0"), "\(label): \(stats.stdout)")

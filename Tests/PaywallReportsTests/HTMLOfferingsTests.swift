@@ -26,9 +26,9 @@ struct HTMLOfferingsTests {
         #expect(html.contains("lift +42.8% · p &lt; 0.0001"))
         #expect(html.contains("lift +11.2% · p = 0.4836"))
         // onboarding has a winner, settings has none, winback has nothing to compare
-        #expect(html.contains("<q>trial</q> converts better</strong> than the control <q>classic</q>"))
-        #expect(html.contains("<strong>No winner yet:</strong> no offering differs from the control <q>\(HTMLEscaping.escape(Self.hostile))</q>"))
-        #expect(html.contains("One offering only (nothing to compare): <q>winback</q>."))
+        #expect(html.contains("<q><bdi>trial</bdi></q> converts better</strong> than the control <q><bdi>classic</bdi></q>"))
+        #expect(html.contains("<strong>No winner yet:</strong> no offering differs from the control <q>\(HTMLEscaping.data(Self.hostile))</q>"))
+        #expect(html.contains("One offering only (nothing to compare): <q><bdi>winback</bdi></q>."))
         // An empty offering is named, and event data stays text
         #expect(html.contains(">(none)</text>"))
         #expect(!html.contains(Self.hostile))
@@ -39,7 +39,7 @@ struct HTMLOfferingsTests {
         rows[1] = ["onboarding", "trial", "1731", "1731", "200", "0.1155", "0.1012", "0.1316", "false", "-0.3629", "0.0000"]
         let worse = HTMLReport.render(tables: [ReportTable(name: "offering_comparison", columns: Self.columns, rows: rows)],
                                       context: HTMLReportTests.context)
-        #expect(worse.contains("<q>trial</q> converts worse</strong>"))
+        #expect(worse.contains("<q><bdi>trial</bdi></q> converts worse</strong>"))
         let single = ReportTable(name: "offering_comparison", columns: Self.columns, rows: [Self.table.rows[4]])
         let none = HTMLReport.render(tables: [single], context: HTMLReportTests.context)
         #expect(none.contains("No placement showed more than one offering in this range."))

@@ -37,7 +37,7 @@ struct LineFramingTests {
         // Then it is an event like any other
         let expected = terminator.isEmpty ? 2 : 3
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout.hasPrefix("imported \(expected), duplicates 0, quarantined 0"), "\(result.stdout)")
+        #expect(result.stdout.hasPrefix("imported \(expected), duplicates 0, conflicts 0, quarantined 0"), "\(result.stdout)")
     }
 
     @Test(arguments: ["\n", "\r\n"])
@@ -50,7 +50,7 @@ struct LineFramingTests {
         let result = try await importFile(data, scratch)
         // Then that line alone is quarantined, its length counted without the terminator
         #expect(result.status == 65, "\(result.stderr)")
-        #expect(result.stdout.hasPrefix("imported 2, duplicates 0, quarantined 1"), "\(result.stdout)")
+        #expect(result.stdout.hasPrefix("imported 2, duplicates 0, conflicts 0, quarantined 1"), "\(result.stdout)")
         let quarantine = try await cli.run(["export", "quarantine", "--out", "-", "--db", scratch.path("e.sqlite")])
         #expect(quarantine.stdout.contains("1048577 bytes, longer than the 1048576-byte limit"), "\(quarantine.stdout.prefix(400))")
         #expect(quarantine.stdout.contains("in.ndjson,2,"), "line 2 is named")
@@ -70,7 +70,7 @@ struct LineFramingTests {
         }
         // Then both events are imported and nothing is quarantined
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout.hasPrefix("imported 2, duplicates 0, quarantined 0"), "\(result.stdout)")
+        #expect(result.stdout.hasPrefix("imported 2, duplicates 0, conflicts 0, quarantined 0"), "\(result.stdout)")
         let events = try await cli.run(["export", "events", "--out", "-", "--db", scratch.path("e.sqlite")])
         #expect(!events.stdout.contains("\u{FEFF}"), "the mark is not data")
     }
@@ -86,13 +86,13 @@ struct LineFramingTests {
         // Then the mark inside the file is part of line 2 (quarantined); a file of only the mark holds no line;
         // half a mark is not a mark
         #expect(first.status == 65)
-        #expect(first.stdout.hasPrefix("imported 1, duplicates 0, quarantined 1"), "\(first.stdout)")
+        #expect(first.stdout.hasPrefix("imported 1, duplicates 0, conflicts 0, quarantined 1"), "\(first.stdout)")
         let quarantine = try await cli.run(["export", "quarantine", "--out", "-", "--db", scratch.path("e.sqlite")])
         #expect(quarantine.stdout.contains("the line starts with a UTF-8 byte-order mark (U+FEFF)"), "the reason names the mark")
         #expect(second.status == 0, "\(second.stderr)")
-        #expect(second.stdout.hasPrefix("imported 0, duplicates 0, quarantined 0"), "\(second.stdout)")
+        #expect(second.stdout.hasPrefix("imported 0, duplicates 0, conflicts 0, quarantined 0"), "\(second.stdout)")
         #expect(third.status == 65)
-        #expect(third.stdout.hasPrefix("imported 0, duplicates 0, quarantined 1"), "\(third.stdout)")
+        #expect(third.stdout.hasPrefix("imported 0, duplicates 0, conflicts 0, quarantined 1"), "\(third.stdout)")
     }
 
     @Test func aLineWithThousandsOfProblemsKeepsTwentyReasonsAndSaysHowManyMore() async throws {

@@ -32,8 +32,8 @@ struct QuarantineIdentityTests {
         let second = try await importFile(prefix + Data([0xFE]) + Data("\"}\n".utf8), scratch, name: "fe.ndjson")
         // Then each is quarantined, neither "already"
         #expect(first.status == 65 && second.status == 65)
-        #expect(first.stdout.hasPrefix("imported 0, duplicates 0, quarantined 1") && !first.stderr.contains("already"))
-        #expect(second.stdout.hasPrefix("imported 0, duplicates 0, quarantined 1") && !second.stderr.contains("already"),
+        #expect(first.stdout.hasPrefix("imported 0, duplicates 0, conflicts 0, quarantined 1") && !first.stderr.contains("already"))
+        #expect(second.stdout.hasPrefix("imported 0, duplicates 0, conflicts 0, quarantined 1") && !second.stderr.contains("already"),
                 "\(second.stdout)")
         // And the export shows both, each with its origin and line, the invalid byte as \xFF / \xFE, flagged escaped
         let rows = try await quarantine(scratch)
@@ -61,7 +61,7 @@ struct QuarantineIdentityTests {
         let first = try await importFile(Data((one + "\n" + two + "\n").utf8), scratch, name: "long.ndjson")
         // Then both are quarantined, each with its own line number
         #expect(first.status == 65)
-        #expect(first.stdout.hasPrefix("imported 0, duplicates 0, quarantined 2") && !first.stderr.contains("already"),
+        #expect(first.stdout.hasPrefix("imported 0, duplicates 0, conflicts 0, quarantined 2") && !first.stderr.contains("already"),
                 "\(first.stdout)")
         var rows = try await quarantine(scratch)
         #expect(rows.map { $0[4] } == ["1", "2"], "\(rows.map { $0.prefix(5) })")
@@ -70,7 +70,7 @@ struct QuarantineIdentityTests {
         let three = body + "3\"}"
         let second = try await importFile(Data((two + "\r\n" + three + "\r\n").utf8), scratch, name: "long2.ndjson")
         // Then the repeat is "already quarantined" (the terminator is not part of the line) and the new one is stored
-        #expect(second.stdout.hasPrefix("imported 0, duplicates 0, quarantined 2"), "\(second.stdout)")
+        #expect(second.stdout.hasPrefix("imported 0, duplicates 0, conflicts 0, quarantined 2"), "\(second.stdout)")
         #expect(second.stderr.contains("1 already were"), "\(second.stderr)")
         rows = try await quarantine(scratch)
         #expect(rows.map { $0[4] } == ["1", "2", "2"])

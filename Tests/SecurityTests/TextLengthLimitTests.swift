@@ -43,7 +43,7 @@ struct TextLengthLimitTests {
         let result = try await cli.run(["import", path, "--db", scratch.path("e.sqlite")])
         // Then exactly the cases within the limits are stored, and each refusal names its limit
         let refused = cases.filter { $0.refusal != nil }.count
-        #expect(result.stdout.hasPrefix("imported \(cases.count - refused), duplicates 0, quarantined \(refused)"),
+        #expect(result.stdout.hasPrefix("imported \(cases.count - refused), duplicates 0, conflicts 0, quarantined \(refused)"),
                 "\(result.stdout)")
         let quarantine = try await cli.run(["export", "quarantine", "--raw", "--out", "-", "--db", scratch.path("e.sqlite")])
         for (index, item) in cases.enumerated() {
