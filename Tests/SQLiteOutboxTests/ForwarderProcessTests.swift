@@ -28,9 +28,18 @@ struct ForwarderProcessTests {
         // When a forwarder process sends that batch and is killed with SIGKILL before the answer arrives
         let stdout = Pipe(), stderr = Pipe()
         let victim = try Helper.start(db: dbPath, port: standIn.port, leaseMs: 1_000, stdout: stdout, stderr: stderr)
-        for _ in 0..<2_000 where standIn.requestCount == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        // The wait and the kill run on a thread of their own: inside the whole parallel suite the
+        // concurrency pool's two threads can be held by other tests for longer than the child's 30 s
+        // request timeout, and the child would then give up by itself before being killed.
+        let pid = victim.processIdentifier
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            Thread {
+                for _ in 0..<12_000 where standIn.requestCount == 0 { usleep(5_000) }
+                kill(pid, SIGKILL)
+                done.resume()
+            }.start()
+        }
         #expect(standIn.requestCount == 1)
-        kill(victim.processIdentifier, SIGKILL)
         victim.waitUntilExit()
         #expect(victim.terminationReason == .uncaughtSignal, """
             the victim exited \(victim.terminationStatus) before the kill: \

@@ -156,13 +156,22 @@ struct ReportSetTests {
             tracer.standardError = FileHandle.nullDevice
             try tracer.run()
             // The nightly itself is killed (strace's child), after a random part of its slowed run
-            var victim: Int32?
-            for _ in 0..<400 where victim == nil {
-                victim = children(of: tracer.processIdentifier).first
-                if victim == nil { try await Task.sleep(for: .milliseconds(5)) }
+            // (on a thread of its own: inside the parallel suite the concurrency pool can be held by other
+            // tests for seconds, and the kill would then land after the run ended)
+            let delay = UInt32(Int.random(in: 100...700, using: &generator) * 1_000)
+            let tracerPID = tracer.processIdentifier
+            let killed = await withCheckedContinuation { (done: CheckedContinuation<Bool, Never>) in
+                Thread {
+                    var victim: Int32?
+                    for _ in 0..<2_000 where victim == nil {
+                        victim = children(of: tracerPID).first
+                        if victim == nil { usleep(5_000) }
+                    }
+                    usleep(delay)
+                    done.resume(returning: victim.map { tracer.isRunning && kill($0, SIGKILL) == 0 } ?? false)
+                }.start()
             }
-            try await Task.sleep(for: .milliseconds(Int.random(in: 100...700, using: &generator)))
-            if let victim, tracer.isRunning, kill(victim, SIGKILL) == 0 { killedMidway += 1 }
+            if killed { killedMidway += 1 }
             tracer.waitUntilExit()
             try expectOneRun(out, nightly: true, "after slowed kill \(round)")
             #expect(entries(out + "/runs").filter { $0.hasPrefix(".partial") }.count <= 1, "\(entries(out + "/runs"))")
