@@ -89,8 +89,12 @@ struct ReportSetTests {
         try expectOneRun(out, nightly: true, "first run")
         var generator = SystemRandomNumberGenerator()
         var killedMidway = 0
-        let rounds = 40
-        for round in 1...rounds {
+        // At least 40 rounds, and on until a quarter of the kills landed mid-run (the kill moments adapt
+        // to the run's length on this machine; a loaded machine needs more rounds, not another check)
+        var rounds = 0
+        while rounds < 100 && (rounds < 40 || killedMidway < 10) {
+            rounds += 1
+            let round = rounds
             // Each run adds a day, so two runs' files never agree by chance.
             try await addDay(round, count: 12 + round % 7, scratch: scratch, db: db)
             let process = Process()
@@ -115,7 +119,7 @@ struct ReportSetTests {
             #expect(staging.count <= 1, "after kill \(round): staging folders accumulate: \(staging)")
             #expect(entries(out + "/runs").filter { !$0.hasPrefix(".") }.count <= 3, "after kill \(round): \(entries(out + "/runs"))")
         }
-        #expect(killedMidway >= rounds / 4, "only \(killedMidway) of \(rounds) kills landed while the run was going")
+        #expect(killedMidway >= 10, "only \(killedMidway) of \(rounds) kills landed while the run was going")
         // A run after the kills completes, shows every day and leaves only itself and the run before it
         let final = try await cli.run(arguments)
         #expect(final.status == 0, "\(final.stderr)")
@@ -134,8 +138,19 @@ struct ReportSetTests {
         return text.split(separator: " ").compactMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
     }
 
+    /// The command line of process `pid` (from `/proc`; empty once it is gone).
+    func commandLine(of pid: Int32) -> [String] {
+        guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return [] }
+        return data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+    }
+
     /// As the review did: every `rename(2)` of the nightly is slowed by 150 ms under strace, so the kills
     /// land in the publishing steps (a run folder renamed in, `current` switched, the clean-up).
+    ///
+    /// The kill moments follow the slowed run's length as measured on this machine (a calibration run
+    /// first, then shorter after a kill that came too late, longer after one that landed), and rounds go
+    /// on until enough kills landed mid-run: a loaded machine changes how long a run takes, not what is
+    /// checked.
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/strace"), "needs strace (apt-get install -y strace)"))
     func aNightlyKilledWhileItsRenamesAreSlowedNeverLeavesAMixedSet() async throws {
         let scratch = try Scratch()
@@ -144,40 +159,61 @@ struct ReportSetTests {
         let arguments = ["report", "--nightly", "--out", out, "--db", db, "--now", "2026-06-01T02:00:00Z", "--quiet"]
         try await addDay(0, count: 20, scratch: scratch, db: db)
         #expect(try await cli.run(arguments).status == 0)
-        var generator = SystemRandomNumberGenerator()
-        var killedMidway = 0
-        for round in 1...16 {
-            try await addDay(round, count: 8 + round % 5, scratch: scratch, db: db)
+        /// Runs the nightly under strace; `killAfter` (microseconds after start) SIGKILLs the nightly itself
+        /// (strace's child) from a thread of its own (inside the parallel suite the concurrency pool can be
+        /// held by other tests for seconds). Returns the run's wall time in microseconds and whether the
+        /// nightly died of the kill (strace re-raises its child's signal).
+        func slowedRun(killAfter: Int?) throws -> (micros: Int, killed: Bool) {
             let tracer = Process()
             tracer.executableURL = URL(fileURLWithPath: "/usr/bin/strace")
             tracer.arguments = ["-f", "-o", "/dev/null", "-e", "trace=rename,renameat,renameat2",
                                 "-e", "inject=rename,renameat,renameat2:delay_exit=150000", cli.executable.path] + arguments
             tracer.standardOutput = FileHandle.nullDevice
             tracer.standardError = FileHandle.nullDevice
+            let clock = ContinuousClock()
+            let started = clock.now
             try tracer.run()
-            // The nightly itself is killed (strace's child), after a random part of its slowed run
-            // (on a thread of its own: inside the parallel suite the concurrency pool can be held by other
-            // tests for seconds, and the kill would then land after the run ended)
-            let delay = UInt32(Int.random(in: 100...700, using: &generator) * 1_000)
-            let tracerPID = tracer.processIdentifier
-            let killed = await withCheckedContinuation { (done: CheckedContinuation<Bool, Never>) in
+            if let killAfter {
+                let tracerPID = tracer.processIdentifier
                 Thread {
+                    // strace forks a short-lived probe child before the traced one: the victim is the
+                    // child that runs the CLI (after its exec)
                     var victim: Int32?
-                    for _ in 0..<2_000 where victim == nil {
-                        victim = children(of: tracerPID).first
-                        if victim == nil { usleep(5_000) }
+                    for _ in 0..<5_000 where victim == nil && tracer.isRunning {
+                        victim = children(of: tracerPID).first { commandLine(of: $0).first == cli.executable.path }
+                        if victim == nil { usleep(1_000) }
                     }
-                    usleep(delay)
-                    done.resume(returning: victim.map { tracer.isRunning && kill($0, SIGKILL) == 0 } ?? false)
+                    let waited = Int((clock.now - started) / .microseconds(1))
+                    if killAfter > waited { usleep(UInt32(killAfter - waited)) }
+                    if let victim, tracer.isRunning { kill(victim, SIGKILL) }
                 }.start()
             }
-            if killed { killedMidway += 1 }
             tracer.waitUntilExit()
+            let micros = Int((clock.now - started) / .microseconds(1))
+            return (micros, tracer.terminationReason == .uncaughtSignal && tracer.terminationStatus == SIGKILL)
+        }
+        try await addDay(1, count: 9, scratch: scratch, db: db)
+        let calibration = try slowedRun(killAfter: nil)
+        try expectOneRun(out, nightly: true, "after the calibration run")
+        var length = max(calibration.micros, 50_000)
+        var generator = SystemRandomNumberGenerator()
+        var killedMidway = 0
+        var round = 1
+        while round < 60 && (round <= 12 || killedMidway < 6) {
+            round += 1
+            try await addDay(round, count: 8 + round % 5, scratch: scratch, db: db)
+            let run = try slowedRun(killAfter: Int.random(in: length / 10...length * 9 / 10, using: &generator))
+            if run.killed {
+                killedMidway += 1
+                length = max(length, run.micros) * 21 / 20
+            } else {
+                length = max(50_000, min(length, run.micros) * 4 / 5)
+            }
             try expectOneRun(out, nightly: true, "after slowed kill \(round)")
             #expect(entries(out + "/runs").filter { $0.hasPrefix(".partial") }.count <= 1, "\(entries(out + "/runs"))")
             #expect(entries(out + "/runs").filter { !$0.hasPrefix(".") }.count <= 3, "\(entries(out + "/runs"))")
         }
-        #expect(killedMidway >= 4, "only \(killedMidway) kills landed while the run was going")
+        #expect(killedMidway >= 6, "only \(killedMidway) of \(round - 1) kills landed while the run was going")
         #expect(try await cli.run(arguments).status == 0)
         try expectOneRun(out, nightly: true, "final run")
         #expect(entries(out + "/runs").filter { $0 != ".lock" }.count <= 2, "\(entries(out + "/runs"))")
