@@ -42,7 +42,7 @@ var package = Package(
             dependencies: ["PaywallCollector", "PaywallCore", "PaywallStore", "PaywallSQLite", "PaywallLock",
                            "PaywallTestSupport", "paywall-analytics"]
         ),
-        .target(name: "PaywallSQLite", dependencies: ["CSQLite"]),
+        .target(name: "PaywallSQLite", dependencies: ["PaywallLock", "CSQLite"]),
         .target(name: "PaywallStore", dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite"],
                 exclude: ["IMPORT-FAST-PATH.md"]),
         .target(name: "RevenueCatForwarder", dependencies: ["PaywallLock", "PaywallCore"]),
@@ -57,13 +57,13 @@ var package = Package(
         .target(name: "PaywallAnalytics", dependencies: ["PaywallLock", "PaywallCore", "PaywallStore", "RevenueCatForwarder"]),
         .executableTarget(
             name: "embedding-example",
-            dependencies: ["PaywallAnalytics", "PaywallCore"],
+            dependencies: ["PaywallAnalytics", "PaywallCore", "PaywallStore"],
             path: "Examples/EmbeddingExample"
         ),
         .executableTarget(
             name: "paywall-analytics",
-            dependencies: ["PaywallLock", "PaywallCore", "PaywallStore", "RevenueCatForwarder", "PaywallReports", "PaywallSimulation",
-                           "PaywallCollector"]
+            dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite", "PaywallStore", "RevenueCatForwarder", "PaywallReports",
+                           "PaywallSimulation", "PaywallCollector"]
         ),
         .testTarget(name: "PaywallLockTests", dependencies: ["PaywallLock"]),
         .testTarget(name: "PaywallCoreTests", dependencies: ["PaywallCore", "PaywallTestSupport"]),
@@ -80,10 +80,16 @@ var package = Package(
         ),
         .testTarget(
             name: "PaywallAnalyticsTests",
-            dependencies: ["PaywallLock", "PaywallAnalytics", "PaywallCore", "PaywallSQLite", "PaywallStore", "PaywallTestSupport"]
+            dependencies: ["PaywallLock", "PaywallAnalytics", "PaywallCore", "PaywallSQLite", "PaywallStore", "RevenueCatForwarder",
+                           "PaywallTestSupport"]
         ),
-        .testTarget(name: "CLITests", dependencies: ["PaywallCore", "PaywallTestSupport", "paywall-analytics", "embedding-example"]),
-        .testTarget(name: "PaywallSQLiteTests", dependencies: ["PaywallSQLite", "PaywallTestSupport"]),
+        .testTarget(
+            name: "CLITests",
+            dependencies: ["PaywallCore", "PaywallSQLite", "PaywallStore", "PaywallReports", "RevenueCatForwarder",
+                           "PaywallCollector", "PaywallTestSupport", "paywall-analytics", "embedding-example"],
+            exclude: ["scripts"]
+        ),
+        .testTarget(name: "PaywallSQLiteTests", dependencies: ["PaywallLock", "PaywallSQLite", "PaywallTestSupport"]),
         .testTarget(
             name: "PaywallStoreTests",
             dependencies: ["PaywallLock", "PaywallStore", "PaywallCore", "PaywallSQLite", "PaywallTestSupport", "recorder-crash-helper"]
