@@ -80,7 +80,7 @@ var package = Package(
         ),
         .testTarget(
             name: "PaywallAnalyticsTests",
-            dependencies: ["PaywallLock", "PaywallAnalytics", "PaywallCore", "PaywallSQLite", "PaywallStore", "PaywallTestSupport"]
+            dependencies: ["PaywallLock", "PaywallAnalytics", "PaywallCore", "PaywallSQLite", "PaywallStore", "PaywallTestSupport", "RevenueCatForwarder"]
         ),
         .testTarget(name: "CLITests", dependencies: ["PaywallCore", "PaywallTestSupport", "paywall-analytics", "embedding-example"]),
         .testTarget(name: "PaywallSQLiteTests", dependencies: ["PaywallSQLite", "PaywallTestSupport"]),

@@ -70,7 +70,7 @@ public struct ReportFile: Sendable, Hashable {
     /// `data_quality.csv`.
     public static let dataQuality = ReportFile("data_quality", sql: ReportQueries.dataQuality, [
         ("date", .text), ("events_stored", .count), ("quarantined", .count), ("dropped", .count),
-        ("impressions_stored", .count), ("impressions_delivered", .count), ("impressions_pending", .count),
+        ("suppressed", .count), ("impressions_stored", .count), ("impressions_delivered", .count), ("impressions_pending", .count),
         ("impressions_dead_lettered", .count),
     ])
 
