@@ -61,7 +61,7 @@ struct ForgetCommandTests {
         func run(_ arguments: [String], expect status: Int32 = 0) async throws -> CommandRunner.Output {
             let result = try await cli.run(arguments + ["--db", db], environment: environment, directory: scratch.url)
             #expect(result.status == status, "\(arguments): \(result.stderr)")
-            transcript += "$ \(arguments)\n\(result.stdout)\n\(result.stderr)\n"
+            transcript += result.stdout + "\n" + result.stderr + "\n"   // outputs only (the arguments name the ids)
             return result
         }
         _ = try await run(["import", refused])
