@@ -28,7 +28,10 @@ struct NDJSONPipeline: Sendable {
     /// `finished` is signalled when the thread no longer touches the descriptor. `alreadyRead` holds
     /// the bytes the caller read from the descriptor before (they come first).
     func start(descriptor: Int32, path: String, alreadyRead: [UInt8] = [], finished: DispatchSemaphore) -> BlockingChannel<Item> {
-        let channel = BlockingChannel<Item>(capacity: 2)
+        // Room for a whole transaction's batches and one more: the caller gathers
+        // `transactionEvents` before it writes, so a smaller channel would stop this thread during
+        // every commit and the two threads would take turns instead of overlapping.
+        let channel = BlockingChannel<Item>(capacity: Self.channelCapacity(options))
         let pipeline = self
         let thread = Thread {
             defer { channel.close(); finished.signal() }
@@ -69,6 +72,12 @@ struct NDJSONPipeline: Sendable {
         thread.name = "PaywallStore.Import.reader"
         thread.start()
         return channel
+    }
+
+    /// Validated batches the channel holds: a transaction's worth (``ImportOptions/transactionEvents``
+    /// over ``ImportOptions/batchSize``) plus one, at least 2.
+    static func channelCapacity(_ options: ImportOptions) -> Int {
+        max(2, (options.transactionEvents + options.batchSize - 1) / options.batchSize + 1)
     }
 
     /// How many threads validate a batch: every core but one, which the caller needs for the

@@ -24,6 +24,7 @@ public enum Schema {
         storeApplicationID,
         quarantineIdentityByBytes,
         deliveriesByDevice,
+        deliveryBucketsByDevice,
         privacy,
         // Append later store migrations here.
     ])
