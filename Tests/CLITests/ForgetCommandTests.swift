@@ -79,7 +79,8 @@ struct ForgetCommandTests {
         #expect(forgot.stdout.contains("forgot 2 customers (ids are not shown); rows erased:\n"))
         for (table, rows) in [("events", 12), ("quarantine", 2), ("outbox", 1), ("deliveries", 2), ("dead_letters", 1),
                               ("dead_letters (reasons redacted)", 1), ("report_presentations", 4), ("report_customers", 2)] {
-            #expect(forgot.stdout.contains("  " + table.padding(toLength: 24, withPad: " ", startingAt: 0) + "\(rows)\n"),
+            let cell = table.count < 24 ? table.padding(toLength: 24, withPad: " ", startingAt: 0) : table + " "
+            #expect(forgot.stdout.contains("  " + cell + "\(rows)\n"),
                     "\(table): \(forgot.stdout)")
         }
         #expect(forgot.stdout.contains("suppression list: 2 added"))

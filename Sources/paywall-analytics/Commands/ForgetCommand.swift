@@ -68,11 +68,16 @@ enum ForgetCommand {
         return .success
     }
 
+    /// A table's name padded to the count column (24), or followed by one space when longer.
+    static func cell(_ name: String) -> String {
+        name.count < 24 ? name.padding(toLength: 24, withPad: " ", startingAt: 0) : name + " "
+    }
+
     /// The summary: rows erased per table, the suppression list and how the file was cleaned.
     static func render(_ report: ErasureReport, customers: Int) -> String {
         var out = "forgot \(customers) customer\(customers == 1 ? "" : "s") (ids are not shown); rows erased:\n"
         for entry in report.tables {
-            out += "  " + entry.table.padding(toLength: 24, withPad: " ", startingAt: 0) + String(entry.rows) + "\n"
+            out += "  " + cell(entry.table) + String(entry.rows) + "\n"
         }
         out += "suppression list: \(report.suppressionsAdded) added (their later events are refused and counted as suppressed)\n"
         out += report.vacuumed
