@@ -124,6 +124,39 @@ struct ErasureTests {
         #expect(try store.insert([Fixtures.event(305, user: Self.erased)]) == 1)
     }
 
+    @Test func aCopyLeftInFreeSpaceByEarlierWritesMakesForgetRebuildTheFile() throws {
+        // Given a store where an earlier write (without secure_delete) left the id in free space
+        let folder = TemporaryDirectory()
+        defer { folder.remove() }
+        let store = try EventStore(path: folder.path("events.sqlite"), now: .constant(Fixtures.baseTime))
+        try store.insert((0..<50).map { Fixtures.event($0, user: Self.kept) })
+        try store.quarantine([QuarantineEntry(quarantinedAt: 1, reasons: ["r"], payload: "note \(Self.erased) \(String(repeating: "x", count: 3000))")])
+        try store.connection.execute("PRAGMA secure_delete = OFF")
+        _ = try store.connection.run("DELETE FROM quarantine")
+        _ = try store.connection.scalar("PRAGMA wal_checkpoint(TRUNCATE)")
+        #expect(try filesHold(Self.erased, folder) == [folder.path("events.sqlite")])
+        // When the customer is forgotten (no row of theirs is left to delete)
+        let report = try UserErasure(store: store).forget([Self.erased])
+        // Then the file was rebuilt and holds no copy any more; the other customer is intact
+        #expect(report.events == 0 && report.vacuumed && !report.residueInOtherData)
+        #expect(try filesHold(Self.erased, folder).isEmpty)
+        #expect(try Fixtures.count(store.connection, "SELECT count(*) FROM events") == 50)
+        #expect(try store.connection.scalar("PRAGMA integrity_check")?.string == "ok")
+    }
+
+    @Test func theRecorderStoresNothingOfAForgottenCustomer() async throws {
+        let folder = TemporaryDirectory()
+        defer { folder.remove() }
+        let store = try EventStore(path: folder.path("events.sqlite"), now: .constant(Fixtures.baseTime))
+        _ = try UserErasure(store: store).forget([Self.erased])
+        let recorder = Recorder(store: store)
+        for index in 0..<6 { recorder.record(Fixtures.event(index, user: index % 2 == 0 ? Self.erased : Self.kept)) }
+        try await recorder.flush()
+        try await recorder.close()
+        #expect(try store.stats().totalEvents == 3 && store.stats().suppressed == 3)
+        #expect(recorder.droppedCount == 0)
+    }
+
     @Test func idsAreComparedByTheirBytesNotByCanonicalEquivalence() throws {
         // Given two customers whose ids are canonically equivalent but different scalars
         let folder = TemporaryDirectory()
