@@ -70,13 +70,13 @@ struct CatalogChangeTests {
 
         // When
         let swift = try #require(Self.swiftExecutable(), "no `swift` on PATH or in /opt/swift/usr/bin")
-        // In a session of its own (setsid): a failing build cancels its compile jobs by signalling
-        // its process group, which must not be the one this test runner is in.
+        // In a session of its own (`setsid --wait`, which also hands back the build's status): a
+        // failing build cancels its compile jobs, and nothing of that may reach this test runner.
         let arguments = ["build", "--package-path", scratch.url.path, "--scratch-path", scratch.path(".build"),
                          "--target", "PaywallReports"]
         let setsid = URL(fileURLWithPath: "/usr/bin/setsid")
         let build = FileManager.default.isExecutableFile(atPath: setsid.path)
-            ? try await CommandRunner(executable: setsid).run([swift.path] + arguments)
+            ? try await CommandRunner(executable: setsid).run(["--wait", swift.path] + arguments)
             : try await CommandRunner(executable: swift).run(arguments)
 
         // Then the build fails, and every error is in the native funnel's switch over results
