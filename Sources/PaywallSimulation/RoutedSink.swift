@@ -4,7 +4,11 @@ import PaywallLock
 /// Counts of routed events.
 final class LockedCounts: Sendable {
     private let state = Lock((onTime: 0, late: 0))
-    func add(late: Bool) { state.withLock { late ? ($0.late += 1) : ($0.onTime += 1) } }
+    func add(late: Bool) {
+        state.withLock { counts in
+            if late { counts.late += 1 } else { counts.onTime += 1 }
+        }
+    }
     var value: (onTime: Int, late: Int) { state.withLock { $0 } }
 }
 

@@ -76,8 +76,14 @@ struct CatalogChangeTests {
 
         // When
         let swift = try #require(Self.swiftExecutable(), "no `swift` on PATH or in /opt/swift/usr/bin")
-        let build = try await CommandRunner(executable: swift).run(
-            ["build", "--package-path", scratch.url.path, "--scratch-path", scratch.path(".build"), "--target", "PaywallReports"])
+        // In a session of its own (`setsid --wait`, which also hands back the build's status): a
+        // failing build cancels its compile jobs, and nothing of that may reach this test runner.
+        let arguments = ["build", "--package-path", scratch.url.path, "--scratch-path", scratch.path(".build"),
+                         "--target", "PaywallReports"]
+        let setsid = URL(fileURLWithPath: "/usr/bin/setsid")
+        let build = FileManager.default.isExecutableFile(atPath: setsid.path)
+            ? try await CommandRunner(executable: setsid).run(["--wait", swift.path] + arguments)
+            : try await CommandRunner(executable: swift).run(arguments)
 
         // Then the build fails, and every error is in the native funnel's switch over results
         let output = build.stdout + build.stderr
