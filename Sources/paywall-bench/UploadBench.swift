@@ -1,5 +1,6 @@
 import Foundation
 import PaywallCore
+import PaywallGzip
 import PaywallSQLite
 import PaywallStore
 import PaywallUploader
@@ -35,6 +36,8 @@ enum UploadBench {
         }
         try store.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
+        let clientPlain = try await clientOnly(directory: directory, prepared: prepared, name: "client-plain", gzip: false)
+        let clientGzip = try await clientOnly(directory: directory, prepared: prepared, name: "client-gzip", gzip: true)
         let plain = try await upload(binary: binary, directory: directory, prepared: prepared, name: "plain", gzip: false)
         let gzip = try await upload(binary: binary, directory: directory, prepared: prepared, name: "gzip", gzip: true)
         let importRate = try CollectorBench.importBaseline(binary: binary, directory: directory, events: count)
@@ -49,6 +52,8 @@ enum UploadBench {
             ["run", "events/s", "requests/s", "bytes sent", "bytes/event", "stored centrally", "× import"],
             row("upload, plain NDJSON", plain),
             row("upload, gzip NDJSON", gzip),
+            row("the uploader alone, plain (a transport that answers at once)", clientPlain),
+            row("the uploader alone, gzip (a transport that answers at once)", clientGzip),
             ["baseline: import of the same \(count) events (NDJSON file, fresh store)", String(format: "%.0f", importRate),
              "", "", "", "", "1.00"],
         ])
@@ -59,6 +64,23 @@ enum UploadBench {
         ])
         print("events/s = events stored centrally / seconds from the first request to the last answer; both runs ended "
             + "with every event stored once (checked).")
+    }
+
+    /// The uploader's own cost: it drains a copy of the prepared store through a transport that
+    /// answers every request at once with counts adding up (no network, no collector).
+    static func clientOnly(directory: URL, prepared: URL, name: String, gzip: Bool) async throws -> Run {
+        let device = directory.appendingPathComponent("device-\(name).sqlite")
+        try FileManager.default.copyItem(at: prepared, to: device)
+        let store = try EventStore(path: device.path, now: .system)
+        let configuration = UploaderConfiguration(endpoint: URL(string: "http://127.0.0.1:9")!,
+                                                  writeKey: try CollectorKey("pwk_0123456789abcdef0123456789abcdef"),
+                                                  forwarding: .device, maxBatches: 1_000_000, gzip: gzip)
+        let uploader = Uploader(queue: SQLiteUploadQueue(store: store), transport: CountingTransport(),
+                                configuration: configuration, now: .system)
+        let start = ContinuousClock.now
+        guard case .completed(let report) = try await uploader.uploadOnce() else { fatalError("the device store was busy") }
+        let seconds = (ContinuousClock.now - start).seconds
+        return Run(seconds: seconds, report: report, stored: report.accepted)
     }
 
     /// A fresh central store and collector; the uploader drains a copy of the prepared device store into it.
@@ -103,5 +125,15 @@ enum UploadBench {
             fatalError("the central store holds \(stored) events, the device \(expected), accepted \(report.accepted)")
         }
         return Run(seconds: seconds, report: report, stored: stored)
+    }
+}
+
+/// Answers every upload at once with `accepted` = the request's lines (gunzipped when it says so).
+struct CountingTransport: HTTPTransport {
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        var body = Array(request.body)
+        if request.header("Content-Encoding") == "gzip" { body = (try? Gzip.inflate(body, limit: 64 << 20)) ?? [] }
+        let lines = body.reduce(0) { $1 == 0x0A ? $0 + 1 : $0 }
+        return HTTPResponse(status: 200, body: Data("{\"accepted\":\(lines),\"duplicates\":0,\"quarantined\":0}".utf8))
     }
 }
