@@ -44,7 +44,7 @@ var package = Package(
             dependencies: ["PaywallCollector", "PaywallCore", "PaywallStore", "PaywallSQLite", "PaywallLock",
                            "PaywallTestSupport", "PaywallGzip", "paywall-analytics"]
         ),
-        .target(name: "PaywallSQLite", dependencies: ["CSQLite"]),
+        .target(name: "PaywallSQLite", dependencies: ["PaywallLock", "CSQLite"]),
         .target(name: "PaywallStore", dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite"],
                 exclude: ["IMPORT-FAST-PATH.md"]),
         .target(name: "RevenueCatForwarder", dependencies: ["PaywallLock", "PaywallCore"]),
@@ -61,13 +61,13 @@ var package = Package(
                 dependencies: ["PaywallLock", "PaywallCore", "PaywallStore", "RevenueCatForwarder", "PaywallUploader"]),
         .executableTarget(
             name: "embedding-example",
-            dependencies: ["PaywallAnalytics", "PaywallCore"],
+            dependencies: ["PaywallAnalytics", "PaywallCore", "PaywallStore"],
             path: "Examples/EmbeddingExample"
         ),
         .executableTarget(
             name: "paywall-analytics",
-            dependencies: ["PaywallLock", "PaywallCore", "PaywallStore", "RevenueCatForwarder", "PaywallReports", "PaywallSimulation",
-                           "PaywallCollector", "PaywallUploader"]
+            dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite", "PaywallStore", "RevenueCatForwarder", "PaywallReports",
+                           "PaywallSimulation", "PaywallCollector", "PaywallUploader"]
         ),
         .testTarget(name: "PaywallLockTests", dependencies: ["PaywallLock"]),
         .testTarget(
@@ -89,10 +89,16 @@ var package = Package(
         ),
         .testTarget(
             name: "PaywallAnalyticsTests",
-            dependencies: ["PaywallLock", "PaywallAnalytics", "PaywallCore", "PaywallSQLite", "PaywallStore", "PaywallTestSupport"]
+            dependencies: ["PaywallLock", "PaywallAnalytics", "PaywallCore", "PaywallSQLite", "PaywallStore", "RevenueCatForwarder",
+                           "PaywallTestSupport"]
         ),
-        .testTarget(name: "CLITests", dependencies: ["PaywallCore", "PaywallTestSupport", "paywall-analytics", "embedding-example"]),
-        .testTarget(name: "PaywallSQLiteTests", dependencies: ["PaywallSQLite", "PaywallTestSupport"]),
+        .testTarget(
+            name: "CLITests",
+            dependencies: ["PaywallCore", "PaywallSQLite", "PaywallStore", "PaywallReports", "RevenueCatForwarder",
+                           "PaywallCollector", "PaywallTestSupport", "paywall-analytics", "embedding-example"],
+            exclude: ["scripts"]
+        ),
+        .testTarget(name: "PaywallSQLiteTests", dependencies: ["PaywallLock", "PaywallSQLite", "PaywallTestSupport"]),
         .testTarget(
             name: "PaywallStoreTests",
             dependencies: ["PaywallLock", "PaywallStore", "PaywallCore", "PaywallSQLite", "PaywallTestSupport", "recorder-crash-helper"]

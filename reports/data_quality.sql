@@ -1,7 +1,8 @@
 -- Data quality (funnels.md "Data quality"): one row per date of :days that has anything to show.
 -- events_stored / impressions_stored come from report_event_buckets (15-minute buckets of
 -- occurred_at; every day of :days starts and ends on a bucket boundary), impressions_delivered from
--- report_delivery_buckets (deliveries per bucket of the impression's occurred_at, kept by triggers),
+-- report_delivery_buckets (deliveries per bucket of the impression's occurred_at, kept by triggers;
+-- impressions_forwarded_by_device from its by_device count, those of them the app install forwarded),
 -- impressions_dead_lettered from report_dead_buckets (stored impressions with an open dead letter per
 -- bucket of their occurred_at, kept by triggers on dead_letters), and impressions_pending is the rest
 -- (never below 0 when a delivery outruns the rollup of its event).
@@ -27,7 +28,7 @@ dropped AS (
   GROUP BY d.date
 ),
 delivered AS (
-  SELECT d.date, sum(b.delivered) AS delivered
+  SELECT d.date, sum(b.delivered) AS delivered, sum(b.by_device) AS by_device
   FROM days AS d
   JOIN report_delivery_buckets AS b ON b.bucket >= d.start_ms / 900000 AND b.bucket < d.end_ms / 900000
   WHERE b.delivered > 0
@@ -47,7 +48,8 @@ SELECT d.date,
        coalesce(s.impressions_stored, 0) AS impressions_stored,
        coalesce(v.delivered, 0) AS impressions_delivered,
        max(0, coalesce(s.impressions_stored, 0) - coalesce(v.delivered, 0) - coalesce(x.dead, 0)) AS impressions_pending,
-       coalesce(x.dead, 0) AS impressions_dead_lettered
+       coalesce(x.dead, 0) AS impressions_dead_lettered,
+       coalesce(v.by_device, 0) AS impressions_forwarded_by_device
 FROM days AS d
 LEFT JOIN stored AS s ON s.date = d.date
 LEFT JOIN quarantined AS q ON q.date = d.date

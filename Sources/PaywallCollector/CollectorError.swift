@@ -10,10 +10,10 @@ public enum CollectorError: Error, Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .serverStart:
             return "the HTTP server could not start (libmicrohttpd refused its options or ran out of resources); "
-                + "check the open-file limit (ulimit -n) against --max-connections"
+                + "check the open-file limit (ulimit -n) against the connection limit"
         case .noWriteKeys:
-            return "the store has no write key, so every request would be refused; create one with "
-                + "`paywall-analytics keys add NAME` and give it to the app's uploader"
+            return "the store has no write key, so every request would be refused; create one (`WriteKeys.add(name:)`) "
+                + "and give it to the app's uploader"
         }
     }
 }

@@ -22,9 +22,9 @@ public struct ListenSocket: Sendable {
             case .unresolved(let host, let detail):
                 return "cannot resolve the host '\(host)' (\(detail)); use an IP address such as 127.0.0.1"
             case .addressInUse(let address):
-                return "\(address) is already in use by another process; stop it or choose another port with --listen"
+                return "\(address) is already in use by another process; stop it or choose another port"
             case .refused(let address, let detail):
-                return "cannot listen on \(address): \(detail); choose another address or port with --listen"
+                return "cannot listen on \(address): \(detail); choose another address or port"
             }
         }
     }

@@ -1,5 +1,3 @@
-import Dispatch
-import Foundation
 import PaywallSQLite
 
 /// Reads and decodes the stored day partials on a second, read-only connection and thread, leaving
@@ -15,48 +13,35 @@ final class BackgroundPartialsLoad: Sendable {
         case partial(start: Int64, end: Int64, DayPartial)
     }
 
-    private let channel = BoundedChannel<Result<Item, any Error>>(capacity: 4)
-    private let done = DispatchSemaphore(value: 0)
+    private let reader: BackgroundReader<Item>
 
     /// Starts preparing an empty scan (`scan` with the store's placements and customers) and
     /// reading every stored partial whose `day_start` is not in `skipping`.
     ///
     /// - Throws: `StorageError` when the second connection cannot be opened.
     init(path: String, scan: PresentationScan, skipping: Set<Int64>) throws {
-        let reader = try Connection(path: path, options: OpenOptions(create: false, wal: false))
-        let thread = Thread { [channel, done] in
-            defer { done.signal() }
-            do {
-                try reader.transaction(.deferred) { db in
-                    var scan = scan
-                    try scan.prepare(db)
-                    guard channel.send(.success(.scan(consume scan))) else { return }   // the only copy: merging copies nothing
-                    try DayPartial.forEachStored(db, skipping: skipping) { start, end, partial in
-                        channel.send(.success(.partial(start: start, end: end, partial)))
-                    }
+        reader = try BackgroundReader(path: path, capacity: 4, name: "PaywallReports.Nightly.partials") { connection, send in
+            try connection.transaction(.deferred) { db in
+                var scan = scan
+                try scan.prepare(db)
+                guard send(.scan(consume scan)) else { return }   // the only copy: merging copies nothing
+                try DayPartial.forEachStored(db, skipping: skipping) { start, end, partial in
+                    send(.partial(start: start, end: end, partial))
                 }
-                channel.finish()
-            } catch {
-                _ = channel.send(.failure(error))
-                channel.finish()
             }
         }
-        thread.start()
     }
 
     /// Returns the prepared scan with every partial read merged in (in day order, as they come);
     /// rethrows the reader's error (``UnreadablePartial`` among them). Returns once the reader has
     /// stopped; call it once.
     func scan() throws -> PresentationScan {
-        defer {
-            channel.cancel()
-            done.wait()
-        }
-        guard case .scan(var scan)? = try channel.receive()?.get() else {
+        defer { reader.stop() }
+        guard case .scan(var scan)? = try reader.next() else {
             preconditionFailure("the partials reader sends its scan first")
         }
-        while let next = channel.receive() {
-            guard case .partial(let start, let end, let partial) = try next.get() else { continue }
+        while let next = try reader.next() {
+            guard case .partial(let start, let end, let partial) = next else { continue }
             scan.merge(partial, start: start, end: end)
         }
         return scan
@@ -64,8 +49,6 @@ final class BackgroundPartialsLoad: Sendable {
 
     /// Stops the reader without reading on (after a failure of the caller's own work).
     func stop() {
-        channel.cancel()
-        while channel.receive() != nil {}
-        done.wait()
+        reader.stop()
     }
 }

@@ -1,3 +1,5 @@
+import PaywallCore
+
 extension DayPartial {
     /// One (placement, offering)'s share of the offering comparison on one day: the presentations
     /// with an impression whose first impression had that offering, and their distinct customers
@@ -49,7 +51,7 @@ extension DayPartial {
                 }
                 impressions[slot] += 1
                 customers[slot].append(p.user)
-                if p.result == 1 { converted[slot].append(p.user) }
+                if p.result == .purchased { converted[slot].append(p.user) }
             }
 
             /// The counts in canonical form: sorted by placement and offering, customers distinct and sorted.

@@ -76,9 +76,9 @@ struct DayPartial: Equatable {
     /// that were not stored before), their close texts in `texts`.
     static func build(_ folds: some Sequence<PresentationFold>, texts: TextTable) -> DayPartial {
         var builder = Builder()
-        let codes = texts.map { PresentationScan.code($0) }
+        let words = CloseWords(texts)
         for fold in folds {
-            builder.add(PresentationScan.ScannedPresentation(fold, codes: codes), FoldDetails(fold: fold, texts: texts, codes: codes))
+            builder.add(PresentationScan.ScannedPresentation(fold, words: words), FoldDetails(fold: fold, texts: texts, words: words))
         }
         return builder.finish()
     }
@@ -87,7 +87,7 @@ struct DayPartial: Equatable {
     struct Builder {
         private var partial = DayPartial()
         private var groups: [PresentationScan.GroupStats?] = []   // by placement key (dense and few)
-        private var productNames = Interner()
+        private var productNames = TextTable()
         private var productCounts: [Int: Int64] = [:]
         private var impressions: [CustomerFirst] = []
         private var offerings = OfferingCount.Builder()
@@ -101,7 +101,7 @@ struct DayPartial: Equatable {
             if p.placement >= groups.count { groups += repeatElement(nil, count: p.placement + 1 - groups.count) }
             if groups[p.placement] == nil { groups[p.placement] = PresentationScan.GroupStats() }
             PresentationScan.add(details, p, to: &groups[p.placement]!) { product in
-                productCounts[p.placement << 32 | productNames.index(product), default: 0] += 1
+                productCounts[p.placement << 32 | Int(productNames.index(product)), default: 0] += 1
             }
             if p.impressionAt != nil { offerings.add(p, details) }
         }
@@ -114,7 +114,7 @@ struct DayPartial: Equatable {
                 partial.groups[placement] = group
             }
             partial.products = productCounts.map {
-                ProductCount(placement: $0.key >> 32, product: productNames.names[$0.key & 0xFFFF_FFFF], count: $0.value)
+                ProductCount(placement: $0.key >> 32, product: productNames.texts[$0.key & 0xFFFF_FFFF], count: $0.value)
             }.sorted(by: ProductCount.precedes)
             // Earliest impression per (customer, placement): sort, keep the first of each pair.
             impressions.sort { ($0.user, $0.placement, $0.at) < ($1.user, $1.placement, $1.at) }

@@ -28,7 +28,7 @@ extension FunnelReport {
     ///   - timezone: the IANA zone that defines days (default UTC).
     ///   - cohortWindow: the cohort conversion window (default 3 days).
     ///   - version: the program version recorded in `run.json`.
-    /// - Throws: ``ReportError/busy(holder:)`` (exit 75) when another run holds the lease, having
+    /// - Throws: ``ReportError/busy(holder:)`` when another run holds the lease, having
     ///   written nothing; other ``ReportError``s leave the previous outputs intact.
     @discardableResult
     public func nightly(into directory: String, days: Int? = nil, timezone: String = "UTC",

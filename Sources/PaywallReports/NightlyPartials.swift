@@ -191,7 +191,7 @@ extension PresentationScan {
             groups[dayIndex << 32 | placement] = stats
         }
         for product in partial.products where isIncluded(product.placement) {
-            productCounts[product.placement << 32 | products.index(product.product), default: 0] += product.count
+            productCounts[product.placement << 32 | Int(products.index(product.product)), default: 0] += product.count
         }
         for offering in partial.offerings where isIncluded(offering.placement) {
             offerings.add(offering)

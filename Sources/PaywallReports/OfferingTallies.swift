@@ -1,3 +1,5 @@
+import PaywallCore
+
 /// The offering comparison's accumulators for one report range (funnels.md "Offering comparison"):
 /// per (placement, offering) the presentations with an impression, and the distinct customers and
 /// converted customers as bitsets over the dense customer keys (a customer is counted once per
@@ -37,7 +39,7 @@ struct OfferingTallies {
         let slot = slot(placement: p.placement, offering: offering)
         tallies[slot].impressions += 1
         tallies[slot].customers.insert(p.user)
-        if p.result == 1 { tallies[slot].converted.insert(p.user) }
+        if p.result == .purchased { tallies[slot].converted.insert(p.user) }
     }
 
     /// Adds a day partial's counts (customers already distinct within the day).

@@ -1,3 +1,4 @@
+import PaywallCore
 import PaywallSQLite
 
 /// The columns of a presentation that only its (day, placement) group reads, beyond
@@ -12,8 +13,8 @@ protocol PresentationDetails {
     var openS: Double { get }
     /// The close's product ("" when it has none).
     var product: String { get }
-    /// The close's `via` as ``PresentationScan/code(_:_:)`` numbers it (4 close_button, 5 continue_free).
-    var via: Int { get }
+    /// The close's `via` (``PresentationScan/via(_:_:)``), `nil` when it has none.
+    var via: CloseVia? { get }
     /// Calls `body` with the UTF-8 bytes of the first impression's offering (empty when it has none).
     func withOffering<T>(_ body: (UnsafeRawBufferPointer) -> T) -> T
 }
@@ -25,21 +26,21 @@ struct RowDetails: PresentationDetails {
     var purchaseStarted: Bool { row.int64(at: 5) != 0 }
     var openS: Double { row.double(at: 9) ?? 0 }
     var product: String { row.string(at: 10) ?? "" }
-    var via: Int { PresentationScan.code(row, 8) }
+    var via: CloseVia? { PresentationScan.via(row, 8) }
     func withOffering<T>(_ body: (UnsafeRawBufferPointer) -> T) -> T { row.withUnsafeText(at: 11, body) }
 }
 
 /// The details of a presentation folded in memory (its close texts in `texts`, with their
-/// ``PresentationScan/code(_:)`` in `codes`, by the same index).
+/// catalog values in `words`, by the same index).
 struct FoldDetails: PresentationDetails {
     let fold: PresentationFold
     let texts: TextTable
-    let codes: [Int]
+    let words: CloseWords
     var planSelected: Bool { fold.planSelected }
     var purchaseStarted: Bool { fold.purchaseStarted }
     var openS: Double { fold.closeOpenS ?? 0 }
     var product: String { texts[fold.closeProduct] ?? "" }
-    var via: Int { fold.closeVia == TextTable.null ? 0 : codes[Int(fold.closeVia)] }
+    var via: CloseVia? { fold.closeVia == TextTable.null ? nil : words.vias[Int(fold.closeVia)] }
     func withOffering<T>(_ body: (UnsafeRawBufferPointer) -> T) -> T {
         var offering = texts[fold.offering] ?? ""
         return offering.withUTF8 { body(UnsafeRawBufferPointer($0)) }
@@ -47,10 +48,22 @@ struct FoldDetails: PresentationDetails {
 }
 
 extension PresentationScan.ScannedPresentation {
-    /// A presentation folded in memory, as a scan of its rollup row would read it (`codes` as in ``FoldDetails``).
-    init(_ fold: PresentationFold, codes: [Int]) {
+    /// A presentation folded in memory, as a scan of its rollup row would read it (`words` as in ``FoldDetails``).
+    init(_ fold: PresentationFold, words: CloseWords) {
         self.init(firstAt: fold.firstAt, placement: Int(fold.placementKey), user: UInt32(truncatingIfNeeded: fold.customerKey),
                   impressionAt: fold.impressionAt, closeAt: fold.closeAt,
-                  result: fold.closeResult == TextTable.null ? 0 : codes[Int(fold.closeResult)])
+                  result: fold.closeResult == TextTable.null ? nil : words.results[Int(fold.closeResult)])
+    }
+}
+
+/// The catalog values of a ``TextTable``'s texts, by the same index: each text's `result` and
+/// `via` (`nil` where it is not one), looked up once per refresh instead of once per fold.
+struct CloseWords {
+    let results: [CloseResult?]
+    let vias: [CloseVia?]
+
+    init(_ texts: TextTable) {
+        results = texts.map { PresentationScan.resultWords.value(of: $0) }
+        vias = texts.map { PresentationScan.viaWords.value(of: $0) }
     }
 }

@@ -76,14 +76,23 @@ struct PresentationFold: Equatable {
     }
 }
 
-/// The event names that change a fold, recognised from the name's bytes.
+/// What an event does to a fold, recognised from the name's bytes (the generated `EventName`s).
 enum EventKind {
     case shown, planSelected, purchaseStarted, closed, other
 
-    private static let names: [(EventKind, [UInt8])] = [
-        (.shown, Array("paywall_shown".utf8)), (.closed, Array("paywall_closed".utf8)),
-        (.planSelected, Array("paywall_plan_selected".utf8)), (.purchaseStarted, Array("paywall_purchase_started".utf8)),
-    ]
+    /// The kind of each catalog event: exhaustive, so an event the catalog adds fails to compile
+    /// here until it says what it does to a presentation.
+    init(_ name: EventName) {
+        switch name {
+        case .paywallShown: self = .shown
+        case .paywallPlanSelected: self = .planSelected
+        case .paywallPurchaseStarted: self = .purchaseStarted
+        case .paywallClosed: self = .closed
+        }
+    }
+
+    /// Every catalog event's kind with its name's bytes, from the generated `EventName`.
+    private static let names: [(EventKind, [UInt8])] = EventName.allCases.map { (EventKind($0), Array($0.rawValue.utf8)) }
 
     init(_ bytes: UnsafeRawBufferPointer) {
         for (kind, name) in Self.names where name.count == bytes.count && bytes.elementsEqual(name) {
@@ -92,39 +101,4 @@ enum EventKind {
         }
         self = .other
     }
-}
-
-/// Repeated texts of the close (result, via, product) and of the offering by a small integer, for one
-/// refresh; keyed by their exact scalars (canonically equivalent products are two products).
-struct TextTable: Equatable {
-    static let null: Int32 = -1
-    private var indexes: [ExactText: Int32] = [:]
-    private var texts: [String] = []
-    /// The first texts' bytes, by index: a row's text is found among them without a `String` or a
-    /// hash (every impression looks its offering up here); a miss falls back to ``indexes``.
-    private var recent: [[UInt8]] = []
-
-    /// The index of column `column`'s text (``null`` for SQL `NULL`).
-    mutating func index(_ row: Row, _ column: Int) -> Int32 {
-        if row.isNull(at: column) { return Self.null }
-        let found = row.withUnsafeText(at: column) { bytes -> Int32? in
-            for (index, known) in recent.enumerated() where known.count == bytes.count && bytes.elementsEqual(known) {
-                return Int32(index)
-            }
-            return nil
-        }
-        if let found { return found }
-        // Close texts are short: Strings of up to 15 UTF-8 bytes are stored inline (no allocation).
-        let text = row.withUnsafeText(at: column) { String(decoding: $0, as: UTF8.self) }
-        if let index = indexes[ExactText(text)] { return index }
-        texts.append(text)
-        if recent.count == texts.count - 1, recent.count < 16 { recent.append(Array(text.utf8)) }
-        indexes[ExactText(text)] = Int32(texts.count - 1)
-        return Int32(texts.count - 1)
-    }
-
-    subscript(index: Int32) -> String? { index == Self.null ? nil : texts[Int(index)] }
-
-    /// `transform` of every text, by index (for a lookup per fold instead of a string comparison).
-    func map<T>(_ transform: (String) -> T) -> [T] { texts.map(transform) }
 }

@@ -113,10 +113,10 @@ extension PresentationScan {
         return productCounts.keys.sorted {
             let (a, b) = ($0 >> 32, $1 >> 32)
             if a != b { return codePointLess(placements[a], placements[b]) }
-            return codePointLess(products.names[$0 & 0xFFFF_FFFF], products.names[$1 & 0xFFFF_FFFF])
+            return codePointLess(products.texts[$0 & 0xFFFF_FFFF], products.texts[$1 & 0xFFFF_FFFF])
         }.map { key in
             let count = productCounts[key]!
-            return [.text(placements[key >> 32]), .text(products.names[key & 0xFFFF_FFFF]), .integer(count),
+            return [.text(placements[key >> 32]), .text(products.texts[key & 0xFFFF_FFFF]), .integer(count),
                     Self.rate(count, totals[key >> 32]!)]
         }
     }

@@ -14,7 +14,7 @@ struct PresentationScan {
 
     var placements = PlacementNames()
     var customerCount = 0
-    var products = Interner()
+    var products = TextTable()
     var groups: [Int: GroupStats] = [:]          // key: day index << 32 | placement key
     var productCounts: [Int: Int64] = [:]        // key: placement key << 32 | product index
     var firsts = CustomerFirsts()
@@ -50,7 +50,7 @@ struct PresentationScan {
             let day = Self.dayIndex(p.firstAt, starts)
             let details = RowDetails(row: row)
             Self.add(details, p, to: &groups[day << 32 | p.placement, default: GroupStats()]) { product in
-                productCounts[p.placement << 32 | products.index(product), default: 0] += 1
+                productCounts[p.placement << 32 | Int(products.index(product)), default: 0] += 1
             }
             if p.impressionAt != nil { offerings.add(p, details) }
             return true
@@ -74,10 +74,10 @@ struct PresentationScan {
         let closed: Bool
         /// The close's `occurred_at`, `nil` when unclosed.
         let closeAt: Int64?
-        /// The close's result code (see ``PresentationScan/code(_:_:)``), 0 when unclosed.
-        let result: Int
+        /// The close's `result` (``PresentationScan/result(_:_:)``), `nil` when unclosed.
+        let result: CloseResult?
 
-        init(firstAt: Int64, placement: Int, user: UInt32, impressionAt: Int64?, closeAt: Int64?, result: Int) {
+        init(firstAt: Int64, placement: Int, user: UInt32, impressionAt: Int64?, closeAt: Int64?, result: CloseResult?) {
             (self.firstAt, self.placement, self.user, self.impressionAt) = (firstAt, placement, user, impressionAt)
             (self.closeAt, self.closed, self.result) = (closeAt, closeAt != nil, result)
         }
@@ -89,11 +89,11 @@ struct PresentationScan {
             impressionAt = row.optionalInt64(at: 3)
             closeAt = row.optionalInt64(at: 6)
             closed = closeAt != nil
-            result = closed ? PresentationScan.code(row, 7) : 0
+            result = closed ? PresentationScan.result(row, 7) : nil
         }
 
         /// The close's time when it is `purchased` (a cohort purchase, at any placement).
-        var purchaseAt: Int64? { result == 1 ? closeAt : nil }
+        var purchaseAt: Int64? { result == .purchased ? closeAt : nil }
     }
 
     /// Adds one presentation (`p`, with the rest of its columns in `details`) to its (day,
@@ -112,16 +112,23 @@ struct PresentationScan {
         if started { stats.purchaseStarted += 1 }
         guard p.closed else { stats.unclosed += 1; return }
         stats.openS.append(details.openS)
+        // Exhaustive over the generated enums: a value the catalog adds fails to compile here until
+        // the funnel says where it counts (CatalogChangeTests proves it on a scratch copy).
         switch p.result {
-        case 1:
+        case .purchased:
             stats.purchased += 1
             purchasedProduct(details.product)
-        case 2: stats.restored += 1
-        case 3:
-            let via = details.via
-            if via == 4 { stats.dismissedCloseButton += 1 } else if via == 5 { stats.dismissedContinueFree += 1 }
+        case .restored:
+            stats.restored += 1
+        case .dismissed:
+            switch details.via {
+            case .closeButton: stats.dismissedCloseButton += 1
+            case .continueFree: stats.dismissedContinueFree += 1
+            case .auto, nil: break
+            }
             if started { stats.cancellations += 1 } else { stats.bounces += 1 }
-        default: break
+        case nil:
+            break
         }
     }
 
@@ -134,22 +141,20 @@ struct PresentationScan {
         return included
     }
 
-    /// purchased 1, restored 2, dismissed 3, close_button 4, continue_free 5, other 0 (compared as
-    /// bytes: no `String` per row).
-    static func code(_ row: Row, _ index: Int) -> Int {
-        row.withUnsafeText(at: index) { bytes in
-            for (code, word) in Self.codes.enumerated() where bytes.elementsEqual(word) { return code + 1 }
-            return 0
-        }
+    /// `result`'s values, from the generated `CloseResult`.
+    static let resultWords = CatalogWords<CloseResult>()
+    /// `via`'s values, from the generated `CloseVia`.
+    static let viaWords = CatalogWords<CloseVia>()
+
+    /// The generated `CloseResult` of column `index`'s text, `nil` for none or another text
+    /// (compared as bytes: no `String` per row).
+    static func result(_ row: Row, _ index: Int) -> CloseResult? {
+        row.withUnsafeText(at: index) { Self.resultWords.value(of: $0) }
     }
 
-    static let codes: [[UInt8]] = ["purchased", "restored", "dismissed", "close_button", "continue_free"].map { Array($0.utf8) }
-
-    /// ``code(_:_:)`` of a text (`nil`: 0).
-    static func code(_ text: String?) -> Int {
-        guard let text else { return 0 }
-        for (code, word) in codes.enumerated() where text.utf8.elementsEqual(word) { return code + 1 }
-        return 0
+    /// The generated `CloseVia` of column `index`'s text, `nil` for none or another text.
+    static func via(_ row: Row, _ index: Int) -> CloseVia? {
+        row.withUnsafeText(at: index) { Self.viaWords.value(of: $0) }
     }
 
     static func dayIndex(_ ms: Int64, _ starts: [Int64]) -> Int {
@@ -176,19 +181,6 @@ struct PlacementNames {
     }
 
     subscript(key: Int) -> String { key < names.count ? names[key] : "" }
-}
-
-/// Dense indexes for repeated strings (products), keyed by their exact scalars.
-struct Interner {
-    private var indexes: [ExactText: Int] = [:]
-    private(set) var names: [String] = []
-
-    mutating func index(_ name: String) -> Int {
-        if let index = indexes[ExactText(name)] { return index }
-        names.append(name)
-        indexes[ExactText(name)] = names.count - 1
-        return names.count - 1
-    }
 }
 
 /// Each customer's first impression per placement, in a flat array (customers × placement stride).

@@ -2,9 +2,9 @@ import Foundation
 import PaywallCore
 import PaywallSQLite
 
-/// Every failure of the reports module, with what went wrong and what to do.
-///
-/// ``exitCode`` gives the `sysexits` code the CLI should exit with (SPEC §6).
+/// Every failure of the reports module, with what went wrong and what to do, in plain words that
+/// name no command-line flag (the `paywall-analytics` executable maps each case to its exit code
+/// and words the advice with its flags).
 public enum ReportError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A date argument is not a valid `YYYY-MM-DD` calendar date.
     case invalidDate(String)
@@ -37,20 +37,6 @@ public enum ReportError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The database failed.
     case storage(StorageError)
 
-    /// The exit code the CLI should use: 64 usage, 65 bad data, 73 cannot create output,
-    /// 74 I/O error, 75 temporary failure (busy), 70 internal.
-    public var exitCode: Int32 {
-        switch self {
-        case .invalidDate, .dateOutOfRange, .invalidRange, .unknownTimeZone, .unsupportedTimeZone, .invalidDays,
-             .daysBeforeHistory, .invalidDuration, .durationOverCap: return 64
-        case .busy, .outputBusy: return 75
-        case .notAStore: return 65
-        case .cannotCreateOutput: return 73
-        case .io: return 74
-        case .storage(let error): return error.exitCode
-        }
-    }
-
     /// What went wrong and what to do.
     public var description: String {
         switch self {
@@ -60,17 +46,17 @@ public enum ReportError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(text) is outside the dates reports cover, 1970-01-01 to 9999-12-31 (event times are Unix times); "
                 + "give a date in that range."
         case .invalidRange(let from, let to):
-            return "the range starts (\(from)) after it ends (\(to)); give --from on or before --to."
+            return "the range starts (\(from)) after it ends (\(to)); give a start on or before the end."
         case .unknownTimeZone(let name):
             return "unknown time zone '\(name)'; use an IANA name such as Europe/Berlin or UTC."
         case .unsupportedTimeZone(let name, let date):
             return "time zone '\(name)' starts \(date) at an offset that is not a multiple of 15 minutes, "
                 + "which the day rollups cannot split; use a modern zone or UTC."
         case .invalidDays(let days):
-            return "--days must be a whole number of days, 1 or more (got \(days)); omit it for all history."
+            return "the number of days must be a whole number, 1 or more (got \(days)); omit it for all history."
         case .daysBeforeHistory(let days, let maximum):
-            return "--days \(days) reaches back before 1970-01-01, where reports start; give at most \(maximum) "
-                + "(every day since 1970-01-01), or omit --days for all history."
+            return "\(days) days reach back before 1970-01-01, where reports start; give at most \(maximum) "
+                + "(every day since 1970-01-01), or none for all history."
         case .invalidDuration(let text):
             return "'\(text)' is not a duration; write a positive whole number and a unit, e.g. 3d, 72h, 90m, 30s or 1500ms."
         case .durationOverCap(let text):
@@ -80,12 +66,12 @@ public enum ReportError: Error, Sendable, Equatable, CustomStringConvertible {
                 + "Wait for it to finish and retry."
         case .outputBusy(let path):
             return "another report run is writing into \(path) (it holds \(path)/runs/.lock); nothing was written. "
-                + "Wait for it to finish and retry, or choose another --out."
+                + "Wait for it to finish and retry, or write into another folder."
         case .notAStore(let path, let missing):
             return "\(path) is not a PaywallAnalytics store (table \(missing) is missing); "
-                + "point --db at a database the recorder created."
+                + "open a database the recorder created."
         case .cannotCreateOutput(let path, let reason):
-            return "cannot create output \(path): \(reason); choose a writable location with --out."
+            return "cannot create output \(path): \(reason); choose a writable location."
         case .io(let path, let reason):
             return "I/O error on \(path): \(reason); check the disk and retry (previous outputs are intact)."
         case .storage(let error):

@@ -1,5 +1,3 @@
-import Dispatch
-import Foundation
 import PaywallSQLite
 
 /// Reads and folds the rollup's chunks on a second connection and thread, one chunk ahead of the
@@ -19,44 +17,34 @@ struct RollupReader {
     /// provisional keys (``ReportKeys/deferred()``): loading every customer's key and reading a
     /// chunk take about as long, and the caller has nothing else to do until the first chunk.
     func forEach(loadKeys: () throws -> ReportKeys, _ body: (PresentationBatch) throws -> Void) throws {
-        let reader = try Connection(path: path, options: OpenOptions(create: false, wal: false))
-        let channel = BoundedChannel<Result<PresentationBatch, any Error>>(capacity: 1)
         let keysChannel = BoundedChannel<Result<ReportKeys, any Error>>(capacity: 1)
-        let done = DispatchSemaphore(value: 0)
         let (from, through, chunkSize) = (self.from, self.through, self.chunkSize)
-        let thread = Thread {
-            defer { done.signal() }
-            do {
-                try reader.withDatabase { db in
-                    var keys = ReportKeys.deferred(), texts = TextTable(), after = from
-                    let loadedKeys = {
-                        guard let keys = keysChannel.receive() else { throw CancellationError() }
-                        return try keys.get()
-                    }
-                    while after < through {
-                        let end = min(through, after + chunkSize)
-                        let batch = try PresentationBatch.read(db, after: after, through: end, keys: &keys, texts: &texts,
-                                                               loadedKeys: loadedKeys)
-                        guard channel.send(.success(batch)) else { return }
-                        after = end
-                    }
+        let reader = try BackgroundReader<PresentationBatch>(path: path, capacity: 1, name: "PaywallReports.Rollup.reader") {
+            connection, send in
+            try connection.withDatabase { db in
+                var keys = ReportKeys.deferred(), texts = TextTable(), after = from
+                let loadedKeys = {
+                    guard let keys = keysChannel.receive() else { throw CancellationError() }
+                    return try keys.get()
                 }
-                channel.finish()
-            } catch {
-                _ = channel.send(.failure(error))
+                while after < through {
+                    let end = min(through, after + chunkSize)
+                    let batch = try PresentationBatch.read(db, after: after, through: end, keys: &keys, texts: &texts,
+                                                           loadedKeys: loadedKeys)
+                    guard send(batch) else { return }
+                    after = end
+                }
             }
         }
-        thread.start()
         defer {
             keysChannel.finish()   // never leave the reader waiting for keys
-            channel.cancel()
-            done.wait()
+            reader.stop()
         }
         let keys = Result { try loadKeys() }
         _ = keysChannel.send(keys)
         _ = try keys.get()
-        while let next = channel.receive() {
-            try body(try next.get())
+        while let next = try reader.next() {
+            try body(next)
         }
     }
 }

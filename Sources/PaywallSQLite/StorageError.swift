@@ -62,28 +62,19 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
         }
     }
 
-    /// The `paywall-analytics` exit code for this failure (SPEC §6): 75 locked, 74 I/O (full disk,
-    /// I/O error, damaged file), 73 cannot write or create the database, 65 a database from a newer
-    /// version or another program's database, 70 anything else.
-    public var exitCode: Int32 {
-        switch kind {
-        case .busy: 75
-        case .full, .ioError, .walUnavailable: 74
-        case .readOnly, .cannotOpen: 73
-        case .corrupt, .schemaTooNew, .foreignDatabase: 65
-        case .constraint, .other: 70
-        }
-    }
-
     /// What went wrong, where, and what to do — without bound values.
-    public var description: String {
+    public var description: String { diagnosis + ". " + advice }
+
+    /// What went wrong and where, without the advice (``advice``) and without bound values: a
+    /// front end that words its own advice (the command line names its flags) starts from this.
+    public var diagnosis: String {
         var text = "Storage error"
         if let path { text += " on \(path)" }
         text += ": \(summary)"
         if code != 0 { text += " [SQLite \(code)/\(extendedCode) \(Self.codeName(code)): \(message)]" }
         else if !message.isEmpty { text += " (\(message))" }
         if let sql { text += " while running `\(Self.abbreviate(sql))`" }
-        return text + ". " + advice
+        return text
     }
 
     /// A short statement of what happened.
@@ -109,9 +100,9 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
     public var advice: String {
         switch kind {
         case .full: return "Free disk space (or raise the size limit); unsaved events stay buffered and are retried."
-        case .readOnly: return "Make the file and its directory writable by this user, or choose another database with --db."
+        case .readOnly: return "Make the file and its directory writable by this user, or use another database."
         case .busy: return "Wait for the other process to finish, or stop it, then retry."
-        case .corrupt: return "Point --db at a PaywallAnalytics database, or restore this one from a backup; the file was not modified."
+        case .corrupt: return "Use a PaywallAnalytics database, or restore this one from a backup; the file was not modified."
         case .cannotOpen: return "Check that the directory exists and that this user may create and write files in it."
         case .ioError: return "Check the disk and the filesystem (dmesg), then retry."
         case .constraint: return "This is a bug in PaywallAnalytics; please report it with this message."

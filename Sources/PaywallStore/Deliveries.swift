@@ -1,4 +1,5 @@
 import Foundation
+import PaywallCore
 import PaywallSQLite
 
 /// Moves of impressions between the outbox, `deliveries` and the dead letters (migration 6): each

@@ -1,14 +1,14 @@
 /// Why an import could not read its input (bad *data* is quarantined, not thrown).
 public struct ImportError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The kind of failure, for the CLI's exit code.
+    /// The kind of failure (a front end picks its exit code by it).
     public enum Kind: Sendable, Hashable {
-        /// The input does not exist (exit 66).
+        /// The input does not exist.
         case missingInput
-        /// The input could not be read (exit 74).
+        /// The input could not be read.
         case unreadable
-        /// An SQLite file that is not a PaywallAnalytics store (exit 65).
+        /// An SQLite file that is not a PaywallAnalytics store.
         case notAStore
-        /// An SQLite database given as a pipe, FIFO or device: it can only be read as a file (exit 65).
+        /// An SQLite database given as a pipe, FIFO or device: it can only be read as a file.
         case databaseFromStream
     }
 
@@ -39,15 +39,6 @@ public struct ImportError: Error, Sendable, Hashable, CustomStringConvertible {
         case .databaseFromStream:
             return "Cannot import \(path): it is an SQLite database, read from a pipe or device (\(detail)); "
                 + "a database is imported from its file. Pass the database file itself."
-        }
-    }
-
-    /// The CLI exit code for this error (sysexits).
-    public var exitCode: Int32 {
-        switch kind {
-        case .missingInput: 66
-        case .unreadable: 74
-        case .notAStore, .databaseFromStream: 65
         }
     }
 }

@@ -70,9 +70,8 @@ public struct ImportResult: Sendable, Hashable {
                      conflicts: lhs.conflicts + rhs.conflicts)
     }
 
-    /// The exit status the CLI uses: 65 (bad input data) when anything was quarantined or in
-    /// conflict with a stored event, else 0.
-    public var exitCode: Int32 { quarantined > 0 || conflicts > 0 ? 65 : 0 }
+    /// Whether any line was refused: quarantined, or in conflict with a stored event.
+    public var refusedAny: Bool { quarantined > 0 || conflicts > 0 }
 }
 
 /// How far an import is, reported after every committed batch (the CLI draws the bar).

@@ -1,5 +1,6 @@
 import Foundation
 import PaywallCore
+import PaywallSQLite
 
 extension Importer {
     /// Imports one NDJSON file (`-` for standard input), streaming it in chunks: blank lines are
@@ -23,13 +24,11 @@ extension Importer {
         let total: Int64? = fstat(descriptor, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG ? Int64(info.st_size) : nil
         let origin = path == "-" ? "stdin" : path
         let pipeline = NDJSONPipeline(validator: validator, options: options, now: store.now, origin: origin)
-        let readerDone = DispatchSemaphore(value: 0)
-        let channel = pipeline.start(descriptor: descriptor, path: path, alreadyRead: alreadyRead, finished: readerDone)
+        let reader = pipeline.start(descriptor: descriptor, path: path, alreadyRead: alreadyRead)
         defer {
-            channel.close()
             // Wait until the reader no longer touches the descriptor before it is closed. Standard
             // input is never closed here, so a reader blocked on a terminal is not waited for.
-            if descriptor != STDIN_FILENO { readerDone.wait() }
+            reader.stop(waiting: descriptor != STDIN_FILENO)
         }
         var result = ImportResult()
         var done: Int64 = 0
@@ -48,20 +47,22 @@ extension Importer {
             progress(ImportProgress(origin: path, done: done, total: total, result: result))
         }
         try ImportCache.with(store.connection, bytes: plan.cacheBytes) {
-            while let item = channel.receive() {
-                switch item {
-                case .failed(let error):
-                    try commitPending()
+            while true {
+                let item: NDJSONPipeline.Item?
+                do {
+                    item = try reader.next()
+                } catch {
+                    try commitPending()   // what was read before the failure stays imported
                     throw error
-                case .batch(let batch, let bytesRead):
-                    if pending.isEmpty {
-                        pending = batch
-                    } else {
-                        pending.append(batch)
-                    }
-                    done = bytesRead
-                    if pending.events.count + pending.quarantine.count >= options.transactionEvents { try commitPending() }
                 }
+                guard let item else { break }
+                if pending.isEmpty {
+                    pending = item.batch
+                } else {
+                    pending.append(item.batch)
+                }
+                done = item.bytesRead
+                if pending.events.count + pending.quarantine.count >= options.transactionEvents { try commitPending() }
             }
             try commitPending()
         }

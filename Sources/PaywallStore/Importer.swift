@@ -10,7 +10,7 @@ import PaywallSQLite
 /// let importer = Importer(store: store, options: ImportOptions(forward: !noForward))
 /// let result = try importer.importFiles(paths) { progress in drawBar(progress) }
 /// print("imported \(result.imported), duplicates \(result.duplicates), conflicts \(result.conflicts), quarantined \(result.quarantined)")
-/// exit(result.exitCode)
+/// if result.refusedAny { print("some lines were quarantined or in conflict") }
 /// ```
 public struct Importer: Sendable {
     /// The store written to.

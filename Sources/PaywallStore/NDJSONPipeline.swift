@@ -1,5 +1,6 @@
 import Foundation
 import PaywallCore
+import PaywallSQLite
 
 /// Reads and validates NDJSON on background threads while the caller writes: a reader thread
 /// splits the input into batches of lines, validates each batch on all cores in parallel, and
@@ -13,10 +14,10 @@ struct NDJSONPipeline: Sendable {
         var count: Int { lines.count + oversized.count }
     }
 
-    /// A validated batch, or the end of input, or a read failure.
-    enum Item: Sendable {
-        case batch(Batch, bytesRead: Int64)
-        case failed(ImportError)
+    /// A validated batch with the input's bytes read so far.
+    struct Item: Sendable {
+        let batch: Batch
+        let bytesRead: Int64
     }
 
     let validator: EventValidator
@@ -24,14 +25,16 @@ struct NDJSONPipeline: Sendable {
     let now: Now
     let origin: String
 
-    /// Starts the reader thread on `descriptor`; the returned channel yields items until closed.
-    /// `finished` is signalled when the thread no longer touches the descriptor. `alreadyRead` holds
-    /// the bytes the caller read from the descriptor before (they come first).
-    func start(descriptor: Int32, path: String, alreadyRead: [UInt8] = [], finished: DispatchSemaphore) -> BlockingChannel<Item> {
-        let channel = BlockingChannel<Item>(capacity: 2)
+    /// Starts the reader thread on `descriptor` (``BackgroundReader``); it yields validated batches
+    /// in input order, then ends, or throws the ``ImportError`` that stopped the reading. Once it
+    /// is stopped with waiting, the thread no longer touches the descriptor. `alreadyRead` holds the
+    /// bytes the caller read from the descriptor before (they come first).
+    func start(descriptor: Int32, path: String, alreadyRead: [UInt8] = []) -> BackgroundReader<Item> {
         let pipeline = self
-        let thread = Thread {
-            defer { channel.close(); finished.signal() }
+        // Room for a whole transaction's batches and one more: the caller gathers
+        // `transactionEvents` before it writes, so a smaller channel would stop this thread during
+        // every commit and the two threads would take turns instead of overlapping.
+        return BackgroundReader(capacity: Self.channelCapacity(options), name: "PaywallStore.Import.reader") { send in
             var reader = LineReader(descriptor: descriptor, path: path, chunkBytes: pipeline.options.chunkBytes,
                                     maxLineBytes: pipeline.options.maxLineBytes, alreadyRead: alreadyRead)
             var readSoFar: Int64 = 0
@@ -44,7 +47,7 @@ struct NDJSONPipeline: Sendable {
             lines.bytes.reserveCapacity(byteBudget + pipeline.options.maxLineBytes)
             func ship() {
                 guard open, lines.count > 0 else { return }
-                open = channel.send(.batch(pipeline.validate(lines), bytesRead: readSoFar))
+                open = send(Item(batch: pipeline.validate(lines), bytesRead: readSoFar))
                 lines.bytes.removeAll(keepingCapacity: true)
                 lines.lines.removeAll(keepingCapacity: true)
                 lines.oversized.removeAll()
@@ -62,13 +65,16 @@ struct NDJSONPipeline: Sendable {
                     if !open { throw CancellationError() }
                 }, afterChunk: { readSoFar = $0 })
                 ship()
-            } catch let error as ImportError {
-                _ = channel.send(.failed(error))
-            } catch {}
+            } catch is CancellationError {
+                // The importer stopped reading.
+            }
         }
-        thread.name = "PaywallStore.Import.reader"
-        thread.start()
-        return channel
+    }
+
+    /// Validated batches the channel holds: a transaction's worth (``ImportOptions/transactionEvents``
+    /// over ``ImportOptions/batchSize``) plus one, at least 2.
+    static func channelCapacity(_ options: ImportOptions) -> Int {
+        max(2, (options.transactionEvents + options.batchSize - 1) / options.batchSize + 1)
     }
 
     /// How many threads validate a batch: every core but one, which the caller needs for the

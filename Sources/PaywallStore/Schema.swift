@@ -24,6 +24,7 @@ public enum Schema {
         storeApplicationID,
         quarantineIdentityByBytes,
         deliveriesByDevice,
+        deliveryBucketsByDevice,
         uploadCursorAndPauses,
         // Append later store migrations here.
     ])

@@ -96,8 +96,9 @@ struct CollectorDestination: DeliveryDestination {
             return .shrink(reason: "the collector answered HTTP 413 (body too large) for \(lines); sending half as many")
         case 401, 403:
             return .retry(after: policy.cap, reason: "the collector refused the write key (HTTP \(status)): nothing was "
-                          + "uploaded and every event is kept. Check \(CollectorKey.environmentVariable) (or collectorWriteKey) "
-                          + "against `paywall-analytics keys list` on the collector; uploading retries in \(Self.seconds(policy.cap))")
+                          + "uploaded and every event is kept. Check the write key (\(CollectorKey.environmentVariable), or the "
+                          + "configuration's collector write key) against the collector's list of keys; uploading retries in "
+                          + "\(Self.seconds(policy.cap))")
         case 300..<400:
             let wait = policy.backoff(attempt: attempt)
             return .retry(after: wait, reason: "the collector's endpoint answered HTTP \(status), a redirect, which is never "

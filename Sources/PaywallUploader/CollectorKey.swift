@@ -55,11 +55,11 @@ public enum CollectorKeyError: Error, Sendable, Equatable, CustomStringConvertib
     public var description: String {
         switch self {
         case .missing(let source):
-            "no collector write key in \(source); make one on the collector with `paywall-analytics keys add NAME` and "
-                + "set it in \(CollectorKey.environmentVariable) (or collectorWriteKey). Nothing was uploaded and nothing was lost."
+            "no collector write key in \(source); ask the collector's operator for one (made with `keys add NAME` there) "
+                + "and set it in \(CollectorKey.environmentVariable) or the configuration. Nothing was uploaded and nothing was lost."
         case .malformed(let source):
             "the collector write key in \(source) is not a write key (pwk_ followed by letters and digits); copy the whole "
-                + "line `keys add` printed, without spaces or quotes. Nothing was uploaded and nothing was lost."
+                + "line that `keys add` printed, without spaces or quotes. Nothing was uploaded and nothing was lost."
         }
     }
 }

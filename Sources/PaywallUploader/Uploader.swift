@@ -57,8 +57,4 @@ extension DeliveryReport {
         return text
     }
 
-    /// The exit status of `paywall-analytics upload` for this report: 0 when everything due was
-    /// uploaded (or the batch limit was reached), 69 when the collector could not take the events now
-    /// (failed, paused by an earlier failure, refused the key).
-    public var uploadExitStatus: Int32 { unavailable ? 69 : 0 }
 }

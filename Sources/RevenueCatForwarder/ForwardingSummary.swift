@@ -8,21 +8,6 @@ public enum ForwardingPass: Sendable, Equatable {
     case completed(ForwardingSummary)
 }
 
-extension ForwardingPass {
-    /// The `forward` command's exit status for this pass (SPEC §6): 0 when everything due was
-    /// delivered, 65 when RevenueCat refused any impression (dead-lettered in this pass; this wins
-    /// over 69, since a refusal needs a person and a retry does not fix it), 69 when RevenueCat
-    /// could not be reached, redirected or asked to wait, 75 when another pass holds the lease.
-    /// A missing or malformed key is 64 (``APIKeyError``).
-    public var exitStatus: Int32 {
-        switch self {
-        case .busy: 75
-        case .completed(let summary) where summary.deadLettered > 0: 65
-        case .completed(let summary): summary.revenueCatUnavailable ? 69 : 0
-        }
-    }
-}
-
 /// What one forwarding pass did. Holds counts and status text only, never the API key.
 public struct ForwardingSummary: Sendable, Equatable, CustomStringConvertible {
     /// Why a pass ended.

@@ -77,11 +77,11 @@ final class SoakChecks {
         let dead = try count("SELECT count(DISTINCT event_id) FROM dead_letters WHERE requeued_at IS NULL")
         let bucketErrors = try count("""
             SELECT (SELECT count(*) FROM (
-                      SELECT bucket, delivered FROM report_delivery_buckets WHERE delivered != 0
-                      EXCEPT SELECT occurred_at / 900000, count(*) FROM deliveries GROUP BY 1))
+                      SELECT bucket, delivered, by_device FROM report_delivery_buckets WHERE delivered != 0
+                      EXCEPT SELECT occurred_at / 900000, count(*), sum(by_device) FROM deliveries GROUP BY 1))
                  + (SELECT count(*) FROM (
-                      SELECT occurred_at / 900000, count(*) FROM deliveries GROUP BY 1
-                      EXCEPT SELECT bucket, delivered FROM report_delivery_buckets))
+                      SELECT occurred_at / 900000, count(*), sum(by_device) FROM deliveries GROUP BY 1
+                      EXCEPT SELECT bucket, delivered, by_device FROM report_delivery_buckets))
             """)
         expect(bucketErrors == 0, "\(bucketErrors) delivery buckets differ from a direct count of the deliveries")
         let deadBucketErrors = try count("""

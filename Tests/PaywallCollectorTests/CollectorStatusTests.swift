@@ -54,6 +54,19 @@ struct CollectorStatusTests {
         let csv = try String(contentsOfFile: out, encoding: .utf8)
         #expect(csv.components(separatedBy: ",forwarded_by_device").count - 1 == 2)
         #expect(csv.components(separatedBy: ",pending").count - 1 == 3)
+        // data_quality.csv: the 5 impressions are 2 delivered (both by the device) and 3 pending
+        let reports = harness.folder.path("reports")
+        let report = try harness.cli.runBlocking(["report", "--from", "2025-11-29", "--to", "2025-11-29", "--out", reports,
+                                                  "--db", harness.db])
+        #expect(report.status == 0, "\(report.stderr)")
+        let quality = try String(contentsOfFile: reports + "/data_quality.csv", encoding: .utf8)
+            .split(whereSeparator: \.isNewline).map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        let header = try #require(quality.first)
+        let row = try #require(quality.dropFirst().first)
+        let cell = { (name: String) in header.firstIndex(of: name).map { row[$0] } }
+        #expect(quality.count == 2 && cell("date") == "2025-11-29", "\(quality)")
+        #expect(cell("impressions_stored") == "5" && cell("impressions_delivered") == "2" && cell("impressions_pending") == "3")
+        #expect(cell("impressions_forwarded_by_device") == "2", "\(quality)")
     }
 
     @Test func aMissingOrUnknownForwardingHeaderIs400AndStoresNothing() throws {

@@ -141,7 +141,8 @@ struct CatalogTests {
     }
 
     @Test func malformedJSONIsUnreadableWithWhere() {
-        #expect(throws: CatalogError.self) { try Catalog.load(from: Data("{\"catalog_version\": 1,".utf8)) }
+        let error = #expect(throws: CatalogError.self) { try Catalog.load(from: Data("{\"catalog_version\": 1,".utf8)) }
+        #expect({ if case .unreadable = error { true } else { false } }(), "\(String(describing: error))")
         do {
             _ = try Catalog.load(from: Data(#"{"catalog_version":1,"description":"x","envelope":[],"properties":[]}"#.utf8))
             Issue.record("expected an error")

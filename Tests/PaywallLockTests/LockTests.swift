@@ -17,7 +17,7 @@ struct LockTests {
     @Test func aThrowReleasesTheLockAndKeepsTheError() {
         struct Refused: Error, Equatable {}
         let state = Lock([Int]())
-        #expect(throws: Refused.self) {
+        #expect(throws: Refused()) {
             try state.withLock { (values: inout [Int]) throws(Refused) in
                 values.append(1)
                 throw Refused()

@@ -148,10 +148,10 @@ struct AdditivePartialsTests {
             let p = PresentationScan.ScannedPresentation(
                 firstAt: at, placement: random.below(5), user: UInt32(random.below(300)),
                 impressionAt: random.below(5) == 0 ? nil : at + Int64(random.below(5_000)),
-                closeAt: closed ? at + Int64(random.below(90_000)) : nil, result: closed ? 1 + random.below(3) : 0)
+                closeAt: closed ? at + Int64(random.below(90_000)) : nil, result: closed ? CloseResult.allCases[random.below(CloseResult.allCases.count)] : nil)
             let details = TestDetails(planSelected: random.below(2) == 0, purchaseStarted: random.below(3) == 0,
                                       openS: Double(random.below(60_000)) / 1000, product: "p\(random.below(3))",
-                                      via: 4 + random.below(2), offering: ["", "a", "b"][random.below(3)])
+                                      via: [CloseVia.closeButton, .continueFree][random.below(2)], offering: ["", "a", "b"][random.below(3)])
             all.add(p, details)
             if random.below(2) == 0 { first.add(p, details) } else { second.add(p, details) }
         }
@@ -164,7 +164,7 @@ struct AdditivePartialsTests {
         var purchaseStarted: Bool
         var openS: Double
         var product: String
-        var via: Int
+        var via: CloseVia?
         var offering: String
 
         func withOffering<T>(_ body: (UnsafeRawBufferPointer) -> T) -> T {

@@ -25,8 +25,9 @@ struct HTMLReportTests {
                            ["onboarding", "25", "22", "21", "8", "1", "0.3636", "11.000", "30.000"]]),
         ReportTable(name: "data_quality",
                     columns: ["date", "events_stored", "quarantined", "dropped", "impressions_stored",
-                              "impressions_delivered", "impressions_pending", "impressions_dead_lettered"],
-                    rows: [["2026-10-01", "120", "3", "0", "26", "20", "6", "0"]]),
+                              "impressions_delivered", "impressions_pending", "impressions_dead_lettered",
+                              "impressions_forwarded_by_device"],
+                    rows: [["2026-10-01", "120", "3", "0", "26", "20", "6", "0", "0"]]),
     ]
     static let context = HTMLReport.Context(period: "2026-10-01 to 2026-10-02", timezone: "UTC", version: "0.1.0")
 

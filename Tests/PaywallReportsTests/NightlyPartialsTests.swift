@@ -112,9 +112,11 @@ struct NightlyPartialsTests {
             CREATE TRIGGER refuse_partials BEFORE INSERT ON report_day_partials
             BEGIN SELECT RAISE(ABORT, 'refused by the test'); END
             """)
-        #expect(throws: ReportError.self) {
+        let error = #expect(throws: ReportError.self) {
             try FunnelReport(connection: connection, now: .constant(Self.now)).nightly(into: folder.path("nightly"), version: "t")
         }
+        #expect({ if case .storage(let storage) = error { storage.kind == .constraint } else { false } }(),
+                "the trigger's refusal: \(String(describing: error))")
         // Then the run ended (the second thread was stopped), the previous outputs are untouched and
         // the day is still marked for the next run
         #expect(try csv(folder.path("nightly"), "run.json") == before)

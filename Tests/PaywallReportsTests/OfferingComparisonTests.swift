@@ -74,7 +74,7 @@ struct OfferingComparisonTests {
         ["zero", "q", "1", "1", "0", "false", "", ""],
     ]
 
-    static func store(_ folder: TemporaryFolder) throws -> Connection {
+    static func store(_ folder: TemporaryDirectory) throws -> Connection {
         let connection = try ReportSchema.open(path: folder.path("db"))
         try ReportFixture.insert(events, into: connection)
         return connection
@@ -94,7 +94,7 @@ struct OfferingComparisonTests {
 
     @Test(arguments: ReportEngine.allCases)
     func countsByCustomerMatchTheHandWorkedRowsAndPythonAgrees(_ engine: ReportEngine) throws {
-        let folder = try TemporaryFolder()
+        let folder = TemporaryDirectory()
         defer { folder.remove() }
         // Given the hand-built traffic
         var reports = FunnelReport(connection: try Self.store(folder), now: .constant(ReportFixture.day5))
@@ -115,7 +115,7 @@ struct OfferingComparisonTests {
     }
 
     @Test func controlChoosesTheNamedOfferingOnlyWhereThePlacementHasIt() throws {
-        let folder = try TemporaryFolder()
+        let folder = TemporaryDirectory()
         defer { folder.remove() }
         var reports = FunnelReport(connection: try Self.store(folder), now: .constant(ReportFixture.day5))
         // When the control is "m" (only "tie" has it), with both engines
@@ -141,7 +141,7 @@ struct OfferingComparisonTests {
     }
 
     @Test func theNightlyJobWritesTheSameComparisonAsTheRangeReport() throws {
-        let folder = try TemporaryFolder()
+        let folder = TemporaryDirectory()
         defer { folder.remove() }
         let connection = try Self.store(folder)
         // Given a nightly run, then a late impression for u3 at "two" with "b" and a late purchase of P101
@@ -170,7 +170,7 @@ struct OfferingComparisonTests {
     }
 
     @Test func theRegisteredSQLFunctionsAreTheCLibrarys() throws {
-        let folder = try TemporaryFolder()
+        let folder = TemporaryDirectory()
         defer { folder.remove() }
         let connection = try ReportSchema.open(path: folder.path("db"))
         let value = try connection.withDatabase { db in

@@ -11,7 +11,7 @@ import Testing
 struct StoreIdentityUpgradeTests {
     @Test(arguments: 1...9)
     func aStoreOfEveryLegacyVersionIsUpgradedAndMarked(version: Int) throws {
-        let folder = try TemporaryFolder()
+        let folder = TemporaryDirectory()
         defer { folder.remove() }
         let path = folder.path("v\(version).sqlite")
         let old = try LegacyStore.create(at: path, version: version, from: ReportSchema.migrator)
@@ -22,7 +22,7 @@ struct StoreIdentityUpgradeTests {
     }
 
     @Test func aStoreRecordingIdentifiersFromBeforeTheMarkIsMarked() throws {
-        let folder = try TemporaryFolder()
+        let folder = TemporaryDirectory()
         defer { folder.remove() }
         let path = folder.path("unmarked.sqlite")
         // The store's migrations but the marking one, applied by a migrator without an identity

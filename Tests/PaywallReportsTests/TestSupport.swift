@@ -3,11 +3,6 @@ import PaywallCore
 import PaywallTestSupport
 import Testing
 
-/// A fresh temporary folder, removed when the value is discarded by the test.
-/// The reports' old name for PaywallTestSupport's ``TemporaryDirectory`` (kept while other branches still use it).
-@available(*, deprecated, renamed: "TemporaryDirectory")
-typealias TemporaryFolder = TemporaryDirectory
-
 /// Paths inside the repository (the test target's source folder and the repository root).
 enum Repository {
     static let testsFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()

@@ -31,7 +31,10 @@ struct ConnectionTests {
         #expect(try permissions(path) == 0o600)
         // And a read-only open of a missing path still creates nothing
         let missing = directory.path("elsewhere/events.sqlite")
-        #expect(throws: StorageError.self) { _ = try Connection(path: missing, options: OpenOptions(readOnly: true, create: false)) }
+        let error = #expect(throws: StorageError.self) {
+            _ = try Connection(path: missing, options: OpenOptions(readOnly: true, create: false))
+        }
+        #expect(error?.kind == .cannotOpen)
         #expect(!FileManager.default.fileExists(atPath: directory.path("elsewhere")))
     }
 
@@ -121,12 +124,13 @@ struct ConnectionTests {
         try connection.execute("CREATE TABLE t (x INTEGER PRIMARY KEY)")
         try connection.run("INSERT INTO t VALUES (1)")
         // When a transaction inserts a row and then fails on a duplicate key
-        #expect(throws: StorageError.self) {
+        let error = #expect(throws: StorageError.self) {
             try connection.transaction { db in
                 try db.run("INSERT INTO t VALUES (2)")
                 try db.run("INSERT INTO t VALUES (1)")
             }
         }
+        #expect(error?.kind == .constraint)
         // Then nothing of it remains and the connection is usable
         #expect(try connection.scalar("SELECT count(*) FROM t")?.int64 == 1)
         try connection.run("INSERT INTO t VALUES (3)")

@@ -32,7 +32,8 @@ struct MigratorTests {
         let path = directory.path("fail.sqlite")
         let broken = [migrations[0], Migration("2-broken", sql: "CREATE TABLE c (z INTEGER); SELECT * FROM missing")]
         // When the database is opened
-        #expect(throws: StorageError.self) { _ = try Migrator(broken).open(path: path) }
+        let error = #expect(throws: StorageError.self) { _ = try Migrator(broken).open(path: path) }
+        #expect(error?.kind == .other, "no such table: \(String(describing: error))")
         // Then version 1 stands and nothing of migration 2 remains
         let connection = try Connection(path: path)
         #expect(try connection.scalar("PRAGMA user_version")?.int64 == 1)

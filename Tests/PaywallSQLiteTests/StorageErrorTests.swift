@@ -75,13 +75,4 @@ struct StorageErrorTests {
         #expect(error.kind == .full)
         #expect(error.description.contains("Free disk space"))
     }
-
-    @Test(arguments: [
-        (StorageError.Kind.busy, Int32(75)), (.full, 74), (.ioError, 74), (.walUnavailable(mode: "delete"), 74),
-        (.corrupt, 65), (.readOnly, 73), (.cannotOpen, 73), (.schemaTooNew(found: 3, known: 2), 65), (.constraint, 70),
-        (.other, 70),
-    ])
-    func mapsEachKindToTheCLIExitCode(kind: StorageError.Kind, code: Int32) {
-        #expect(StorageError(code: 0, message: "", kind: kind).exitCode == code)
-    }
 }

@@ -43,7 +43,8 @@ struct CommitterTransactionTests {
             BEGIN SELECT RAISE(ABORT, 'planted failure'); END
             """)
         // When the backlog is written, fails, and is written again once the cause is gone
-        #expect(throws: StorageError.self) { try core.write(Self.segments, droppedAtBound: 5, durable: false) }
+        let error = #expect(throws: StorageError.self) { try core.write(Self.segments, droppedAtBound: 5, durable: false) }
+        #expect(error?.kind == .constraint, "RAISE(ABORT) in a trigger is a constraint failure")
         let afterFailure = try Fixtures.count(db, "SELECT count(*) FROM events")
         #expect(try Fixtures.count(db, "SELECT count(*) FROM drops") == 0)
         try db.execute("DROP TRIGGER planted_failure")

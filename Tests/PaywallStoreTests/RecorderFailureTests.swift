@@ -75,7 +75,8 @@ struct RecorderFailureTests {
         // Then the 50 newest are dropped and counted; the 100 oldest are held
         #expect(recorder.droppedCount == 50)
         #expect(recorder.heldCount == 100)
-        await #expect(throws: StorageError.self) { try await recorder.flush() }
+        let flushError = await #expect(throws: StorageError.self) { try await recorder.flush() }
+        #expect(flushError?.kind == .busy)
         #expect(log.all.contains { if case .droppingAtBound(100, let soFar) = $0 { (1...50).contains(soFar) } else { false } })
         // When the lock is released and the recorder flushes
         try holder.execute("COMMIT")

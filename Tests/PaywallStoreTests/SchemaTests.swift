@@ -20,9 +20,10 @@ struct SchemaTests {
                 "the store creates the tables it declares, and the migrator its record: \(tables)")
         #expect(try connection.scalar("PRAGMA user_version")?.int64 == Int64(Schema.latestVersion))
         #expect(try connection.scalar("PRAGMA integrity_check")?.string == "ok")
-        #expect(throws: StorageError.self) {
+        let error = #expect(throws: StorageError.self) {
             try connection.run("INSERT INTO outbox (event_rowid, occurred_at) VALUES (1, 'soon')")
         }
+        #expect(error?.kind == .constraint)
     }
 
     @Test func reopeningAMigratedStoreChangesNothing() throws {

@@ -47,7 +47,8 @@ struct ReadOnlyOpenTests {
         // When it is opened read-only (as `stats` does), its statistics are read
         let reader = try EventStore(path: path, options: .readOnly, now: .system)
         #expect(try reader.stats().totalEvents == 2)
-        #expect(throws: StorageError.self) { try reader.insert([Fixtures.event(2)]) }
+        let writeError = #expect(throws: StorageError.self) { try reader.insert([Fixtures.event(2)]) }
+        #expect(writeError?.kind == .readOnly)
         // And a missing file is not created but refused
         let missing = directory.path("missing.sqlite")
         let error = try #require(throws: StorageError.self) { _ = try EventStore(path: missing, options: .readOnly, now: .system) }

@@ -39,11 +39,11 @@ struct StoreIdentityTests {
             return
         }
         #expect(expected == "PaywallAnalytics store")
-        #expect(error.exitCode == 65)
         #expect(error.description.contains("is an SQLite database but not a PaywallAnalytics store"))
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
         #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
-        #expect(throws: StorageError.self) { try Schema.migrator.checkIdentity(path: path) }
+        let checked = #expect(throws: StorageError.self) { try Schema.migrator.checkIdentity(path: path) }
+        #expect({ if case .foreignDatabase = checked?.kind { true } else { false } }(), "\(String(describing: checked))")
     }
 
     @Test func anEmptySQLiteFileBecomesAStore() throws {

@@ -8,7 +8,8 @@ WITH
            countIf(name = 'paywall_shown') AS impressions_stored,
            countIf(name = 'paywall_shown' AND delivery_state IN ('delivered', 'forwarded_by_device')) AS impressions_delivered,
            countIf(name = 'paywall_shown' AND delivery_state = 'pending') AS impressions_pending,
-           countIf(name = 'paywall_shown' AND delivery_state = 'dead') AS impressions_dead_lettered
+           countIf(name = 'paywall_shown' AND delivery_state = 'dead') AS impressions_dead_lettered,
+           countIf(name = 'paywall_shown' AND delivery_state = 'forwarded_by_device') AS impressions_forwarded_by_device
     FROM (SELECT * FROM events LIMIT 1 BY id) GROUP BY date
   ),
   quarantined AS (
@@ -30,7 +31,8 @@ SELECT
   coalesce(s.impressions_stored, 0) AS impressions_stored,
   coalesce(s.impressions_delivered, 0) AS impressions_delivered,
   coalesce(s.impressions_pending, 0) AS impressions_pending,
-  coalesce(s.impressions_dead_lettered, 0) AS impressions_dead_lettered
+  coalesce(s.impressions_dead_lettered, 0) AS impressions_dead_lettered,
+  coalesce(s.impressions_forwarded_by_device, 0) AS impressions_forwarded_by_device
 FROM dates AS d
 LEFT JOIN stored AS s ON s.date = d.date
 LEFT JOIN quarantined AS q ON q.date = d.date

@@ -1,5 +1,6 @@
 /// Generates the typed Swift API of a catalog: `EventName`, one enum per closed value set,
-/// the flat `EventProperties`, one struct per event, and `CatalogInfo` with the embedded JSON.
+/// `PropertyName`, the flat `EventProperties` (with the builder the validator's fast path reads
+/// through, `init?(reading:)`), one struct per event, and `CatalogInfo` with the embedded JSON.
 /// The output is checked in as `Sources/PaywallCore/Generated/CatalogEvents.generated.swift`.
 public enum CatalogSwiftGenerator {
     /// Where the generated file lives, relative to the package root.
@@ -11,8 +12,10 @@ public enum CatalogSwiftGenerator {
         out += "import Foundation\n\n"
         out += eventNameEnum(catalog)
         for spec in catalog.properties where spec.kind == .enum { out += valueEnum(spec) }
+        out += propertyNameEnum(catalog)
         out += propertiesStruct(catalog)
         out += propertiesMapping(catalog)
+        out += propertiesReading(catalog)
         for event in catalog.events { out += eventStruct(event, catalog: catalog) }
         out += catalogInfo(catalog, json: json)
         return out
@@ -53,6 +56,21 @@ public enum CatalogSwiftGenerator {
             out += "    case \(SwiftNames.escapedMember(value)) = \"\(value)\"\n"
         }
         return out + "}\n\n"
+    }
+
+    static func propertyNameEnum(_ catalog: Catalog) -> String {
+        var out = "/// The name of every catalog property, in catalog order.\n"
+        out += "public enum PropertyName: String, Sendable, Hashable, Codable, CaseIterable {\n"
+        for spec in catalog.properties {
+            out += "    /// `\(spec.name)`\n"
+            out += "    case \(SwiftNames.escapedMember(spec.name)) = \"\(spec.name)\"\n"
+        }
+        out += "\n    /// The property's place in ``allCases`` (a slot table's index).\n"
+        out += "    var position: Int {\n        switch self {\n"
+        for (position, spec) in catalog.properties.enumerated() {
+            out += "        case .\(SwiftNames.escapedMember(spec.name)): return \(position)\n"
+        }
+        return out + "        }\n    }\n}\n\n"
     }
 
     /// Properties every event carries are non-optional in `EventProperties`.
@@ -128,6 +146,38 @@ public enum CatalogSwiftGenerator {
             }
         }
         return out + "        return values\n    }\n}\n\n"
+    }
+
+    static func readerExpression(_ spec: PropertySpec) -> String {
+        let property = ".\(SwiftNames.escapedMember(spec.name))"
+        switch spec.kind {
+        case .string, .none: return "reader.string(\(property))"
+        case .uuid: return "reader.uuid(\(property))"
+        case .timestampMs, .integer: return "reader.integer(\(property))"
+        case .number: return "reader.number(\(property))"
+        case .enum: return "reader.choice(\(property), \(enumTypeName(spec)).self)"
+        case .eventName: return "reader.choice(\(property), EventName.self)"
+        }
+    }
+
+    /// `EventProperties(reading:)`: every property read by its typed accessor, so a property the
+    /// catalog adds is read wherever records are built (the validator's fast path included).
+    static func propertiesReading(_ catalog: Catalog) -> String {
+        let universal = catalog.properties.filter { isUniversal($0.name, catalog) }
+        var out = "extension EventProperties {\n"
+        out += "    /// Builds properties from the typed values `reader` finds by property; `nil` when a property\n"
+        out += "    /// that every event carries is missing. The validator's fast path builds its records with this.\n"
+        out += "    init?(reading reader: some CatalogValueReader) {\n"
+        if !universal.isEmpty {
+            out += "        guard " + universal.map { "let \(SwiftNames.escapedMember($0.name)) = \(readerExpression($0))" }
+                .joined(separator: ", ") + " else { return nil }\n"
+        }
+        out += "        self.init(\n"
+        out += catalog.properties.map { spec in
+            let value = isUniversal(spec.name, catalog) ? SwiftNames.escapedMember(spec.name) : readerExpression(spec)
+            return "            \(SwiftNames.member(spec.name)): \(value)"
+        }.joined(separator: ",\n")
+        return out + "\n        )\n    }\n}\n\n"
     }
 
     static func eventStruct(_ event: EventSpec, catalog: Catalog) -> String {

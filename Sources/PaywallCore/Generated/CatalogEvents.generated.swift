@@ -33,6 +33,40 @@ public enum CloseVia: String, Sendable, Hashable, Codable, CaseIterable {
     case auto = "auto"
 }
 
+/// The name of every catalog property, in catalog order.
+public enum PropertyName: String, Sendable, Hashable, Codable, CaseIterable {
+    /// `pw_id`
+    case pwID = "pw_id"
+    /// `source`
+    case source = "source"
+    /// `offering_id`
+    case offeringID = "offering_id"
+    /// `placement_id`
+    case placementID = "placement_id"
+    /// `product`
+    case product = "product"
+    /// `result`
+    case result = "result"
+    /// `via`
+    case via = "via"
+    /// `open_s`
+    case openS = "open_s"
+
+    /// The property's place in ``allCases`` (a slot table's index).
+    var position: Int {
+        switch self {
+        case .pwID: return 0
+        case .source: return 1
+        case .offeringID: return 2
+        case .placementID: return 3
+        case .product: return 4
+        case .result: return 5
+        case .via: return 6
+        case .openS: return 7
+        }
+    }
+}
+
 /// Every catalog property, flat; which are set depends on the event.
 public struct EventProperties: Sendable, Hashable, Codable {
     /// `pw_id`: One presentation of a paywall. Every event of a presentation carries it.
@@ -103,6 +137,24 @@ extension EventProperties {
         if let value = via { values["via"] = .string(value.rawValue) }
         if let value = openS { values["open_s"] = .number(value) }
         return values
+    }
+}
+
+extension EventProperties {
+    /// Builds properties from the typed values `reader` finds by property; `nil` when a property
+    /// that every event carries is missing. The validator's fast path builds its records with this.
+    init?(reading reader: some CatalogValueReader) {
+        guard let pwID = reader.uuid(.pwID), let source = reader.string(.source) else { return nil }
+        self.init(
+            pwID: pwID,
+            source: source,
+            offeringID: reader.string(.offeringID),
+            placementID: reader.string(.placementID),
+            product: reader.string(.product),
+            result: reader.choice(.result, CloseResult.self),
+            via: reader.choice(.via, CloseVia.self),
+            openS: reader.number(.openS)
+        )
     }
 }
 

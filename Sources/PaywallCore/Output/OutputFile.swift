@@ -18,7 +18,7 @@ import Darwin
 /// - one of this process's descriptors (`/dev/stdout`, `/proc/self/fd/N`, `/dev/fd/N`, or a link to
 ///   one) is written to as the descriptor it is (a file the shell opened for appending is appended to);
 /// - a folder, a block device, a socket or a link to a missing file is refused
-///   (``OutputFileError/Kind/cannotCreate``, exit 73).
+///   (``OutputFileError/Kind/cannotCreate``).
 ///
 /// Staging files left by killed processes (their process id no longer runs) are removed by the next
 /// write to the same file.
@@ -65,7 +65,7 @@ public final class OutputFile {
         if (info.st_mode & S_IFMT) == S_IFLNK {
             guard stat(path, &info) == 0 else {
                 let reason = "it is a symbolic link to a missing file (\(Self.systemReason())); the link was left as it is. "
-                    + "Point --out at the file itself"
+                    + "Name the file itself"
                 throw OutputFileError(.cannotCreate, path: path, reason: reason)
             }
             target = Self.resolved(path) ?? path
@@ -80,8 +80,8 @@ public final class OutputFile {
         case S_IFDIR:
             throw OutputFileError(.cannotCreate, path: path, reason: "it is a folder; name a file inside it")
         default:
-            throw OutputFileError(.cannotCreate, path: path, reason: "it is a block device or a socket; --out writes "
-                                  + "regular files, character devices and FIFOs, and replaces nothing else")
+            throw OutputFileError(.cannotCreate, path: path, reason: "it is a block device or a socket; only regular files, "
+                                  + "character devices and FIFOs are written to, and nothing else is replaced")
         }
     }
 

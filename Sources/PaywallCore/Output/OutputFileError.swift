@@ -2,9 +2,9 @@
 public struct OutputFileError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The kind of failure.
     public enum Kind: Sendable, Equatable {
-        /// The output cannot be created or is of a kind that is never replaced (exit 73).
+        /// The output cannot be created or is of a kind that is never replaced.
         case cannotCreate
-        /// Writing or syncing failed (exit 74).
+        /// Writing or syncing failed.
         case io
     }
 

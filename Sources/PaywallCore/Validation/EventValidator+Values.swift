@@ -53,7 +53,7 @@ extension EventValidator {
                    issue: (String, String, String?) -> CatalogValue?) -> CatalogValue? {
         switch kind {
         case .uuid:
-            guard let uuid = UUIDParser.parse(text) else {
+            guard let uuid = UUIDText.parse(text) else {
                 return issue("uuid", "expected a UUID like 01936B2A-7C00-7000-8000-000000000001", text)
             }
             return .uuid(uuid)

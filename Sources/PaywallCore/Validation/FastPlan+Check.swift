@@ -25,7 +25,7 @@ extension FastPlan {
         let bytes = UnsafeRawBufferPointer(rebasing: line[raw.start..<raw.end])
         switch field.kind {
         case .uuid:
-            guard raw.kind == RawValue.string, let uuid = UUIDParser.parseRaw(bytes) else { return false }
+            guard raw.kind == RawValue.string, let uuid = UUIDText.parseRaw(bytes) else { return false }
             raw.typed = RawValue.uuid
             raw.uuid = uuid
         case .enum:
@@ -93,19 +93,43 @@ extension FastPlan {
 
     /// A checked value's text (``CatalogValue/stringValue``): an enum value or a string; `nil` otherwise.
     func text(_ slot: Int, _ raw: UnsafeMutableBufferPointer<RawValue>, _ line: UnsafeRawBufferPointer) -> String? {
-        guard slot >= 0 else { return nil }
-        let value = raw[slot]
-        switch value.typed {
-        case RawValue.choice: return choices[value.choice].text
-        case RawValue.text: return String(decoding: UnsafeRawBufferPointer(rebasing: line[value.start..<value.end]), as: UTF8.self)
-        default: return nil
-        }
+        SlotReader(choices: choices, slots: [], raw: raw, line: line).text(slot)
     }
 
     /// The record, as ``EventValidator/build(name:values:)`` and the generated
-    /// `EventProperties(catalogValues:)` make it from the same values.
+    /// `EventProperties(catalogValues:)` make it from the same values (the properties through the
+    /// generated `EventProperties(reading:)`, so every catalog property is read).
     func record(_ name: EventName, _ raw: UnsafeMutableBufferPointer<RawValue>, _ line: UnsafeRawBufferPointer) -> EventRecord? {
         let slots = recordSlots
+        let reader = SlotReader(choices: choices, slots: slots.properties, raw: raw, line: line)
+        guard let id = reader.uuid(slots.id), let occurredAt = reader.integer(slots.occurredAt),
+              let userID = reader.text(slots.userID), let properties = EventProperties(reading: reader) else { return nil }
+        return EventRecord(
+            id: id, name: name, occurredAt: occurredAt, recordedAt: reader.integer(slots.recordedAt),
+            userID: userID, sessionID: reader.uuid(slots.sessionID),
+            catalogVersion: Int(reader.integer(slots.catalogVersion) ?? Int64(CatalogInfo.version)),
+            properties: properties)
+    }
+
+    /// A line's checked slots, read by slot or by catalog property (``CatalogValueReader``).
+    struct SlotReader: CatalogValueReader {
+        /// The plan's ``FastPlan/choices`` (an enum value's text).
+        let choices: [Choice]
+        /// The slot of each ``PropertyName``, by its position.
+        let slots: [Int]
+        let raw: UnsafeMutableBufferPointer<RawValue>
+        let line: UnsafeRawBufferPointer
+
+        /// A checked value's text: an enum value or a string; `nil` otherwise.
+        func text(_ slot: Int) -> String? {
+            guard slot >= 0 else { return nil }
+            let value = raw[slot]
+            switch value.typed {
+            case RawValue.choice: return choices[value.choice].text
+            case RawValue.text: return String(decoding: UnsafeRawBufferPointer(rebasing: line[value.start..<value.end]), as: UTF8.self)
+            default: return nil
+            }
+        }
         func uuid(_ slot: Int) -> UUID? { slot >= 0 && raw[slot].typed == RawValue.uuid ? UUID(uuid: raw[slot].uuid) : nil }
         func integer(_ slot: Int) -> Int64? { slot >= 0 && raw[slot].typed == RawValue.integer ? raw[slot].integer : nil }
         func number(_ slot: Int) -> Double? {
@@ -116,24 +140,13 @@ extension FastPlan {
             default: return nil
             }
         }
-        func text(_ slot: Int) -> String? { self.text(slot, raw, line) }
-        func result(_ slot: Int) -> CloseResult? {
-            slot >= 0 && raw[slot].typed == RawValue.choice ? choices[raw[slot].choice].result
-                : text(slot).flatMap(CloseResult.init(rawValue:))
+
+        func string(_ property: PropertyName) -> String? { text(slots[property.position]) }
+        func uuid(_ property: PropertyName) -> UUID? { uuid(slots[property.position]) }
+        func integer(_ property: PropertyName) -> Int64? { integer(slots[property.position]) }
+        func number(_ property: PropertyName) -> Double? { number(slots[property.position]) }
+        func choice<Value: RawRepresentable<String>>(_ property: PropertyName, _ type: Value.Type) -> Value? {
+            text(slots[property.position]).flatMap(Value.init(rawValue:))
         }
-        func via(_ slot: Int) -> CloseVia? {
-            slot >= 0 && raw[slot].typed == RawValue.choice ? choices[raw[slot].choice].via
-                : text(slot).flatMap(CloseVia.init(rawValue:))
-        }
-        guard let id = uuid(slots.id), let occurredAt = integer(slots.occurredAt), let userID = text(slots.userID),
-              let pwID = uuid(slots.pwID), let source = text(slots.source) else { return nil }
-        let properties = EventProperties(
-            pwID: pwID, source: source, offeringID: text(slots.offeringID), placementID: text(slots.placementID),
-            product: text(slots.product), result: result(slots.result), via: via(slots.via), openS: number(slots.openS))
-        return EventRecord(
-            id: id, name: name, occurredAt: occurredAt, recordedAt: integer(slots.recordedAt),
-            userID: userID, sessionID: uuid(slots.sessionID),
-            catalogVersion: Int(integer(slots.catalogVersion) ?? Int64(CatalogInfo.version)),
-            properties: properties)
     }
 }

@@ -21,14 +21,12 @@ struct FastPlan: Sendable {
         let choices: Range<Int>
     }
 
-    /// An enum value: its bytes at `offset..<offset+count` of ``FastPlan/choiceBytes``, its text,
-    /// and the generated enums' cases of that text (as `init(rawValue:)` gives them).
+    /// An enum value: its bytes at `offset..<offset+count` of ``FastPlan/choiceBytes`` and its text
+    /// (the generated enum's case of that text is `init(rawValue:)` of it).
     struct Choice: Sendable {
         let offset: Int
         let count: Int
         let text: String
-        let result: CloseResult?
-        let via: CloseVia?
     }
 
     /// A cross-property rule with its properties' slots (-1: a name with no slot, never set).
@@ -49,19 +47,21 @@ struct FastPlan: Sendable {
         let rules: [Rule]
     }
 
-    /// Slots of the names the record is built from (-1 when the catalog lacks the name).
+    /// Slots of the envelope fields ``EventRecord`` holds (-1 when the catalog lacks the name), and
+    /// of every generated ``PropertyName`` by its position (the generated `EventProperties(reading:)`
+    /// reads them).
     struct RecordSlots: Sendable {
         var id = -1, occurredAt = -1, recordedAt = -1, userID = -1, sessionID = -1, catalogVersion = -1
-        var pwID = -1, source = -1, offeringID = -1, placementID = -1, product = -1, result = -1, via = -1, openS = -1
+        var properties = [Int](repeating: -1, count: PropertyName.allCases.count)
     }
 
-    /// Every name the record builder (`record(_:_:_:)`, mirroring the generated
-    /// `EventProperties(catalogValues:)`) reads. A catalog with any other name gets no fast path,
-    /// so a catalog change can never make the fast path drop a property silently.
-    static let recordNames: Set<String> = [
-        "id", "name", "occurred_at", "recorded_at", "user_id", "session_id", "catalog_version",
-        "pw_id", "source", "offering_id", "placement_id", "product", "result", "via", "open_s",
-    ]
+    /// The envelope fields ``EventRecord`` holds (hand-written, like `EventRecord`).
+    static let envelopeNames = ["id", "name", "occurred_at", "recorded_at", "user_id", "session_id", "catalog_version"]
+
+    /// Every name the record builder reads: the envelope's and the generated ``PropertyName``s. A
+    /// catalog with any other name (one the generated types were not made from) gets no fast path,
+    /// so the fast path can never drop a property silently.
+    static let recordNames = Set(envelopeNames + PropertyName.allCases.map(\.rawValue))
 
     /// Key bytes back to back, and per key its offset, length, first and last byte, and slot.
     let keyBytes: [UInt8]
@@ -99,8 +99,7 @@ struct FastPlan: Sendable {
         func field(_ compiled: EventValidator.CompiledField) -> Field {
             let start = choices.count
             for value in compiled.kind == .enum ? compiled.spec.values ?? [] : [] {
-                choices.append(Choice(offset: choiceBytes.count, count: value.utf8.count, text: value,
-                                      result: CloseResult(rawValue: value), via: CloseVia(rawValue: value)))
+                choices.append(Choice(offset: choiceBytes.count, count: value.utf8.count, text: value))
                 choiceBytes += value.utf8
             }
             let spec = compiled.spec
@@ -141,9 +140,8 @@ struct FastPlan: Sendable {
         var record = RecordSlots()
         record.id = slot("id"); record.occurredAt = slot("occurred_at"); record.recordedAt = slot("recorded_at")
         record.userID = slot("user_id"); record.sessionID = slot("session_id")
-        record.catalogVersion = slot("catalog_version"); record.pwID = slot("pw_id"); record.source = slot("source")
-        record.offeringID = slot("offering_id"); record.placementID = slot("placement_id"); record.product = slot("product")
-        record.result = slot("result"); record.via = slot("via"); record.openS = slot("open_s")
+        record.catalogVersion = slot("catalog_version")
+        for property in PropertyName.allCases { record.properties[property.position] = slot(property.rawValue) }
         recordSlots = record
     }
 }

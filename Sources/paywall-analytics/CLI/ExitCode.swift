@@ -1,5 +1,3 @@
-import PaywallReports
-
 /// The exit codes of SPEC §6 (sysexits.h values).
 enum ExitCode: Int32, Sendable {
     case success = 0
@@ -33,10 +31,4 @@ struct CLIError: Error, CustomStringConvertible {
     static func usage(_ message: String) -> CLIError { CLIError(.usage, message, showsUsage: true) }
 
     var description: String { message }
-
-    /// A reports-module failure: its exit code and message; argument errors (64) show the usage line.
-    init(report error: ReportError) {
-        let code = ExitCode(rawValue: error.exitCode) ?? .internalError
-        self.init(code, error.description, showsUsage: code == .usage)
-    }
 }

@@ -44,17 +44,7 @@ enum StoreAccess {
         }
     }
 
-    /// The exit code and message for a storage failure (the message never holds bound values).
-    static func map(_ error: any Error) -> CLIError {
-        guard let error = error as? StorageError else {
-            if let error = error as? CLIError { return error }
-            return CLIError(.internalError, "\(error)")
-        }
-        let code = ExitCode(rawValue: error.exitCode) ?? .internalError
-        if case .foreignDatabase = error.kind {
-            return CLIError(code, error.description + " Choose another database with --db PATH (or leave --db out for the "
-                            + "default store).")
-        }
-        return CLIError(code, error.description)
-    }
+    /// The exit code and message for a storage failure (the message never holds bound values), from
+    /// the one table (``CLIError/init(_:otherwise:)``).
+    static func map(_ error: any Error) -> CLIError { CLIError(error) }
 }

@@ -83,8 +83,8 @@ enum Tool {
         } catch let error as CLIError {
             return fail(error, spec: spec, path: path, context: context)
         } catch {
-            let message = "internal error: \(error). This is a bug; please report it with the command you ran."
-            return fail(CLIError(.internalError, message), spec: spec, path: path, context: context)
+            let mapped = CLIError(error) { "internal error: \($0). This is a bug; please report it with the command you ran." }
+            return fail(mapped, spec: spec, path: path, context: context)
         }
     }
 

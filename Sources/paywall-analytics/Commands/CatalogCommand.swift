@@ -100,8 +100,7 @@ enum CatalogCommand {
             try file.write(Array(text.utf8))
             try file.commit()
         } catch let error as OutputFileError {
-            let code: ExitCode = error.kind == .io ? .ioError : .cannotCreateOutput
-            throw CLIError(code, "cannot write \(error.description). Check that the folder exists and is writable.")
+            throw CLIError(error)
         } catch {
             throw CLIError(.cannotCreateOutput, "cannot write \(path): \(error). Check that the folder exists and is writable.")
         }

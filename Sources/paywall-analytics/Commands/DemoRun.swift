@@ -61,7 +61,7 @@ struct DemoRun {
             return try FunnelReport(connection: store.connection, now: .constant(now))
                 .nightly(into: output, version: ProductVersion.current)
         } catch let error as ReportError {
-            throw CLIError(report: error)
+            throw CLIError(error)
         }
     }
 

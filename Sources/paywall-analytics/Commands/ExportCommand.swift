@@ -53,7 +53,7 @@ enum ExportCommand {
             if !arguments.has("--quiet"), out != "-" { context.stdout.line("exported \(rows) rows to \(out)") }
             return .success
         } catch let error as ReportError {
-            throw CLIError(report: error)
+            throw CLIError(error)
         }
     }
 }

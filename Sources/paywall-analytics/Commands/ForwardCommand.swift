@@ -72,7 +72,7 @@ enum ForwardCommand {
                     let why = summary.lastFailure.map { " (\($0))" } ?? ""
                     context.stderr.line("Error: RevenueCat could not take the impressions now\(why); they stay pending and are retried by the next run.")
                 }
-                return ExitCode(rawValue: pass.exitStatus) ?? .internalError
+                return ExitCode(pass)
             }
         } catch let error as CLIError {
             throw error

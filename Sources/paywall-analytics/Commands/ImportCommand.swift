@@ -48,7 +48,7 @@ enum ImportCommand {
             }
         } catch let error as ImportError {
             bar.finish()
-            throw CLIError(ExitCode(rawValue: error.exitCode) ?? .internalError, error.description)
+            throw CLIError(error)
         } catch {
             bar.finish()
             throw StoreAccess.map(error)
@@ -68,8 +68,7 @@ enum ImportCommand {
         if result.quarantined > 0 {
             let again = result.alreadyQuarantined > 0 ? " (\(result.alreadyQuarantined) already were, from an earlier import, and were not stored twice)" : ""
             context.stderr.line("Warning: \(result.quarantined) line\(result.quarantined == 1 ? "" : "s") quarantined\(again); see them with `\(Tool.name) export quarantine --out -` (the good events were stored).")
-            return .badInput
         }
-        return result.conflicts > 0 ? .badInput : .success
+        return ExitCode(result)
     }
 }

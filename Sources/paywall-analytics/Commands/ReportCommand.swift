@@ -98,7 +98,7 @@ enum ReportCommand {
             }
             return .success
         } catch let error as ReportError {
-            throw CLIError(report: error)
+            throw CLIError(error)
         }
     }
 

@@ -66,11 +66,7 @@ enum ServeCommand {
         do {
             socket = try ListenSocket.bind(host: address.host, port: address.port)
         } catch {
-            switch error {
-            case .badAddress, .unresolved: throw CLIError.usage(error.description)
-            case .addressInUse: throw CLIError(.temporaryFailure, error.description)
-            case .refused: throw CLIError(.ioError, error.description)
-            }
+            throw CLIError(error)
         }
         raiseOpenFileLimit()
         signal(SIGPIPE, SIG_IGN)
@@ -82,7 +78,7 @@ enum ServeCommand {
                                       log: { stderr.line("serve: \($0)") }, committed: { trigger.fire() })
         } catch let error as CollectorError {
             close(socket.descriptor)
-            throw CLIError(error == .noWriteKeys ? .usage : .internalError, error.description)
+            throw CLIError(error)
         } catch {
             close(socket.descriptor)
             throw StoreAccess.map(error)

@@ -86,7 +86,7 @@ enum UploadCommand {
                 context.stderr.line("Error: the collector could not take the events now\(why)\(until). They stay here and are "
                                     + "sent by the next run.")
             }
-            return ExitCode(rawValue: report.uploadExitStatus) ?? .internalError
+            return ExitCode(pass)
         }
     }
 
