@@ -14,6 +14,16 @@ import Darwin
 /// The upload cursor under real SIGKILLs of `paywall-analytics upload` (issue 15, item 1).
 @Suite(.serialized)
 struct UploadCrashTests {
+    /// ``killedRun(_:after:)`` on a thread of its own: its waiting never holds the concurrency pool
+    /// (two threads on this machine), which other tests of the parallel suite need.
+    static func killedRunOffThePool(_ harness: UploadHarness, after delay: Duration) async throws -> Bool {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(with: Result { try killedRun(harness, after: delay) })
+            }
+        }
+    }
+
     /// Starts `upload` and SIGKILLs it after `delay`; returns whether the kill landed before it exited.
     static func killedRun(_ harness: UploadHarness, after delay: Duration) throws -> Bool {
         let process = Process()
@@ -42,7 +52,8 @@ struct UploadCrashTests {
         var landed = 0
         // When uploads are killed at random moments, again and again
         for _ in 0..<40 where harness.cursor < 40_000 {
-            if try Self.killedRun(harness, after: .milliseconds(Int.random(in: 30...400, using: &generator))) { landed += 1 }
+            let delay = Duration.milliseconds(Int.random(in: 30...400, using: &generator))
+            if try await Self.killedRunOffThePool(harness, after: delay) { landed += 1 }
             // A killed run keeps its lease until it expires (120 s; `anotherRunHoldingTheLeaseMakesItBusy`
             // shows a held lease refusing a run): expire it, as if that time had passed.
             _ = try Connection(path: harness.device).run("UPDATE meta SET value = '0 killed-run' WHERE key = 'uploader.lease'")
