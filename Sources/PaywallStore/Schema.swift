@@ -26,6 +26,7 @@ public enum Schema {
         deliveriesByDevice,
         deliveryBucketsByDevice,
         privacy,
+        uploadCursorAndPauses,
         // Append later store migrations here.
     ])
 
@@ -42,7 +43,8 @@ public enum Schema {
     /// are the store's: triggers on its tables keep them exact).
     public static let tables = ["events", "outbox", "deliveries", "dead_letters", "quarantine", "drops", "meta",
                                 "report_delivery_buckets", "report_dead_buckets",
-                                "suppressions", "suppressed_events"]
+                                "suppressions", "suppressed_events", "upload_cursor", "delivery_pauses",
+                                "retention_deletions"]
 
     /// The migrator for the store's migrations followed by `groups` (modules that build on the store);
     /// it refuses another program's SQLite file (``identity``).

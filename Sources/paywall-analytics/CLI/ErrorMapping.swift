@@ -158,6 +158,17 @@ extension ExitCode {
         }
     }
 
+    /// An upload pass (`upload`): 0 when everything due was uploaded (or the batch limit was
+    /// reached), 69 when the collector could not take the events now (failed, refused the key, or
+    /// paused by an earlier failure), 75 when another upload pass holds the lease. A missing or
+    /// malformed write key is 64.
+    init(_ pass: DeliveryPass) {
+        switch pass {
+        case .busy: self = .temporaryFailure
+        case .completed(let report): self = report.unavailable ? .unavailable : .success
+        }
+    }
+
     /// A listening socket that could not be made: 64 an address that cannot be read or resolved,
     /// 75 an address in use (retry later), 74 any other refusal.
     init(_ failure: ListenSocket.Failure) {
