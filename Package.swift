@@ -17,6 +17,7 @@ var package = Package(
         .library(name: "PaywallReports", targets: ["PaywallReports"]),
         .library(name: "PaywallAnalytics", targets: ["PaywallAnalytics"]),
         .library(name: "PaywallCollector", targets: ["PaywallCollector"]),
+        .library(name: "PaywallUploader", targets: ["PaywallUploader"]),
         .executable(name: "paywall-analytics", targets: ["paywall-analytics"]),
     ],
     targets: [
@@ -32,15 +33,16 @@ var package = Package(
         ),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
         .target(name: "PaywallLock"),
+        .target(name: "PaywallGzip", dependencies: ["CZlib"]),
         .target(name: "PaywallCore", dependencies: ["PaywallLock"], exclude: ["Validation/FAST-PATH.md"]),
         .target(
             name: "PaywallCollector",
-            dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite", "PaywallStore", "CMicroHTTPD", "CZlib"]
+            dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite", "PaywallStore", "CMicroHTTPD", "PaywallGzip"]
         ),
         .testTarget(
             name: "PaywallCollectorTests",
             dependencies: ["PaywallCollector", "PaywallCore", "PaywallStore", "PaywallSQLite", "PaywallLock",
-                           "PaywallTestSupport", "paywall-analytics"]
+                           "PaywallTestSupport", "PaywallGzip", "paywall-analytics"]
         ),
         .target(name: "PaywallSQLite", dependencies: ["CSQLite"]),
         .target(name: "PaywallStore", dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite"],
@@ -54,7 +56,9 @@ var package = Package(
         ),
         .target(name: "PaywallTestSupport", dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite"]),
         .target(name: "PaywallSimulation", dependencies: ["PaywallLock", "PaywallCore"]),
-        .target(name: "PaywallAnalytics", dependencies: ["PaywallLock", "PaywallCore", "PaywallStore", "RevenueCatForwarder"]),
+        .target(name: "PaywallUploader", dependencies: ["PaywallLock", "PaywallCore", "RevenueCatForwarder", "PaywallGzip"]),
+        .target(name: "PaywallAnalytics",
+                dependencies: ["PaywallLock", "PaywallCore", "PaywallStore", "RevenueCatForwarder", "PaywallUploader"]),
         .executableTarget(
             name: "embedding-example",
             dependencies: ["PaywallAnalytics", "PaywallCore"],
@@ -63,9 +67,14 @@ var package = Package(
         .executableTarget(
             name: "paywall-analytics",
             dependencies: ["PaywallLock", "PaywallCore", "PaywallStore", "RevenueCatForwarder", "PaywallReports", "PaywallSimulation",
-                           "PaywallCollector"]
+                           "PaywallCollector", "PaywallUploader"]
         ),
         .testTarget(name: "PaywallLockTests", dependencies: ["PaywallLock"]),
+        .testTarget(
+            name: "PaywallUploaderTests",
+            dependencies: ["PaywallUploader", "RevenueCatForwarder", "PaywallCore", "PaywallStore", "PaywallSQLite", "PaywallLock",
+                           "PaywallAnalytics", "PaywallTestSupport", "PaywallGzip", "paywall-analytics"]
+        ),
         .testTarget(name: "PaywallCoreTests", dependencies: ["PaywallCore", "PaywallTestSupport"]),
         .testTarget(
             name: "PaywallReportsTests",
@@ -92,7 +101,7 @@ var package = Package(
         .executableTarget(
             name: "paywall-bench",
             dependencies: ["PaywallLock", "PaywallCore", "PaywallStore", "RevenueCatForwarder", "PaywallTestSupport",
-                           "PaywallSQLite", "PaywallReports", "PaywallCollector"],
+                           "PaywallSQLite", "PaywallReports", "PaywallCollector", "PaywallGzip", "PaywallUploader"],
             exclude: ["targets.json"]
         ),
         .executableTarget(name: "forwarder-crash-helper", dependencies: ["PaywallStore", "PaywallCore", "RevenueCatForwarder"]),

@@ -1,6 +1,7 @@
 import Foundation
 import PaywallCore
 import PaywallStore
+import PaywallUploader
 import RevenueCatForwarder
 
 extension PaywallAnalytics {
@@ -41,13 +42,18 @@ extension PaywallAnalytics {
         public var flushPolicy: FlushPolicy
         /// The default impression mode (automatic, 1 s dwell); `open(…, impressionMode:)` overrides it.
         public var impressionMode: PresentationTracker.ImpressionMode
+        /// The collector this install uploads every event to (SPEC §8); `nil` (the default) keeps
+        /// events on the device. Its `X-Paywall-Forwarding` side follows ``forwarding``: `device` for
+        /// ``Forwarding/http`` and ``Forwarding/closure(_:)``, `collector` for ``Forwarding/off``.
+        public var collector: CollectorConfiguration?
 
         /// Creates a configuration with the defaults of a mature deployment.
         public init(databasePath: String, forwarding: Forwarding = .http, revenueCatAPIKey: String? = nil,
                     revenueCatEndpoint: URL = ForwarderConfiguration.defaultEndpoint, revenueCatSandbox: Bool = false,
                     forwardingInterval: Duration = .seconds(60), retryPolicy: RetryPolicy = RetryPolicy(),
                     flushPolicy: FlushPolicy = FlushPolicy(),
-                    impressionMode: PresentationTracker.ImpressionMode = .default) {
+                    impressionMode: PresentationTracker.ImpressionMode = .default,
+                    collector: CollectorConfiguration? = nil) {
             self.databasePath = databasePath
             self.forwarding = forwarding
             self.revenueCatAPIKey = revenueCatAPIKey
@@ -57,6 +63,7 @@ extension PaywallAnalytics {
             self.retryPolicy = retryPolicy
             self.flushPolicy = flushPolicy
             self.impressionMode = impressionMode
+            self.collector = collector
         }
     }
 }

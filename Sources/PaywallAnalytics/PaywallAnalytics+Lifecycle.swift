@@ -2,6 +2,7 @@ import Foundation
 import PaywallCore
 import PaywallLock
 import PaywallStore
+import PaywallUploader
 import RevenueCatForwarder
 
 /// What ``PaywallAnalytics/suspend(budget:)`` did.
@@ -11,6 +12,9 @@ public struct SuspendReport: Sendable {
     /// The forwarding pass run within the budget: `nil` when forwarding is off, when the pass
     /// failed (said through diagnostics) or when the budget ran out first.
     public var forwarding: ForwardingPass?
+    /// The upload pass to the collector run within the budget: `nil` when uploading is off, when
+    /// the pass failed (said through diagnostics) or when the budget ran out first.
+    public var upload: DeliveryPass?
     /// Whether the budget ran out before forwarding (and uploading) finished; what was not sent
     /// stays pending and goes out after ``PaywallAnalytics/resume()``.
     public var budgetExhausted: Bool
@@ -19,18 +23,20 @@ public struct SuspendReport: Sendable {
 extension PaywallAnalytics {
     /// The app is going to the background (SPEC §9): hides every visible presentation (their
     /// dwell timers stop; background time never counts as dwell), commits what is buffered,
-    /// then forwards pending impressions — all within `budget`, so an app can call it inside
+    /// then forwards pending impressions and uploads pending events to the collector (both at once)
+    /// — all within `budget`, so an app can call it inside
     /// `beginBackgroundTask`. Never throws: failures go to diagnostics and the report.
     ///
     /// - Parameter budget: the most time it takes, measured on the configured clock (default 5 s).
-    ///   The commit is waited for first; forwarding gets what is left and is cancelled at the end.
+    ///   The commit is waited for first; forwarding and uploading get what is left and are cancelled
+    ///   at the end.
     /// - Returns: what was committed and sent.
     @discardableResult
     public func suspend(budget: Duration = .seconds(5)) async -> SuspendReport {
         let clock = self.clock
         let elapsed = Self.stopwatch(clock)
         tracker.suspend()
-        var report = SuspendReport(committed: false, forwarding: nil, budgetExhausted: false)
+        var report = SuspendReport(committed: false, forwarding: nil, upload: nil, budgetExhausted: false)
         do {
             try await recorder.flush()
             report.committed = true
@@ -39,14 +45,17 @@ extension PaywallAnalytics {
         }
         let remaining = budget - elapsed()
         guard remaining > .zero else {
-            report.budgetExhausted = forwarding != nil
+            report.budgetExhausted = forwarding != nil || uploading != nil
             return report
         }
-        // Everything that sends pending work goes here, in one budget: the forwarding pass now;
-        // the uploader to the collector (SPEC §8) joins it when it exists.
-        guard let forwarding else { return report }
+        // Everything that sends pending work goes here, in one budget: the forwarding pass to
+        // RevenueCat and the upload pass to the collector (SPEC §8), side by side.
+        let forwarding = self.forwarding
+        let uploading = self.uploading
+        guard forwarding != nil || uploading != nil else { return report }
         let diagnostics = self.diagnostics
-        let pass = await Self.within(remaining, on: clock) { () async -> ForwardingPass? in
+        @Sendable func forward() async -> ForwardingPass? {
+            guard let forwarding else { return nil }
             do {
                 return try await forwarding.forwardOnce()
             } catch {
@@ -54,18 +63,37 @@ extension PaywallAnalytics {
                 return nil
             }
         }
-        switch pass {
+        @Sendable func upload() async -> DeliveryPass? {
+            guard let uploading else { return nil }
+            do {
+                let pass = try await uploading.runOnce()
+                for message in Self.uploadDiagnostics(.success(pass)) { diagnostics("suspend: \(message)") }
+                return pass
+            } catch {
+                diagnostics("suspend: uploading failed: \(error)")
+                return nil
+            }
+        }
+        let passes = await Self.within(remaining, on: clock) { () async -> Passes in
+            async let forwarded = forward()
+            async let uploaded = upload()
+            return Passes(forwarding: await forwarded, upload: await uploaded)
+        }
+        switch passes {
         case .none: report.budgetExhausted = true
-        case .some(let result): report.forwarding = result
+        case .some(let result):
+            report.forwarding = result.forwarding
+            report.upload = result.upload
         }
         return report
     }
 
     /// The app is in the foreground again: what was visible before ``suspend(budget:)`` is
-    /// visible again (its dwell starts over), and forwarding runs at once.
+    /// visible again (its dwell starts over), and forwarding and uploading run at once.
     public func resume() {
         tracker.resume()
         forwarding?.trigger()
+        uploading?.trigger()
     }
 
     /// Runs `work`, returning its result, or `nil` once `budget` has passed on `clock` (then the
@@ -99,6 +127,12 @@ extension PaywallAnalytics {
     private static func stopwatch<C: Clock<Duration>>(_ clock: C) -> Stopwatch {
         let start = clock.now
         return Stopwatch { start.duration(to: clock.now) }
+    }
+
+    /// What the passes run by ``suspend(budget:)`` returned.
+    struct Passes: Sendable {
+        var forwarding: ForwardingPass?
+        var upload: DeliveryPass?
     }
 
     struct Stopwatch: Sendable {

@@ -1,6 +1,7 @@
 import Foundation
 import PaywallCore
 import PaywallStore
+import PaywallUploader
 import RevenueCatForwarder
 
 /// Everything an app or paywall server embeds, wired together: the batching ``Recorder`` on a
@@ -25,6 +26,11 @@ public final class PaywallAnalytics: Sendable {
     /// The forwarding loop, `nil` when forwarding is off (chosen, or no usable API key).
     public let forwarding: ForwardingLoop?
     private let forwardingTask: Task<Void, Never>?
+    /// The upload loop to the collector, `nil` when uploading is off (see ``uploadStatus``).
+    public let uploading: DeliveryLoop?
+    private let uploadingTask: Task<Void, Never>?
+    /// Whether events are uploaded to a collector, and if not, why.
+    public let uploadStatus: UploadStatus
     let clock: any Clock<Duration>
     let diagnostics: @Sendable (String) -> Void
 
@@ -65,6 +71,21 @@ public final class PaywallAnalytics: Sendable {
             forwarding = nil
             forwardingTask = nil
         }
+        let (uploader, uploadStatus) = Self.makeUploader(configuration, store: store, environment: environment, now: now)
+        self.uploadStatus = uploadStatus
+        if let uploader, let collector = configuration.collector {
+            let retention = DeviceRetention(store: store, collector: collector, now: now)
+            let loop = DeliveryLoop(runner: uploader, interval: collector.uploadInterval, clock: clock) { result in
+                for message in Self.uploadDiagnostics(result) { diagnostics(message) }
+                retention.afterUpload(result, diagnostics: diagnostics)
+            }
+            uploading = loop
+            uploadingTask = Task.detached { await loop.run() }
+        } else {
+            if configuration.collector != nil, case .off(let reason) = uploadStatus { diagnostics(reason) }
+            uploading = nil
+            uploadingTask = nil
+        }
     }
 
     private static func makeForwarder(_ configuration: Configuration, store: EventStore, environment: [String: String],
@@ -93,17 +114,20 @@ public final class PaywallAnalytics: Sendable {
     }
 
     /// Returns once everything recorded before the call is committed and durable, then asks the
-    /// forwarder to send the new impressions without waiting for its interval.
+    /// forwarder to send the new impressions, and the uploader the new events, without waiting for
+    /// their intervals.
     ///
     /// - Throws: `StorageError` when the commit failed (the events stay buffered and are retried).
     public func flush() async throws {
         try await recorder.flush()
         forwarding?.trigger()
+        uploading?.trigger()
     }
 
-    /// Stops forwarding, commits what is buffered and closes the recorder.
+    /// Stops forwarding and uploading, commits what is buffered and closes the recorder.
     public func shutdown() async throws {
         forwardingTask?.cancel()
+        uploadingTask?.cancel()
         try await recorder.close()
     }
 }

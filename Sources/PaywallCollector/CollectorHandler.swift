@@ -1,4 +1,5 @@
 import Foundation
+import PaywallGzip
 import PaywallCore
 import PaywallSQLite
 import PaywallStore

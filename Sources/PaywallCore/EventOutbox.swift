@@ -15,16 +15,12 @@ public struct OutboxItem: Sendable, Hashable {
 }
 
 /// Storage of impressions awaiting delivery to RevenueCat, with their backoff state, dead
-/// letters and a forwarding lease. The forwarder talks only to this protocol; the SQLite
+/// letters, a forwarding lease (``DeliveryLeasing``) and RevenueCat's destination-wide pause
+/// (``DeliveryPauses``). The forwarder talks only to this protocol; the SQLite
 /// store implements it, and an in-memory implementation serves fast tests.
 ///
 /// Times are Unix milliseconds. Every method may throw the implementation's storage error.
-public protocol EventOutbox: Sendable {
-    /// Takes the forwarding lease for `owner` until `now + durationMs`; returns `false` when
-    /// another owner holds an unexpired lease (one forwarding pass at a time per database).
-    func acquireLease(owner: String, now: Int64, durationMs: Int64) throws -> Bool
-    /// Gives the lease back if `owner` holds it.
-    func releaseLease(owner: String) throws
+public protocol EventOutbox: DeliveryLeasing, DeliveryPauses {
     /// Up to `limit` pending impressions whose next attempt is due at `now`, in `occurred_at`
     /// order (ties by id).
     func due(now: Int64, limit: Int) throws -> [OutboxItem]

@@ -2,14 +2,6 @@ import Foundation
 import PaywallCore
 import PaywallSQLite
 
-/// Who sends a part's impressions to RevenueCat (the collector's `X-Paywall-Forwarding` header).
-public enum ForwardingParty: String, Sendable, Hashable, CaseIterable {
-    /// This store's forwarder: new impressions enter the outbox as pending.
-    case collector
-    /// The app install did: new impressions are recorded in `deliveries` as forwarded by the device.
-    case device
-}
-
 /// One request's share of a group commit: its valid events and its quarantined lines.
 public struct CommitPart: Sendable {
     /// Valid events, in input order.

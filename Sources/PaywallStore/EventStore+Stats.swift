@@ -36,7 +36,21 @@ extension EventStore {
             stats.deadLetters = Int(try db.int64("SELECT count(*) FROM dead_letters WHERE requeued_at IS NULL") ?? 0)
             stats.deadLettersRequeued = Int(try db.int64("SELECT count(*) FROM dead_letters WHERE requeued_at IS NOT NULL") ?? 0)
             stats.droppedAtBound = Int(try db.int64("SELECT coalesce(sum(count), 0) FROM drops") ?? 0)
+            try Self.uploadStats(db, into: &stats)
             return stats
+        }
+    }
+
+    /// The upload cursor, what is after it, hand-overs and retention deletions (migration
+    /// store/upload-cursor-and-delivery-pauses; absent from an older store opened read-only).
+    private static func uploadStats(_ db: Database, into stats: inout StoreStats) throws {
+        guard try db.int64("SELECT count(*) FROM sqlite_schema WHERE name = 'upload_cursor'") == 1 else { return }
+        stats.outboxHandedToCollector = Int(try db.int64("SELECT count(*) FROM deliveries WHERE to_collector = 1") ?? 0)
+        stats.deletedByRetention = Int(try db.int64("SELECT coalesce(sum(count), 0) FROM retention_deletions") ?? 0)
+        stats.uploadedThroughSeq = try db.int64("SELECT acknowledged_seq FROM upload_cursor WHERE destination = ?1",
+                                                [.text(SQLiteUploadQueue.destination)])
+        if let cursor = stats.uploadedThroughSeq {
+            stats.uploadPending = Int(try db.int64("SELECT count(*) FROM events WHERE seq > ?1", [.integer(cursor)]) ?? 0)
         }
     }
 

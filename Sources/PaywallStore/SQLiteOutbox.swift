@@ -26,30 +26,32 @@ public final class SQLiteOutbox: EventOutbox {
     /// Takes the lease unless another owner holds an unexpired one; the same owner renews it.
     /// - Throws: `StorageError` (`.busy` when another process keeps the database locked).
     public func acquireLease(owner: String, now: Int64, durationMs: Int64) throws -> Bool {
-        try connection.transaction(.immediate) { db in
-            if let value = try db.scalar("SELECT value FROM meta WHERE key = ?1", [.text(Self.leaseKey)])?.string,
-               let lease = Self.parseLease(value), lease.owner != owner, lease.expiresAt > now {
-                return false
-            }
-            try db.run("INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                       [.text(Self.leaseKey), .text("\(now + durationMs) \(owner)")])
-            return true
-        }
+        try SQLiteLease(connection: connection, key: Self.leaseKey).acquire(owner: owner, now: now, durationMs: durationMs)
     }
 
     /// Deletes the lease row if `owner` holds it.
     public func releaseLease(owner: String) throws {
-        try connection.transaction(.immediate) { db in
-            if let value = try db.scalar("SELECT value FROM meta WHERE key = ?1", [.text(Self.leaseKey)])?.string,
-               Self.parseLease(value)?.owner == owner {
-                try db.run("DELETE FROM meta WHERE key = ?1", [.text(Self.leaseKey)])
-            }
-        }
+        try SQLiteLease(connection: connection, key: Self.leaseKey).release(owner: owner)
     }
 
     /// The current lease as `(owner, expiresAt)`, if a row exists (expired or not).
     public func lease() throws -> (owner: String, expiresAt: Int64)? {
-        try connection.scalar("SELECT value FROM meta WHERE key = ?1", [.text(Self.leaseKey)])?.string.flatMap(Self.parseLease)
+        try SQLiteLease(connection: connection, key: Self.leaseKey).current()
+    }
+
+    /// The stored pause of `destination` (``SQLiteDeliveryPauses``).
+    public func pause(of destination: String) throws -> DeliveryPause? {
+        try SQLiteDeliveryPauses(connection: connection).pause(of: destination)
+    }
+
+    /// Stores the pause of `destination` (``SQLiteDeliveryPauses``).
+    public func setPause(_ pause: DeliveryPause, of destination: String) throws {
+        try SQLiteDeliveryPauses(connection: connection).setPause(pause, of: destination)
+    }
+
+    /// Removes the pause of `destination` (``SQLiteDeliveryPauses``).
+    public func clearPause(of destination: String) throws {
+        try SQLiteDeliveryPauses(connection: connection).clearPause(of: destination)
     }
 
     /// The `limit` oldest stored (lowest rowid) pending impressions that are due, returned in
@@ -145,7 +147,7 @@ public final class SQLiteOutbox: EventOutbox {
         ORDER BY e.occurred_at, e.id
         """
 
-    private static func event(from row: Row) -> EventRecord? {
+    static func event(from row: Row) -> EventRecord? {
         let uuid = { (index: Int) in row.string(at: index).flatMap(UUID.init(uuidString:)) }
         guard let id = uuid(0), let pwID = uuid(7) else { return nil }
         return EventRecord(
@@ -167,10 +169,5 @@ public final class SQLiteOutbox: EventOutbox {
                 openS: row.double(at: 14)
             )
         )
-    }
-
-    private static func parseLease(_ value: String) -> (owner: String, expiresAt: Int64)? {
-        guard let space = value.firstIndex(of: " "), let expiresAt = Int64(value[..<space]) else { return nil }
-        return (String(value[value.index(after: space)...]), expiresAt)
     }
 }

@@ -24,6 +24,7 @@ public enum Schema {
         storeApplicationID,
         quarantineIdentityByBytes,
         deliveriesByDevice,
+        uploadCursorAndPauses,
         // Append later store migrations here.
     ])
 
@@ -39,7 +40,8 @@ public enum Schema {
     /// The tables the store's migrations create (`report_delivery_buckets` and `report_dead_buckets`
     /// are the store's: triggers on its tables keep them exact).
     public static let tables = ["events", "outbox", "deliveries", "dead_letters", "quarantine", "drops", "meta",
-                                "report_delivery_buckets", "report_dead_buckets"]
+                                "report_delivery_buckets", "report_dead_buckets", "upload_cursor", "delivery_pauses",
+                                "retention_deletions"]
 
     /// The migrator for the store's migrations followed by `groups` (modules that build on the store);
     /// it refuses another program's SQLite file (``identity``).

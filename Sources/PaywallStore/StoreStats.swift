@@ -23,6 +23,15 @@ public struct StoreStats: Sendable, Hashable {
     public var deadLettersRequeued = 0
     /// Total events the recorder dropped at its buffer bound, as persisted in `drops`.
     public var droppedAtBound: Int
+    /// Of ``outboxDelivered``, impressions handed to a collector that forwards them (uploaded with
+    /// `X-Paywall-Forwarding: collector`): this store never sends them.
+    public var outboxHandedToCollector = 0
+    /// Events a collector acknowledged (up to the upload cursor); `nil` when this store never uploaded.
+    public var uploadedThroughSeq: Int64?
+    /// Events stored after the upload cursor (not yet acknowledged); 0 when this store never uploaded.
+    public var uploadPending = 0
+    /// Events deleted by device retention, in total (uploaded and done, past the retention or the byte budget).
+    public var deletedByRetention = 0
 
     /// Creates statistics.
     public init(eventsByName: [String: Int] = [:], firstOccurredAt: Int64? = nil, lastOccurredAt: Int64? = nil,

@@ -51,12 +51,28 @@ public final class InMemoryOutbox: EventOutbox {
         var deadLetters: [DeadLetter] = []
         var lease: (owner: String, expiresAt: Int64)?
         var leaseAcquisitions = 0
+        var pauses: [String: DeliveryPause] = [:]
     }
 
     private let storage = Lock(Storage())
 
     /// Creates an empty outbox.
     public init() {}
+
+    /// The stored pause of `destination`.
+    public func pause(of destination: String) throws -> DeliveryPause? {
+        storage.withLock { $0.pauses[destination] }
+    }
+
+    /// Stores the pause of `destination`.
+    public func setPause(_ pause: DeliveryPause, of destination: String) throws {
+        storage.withLock { $0.pauses[destination] = pause }
+    }
+
+    /// Removes the pause of `destination`.
+    public func clearPause(of destination: String) throws {
+        _ = storage.withLock { $0.pauses.removeValue(forKey: destination) }
+    }
 
     /// Adds impressions as pending (duplicates by id are ignored), like the store does for `paywall_shown`.
     public func add(_ events: [EventRecord]) {

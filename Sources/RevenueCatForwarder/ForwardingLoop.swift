@@ -12,10 +12,8 @@ import PaywallLock
 /// ```
 public final class ForwardingLoop: Sendable {
     private let forwarder: any ImpressionForwarding
-    private let interval: Duration
-    private let clock: any Clock<Duration>
+    private let schedule: PassSchedule
     private let onPass: @Sendable (Result<ForwardingPass, any Error>) -> Void
-    private let signal = TriggerSignal()
 
     /// Creates a loop.
     /// - Parameters:
@@ -30,13 +28,12 @@ public final class ForwardingLoop: Sendable {
         onPass: @escaping @Sendable (Result<ForwardingPass, any Error>) -> Void = { _ in }
     ) {
         self.forwarder = forwarder
-        self.interval = interval
-        self.clock = clock
+        schedule = PassSchedule(interval: interval, clock: clock)
         self.onPass = onPass
     }
 
     /// Asks for a pass as soon as possible; several triggers before the pass starts count once.
-    public func trigger() { signal.fire() }
+    public func trigger() { schedule.signal.fire() }
 
     /// Runs one pass now, outside the loop's schedule (``PaywallAnalytics``' `suspend()` does);
     /// it shares the outbox lease with the loop's passes, so the two never overlap.
@@ -46,24 +43,8 @@ public final class ForwardingLoop: Sendable {
     public func run() async {
         while !Task.isCancelled {
             do { onPass(.success(try await forwarder.forwardOnce())) } catch { onPass(.failure(error)) }
-            await waitForNextPass()
+            await schedule.waitForNextPass()
         }
-    }
-
-    private func waitForNextPass() async {
-        let clock = self.clock
-        let interval = self.interval
-        let signal = self.signal
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { try? await Self.sleep(on: clock, for: interval) }
-            group.addTask { await signal.wait() }
-            await group.next()
-            group.cancelAll()
-        }
-    }
-
-    private static func sleep<C: Clock>(on clock: C, for duration: Duration) async throws where C.Duration == Duration {
-        try await clock.sleep(until: clock.now.advanced(by: duration), tolerance: nil)
     }
 }
 

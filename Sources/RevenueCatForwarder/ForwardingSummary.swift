@@ -63,6 +63,27 @@ public struct ForwardingSummary: Sendable, Equatable, CustomStringConvertible {
     /// Creates an empty summary.
     public init() {}
 
+    /// The summary of a ``DeliveryEngine`` pass to RevenueCat (accepted = delivered, refused =
+    /// dead-lettered). A pass that found RevenueCat paused, or ended with it unavailable, stops as
+    /// ``Stop/revenueCatUnavailable``. ``nextAttemptAt`` is left for the caller to read from the outbox.
+    public init(_ report: DeliveryReport) {
+        delivered = report.accepted
+        willRetry = report.willRetry
+        deadLettered = report.refused
+        deadLetteredByStatus = report.refusedByStatus
+        requests = report.requests
+        revenueCatUnavailable = report.unavailable
+        lastStatus = report.lastStatus
+        lastFailure = report.lastFailure
+        switch report.stop {
+        case .nothingDue: stop = .nothingDue
+        case .batchLimit: stop = .batchLimit
+        case .unavailable, .paused: stop = .revenueCatUnavailable
+        case .leaseLost: stop = .leaseLost
+        case .cancelled: stop = .cancelled
+        }
+    }
+
     /// `delivered 50, will retry 0, dead-lettered 0 (1 request; nothing due)`.
     public var description: String {
         var text = "delivered \(delivered), will retry \(willRetry), dead-lettered \(deadLettered) "

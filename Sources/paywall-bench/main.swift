@@ -2,7 +2,7 @@
 import Foundation
 
 /// Every benchmark `all` runs, in order (the quick ones first).
-let everyBenchmark = ["validator", "recorder", "import", "forwarder", "report", "collector"]
+let everyBenchmark = ["validator", "recorder", "import", "forwarder", "report", "collector", "upload"]
 
 /// Runs one benchmark with its options.
 func runBenchmark(_ name: String, _ arguments: [String]) async throws {
@@ -14,6 +14,7 @@ func runBenchmark(_ name: String, _ arguments: [String]) async throws {
     case "validator": ValidatorBench.run(arguments)
     case "report": try ReportBench.run(arguments)
     case "collector": try CollectorBench.run(arguments)
+    case "upload": try await UploadBench.run(arguments)
     default: usage()
     }
 }
@@ -32,6 +33,7 @@ func usage() -> Never {
           report [--events N]     reports (full, incremental nightly) vs DuckDB; export vs sqlite3 -csv; peak RSS
           collector [--seconds 30] [--connections 64]
                                   serve under wrk (plain, gzip) vs import and nginx answering 204; p50, p99, peak RSS
+          upload [--events N]     the uploader draining N stored events (default 200,000) into serve, plain vs gzip
           report nightly [--events N] [--prepared DIR]
                                   only the nightly run after one more day vs the full recompute
         --check          print every target of the benchmarks run beside its value; exit 1 if one is missed

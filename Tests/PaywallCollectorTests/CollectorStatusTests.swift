@@ -1,4 +1,5 @@
 import Foundation
+import PaywallGzip
 import PaywallCollector
 import PaywallSQLite
 import PaywallTestSupport

@@ -1,4 +1,5 @@
 import Foundation
+import PaywallGzip
 @testable import PaywallCollector
 import PaywallCore
 import PaywallSQLite

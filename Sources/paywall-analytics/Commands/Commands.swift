@@ -6,6 +6,7 @@ enum Commands {
             ImportCommand.spec,
             StatsCommand.spec,
             ForwardCommand.spec,
+            UploadCommand.spec,
             ReportCommand.spec,
             ExportCommand.spec,
             ServeCommand.spec,

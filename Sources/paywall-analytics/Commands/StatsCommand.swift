@@ -35,6 +35,15 @@ enum StatsCommand {
         if stats.outboxForwardedByDevice > 0 {
             out += "  of the delivered, forwarded by the app installs themselves: \(stats.outboxForwardedByDevice)\n"
         }
+        if stats.outboxHandedToCollector > 0 {
+            out += "  of the delivered, handed to the collector, which forwards them: \(stats.outboxHandedToCollector)\n"
+        }
+        if let cursor = stats.uploadedThroughSeq {
+            out += "Uploaded to the collector: through seq \(cursor), \(stats.uploadPending) event\(stats.uploadPending == 1 ? "" : "s") pending upload\n"
+        }
+        if stats.deletedByRetention > 0 {
+            out += "Deleted by device retention (uploaded and done): \(stats.deletedByRetention)\n"
+        }
         out += "Dead letters: \(stats.deadLetters) open"
             + (stats.deadLettersRequeued > 0 ? " (history: \(stats.deadLettersRequeued) requeued earlier)\n" : "\n")
         out += "Quarantined: \(stats.quarantined)\n"

@@ -1,22 +1,32 @@
 import Foundation
-import PaywallTestSupport
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The built `paywall-analytics serve`, run as an operator runs it: own process, stdout and stderr
 /// into files (so every byte it wrote can be searched), the port read from its startup line.
-final class CollectorProcess: @unchecked Sendable {
-    let process: Process
-    let port: Int
-    let stdoutPath: String
-    let stderrPath: String
+/// `@unchecked Sendable`: every stored property is a constant set in `init`; `Process` is used
+/// only through its thread-safe calls (`isRunning`, `processIdentifier`, `waitUntilExit`).
+public final class CollectorProcess: @unchecked Sendable {
+    /// The running `serve` process.
+    public let process: Process
+    /// The port it listens on (127.0.0.1).
+    public let port: Int
+    /// Where its standard output goes.
+    public let stdoutPath: String
+    /// Where its standard error goes.
+    public let stderrPath: String
 
     /// Starts `serve --listen 127.0.0.1:0 --db <db>` plus `arguments`; waits for the listening line.
-    init(db: String, folder: TemporaryDirectory, arguments: [String] = [], environment: [String: String] = [:],
+    public init(db: String, folder: TemporaryDirectory, arguments: [String] = [], environment: [String: String] = [:],
          tag: String = UUID().uuidString) throws {
         let binary = try CommandRunner(product: "paywall-analytics").executable
         stdoutPath = folder.path("serve-\(tag).stdout")
         stderrPath = folder.path("serve-\(tag).stderr")
-        FileManager.default.createFile(atPath: stdoutPath, contents: nil)
-        FileManager.default.createFile(atPath: stderrPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
         process = Process()
         process.executableURL = binary
         process.arguments = ["serve", "--listen", "127.0.0.1:0", "--db", db] + arguments
@@ -43,16 +53,18 @@ final class CollectorProcess: @unchecked Sendable {
         port = found
     }
 
-    static func port(in text: String) -> Int? {
+    /// The port in `serve`'s startup line, if `text` holds it.
+    public static func port(in text: String) -> Int? {
         guard let range = text.range(of: "listening on http://127.0.0.1:") else { return nil }
         return Int(text[range.upperBound...].prefix { $0.isNumber })
     }
 
-    var stderrText: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+    /// Everything it wrote to standard error so far.
+    public var stderrText: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
 
     /// Sends `signal` and waits for the exit; returns the status (128 + n when killed) and the seconds it took.
     @discardableResult
-    func stop(_ signal: Int32 = SIGTERM, timeout: TimeInterval = 30) -> (status: Int32, seconds: Double) {
+    public func stop(_ signal: Int32 = SIGTERM, timeout: TimeInterval = 30) -> (status: Int32, seconds: Double) {
         let started = Date()
         kill(process.processIdentifier, signal)
         while process.isRunning, Date().timeIntervalSince(started) < timeout { usleep(10_000) }

@@ -3,7 +3,7 @@ import Foundation
 
 /// gzip through the system zlib: inflating a request body with a cap on its decompressed size
 /// (which is what stops a gzip bomb: inflation stops at the cap, never allocating past it), and
-/// deflating (tests and the benchmark build gzip bodies with it).
+/// deflating (the uploader compresses its batches with it; tests and the benchmark build gzip bodies).
 public enum Gzip {
     /// Why a body could not be inflated.
     public enum Failure: Error, Sendable, Hashable {

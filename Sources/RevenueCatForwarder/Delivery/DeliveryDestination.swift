@@ -1,0 +1,69 @@
+import Foundation
+import PaywallCore
+
+/// What one answer means for the batch that was sent, decided by the destination's adapter.
+public enum DeliveryVerdict: Sendable, Equatable {
+    /// The destination took the batch (its 2xx was valid): record it and go on.
+    case delivered(DeliveryCounts)
+    /// Nothing of the batch was taken and trying again can help: keep it, and pause the whole
+    /// destination for `after` (every batch, every process).
+    case retry(after: Duration, reason: String)
+    /// The destination refused the batch for good (RevenueCat's 4xx): the adapter records the
+    /// refusal (dead letters) and the pass goes on with the next batch.
+    case refused(status: Int, reason: String)
+    /// The batch is too large for the destination (413): send it again as half as many items.
+    case shrink(reason: String)
+}
+
+/// How many items of a delivered batch the destination took, and how.
+public struct DeliveryCounts: Sendable, Hashable {
+    /// Items stored (RevenueCat: delivered; collector: accepted).
+    public var accepted: Int
+    /// Items the destination already had (collector dedupe).
+    public var duplicates: Int
+    /// Items the destination kept apart as invalid (collector quarantine; never sent again).
+    public var quarantined: Int
+
+    /// Creates counts.
+    public init(accepted: Int, duplicates: Int = 0, quarantined: Int = 0) {
+        self.accepted = accepted
+        self.duplicates = duplicates
+        self.quarantined = quarantined
+    }
+
+    /// Every item counted.
+    public var total: Int { accepted + duplicates + quarantined }
+}
+
+/// One destination of the delivery mechanism (``DeliveryEngine``): a small adapter that knows what
+/// to send next, the wire format, what an answer means and where an outcome is recorded. The engine
+/// owns everything else — the lease, the destination-wide pause, the batch loop, retries by
+/// ``RetryPolicy`` and the summary — once for every destination.
+///
+/// RevenueCat's events endpoint (``Forwarder``) and a collector (the uploader in `PaywallUploader`)
+/// are the two adapters.
+public protocol DeliveryDestination: Sendable {
+    /// One batch as the adapter reads it from storage.
+    associatedtype Batch: Sendable
+
+    /// The destination's key in the pause storage (``DeliveryDestinationName``).
+    var pauseKey: String { get }
+    /// The destination in a sentence: `RevenueCat`, `the collector`.
+    var displayName: String { get }
+
+    /// The next batch of at most `limit` items to send at `now`, `nil` when nothing is due.
+    func nextBatch(limit: Int, now: Int64) throws -> Batch?
+    /// The number of items in `batch`.
+    func count(of batch: Batch) -> Int
+    /// The number of this attempt at `batch` (1 for the first), given the destination's failed passes
+    /// in a row (`failures`, from its pause).
+    func attempt(of batch: Batch, failures: Int) -> Int
+    /// The HTTP request that sends `batch`.
+    func request(for batch: Batch, attempt: Int) throws -> HTTPRequest
+    /// What `response` means for `batch`.
+    func verdict(for response: HTTPResponse, of batch: Batch, attempt: Int, now: Int64) -> DeliveryVerdict
+    /// What a request that got no usable response means (a retry with backoff, in both adapters).
+    func verdict(for error: TransportError, of batch: Batch, attempt: Int) -> DeliveryVerdict
+    /// Records `verdict` for `batch` in storage (a shrink records nothing).
+    func record(_ verdict: DeliveryVerdict, of batch: Batch, attempt: Int, at: Int64) throws
+}

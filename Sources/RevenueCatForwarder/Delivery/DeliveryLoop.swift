@@ -1,0 +1,74 @@
+import Foundation
+
+/// Something that runs one ``DeliveryEngine`` pass and returns its ``DeliveryPass`` (the uploader).
+public protocol DeliveryPassRunning: Sendable {
+    /// Runs one pass; ``DeliveryPass/busy`` when another pass holds the lease.
+    /// - Throws: storage errors.
+    func runPass() async throws -> DeliveryPass
+}
+
+/// Runs a ``DeliveryPassRunning`` periodically inside an embedding process, and early whenever
+/// ``trigger()`` is called (right after a flush, when the app comes back).
+///
+/// ```swift
+/// let loop = DeliveryLoop(runner: uploader, interval: .seconds(60), clock: ContinuousClock())
+/// let task = Task { await loop.run() }
+/// loop.trigger()          // after a flush
+/// // … on shutdown: task.cancel()
+/// ```
+public final class DeliveryLoop: Sendable {
+    private let runner: any DeliveryPassRunning
+    private let schedule: PassSchedule
+    private let onPass: @Sendable (Result<DeliveryPass, any Error>) -> Void
+
+    /// Creates a loop.
+    /// - Parameters:
+    ///   - runner: what runs one pass.
+    ///   - interval: time between passes when nothing triggers one sooner.
+    ///   - clock: the clock the interval is measured on (a `ManualClock` in tests).
+    ///   - onPass: called after every pass with its result (storage errors do not stop the loop).
+    public init(runner: any DeliveryPassRunning, interval: Duration, clock: any Clock<Duration>,
+                onPass: @escaping @Sendable (Result<DeliveryPass, any Error>) -> Void = { _ in }) {
+        self.runner = runner
+        schedule = PassSchedule(interval: interval, clock: clock)
+        self.onPass = onPass
+    }
+
+    /// Asks for a pass as soon as possible; several triggers before the pass starts count once.
+    public func trigger() { schedule.signal.fire() }
+
+    /// Runs one pass now, outside the schedule (it shares the lease with the loop's passes).
+    public func runOnce() async throws -> DeliveryPass { try await runner.runPass() }
+
+    /// Runs a pass now, then one per interval or trigger, until the task is cancelled.
+    public func run() async {
+        while !Task.isCancelled {
+            do { onPass(.success(try await runner.runPass())) } catch { onPass(.failure(error)) }
+            await schedule.waitForNextPass()
+        }
+    }
+}
+
+/// When the next pass of a loop (``DeliveryLoop``, ``ForwardingLoop``) starts: after `interval` on
+/// `clock`, or as soon as `signal` fires, whichever comes first.
+struct PassSchedule: Sendable {
+    let interval: Duration
+    let clock: any Clock<Duration>
+    let signal = TriggerSignal()
+
+    func waitForNextPass() async {
+        let clock = self.clock
+        let interval = self.interval
+        let signal = self.signal
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { try? await Self.sleep(on: clock, for: interval) }
+            group.addTask { await signal.wait() }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    private static func sleep<C: Clock>(on clock: C, for duration: Duration) async throws where C.Duration == Duration {
+        try await clock.sleep(until: clock.now.advanced(by: duration), tolerance: nil)
+    }
+}

@@ -1,0 +1,196 @@
+import Foundation
+import PaywallCore
+import PaywallSQLite
+import PaywallStore
+import PaywallTestSupport
+import Testing
+
+/// `paywall-analytics upload` as a user runs it, against the built collector on 127.0.0.1.
+@Suite(.serialized)
+struct UploadCommandTests {
+    @Test func uploadsEveryEventOnceInSeqOrderAndThenHasNothingToSend() async throws {
+        // Given 1,250 presentations (2,500 events) recorded on a device
+        let harness = try UploadHarness()
+        let events = try harness.record(DeviceEvents.presentations(1_250))
+        // When it uploads, then uploads again
+        let first = try await harness.upload()
+        let second = try await harness.upload()
+        // Then the central store holds exactly the device's events, once each, in three requests of at most 1,000
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout.contains("uploaded 2500, duplicates 0, quarantined 0 (3 requests"), "\(first.stdout)")
+        #expect(Set(try harness.ids(harness.central)) == Set(events.map(\.id.uuidString)))
+        #expect(try harness.int(harness.central, "SELECT count(*) FROM events") == 2_500)
+        #expect(harness.cursor == (try harness.int(harness.device, "SELECT max(seq) FROM events")))
+        #expect(second.status == 0)
+        #expect(second.stdout.contains("uploaded 0, duplicates 0, quarantined 0 (0 requests"), "\(second.stdout)")
+        #expect(second.stdout.contains("nothing is pending"))
+        // And the central store's order is the device's seq order
+        #expect(try harness.ids(harness.central) == (try harness.ids(harness.device)))
+    }
+
+    @Test func deviceForwardingRecordsImpressionsAsForwardedByTheDeviceAndKeepsTheDeviceOutbox() async throws {
+        let harness = try UploadHarness()
+        try harness.record(DeviceEvents.presentations(40))
+        let result = try await harness.upload(forwarding: "device")
+        #expect(result.status == 0, "\(result.stderr)")
+        // The collector never sends them: delivered by the device, nothing in its outbox
+        #expect(try harness.int(harness.central, "SELECT count(*) FROM deliveries WHERE by_device = 1") == 40)
+        #expect(try harness.int(harness.central, "SELECT count(*) FROM outbox") == 0)
+        // The device still sends them itself
+        #expect(try harness.int(harness.device, "SELECT count(*) FROM outbox") == 40)
+        #expect(try harness.int(harness.device, "SELECT count(*) FROM deliveries") == 0)
+    }
+
+    @Test func collectorForwardingHandsImpressionsOverSoOnlyTheCollectorSendsThem() async throws {
+        let harness = try UploadHarness()
+        try harness.record(DeviceEvents.presentations(40))
+        let result = try await harness.upload(forwarding: "collector")
+        #expect(result.status == 0, "\(result.stderr)")
+        // The collector queues them for RevenueCat
+        #expect(try harness.int(harness.central, "SELECT count(*) FROM outbox") == 40)
+        #expect(try harness.int(harness.central, "SELECT count(*) FROM deliveries") == 0)
+        // The device's outbox is empty: `forward` here can never send them too
+        #expect(try harness.int(harness.device, "SELECT count(*) FROM outbox") == 0)
+        #expect(try harness.int(harness.device, "SELECT count(*) FROM deliveries WHERE to_collector = 1") == 40)
+        let forward = try await harness.run(["forward", "--db", harness.device, "--endpoint", "http://127.0.0.1:1"],
+                                            environment: ["REVENUECAT_API_KEY": "appl_UploaderTestKey1234"])
+        #expect(forward.status == 0, "\(forward.stderr)")
+        #expect(forward.stdout.contains("delivered 0, will retry 0, dead-lettered 0 (0 requests; nothing due)"), "\(forward.stdout)")
+        let stats = try await harness.run(["stats", "--db", harness.device])
+        #expect(stats.stdout.contains("handed to the collector, which forwards them: 40"), "\(stats.stdout)")
+        #expect(stats.stdout.contains("Uploaded to the collector: through seq 80, 0 events pending upload"), "\(stats.stdout)")
+    }
+
+    @Test func impressionsThisStoreForwardedItselfGoAsDeviceEvenWithCollectorForwarding() async throws {
+        // Given a store whose own forwarder delivered 10 of its 30 impressions (an earlier configuration)
+        let harness = try UploadHarness()
+        let events = try harness.record(DeviceEvents.presentations(30))
+        let shown = events.filter { $0.name == .paywallShown }.map(\.id)
+        try SQLiteOutbox(store: try EventStore(path: harness.device, now: .system)).markDelivered(Array(shown[10..<20]), at: 1)
+        // When it uploads with the collector forwarding
+        let result = try await harness.upload(forwarding: "collector")
+        // Then those 10 are recorded as forwarded by the device (never sent again), the other 20 queued
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("uploaded 60, duplicates 0, quarantined 0 (3 requests"), "\(result.stdout)")
+        #expect(try harness.int(harness.central, "SELECT count(*) FROM deliveries WHERE by_device = 1") == 10)
+        #expect(try harness.int(harness.central, "SELECT count(*) FROM outbox") == 20)
+        #expect(try harness.int(harness.device, "SELECT count(*) FROM deliveries WHERE to_collector = 1") == 20)
+        #expect(try harness.int(harness.device, "SELECT count(*) FROM outbox") == 0)
+    }
+
+    @Test func withoutAKeyNothingIsSentAndTheExitCodeIs64() async throws {
+        let harness = try UploadHarness()
+        try harness.record(DeviceEvents.presentations(5))
+        let missing = try await harness.upload(key: "")
+        #expect(missing.status == 64)
+        #expect(missing.stderr.contains("no collector write key in PAYWALL_COLLECTOR_KEY"), "\(missing.stderr)")
+        #expect(missing.stderr.contains("keys add NAME"))
+        let malformed = try await harness.upload(key: "pwk_abc\ndef0123456789")
+        #expect(malformed.status == 64)
+        #expect(malformed.stderr.contains("is not a write key"), "\(malformed.stderr)")
+        #expect(try harness.int(harness.central, "SELECT count(*) FROM events") == 0)
+        #expect(harness.cursor == 0)
+    }
+
+    @Test(arguments: [
+        (["--endpoint", "ftp://example.com", "--forwarding", "device"], "--endpoint must be an absolute http(s) URL"),
+        (["--endpoint", "http://127.0.0.1:1", "--forwarding", "both"], "--forwarding must be device or collector, got 'both'"),
+        (["--forwarding", "device"], "upload needs --endpoint URL"),
+        (["--endpoint", "http://127.0.0.1:1", "--forwarding", "device", "--max-batches", "0"], "--max-batches must be"),
+    ])
+    func badArgumentsAreUsageErrors(arguments: [String], message: String) async throws {
+        let harness = try UploadHarness(startCollector: false)
+        try harness.record(DeviceEvents.presentations(1))
+        let result = try await harness.run(["upload", "--db", harness.device] + arguments,
+                                           environment: ["PAYWALL_COLLECTOR_KEY": harness.key])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+        #expect(harness.cursor == 0)
+    }
+
+    @Test func forwardingIsRequired() async throws {
+        let harness = try UploadHarness(startCollector: false)
+        try harness.record(DeviceEvents.presentations(1))
+        let result = try await harness.run(["upload", "--db", harness.device, "--endpoint", "http://127.0.0.1:1"],
+                                           environment: ["PAYWALL_COLLECTOR_KEY": harness.key])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("upload needs --forwarding device|collector"), "\(result.stderr)")
+    }
+
+    @Test func aRevokedKeyKeepsEveryEventAndExits69() async throws {
+        let harness = try UploadHarness()
+        try harness.record(DeviceEvents.presentations(10))
+        let revoked = try await harness.run(["keys", "revoke", "ios-app", "--db", harness.central])
+        #expect(revoked.status == 0, "\(revoked.stderr)")
+        let result = try await harness.upload()
+        #expect(result.status == 69)
+        #expect(result.stderr.contains("the collector refused the write key (HTTP 401)"), "\(result.stderr)")
+        #expect(result.stderr.contains("every event is kept"))
+        #expect(harness.cursor == 0)
+        #expect(try harness.int(harness.central, "SELECT count(*) FROM events") == 0)
+    }
+
+    @Test func anUnreachableCollectorExits69AndPausesLaterRuns() async throws {
+        let harness = try UploadHarness()
+        try harness.record(DeviceEvents.presentations(10))
+        let endpoint = harness.endpoint
+        harness.stopCollector()
+        let down = try await harness.upload(endpoint: endpoint)
+        #expect(down.status == 69)
+        #expect(down.stderr.contains("cannot connect to the collector"), "\(down.stderr)")
+        #expect(down.stderr.contains("paused until"))
+        #expect(harness.cursor == 0)
+        // The pause is in the database: the next run sends nothing, whatever the collector does now
+        #expect(try harness.int(harness.device, "SELECT count(*) FROM delivery_pauses WHERE destination = 'collector'") == 1)
+    }
+
+    @Test func anotherRunHoldingTheLeaseMakesItBusy() async throws {
+        let harness = try UploadHarness()
+        try harness.record(DeviceEvents.presentations(3))
+        let connection = try Connection(path: harness.device)
+        let until = Int64(Date().timeIntervalSince1970 * 1000) + 60_000
+        _ = try connection.run("INSERT INTO meta (key, value) VALUES ('uploader.lease', ?1)", [.text("\(until) other-run")])
+        let result = try await harness.upload()
+        #expect(result.status == 75)
+        #expect(result.stderr.contains("another upload run is using this database"), "\(result.stderr)")
+        #expect(try harness.int(harness.central, "SELECT count(*) FROM events") == 0)
+    }
+
+    @Test func theCursorSurvivesVacuumAndARestart() async throws {
+        // Given a device that uploaded one batch of its events
+        let harness = try UploadHarness()
+        let events = try harness.record(DeviceEvents.presentations(1_500))
+        let first = try await harness.upload(["--max-batches", "1"])
+        #expect(first.status == 0)
+        #expect(first.stdout.contains("more events are pending"))
+        #expect(harness.cursor == 1_000)
+        // When the file is vacuumed and the collector restarted
+        let connection = try Connection(path: harness.device)
+        try connection.execute("VACUUM")
+        harness.stopCollector()
+        try harness.startCollectorProcess()
+        let rest = try await harness.upload()
+        // Then the rest goes, none of the first batch again
+        #expect(rest.status == 0, "\(rest.stderr)")
+        #expect(rest.stdout.contains("uploaded 2000, duplicates 0, quarantined 0"), "\(rest.stdout)")
+        #expect(Set(try harness.ids(harness.central)) == Set(events.map(\.id.uuidString)))
+    }
+
+    @Test func theWriteKeyIsNeverWrittenAnywhere() async throws {
+        let harness = try UploadHarness()
+        try harness.record(DeviceEvents.presentations(20))
+        _ = try await harness.upload(forwarding: "collector")
+        _ = try await harness.upload(["--no-gzip"])
+        _ = try await harness.run(["stats", "--db", harness.device])
+        _ = try await harness.run(["export", "events", "--db", harness.device, "--out", "-"])
+        _ = try await harness.run(["keys", "revoke", "ios-app", "--db", harness.central])
+        try harness.record(DeviceEvents.presentations(2))
+        let refused = try await harness.upload()
+        #expect(refused.status == 69)
+        harness.stopCollector()
+        let down = try await harness.upload(endpoint: "http://127.0.0.1:1")
+        #expect(down.status == 69)
+        #expect(harness.placesHolding(harness.key).isEmpty, "\(harness.placesHolding(harness.key))")
+        #expect(harness.placesHolding(String(harness.key.dropFirst(4))).isEmpty)
+    }
+}
