@@ -26,7 +26,10 @@ struct FleetInstall: Sendable {
     static let offerings = ["default", "trial_7d", "annual_discount"]
     static let products = ["pro_monthly", "pro_annual"]
 
-    /// The facade's settings, as an app sets them, with short intervals (a test fleet).
+    /// The facade's settings, as an app sets them, with short intervals (a test fleet). The collector's
+    /// `X-Paywall-Forwarding` side follows `forwarding`: `device` with the closure, `collector` when off.
+    /// The byte budget is large so that device retention deletes nothing during a run: the checks compare
+    /// the central store with every event each install's file holds.
     func configuration() -> PaywallAnalytics.Configuration {
         PaywallAnalytics.Configuration(
             databasePath: databasePath,
@@ -34,7 +37,8 @@ struct FleetInstall: Sendable {
             forwardingInterval: .seconds(1),
             retryPolicy: RetryPolicy(base: .milliseconds(100), cap: .seconds(1)),
             flushPolicy: FlushPolicy(batchSize: 200, capacity: 100_000, interval: .milliseconds(500)),
-            impressionMode: .appReported)
+            impressionMode: .appReported,
+            collector: .init(endpoint: endpoint, writeKey: writeKey, uploadInterval: .seconds(1), byteBudget: 1 << 40))
     }
 
     func run() async -> Never {
@@ -47,6 +51,10 @@ struct FleetInstall: Sendable {
             Self.say("cannot open the install's store \(databasePath): \(error); check the path and its folder",
                      to: FileHandle.standardError)
             exit(74)
+        }
+        if case .off(let reason) = analytics.uploadStatus {
+            Self.say("uploading is off: \(reason)", to: FileHandle.standardError)
+            exit(78)
         }
         Self.say("started")
         let parent = getppid()

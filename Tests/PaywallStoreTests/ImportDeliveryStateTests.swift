@@ -125,6 +125,22 @@ struct ImportDeliveryStateTests {
         #expect(try store.stats().outboxPending == 0)
     }
 
+    @Test func anImpressionAnInstallHandedToAForwardingCollectorIsPendingInTheImportingStore() throws {
+        // Given an install's store whose uploader handed everything to a collector that forwards
+        // (`X-Paywall-Forwarding: collector`): its impressions left the outbox as `to_collector`
+        let path = directory.path("install.sqlite")
+        let install = try EventStore(path: path, now: .constant(Self.deliveredAt))
+        let shown = (0..<4).map { Self.impression($0) }
+        try install.insert(shown)
+        try SQLiteUploadQueue(store: install).acknowledge(through: 4, handOffImpressions: true, at: Self.deliveredAt)
+        #expect(try install.connection.scalar("SELECT count(*) FROM deliveries WHERE to_collector = 1")?.int64 == 4)
+        // When the install's file is imported (the importing store takes the collector's place)
+        let store = try EventStore(path: directory.path("merged.sqlite"), now: .constant(Self.importedAt))
+        _ = try Importer(store: store).importFiles([path])
+        // Then they are pending here: nobody delivered them to RevenueCat yet
+        #expect(try states(store.connection) == Dictionary(uniqueKeysWithValues: shown.map { ($0.id.uuidString, "pending") }))
+    }
+
     @Test func twoShardsMergeIntoOneStoreWithEveryStateKept() throws {
         // Given two shards (as two collectors behind a load balancer write them)
         let first = try source(named: "shard-1.sqlite")
