@@ -7,6 +7,10 @@ import PaywallSQLite
 /// it) is delivered here, one dead-lettered there is dead-lettered here with the same answer, and
 /// one still pending there is pending here (or delivered at import time with `--no-forward`).
 ///
+/// From an app install's own file (a store without a collector's `write_keys`), what its forwarder
+/// delivered is recorded as forwarded by the device (`by_device`), exactly as the collector records
+/// an install that forwards itself; a collector's shard keeps its `by_device` flags as they are.
+///
 /// An impression an app install's uploader handed to a collector that forwards it
 /// (`deliveries.to_collector`) was not delivered to RevenueCat by anyone yet: it is pending here, as
 /// it is in that collector's outbox (the store importing install files takes the collector's place).

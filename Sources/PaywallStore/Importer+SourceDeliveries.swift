@@ -8,9 +8,14 @@ extension Importer {
         /// `outbox` and `deliveries` keyed by the events rowid (migration store/outbox-keyed-by-event-rowid
         /// and later); `byDevice`: `deliveries.by_device` exists (store/deliveries-by-device);
         /// `toCollector`: `deliveries.to_collector` exists (an app install's uploader handed the
-        /// impression to a collector that forwards it: not delivered to RevenueCat, so pending here).
-        case rowidKeyed(byDevice: Bool, toCollector: Bool)
-        /// The first outbox (legacy versions 1–5): `event_id` and a `state` column.
+        /// impression to a collector that forwards it: not delivered to RevenueCat, so pending here);
+        /// `ownByDevice`: the source is not a collector's store (it has no `write_keys`), so it is an app
+        /// install's (or a recording server's) own file, and what its forwarder delivered was forwarded
+        /// by that device: it is recorded as `by_device`, as a collector records an install that sends
+        /// `X-Paywall-Forwarding: device`.
+        case rowidKeyed(byDevice: Bool, toCollector: Bool, ownByDevice: Bool)
+        /// The first outbox (legacy versions 1–5): `event_id` and a `state` column. Such a store
+        /// predates collectors: what it delivered was forwarded by the device that recorded it.
         case stateColumn
 
         /// Reads the layout of the attached `import_source`.
@@ -21,10 +26,13 @@ extension Importer {
                 })
             }
             let deliveries = try columns("deliveries")
+            let ownByDevice = try columns("write_keys").isEmpty
             if !deliveries.isEmpty {
-                return .rowidKeyed(byDevice: deliveries.contains("by_device"), toCollector: deliveries.contains("to_collector"))
+                return .rowidKeyed(byDevice: deliveries.contains("by_device"), toCollector: deliveries.contains("to_collector"),
+                                   ownByDevice: ownByDevice)
             }
-            return try columns("outbox").contains("state") ? .stateColumn : .rowidKeyed(byDevice: false, toCollector: false)
+            return try columns("outbox").contains("state") ? .stateColumn
+                : .rowidKeyed(byDevice: false, toCollector: false, ownByDevice: ownByDevice)
         }
     }
 
@@ -41,13 +49,13 @@ extension Importer {
         let state: String
         let joins: String
         switch layout {
-        case .rowidKeyed(let byDevice, let toCollector):
-            state = "v.delivered_at, \(byDevice ? "v.by_device" : "0"), "
+        case .rowidKeyed(let byDevice, let toCollector, let ownByDevice):
+            state = "v.delivered_at, \(ownByDevice ? "1" : byDevice ? "v.by_device" : "0"), "
                 + "CASE WHEN \(impression) AND v.event_rowid IS NULL THEN \(openLetter) END"
             joins = "LEFT JOIN import_source.deliveries AS v ON v.event_rowid = e.rowid AND \(impression)"
                 + (toCollector ? " AND v.to_collector = 0" : "")
         case .stateColumn:
-            state = "CASE WHEN o.state = 'delivered' THEN coalesce(o.delivered_at, 0) END, 0, "
+            state = "CASE WHEN o.state = 'delivered' THEN coalesce(o.delivered_at, 0) END, 1, "
                 + "CASE WHEN \(impression) AND coalesce(o.state, '') <> 'delivered' THEN \(openLetter) END"
             joins = "LEFT JOIN import_source.outbox AS o ON o.event_id = e.id AND \(impression)"
         }

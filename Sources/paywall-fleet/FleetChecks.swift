@@ -95,7 +95,8 @@ struct FleetChecks {
 
     /// Every impression in exactly one state, in every store; in the central store, a device
     /// install's impressions are forwarded by the device and a collector install's are pending (no
-    /// RevenueCat key here); in the reference store, delivered and pending.
+    /// RevenueCat key here), and the same in the reference store (an install's own deliveries import as
+    /// forwarded by the device).
     mutating func deliveryStates(_ installs: [(path: String, party: String)]) throws -> [String] {
         var failures: [String] = []
         for path in [central, reference] + installs.map(\.path) {
@@ -105,7 +106,7 @@ struct FleetChecks {
         var tallies: [String: Int] = [:]
         for install in installs {
             let wanted = install.party == "device"
-                ? (central: FleetDeliveryStates.forwardedByDevice, reference: FleetDeliveryStates.delivered)
+                ? (central: FleetDeliveryStates.forwardedByDevice, reference: FleetDeliveryStates.forwardedByDevice)
                 : (central: FleetDeliveryStates.pending, reference: FleetDeliveryStates.pending)
             for (store, state) in [(central, wanted.central), (reference, wanted.reference)] {
                 let other = try FleetDeliveryStates.impressions(of: install.path, in: store, notIn: state)

@@ -8,7 +8,8 @@ import Testing
 
 /// `import` of a store written by an older program keeps its impressions' delivery state too: the
 /// first outbox (a `state` column, legacy versions 1–5) and the rowid-keyed outbox without
-/// `by_device` (6–9), real files of each version, imported read-only into a new store.
+/// `by_device` (6–9), real files of each version, imported read-only into a new store. Neither is a
+/// collector's store: what it delivered, the device that recorded it forwarded (`by_device`).
 struct LegacyShardImportTests {
     @Test(arguments: [1, 5, 6, 9])
     func aLegacyStoresDeliveredDeadAndPendingImpressionsKeepTheirState(version: Int) throws {
@@ -26,7 +27,7 @@ struct LegacyShardImportTests {
         let states = Dictionary(uniqueKeysWithValues: try store.connection.all("""
             SELECT e.id,
               CASE WHEN EXISTS (SELECT 1 FROM outbox WHERE event_rowid = e.rowid) THEN 'pending'
-                   WHEN EXISTS (SELECT 1 FROM deliveries WHERE event_rowid = e.rowid AND by_device = 0) THEN 'delivered'
+                   WHEN EXISTS (SELECT 1 FROM deliveries WHERE event_rowid = e.rowid AND by_device = 1) THEN 'delivered'
                    WHEN EXISTS (SELECT 1 FROM dead_letters WHERE event_id = e.id AND requeued_at IS NULL AND status = 400)
                      THEN 'dead'
                    ELSE 'none' END

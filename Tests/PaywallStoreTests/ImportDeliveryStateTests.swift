@@ -61,11 +61,14 @@ struct ImportDeliveryStateTests {
         return Dictionary(uniqueKeysWithValues: rows.map { ($0.0, $0.2) })
     }
 
-    func expected(_ shown: [EventRecord], pending: String = "pending") -> [String: String] {
+    /// The states of `shown` after the import (`own`: how the source's own deliveries come out:
+    /// `device`, or `delivered` in the source itself).
+    func expected(_ shown: [EventRecord], pending: String = "pending", own: String = "device") -> [String: String] {
         var states: [String: String] = [:]
         for (index, event) in shown.enumerated() {
             states[event.id.uuidString] = switch index {
-            case 0, 1: "delivered@\(Self.deliveredAt)"
+            // (the source is no collector's store: what its forwarder delivered, the device forwarded)
+            case 0, 1: "\(own)@\(Self.deliveredAt)"
             case 2: "dead 400 RevenueCat refused it: invalid product@\(Self.deadAt)"
             case 3, 4: "device@\(Self.deliveredAt)"
             default: pending
@@ -78,7 +81,7 @@ struct ImportDeliveryStateTests {
     func aNewStoreTakesEveryImpressionsStateFromTheSource(path: WritePath) throws {
         // Given a source store with impressions in every delivery state
         let source = try source()
-        #expect(try states(Connection(path: source.path)) == expected(source.shown))
+        #expect(try states(Connection(path: source.path)) == expected(source.shown, own: "delivered"))
         // When it is imported into an empty store, three rows per transaction
         let store = try EventStore(path: directory.path("merged.sqlite"), now: .constant(Self.importedAt))
         let result = try Importer(store: store, options: ImportOptions(batchSize: 3, writePath: path)).importFiles([source.path])
@@ -89,6 +92,7 @@ struct ImportDeliveryStateTests {
         // And the report's counters agree: 4 deliveries and 1 dead impression in their buckets
         #expect(try store.connection.scalar("SELECT sum(delivered) FROM report_delivery_buckets")?.int64 == 4)
         #expect(try store.connection.scalar("SELECT sum(dead) FROM report_dead_buckets")?.int64 == 1)
+        #expect(try store.stats().outboxForwardedByDevice == 4)
         // And importing it again changes nothing
         let again = try Importer(store: store, options: ImportOptions(batchSize: 3, writePath: path)).importFiles([source.path])
         #expect(again == ImportResult(duplicates: 16))
