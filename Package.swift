@@ -113,6 +113,15 @@ var package = Package(
         .executableTarget(name: "forwarder-crash-helper", dependencies: ["PaywallStore", "PaywallCore", "RevenueCatForwarder"]),
         .testTarget(name: "SecurityTests", dependencies: ["PaywallCore", "PaywallTestSupport", "paywall-analytics", "recorder-crash-helper"]),
         .executableTarget(name: "paywall-soak", dependencies: ["PaywallLock", "PaywallCore", "PaywallStore", "PaywallSQLite", "PaywallTestSupport"]),
+        .executableTarget(
+            name: "paywall-fleet-install",
+            dependencies: ["PaywallAnalytics", "PaywallCore", "PaywallStore", "RevenueCatForwarder"]
+        ),
+        .executableTarget(name: "paywall-fleet", dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite", "PaywallTestSupport"]),
+        .testTarget(
+            name: "FleetTests",
+            dependencies: ["PaywallSQLite", "PaywallTestSupport", "paywall-fleet", "paywall-fleet-install", "paywall-analytics"]
+        ),
         .testTarget(
             name: "SQLiteOutboxTests",
             dependencies: ["PaywallLock", "PaywallStore", "PaywallCore", "PaywallSQLite", "RevenueCatForwarder", "PaywallTestSupport",

@@ -114,10 +114,13 @@ extension EventWriter {
             try insertEvent.run()
         }
         for index in 0..<count where isNew[index] {
-            try afterInsert(events[index], rowid: seq[index], recordedAt: recordedAt, forwarded: forwarded,
-                            byDevice: byDevice)
+            try afterInsert(events[index], index: index, rowid: seq[index], recordedAt: recordedAt,
+                            forwarded: forwarded, byDevice: byDevice)
         }
         outcome.duplicates = count - outcome.inserted - differing.count
+        if importedDeliveries != nil {
+            outcome.duplicateIndexes = (0..<count).filter { !isNew[$0] && differing[$0] == nil }
+        }
         let conflicts = differing.keys.sorted().map { (index: $0, event: events[$0], fields: differing[$0]!) }
         conflictEntries(conflicts, at: recordedAt, provenance: provenance, into: &outcome)
         return outcome

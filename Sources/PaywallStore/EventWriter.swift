@@ -13,6 +13,9 @@ struct EventWriter {
     let db: Database
     /// How the rows of an unordered batch are written.
     var path: WritePath = .plain
+    /// A database import's source states, one per event of the batch being inserted: a new
+    /// impression whose state is settled goes to `deliveries` or the dead letters, not the outbox.
+    var importedDeliveries: [ImportedDelivery]?
 
     static let insertEventSQL = """
         INSERT INTO events (id, name, occurred_at, recorded_at, user_id, session_id, catalog_version,
@@ -118,13 +121,14 @@ struct EventWriter {
             if db.changes == 1 {
                 forcedSeq = nil
                 outcome.inserted += 1
-                try afterInsert(event, rowid: db.lastInsertRowID, recordedAt: recordedAt, forwarded: forwarded,
-                                byDevice: byDevice)
+                try afterInsert(event, index: index, rowid: db.lastInsertRowID, recordedAt: recordedAt,
+                                forwarded: forwarded, byDevice: byDevice)
                 continue
             }
             let fields = try storedDifferences(event)
             if fields.isEmpty {
                 outcome.duplicates += 1
+                if importedDeliveries != nil { outcome.duplicateIndexes.append(index) }
             } else {
                 conflicts.append((index, event, fields))
             }
@@ -157,11 +161,14 @@ struct EventWriter {
         statement.bind(properties.openS, at: 15)
     }
 
-    /// The outbox row (or delivery) of a newly stored impression.
-    func afterInsert(_ event: EventRecord, rowid: Int64, recordedAt: Int64, forwarded: Bool,
+    /// The outbox row (or delivery, or the imported dead letter) of a newly stored impression,
+    /// the `index`th of its batch.
+    func afterInsert(_ event: EventRecord, index: Int, rowid: Int64, recordedAt: Int64, forwarded: Bool,
                      byDevice: Bool = false) throws {
         guard event.name == .paywallShown else { return }
-        if forwarded {
+        if let imported = importedDeliveries?[index], imported != .pending {
+            try imported.record(db, id: event.id, eventRowid: rowid, occurredAt: event.occurredAt)
+        } else if forwarded {
             try Deliveries.record(db, eventRowid: rowid, occurredAt: event.occurredAt, deliveredAt: recordedAt,
                                   byDevice: byDevice)
         } else {

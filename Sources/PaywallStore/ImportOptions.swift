@@ -2,6 +2,8 @@
 public struct ImportOptions: Sendable, Hashable {
     /// Imported impressions enter the outbox as pending (`true`, the default), or — when they
     /// were forwarded to RevenueCat already (`--no-forward`) — `deliveries`, delivered at import time.
+    /// From another store's file this applies to the impressions pending there: those it delivered,
+    /// its app installs forwarded or RevenueCat refused keep that state (``Importer/importDatabase(path:progress:)``).
     public var forward: Bool
     /// Lines longer than this many bytes are quarantined without being buffered whole.
     public var maxLineBytes: Int

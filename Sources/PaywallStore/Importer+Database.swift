@@ -8,7 +8,10 @@ extension Importer {
 
     /// Imports the events of another store's SQLite file, attached read-only: each row is
     /// validated against the catalog like an NDJSON line, stored once by id, or quarantined
-    /// (its payload rendered as a JSON object, `line` = the row's rowid).
+    /// (its payload rendered as a JSON object, `line` = the row's rowid). Each impression keeps its
+    /// delivery state (see ``ImportedDelivery``): delivered or forwarded by the device there is
+    /// delivered here, dead-lettered there is dead-lettered here, pending there is queued here
+    /// (``ImportOptions/forward``); so shards of several collectors merge into one report store.
     ///
     /// - Throws: ``ImportError`` (`.missingInput`, `.notAStore`) or `StorageError`.
     public func importDatabase(path: String, progress: (ImportProgress) -> Void = { _ in }) throws -> ImportResult {
@@ -28,8 +31,12 @@ extension Importer {
         } catch let error as StorageError {
             throw ImportError(error.kind == .corrupt ? .unreadable : .notAStore, path: path, detail: error.message)
         }
-        let select = "SELECT rowid, \(Self.sourceColumns.joined(separator: ", ")) FROM import_source.events "
-            + "WHERE rowid > ?1 ORDER BY rowid LIMIT ?2"
+        let select: String
+        do {
+            select = Self.sourceSelect(try connection.withDatabase { try SourceLayout.of($0) })
+        } catch let error as StorageError {
+            throw ImportError(.notAStore, path: path, detail: error.message)
+        }
         var result = ImportResult()
         var lastRowID: Int64 = 0
         var done: Int64 = 0
@@ -37,6 +44,8 @@ extension Importer {
         try ImportCache.with(connection, bytes: plan.cacheBytes) {
             while true {
                 var batch = Batch(capacity: options.batchSize)
+                var deliveries: [ImportedDelivery] = []
+                var deadLetters: [(index: Int, rowid: Int64)] = []
                 var rows = 0
                 try connection.withDatabase { db in
                     try db.forEachRow(select, [.integer(lastRowID), .integer(Int64(options.batchSize))]) { row in
@@ -44,19 +53,26 @@ extension Importer {
                         lastRowID = row.int64(at: 0)
                         let members = Self.members(of: row)
                         switch validator.validate(members: members) {
-                        case .valid(let event): batch.add(event, line: Int(lastRowID))
+                        case .valid(let event):
+                            let delivery = Self.delivery(of: row)
+                            if let rowid = delivery.deadLetterRowid { deadLetters.append((deliveries.count, rowid)) }
+                            deliveries.append(delivery.state)
+                            batch.add(event, line: Int(lastRowID))
                         case .invalid(let issues):
                             batch.add(QuarantineEntry(quarantinedAt: store.now.milliseconds(), reasons: issues.map(\.description),
                                                       payload: Self.json(members), origin: path, line: Int(lastRowID)))
                         }
                         return true
                     }
+                    for letter in deadLetters {
+                        if let dead = try Self.deadLetter(db, rowid: letter.rowid) { deliveries[letter.index] = dead }
+                    }
                 }
                 if rows == 0 { break }
                 done += Int64(rows)
                 let (outcome, already) = try commit(batch.events, quarantine: batch.quarantine,
                                                     provenance: EventProvenance(origin: path, lines: batch.lines),
-                                                    path: plan.path)
+                                                    path: plan.path, deliveries: deliveries)
                 result.add(outcome, quarantined: batch.quarantine.count, alreadyQuarantined: already)
                 progress(ImportProgress(origin: path, done: done, total: total, result: result))
             }

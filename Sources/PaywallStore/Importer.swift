@@ -115,14 +115,25 @@ public struct Importer: Sendable {
 
     /// Writes one batch in one transaction; returns what became of its events and how many
     /// quarantine entries (bad lines and conflicts) were already in the quarantine (same payload).
+    /// `deliveries` (a database import: one per event) are the source's delivery states: a new
+    /// impression takes its state, and a duplicate pending here takes a delivery or dead letter.
     func commit(_ events: [EventRecord], quarantine: [QuarantineEntry], provenance: EventProvenance,
-                path: WritePath) throws -> (outcome: InsertOutcome, alreadyQuarantined: Int) {
+                path: WritePath, deliveries: [ImportedDelivery]? = nil) throws
+        -> (outcome: InsertOutcome, alreadyQuarantined: Int) {
         let time = store.now.milliseconds()
         let forwarded = !options.forward
         return try store.connection.transaction { db in
             var writer = EventWriter(db: db)
             writer.path = path
+            writer.importedDeliveries = deliveries
             var outcome = try writer.insert(events, recordedAt: time, forwarded: forwarded, provenance: provenance)
+            if let deliveries {
+                for index in outcome.duplicateIndexes where deliveries[index] != .pending {
+                    let event = events[index]
+                    guard event.name == .paywallShown, let taken = try Deliveries.take(db, id: event.id) else { continue }
+                    try deliveries[index].record(db, id: event.id, eventRowid: taken.rowid, occurredAt: taken.occurredAt)
+                }
+            }
             // Conflicts and bad lines enter the quarantine in line order, whatever the transaction size.
             var entries = quarantine + outcome.conflictEntries
             if !outcome.conflictEntries.isEmpty {

@@ -14,6 +14,9 @@ struct InsertOutcome: Sendable, Hashable {
     /// The quarantine entries of the conflicts, in batch order; the caller writes them in the same
     /// transaction (the importer merges them with the bad lines in line order).
     var conflictEntries: [QuarantineEntry] = []
+    /// The batch positions of the duplicates, in batch order; filled only by a writer with
+    /// ``EventWriter/importedDeliveries`` (a database import settles them).
+    var duplicateIndexes: [Int] = []
 }
 
 /// Where a batch's events came from, for the quarantine rows of its conflicts.

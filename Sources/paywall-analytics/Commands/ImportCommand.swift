@@ -17,6 +17,12 @@ enum ImportCommand {
             every reason. Neither stops the import. Files are streamed, so a file larger than memory imports in constant
             memory. Impressions enter the RevenueCat outbox unless --no-forward says they were forwarded already.
 
+            Another store's SQLite file keeps each impression's delivery state: one delivered there (or forwarded
+            by the app install that uploaded it) is recorded as delivered, one dead-lettered there keeps its dead
+            letter, and only those still pending there enter the outbox (or, with --no-forward, are marked
+            delivered). An impression already delivered or dead-lettered in this store keeps its state. This is
+            how the shards of several collectors merge into one report store.
+
             Exit codes: 0 all imported, 65 some lines quarantined or in conflict (the good ones are stored), 66 a
             file is missing,
             74 a file cannot be read, 75 the database is locked.
@@ -28,6 +34,7 @@ enum ImportCommand {
                 "\(Tool.name) import events-2026-11-28.ndjson",
                 "zcat archive.ndjson.gz | \(Tool.name) import -",
                 "\(Tool.name) import --no-forward old-device.sqlite",
+                "\(Tool.name) import shard-eu.sqlite shard-us.sqlite --db report.sqlite",
             ],
             run: run
         )
