@@ -1,9 +1,9 @@
 import PaywallLock
 import RevenueCatForwarder
 
-/// The install's opt-out as the facade's loops see it: a forwarding pass (and, when the uploader of
-/// SPEC §8 joins the facade, an upload pass) asks ``isOptedOut`` first and sends nothing while it is
-/// set. Shared by ``PaywallAnalytics`` and the forwarder it wraps (``GatedForwarder``).
+/// The install's opt-out as the facade's loops see it: a forwarding pass and an upload pass ask
+/// ``isOptedOut`` first and send nothing while it is set. Shared by ``PaywallAnalytics``, the
+/// forwarder it wraps (``GatedForwarder``) and the uploader it wraps (``GatedUploader``).
 final class ConsentGate: Sendable {
     private let state: Lock<Bool>
 
@@ -25,5 +25,17 @@ struct GatedForwarder: ImpressionForwarding {
     func forwardOnce() async throws -> ForwardingPass {
         if gate.isOptedOut { return .completed(ForwardingSummary()) }
         return try await base.forwardOnce()
+    }
+}
+
+/// An uploader that runs no pass while the install is opted out (an empty completed pass instead),
+/// so the upload loop, `flush()` and `suspend()` keep their code and send nothing.
+struct GatedUploader: DeliveryPassRunning {
+    let base: any DeliveryPassRunning
+    let gate: ConsentGate
+
+    func runPass() async throws -> DeliveryPass {
+        if gate.isOptedOut { return .completed(DeliveryReport()) }
+        return try await base.runPass()
     }
 }

@@ -33,9 +33,11 @@ extension PaywallAnalytics {
         recorder.setOptedOut(true)
         // What was recorded before the call is committed, then deleted with the rest of what was not sent.
         try await recorder.flush()
-        // The uploader (SPEC §8), once it joins the facade, passes its cursor here and checks `consent`
-        // before each pass, as `GatedForwarder` does for forwarding.
-        return try OptOutErasure(store: store).erasePending(uploadedThrough: nil)
+        // Events a collector acknowledged left the device; the rest (after the upload cursor, or every
+        // event when this install never uploaded) is deleted. Upload passes check `consent` first
+        // (`GatedUploader`); one already sending when the choice was made may still complete.
+        let uploadedThrough = uploading == nil ? nil : try store.stats().uploadedThroughSeq
+        return try OptOutErasure(store: store).erasePending(uploadedThrough: uploadedThrough)
     }
 
     /// The customer gave consent again: recording, uploading and forwarding resume (remembered across
@@ -47,5 +49,6 @@ extension PaywallAnalytics {
         consent.set(false)
         recorder.setOptedOut(false)
         forwarding?.trigger()
+        uploading?.trigger()
     }
 }

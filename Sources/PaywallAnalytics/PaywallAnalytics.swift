@@ -83,7 +83,8 @@ public final class PaywallAnalytics: Sendable {
         self.uploadStatus = uploadStatus
         if let uploader, let collector = configuration.collector {
             let retention = DeviceRetention(store: store, collector: collector, now: now)
-            let loop = DeliveryLoop(runner: uploader, interval: collector.uploadInterval, clock: clock) { result in
+            let loop = DeliveryLoop(runner: GatedUploader(base: uploader, gate: consent), interval: collector.uploadInterval,
+                                    clock: clock) { result in
                 for message in Self.uploadDiagnostics(result) { diagnostics(message) }
                 retention.afterUpload(result, diagnostics: diagnostics)
             }

@@ -138,13 +138,16 @@ struct CollectorDestination: DeliveryDestination {
         try queue.acknowledge(through: batch.lastSeq, handOffImpressions: batch.forwarding == .collector, at: at)
     }
 
-    /// `accepted`, `duplicates` and `quarantined` of a collector's JSON answer, `nil` when one is missing.
+    /// `accepted`, `duplicates` and `quarantined` of a collector's JSON answer (and `suppressed`, which
+    /// a collector sends only when it refused events of forgotten customers), `nil` when one is missing.
     static func counts(in body: Data) -> DeliveryCounts? {
         guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any],
               let accepted = object["accepted"] as? Int, let duplicates = object["duplicates"] as? Int,
               let quarantined = object["quarantined"] as? Int,
               accepted >= 0, duplicates >= 0, quarantined >= 0 else { return nil }
-        return DeliveryCounts(accepted: accepted, duplicates: duplicates, quarantined: quarantined)
+        let suppressed = object["suppressed"] as? Int ?? 0
+        guard suppressed >= 0 else { return nil }
+        return DeliveryCounts(accepted: accepted, duplicates: duplicates, quarantined: quarantined, suppressed: suppressed)
     }
 
     /// ` ("…")`: the start of the answer (at most 200 bytes, the key redacted), or nothing when empty.

@@ -23,16 +23,20 @@ public struct DeliveryCounts: Sendable, Hashable {
     public var duplicates: Int
     /// Items the destination kept apart as invalid (collector quarantine; never sent again).
     public var quarantined: Int
+    /// Items the destination refused because their customer was forgotten there (`forget --user` on
+    /// the collector's store: its suppression list); never sent again.
+    public var suppressed: Int
 
     /// Creates counts.
-    public init(accepted: Int, duplicates: Int = 0, quarantined: Int = 0) {
+    public init(accepted: Int, duplicates: Int = 0, quarantined: Int = 0, suppressed: Int = 0) {
         self.accepted = accepted
         self.duplicates = duplicates
         self.quarantined = quarantined
+        self.suppressed = suppressed
     }
 
     /// Every item counted.
-    public var total: Int { accepted + duplicates + quarantined }
+    public var total: Int { accepted + duplicates + quarantined + suppressed }
 }
 
 /// One destination of the delivery mechanism (``DeliveryEngine``): a small adapter that knows what
