@@ -6,7 +6,8 @@
 -- impressions_dead_lettered from report_dead_buckets (stored impressions with an open dead letter per
 -- bucket of their occurred_at, kept by triggers on dead_letters), and impressions_pending is the rest
 -- (never below 0 when a delivery outruns the rollup of its event).
--- quarantined comes from quarantine.quarantined_at and dropped from drops.dropped_at. The placement
+-- quarantined comes from quarantine.quarantined_at, dropped from drops.dropped_at and suppressed (events
+-- of forgotten customers, refused) from suppressed_events.suppressed_at. The placement
 -- filter does not apply. Parameters: :days as in encounter_funnel.sql.
 WITH days AS (
   SELECT value ->> 0 AS date, value ->> 1 AS start_ms, value ->> 2 AS end_ms FROM json_each(:days)
@@ -27,6 +28,11 @@ dropped AS (
   FROM days AS d JOIN drops AS r ON r.dropped_at >= d.start_ms AND r.dropped_at < d.end_ms
   GROUP BY d.date
 ),
+suppressed AS (
+  SELECT d.date, sum(r.count) AS suppressed
+  FROM days AS d JOIN suppressed_events AS r ON r.suppressed_at >= d.start_ms AND r.suppressed_at < d.end_ms
+  GROUP BY d.date
+),
 delivered AS (
   SELECT d.date, sum(b.delivered) AS delivered, sum(b.by_device) AS by_device
   FROM days AS d
@@ -45,6 +51,7 @@ SELECT d.date,
        coalesce(s.events_stored, 0) AS events_stored,
        coalesce(q.quarantined, 0) AS quarantined,
        coalesce(r.dropped, 0) AS dropped,
+       coalesce(u.suppressed, 0) AS suppressed,
        coalesce(s.impressions_stored, 0) AS impressions_stored,
        coalesce(v.delivered, 0) AS impressions_delivered,
        max(0, coalesce(s.impressions_stored, 0) - coalesce(v.delivered, 0) - coalesce(x.dead, 0)) AS impressions_pending,
@@ -54,7 +61,9 @@ FROM days AS d
 LEFT JOIN stored AS s ON s.date = d.date
 LEFT JOIN quarantined AS q ON q.date = d.date
 LEFT JOIN dropped AS r ON r.date = d.date
+LEFT JOIN suppressed AS u ON u.date = d.date
 LEFT JOIN delivered AS v ON v.date = d.date
 LEFT JOIN dead AS x ON x.date = d.date
-WHERE s.date IS NOT NULL OR q.date IS NOT NULL OR r.date IS NOT NULL OR v.date IS NOT NULL OR x.date IS NOT NULL
+WHERE s.date IS NOT NULL OR q.date IS NOT NULL OR r.date IS NOT NULL OR u.date IS NOT NULL OR v.date IS NOT NULL
+   OR x.date IS NOT NULL
 ORDER BY d.date;

@@ -27,6 +27,8 @@ public final class PaywallAnalytics: Sendable {
     private let forwardingTask: Task<Void, Never>?
     let clock: any Clock<Duration>
     let diagnostics: @Sendable (String) -> Void
+    /// The install's opt-out, read from the store on open (``optOut()``, ``optIn()``).
+    let consent: ConsentGate
 
     /// Opens the store, starts the recorder and, unless forwarding is off, the forwarding loop.
     ///
@@ -37,6 +39,8 @@ public final class PaywallAnalytics: Sendable {
     ///   - now: the wall clock for timestamps.
     ///   - diagnostics: recorder failures, forwarding failures, tracker misuse and the key
     ///     warning, as sentences (never a key; user ids only in misuse of your own calls).
+    /// An install that opted out before (``optOut()``) starts opted out: nothing is recorded or sent.
+    ///
     /// - Throws: `StorageError` when the database cannot be opened (corrupt, read-only, newer schema).
     public init(configuration: Configuration,
                 environment: [String: String] = ProcessInfo.processInfo.environment,
@@ -45,12 +49,16 @@ public final class PaywallAnalytics: Sendable {
         let store = try EventStore(path: configuration.databasePath, now: now)
         self.clock = clock
         self.diagnostics = diagnostics
+        let optedOut = try Consent.isOptedOut(store)
+        consent = ConsentGate(optedOut: optedOut)
         recorder = Recorder(store: store, policy: configuration.flushPolicy, clock: clock) { diagnostics($0.description) }
+        recorder.setOptedOut(optedOut)
         tracker = PresentationTracker(sink: recorder, clock: clock, now: now, impressionMode: configuration.impressionMode) {
             diagnostics("paywall tracker misuse: \($0)")
         }
+        let gate = consent
         let forwarder = Self.makeForwarder(configuration, store: store, environment: environment, now: now,
-                                           diagnostics: diagnostics)
+                                           diagnostics: diagnostics).map { GatedForwarder(base: $0, gate: gate) }
         if let forwarder {
             let loop = ForwardingLoop(forwarder: forwarder, interval: configuration.forwardingInterval, clock: clock) { result in
                 switch result {

@@ -169,7 +169,7 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
             switch result {
             case .success(let counts):
                 metrics.events(key: events.keyName, accepted: counts.accepted, duplicates: counts.duplicates,
-                               quarantined: counts.quarantined)
+                               quarantined: counts.quarantined, suppressed: counts.suppressed)
                 respond(.json(200, Self.summaryJSON(counts, quarantine: part.quarantine)))
             case .failure(let error):
                 log("a commit failed, its requests were answered 503: \(Self.summary(error))")
@@ -184,9 +184,13 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
         (error as? StorageError)?.summary ?? "\(type(of: error))"
     }
 
-    /// `{"accepted":N,"duplicates":N,"quarantined":N,"rejected":[{"line":K,"reasons":[…]}]}`.
+    /// `{"accepted":N,"duplicates":N,"quarantined":N,"rejected":[{"line":K,"reasons":[…]}]}`, with
+    /// `"suppressed":N` after `quarantined` when events of forgotten customers were refused (then
+    /// accepted + duplicates + quarantined + suppressed is the number of lines).
     static func summaryJSON(_ counts: CommitCounts, quarantine: [QuarantineEntry]) -> String {
-        var out = "{\"accepted\":\(counts.accepted),\"duplicates\":\(counts.duplicates),\"quarantined\":\(counts.quarantined),\"rejected\":["
+        var out = "{\"accepted\":\(counts.accepted),\"duplicates\":\(counts.duplicates),\"quarantined\":\(counts.quarantined),"
+        if counts.suppressed > 0 { out += "\"suppressed\":\(counts.suppressed)," }
+        out += "\"rejected\":["
         for (index, entry) in quarantine.enumerated() {
             if index > 0 { out += "," }
             out += "{\"line\":\(entry.line ?? 0),\"reasons\":[" + entry.reasons.map(JSONString.quoted).joined(separator: ",") + "]}"

@@ -13,6 +13,8 @@ public final class CollectorMetrics: Sendable {
     private struct EventCounts {
         var accepted = 0
         var duplicates = 0
+        /// Events of forgotten customers, refused (shown only once non-zero).
+        var suppressed = 0
         var quarantined = 0
     }
 
@@ -45,8 +47,9 @@ public final class CollectorMetrics: Sendable {
     }
 
     /// Counts a committed request's outcome under its key's name.
-    func events(key: String, accepted: Int, duplicates: Int, quarantined: Int) {
+    func events(key: String, accepted: Int, duplicates: Int, quarantined: Int, suppressed: Int = 0) {
         state.withLock { state in
+            state.events[key, default: EventCounts()].suppressed += suppressed
             state.events[key, default: EventCounts()].accepted += accepted
             state.events[key, default: EventCounts()].duplicates += duplicates
             state.events[key, default: EventCounts()].quarantined += quarantined
@@ -78,7 +81,7 @@ public final class CollectorMetrics: Sendable {
         for key in state.events.keys.sorted() {
             let counts = state.events[key, default: EventCounts()]
             for (outcome, count) in [("accepted", counts.accepted), ("duplicate", counts.duplicates),
-                                     ("quarantined", counts.quarantined)] {
+                                     ("quarantined", counts.quarantined)] + (counts.suppressed > 0 ? [("suppressed", counts.suppressed)] : []) {
                 out += "paywall_collector_events_total{key=\"\(key)\",outcome=\"\(outcome)\"} \(count)\n"
             }
         }

@@ -10,6 +10,14 @@ public enum ExportKind: String, Sendable, CaseIterable {
     case deadLetters = "dead-letters"
 }
 
+/// How `export events` writes its rows.
+public enum ExportFormat: String, Sendable, CaseIterable {
+    /// RFC 4180 CSV with a header row (every export).
+    case csv
+    /// One JSON object per line, exactly as `import` reads it (events only; `null` fields left out).
+    case ndjson
+}
+
 /// Filters of `export`: all optional; dates are inclusive days in ``timezone``.
 public struct ExportFilter: Sendable, Hashable {
     /// First day (by `occurred_at` for events, `quarantined_at`, `dead_at`; the presentation day for funnels).
@@ -22,6 +30,9 @@ public struct ExportFilter: Sendable, Hashable {
     public var names: [String]
     /// The IANA zone that defines days (default UTC).
     public var timezone: String
+    /// Keep these customers' rows only (`user_id`, byte for byte: an access request); empty: all.
+    /// Events and dead letters; the quarantine and funnels ignore it.
+    public var users: [String] = []
 
     /// Creates a filter.
     public init(from: ReportDate? = nil, to: ReportDate? = nil, placements: [String] = [], names: [String] = [],

@@ -3,7 +3,7 @@ import PaywallSQLite
 
 extension Exporter {
     /// Column names and SQL of the table exports. Parameters: ?1/?2 time bounds, ?3 placements
-    /// JSON (or NULL), ?4 names JSON (or NULL); quarantine uses only the time bounds. In the quarantine
+    /// JSON (or NULL), ?4 names JSON (or NULL), ?5 user ids JSON (or NULL); quarantine uses only the time bounds. In the quarantine
     /// export, `payload_escaped` is 1 when the line was not valid UTF-8 and `payload` shows each invalid
     /// byte as `\xHH` (the exact bytes stay in the table's `payload_raw`), 0 when `payload` is the text as read.
     static let tables: [ExportKind: (columns: [String], sql: String)] = [
@@ -17,6 +17,7 @@ extension Exporter {
             WHERE e.occurred_at >= ?1 AND e.occurred_at < ?2
               AND (?3 IS NULL OR e.source IN (SELECT value FROM json_each(?3)))
               AND (?4 IS NULL OR e.name IN (SELECT value FROM json_each(?4)))
+              AND (?5 IS NULL OR e.user_id IN (SELECT value FROM json_each(?5)))
             ORDER BY e.rowid
             """),
         .quarantine: (
@@ -34,6 +35,7 @@ extension Exporter {
             WHERE d.dead_at >= ?1 AND d.dead_at < ?2
               AND (?3 IS NULL OR e.source IN (SELECT value FROM json_each(?3)))
               AND (?4 IS NULL OR e.name IN (SELECT value FROM json_each(?4)))
+              AND (?5 IS NULL OR e.user_id IN (SELECT value FROM json_each(?5)))
             ORDER BY d.dead_at, d.event_id
             """),
     ]
@@ -46,6 +48,7 @@ extension Exporter {
             .integer(start), .integer(end),
             filter.placements.isEmpty ? .null : .text(FunnelReport.jsonArray(filter.placements)),
             filter.names.isEmpty ? .null : .text(FunnelReport.jsonArray(filter.names)),
+            filter.users.isEmpty ? .null : .text(FunnelReport.jsonArray(filter.users)),
         ]
         try writer.writeRow(table.columns.map { .text($0) })
         var rows: Int64 = 0

@@ -67,6 +67,9 @@ public enum HTMLReport {
         var warnings: [String] = []
         if totals["quarantined", default: 0] > 0 { warnings.append("\(totals["quarantined", default: 0]) events were refused (quarantined) and are not counted") }
         if totals["dropped", default: 0] > 0 { warnings.append("\(totals["dropped", default: 0]) events were dropped at the recorder's buffer bound") }
+        if totals["suppressed", default: 0] > 0 {
+            warnings.append("\(totals["suppressed", default: 0]) events of forgotten customers were refused (suppressed) and are not counted")
+        }
         if totals["impressions_dead_lettered", default: 0] > 0 { warnings.append("\(totals["impressions_dead_lettered", default: 0]) impressions were refused by RevenueCat (dead letters)") }
         let stored = totals["events_stored", default: 0], delivered = totals["impressions_delivered", default: 0]
         let pending = totals["impressions_pending", default: 0]

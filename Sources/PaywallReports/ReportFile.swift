@@ -70,8 +70,8 @@ public struct ReportFile: Sendable, Hashable {
     /// `data_quality.csv`.
     public static let dataQuality = ReportFile("data_quality", sql: ReportQueries.dataQuality, [
         ("date", .text), ("events_stored", .count), ("quarantined", .count), ("dropped", .count),
-        ("impressions_stored", .count), ("impressions_delivered", .count), ("impressions_pending", .count),
-        ("impressions_dead_lettered", .count), ("impressions_forwarded_by_device", .count),
+        ("suppressed", .count), ("impressions_stored", .count), ("impressions_delivered", .count),
+        ("impressions_pending", .count), ("impressions_dead_lettered", .count), ("impressions_forwarded_by_device", .count),
     ])
 
     /// Runs the SQL with `parameters` and streams the rows into `writer`, header first; returns the rows.

@@ -27,6 +27,9 @@ public enum ReportSchema {
     static let newestKey = "reports.newest_occurred_at"
     /// Meta key of the time zone the nightly day partials are cut in (``NightlyPartials``).
     static let partialsTimezoneKey = "reports.partials_timezone"
+    /// Meta key counting the erasures that changed the rollups (``ReportErasure``): a rollup refresh
+    /// that started before one gives up instead of merging what it read before the erasure.
+    static let erasureGenerationKey = "reports.erasure_generation"
     /// Meta key of the nightly run's lease (``ReportLease``).
     static let leaseKey = "reports.lease"
 

@@ -74,11 +74,14 @@ struct Rollup {
         // A first build does not probe, so it cannot tell new presentations from changed ones.
         if collectAdditions != nil, !fresh { result.additions = Additions() }
         let wal = try connection.scalar("PRAGMA journal_mode")?.string == "wal"
+        let generation = try connection.withDatabase { try Self.erasureGeneration($0) }
         let apply = { (batch: PresentationBatch) throws in
             try connection.transaction(.immediate) { db in
                 let after = Int64(try db.scalar("SELECT value FROM meta WHERE key = ?", [.text(Self.watermarkKey)])?
                     .string ?? "0") ?? 0
                 guard after == batch.after else { throw Self.movedWatermark(connection.path) }
+                // A `forget` since the refresh began may have erased events this chunk read: start over.
+                guard try Self.erasureGeneration(db) == generation else { throw Self.erasedMeanwhile(connection.path) }
                 try self.apply(batch, db, fresh: fresh, into: &result)
             }
             result.watermarkAfter = batch.through
@@ -124,6 +127,20 @@ struct Rollup {
         return String(sql[..<values.lowerBound]) + "VALUES " + rows.joined(separator: ",\n  ") + "\n"
             + String(sql[sql.index(after: end.lowerBound)...])
     }()
+
+    /// How many erasures changed the rollups (``ReportSchema/erasureGenerationKey``; 0 before any).
+    static func erasureGeneration(_ db: Database) throws -> Int64 {
+        Int64(try db.scalar("SELECT value FROM meta WHERE key = ?", [.text(ReportSchema.erasureGenerationKey)])?
+            .string ?? "0") ?? 0
+    }
+
+    /// The error for an erasure (`forget`) that ran while this refresh was reading.
+    static func erasedMeanwhile(_ path: String) -> StorageError {
+        StorageError(code: 0, message: """
+            customers were forgotten (`forget`) while the report rollups were being refreshed, so what this \
+            refresh had read may hold their events; nothing of this chunk was written. Run the report again
+            """, path: path, kind: .busy)
+    }
 
     /// The error for a watermark moved by someone else mid-refresh (reports hold a lease, so only
     /// a program that ignores it can do this).

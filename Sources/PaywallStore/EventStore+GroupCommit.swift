@@ -40,6 +40,9 @@ public struct CommitCounts: Sendable, Hashable {
     /// Lines quarantined (including those whose payload already was), conflicts included: an event
     /// whose id is stored with other content is quarantined, the stored one kept.
     public var quarantined: Int
+    /// Events and refused lines of forgotten customers (``Suppression``): not stored, counted in
+    /// `suppressed_events` (accepted + duplicates + quarantined + suppressed = the part's lines).
+    public var suppressed = 0
 }
 
 extension EventStore {
@@ -57,9 +60,13 @@ extension EventStore {
                 let outcome = try writer.insert(part.events, recordedAt: time, forwarded: part.forwarding == .device,
                                                 byDevice: part.forwarding == .device,
                                                 provenance: EventProvenance(origin: part.origin, lines: nil))
-                for entry in part.quarantine + outcome.conflictEntries { _ = try writer.quarantine(entry) }
+                var suppressedLines = 0
+                for entry in part.quarantine + outcome.conflictEntries where try writer.quarantineResult(entry) == .suppressed {
+                    suppressedLines += 1
+                }
                 return CommitCounts(accepted: outcome.inserted, duplicates: outcome.duplicates,
-                                    quarantined: part.quarantine.count + outcome.conflicts)
+                                    quarantined: part.quarantine.count + outcome.conflicts - suppressedLines,
+                                    suppressed: outcome.suppressed + suppressedLines)
             }
         }
     }

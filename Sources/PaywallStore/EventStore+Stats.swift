@@ -36,6 +36,10 @@ extension EventStore {
             stats.deadLetters = Int(try db.int64("SELECT count(*) FROM dead_letters WHERE requeued_at IS NULL") ?? 0)
             stats.deadLettersRequeued = Int(try db.int64("SELECT count(*) FROM dead_letters WHERE requeued_at IS NOT NULL") ?? 0)
             stats.droppedAtBound = Int(try db.int64("SELECT coalesce(sum(count), 0) FROM drops") ?? 0)
+            if try db.int64("SELECT count(*) FROM sqlite_schema WHERE name = 'suppressions'") == 1 {
+                stats.suppressed = Int(try db.int64("SELECT coalesce(sum(count), 0) FROM suppressed_events") ?? 0)
+                stats.suppressedCustomers = Int(try db.int64("SELECT count(*) FROM suppressions") ?? 0)
+            }
             return stats
         }
     }

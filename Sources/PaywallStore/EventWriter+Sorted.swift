@@ -60,7 +60,7 @@ extension EventWriter {
     /// the index pages are read once per transaction), decide each event's fate, give the new rows
     /// rowids in batch order, then insert them in id order (``WritePath/sorted``) or batch order.
     func insertSorted(_ events: [EventRecord], keys: [IDSortKey], recordedAt: Int64, forwarded: Bool,
-                      byDevice: Bool = false, provenance: EventProvenance) throws -> InsertOutcome {
+                      byDevice: Bool = false, provenance: EventProvenance, floor: Int64? = nil) throws -> InsertOutcome {
         let count = events.count
         var order = Array(0..<count)
         order.sort { keys[$0] < keys[$1] || (keys[$0] == keys[$1] && $0 < $1) }
@@ -100,7 +100,7 @@ extension EventWriter {
             start = end
         }
         var seq = [Int64](repeating: 0, count: count)
-        var next = (try db.int64(Self.lastSeqSQL) ?? 0) + 1
+        var next = max(try db.int64(Self.lastSeqSQL) ?? 0, floor ?? 0) + 1
         var outcome = InsertOutcome()
         for index in 0..<count where isNew[index] {
             seq[index] = next

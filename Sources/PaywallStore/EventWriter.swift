@@ -16,8 +16,8 @@ struct EventWriter {
 
     static let insertEventSQL = """
         INSERT INTO events (id, name, occurred_at, recorded_at, user_id, session_id, catalog_version,
-          pw_id, source, offering_id, placement_id, product, result, via, open_s)
-        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
+          pw_id, source, offering_id, placement_id, product, result, via, open_s, seq)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
         ON CONFLICT(id) DO NOTHING
         """
     /// The sorted path's insert: every id is known to be new, the rowid (`seq`) is given.
@@ -53,15 +53,51 @@ struct EventWriter {
     /// entry (at `recordedAt`, with `provenance`), which the caller writes with ``quarantine(_:)``.
     /// `byDevice` marks the deliveries of `forwarded` impressions as made by the app install (the
     /// collector's `X-Paywall-Forwarding: device`).
+    ///
+    /// Events of a forgotten customer (``Suppression``) are not stored: they are counted in the
+    /// outcome's ``InsertOutcome/suppressed`` and in `suppressed_events`.
     func insert<Events: Collection<EventRecord>>(_ events: Events, recordedAt: Int64, forwarded: Bool = false,
                                                  byDevice: Bool = false,
                                                  provenance: EventProvenance = .unknown) throws -> InsertOutcome {
+        if let suppression = try Suppression.load(db) {
+            var kept: [EventRecord] = [], lines: [Int]? = provenance.lines.map { _ in [] }
+            kept.reserveCapacity(events.count)
+            // One hash per customer of the batch, not per event (keyed by bytes: `String` equality
+            // would merge canonically equivalent ids, which are different customers).
+            var verdicts: [[UInt8]: Bool] = [:]
+            func forgotten(_ user: String) -> Bool {
+                let key = Array(user.utf8)
+                if let known = verdicts[key] { return known }
+                let verdict = suppression.contains(user)
+                verdicts[key] = verdict
+                return verdict
+            }
+            for (index, event) in events.enumerated() where !forgotten(event.userID) {
+                kept.append(event)
+                if let line = provenance.line(index) { lines?.append(line) }
+            }
+            let suppressed = events.count - kept.count
+            try Suppression.recordSuppressed(suppressed, at: recordedAt, db)
+            var outcome = try insertUnsuppressed(kept, recordedAt: recordedAt, forwarded: forwarded, byDevice: byDevice,
+                                                 provenance: EventProvenance(origin: provenance.origin, lines: lines))
+            outcome.suppressed = suppressed
+            return outcome
+        }
+        return try insertUnsuppressed(events, recordedAt: recordedAt, forwarded: forwarded, byDevice: byDevice,
+                                      provenance: provenance)
+    }
+
+    /// ``insert(_:recordedAt:forwarded:byDevice:provenance:)`` once suppressed events are taken out.
+    private func insertUnsuppressed<Events: Collection<EventRecord>>(
+        _ events: Events, recordedAt: Int64, forwarded: Bool, byDevice: Bool, provenance: EventProvenance
+    ) throws -> InsertOutcome {
+        let floor = try SequenceFloor.pending(db)
         if path != .plain, let keys = Self.keysIfUnordered(events) {
             return try insertSorted(Array(events), keys: keys, recordedAt: recordedAt, forwarded: forwarded,
-                                    byDevice: byDevice, provenance: provenance)
+                                    byDevice: byDevice, provenance: provenance, floor: floor)
         }
         return try insertPlain(events, recordedAt: recordedAt, forwarded: forwarded, byDevice: byDevice,
-                               provenance: provenance)
+                               provenance: provenance, floor: floor)
     }
 
     /// The plain path: one `INSERT … ON CONFLICT DO NOTHING` per event in batch order; an id already
@@ -69,14 +105,18 @@ struct EventWriter {
     /// UUIDv7 ids: the recorder, most imports), where it writes the id index in order anyway.
     func insertPlain<Events: Sequence<EventRecord>>(_ events: Events, recordedAt: Int64, forwarded: Bool,
                                                     byDevice: Bool = false,
-                                                    provenance: EventProvenance) throws -> InsertOutcome {
+                                                    provenance: EventProvenance, floor: Int64? = nil) throws -> InsertOutcome {
         let insertEvent = try db.cachedStatement(Self.insertEventSQL)
         var outcome = InsertOutcome()
         var conflicts: [(index: Int, event: EventRecord, fields: [String])] = []
+        // After an erasure of the newest rows, the first new row starts above them (SequenceFloor).
+        var forcedSeq = floor.map { $0 + 1 }
         for (index, event) in events.enumerated() {
             bind(event, recordedAt: recordedAt, to: insertEvent)
+            insertEvent.bind(forcedSeq, at: 16)
             try insertEvent.run()
             if db.changes == 1 {
+                forcedSeq = nil
                 outcome.inserted += 1
                 try afterInsert(event, rowid: db.lastInsertRowID, recordedAt: recordedAt, forwarded: forwarded,
                                 byDevice: byDevice)
@@ -153,8 +193,23 @@ struct EventWriter {
     }
 
     /// Adds one quarantine row unless the same input (by its bytes) is already quarantined; returns whether it did.
+    /// An input that carries the id of a forgotten customer (``QuarantineUserIDs``) is not stored
+    /// either: it is counted in `suppressed_events`, and this returns `false`.
     @discardableResult
     func quarantine(_ entry: QuarantineEntry) throws -> Bool {
+        try quarantineResult(entry) == .stored
+    }
+
+    /// What ``quarantine(_:)`` did with an entry.
+    enum QuarantineResult { case stored, alreadyQuarantined, suppressed }
+
+    /// ``quarantine(_:)``, saying whether an entry not stored was a repeat or a forgotten customer's.
+    func quarantineResult(_ entry: QuarantineEntry) throws -> QuarantineResult {
+        if try Suppression.anyForgotten(db),
+           try Suppression.contains(anyOf: QuarantineUserIDs.ids(in: entry.rawPayload ?? Array(entry.payload.utf8)), db) {
+            try Suppression.recordSuppressed(1, at: entry.quarantinedAt, db)
+            return .suppressed
+        }
         let statement = try db.cachedStatement(Self.insertQuarantineSQL)
         statement.bind(entry.quarantinedAt, at: 1)
         statement.bind(entry.reasons.joined(separator: "; "), at: 2)
@@ -169,7 +224,7 @@ struct EventWriter {
         }
         statement.bind(Int64(entry.payloadIsExact ? 1 : 0), at: 8)
         try statement.run()
-        return db.changes == 1
+        return db.changes == 1 ? .stored : .alreadyQuarantined
     }
 
     /// Records `count` events dropped at the recorder's bound (nothing when zero).

@@ -51,6 +51,9 @@ public struct ImportResult: Sendable, Hashable {
     /// stored event is kept, this version goes to the quarantine with the fields that differ.
     /// Every non-blank line is counted once: imported, duplicate, conflict or quarantined.
     public var conflicts: Int
+    /// Events and refused lines of forgotten customers (``Suppression``): not stored (not even in the
+    /// quarantine), counted in `suppressed_events`.
+    public var suppressed = 0
 
     /// Creates a result.
     public init(imported: Int = 0, duplicates: Int = 0, quarantined: Int = 0, alreadyQuarantined: Int = 0,
@@ -64,10 +67,12 @@ public struct ImportResult: Sendable, Hashable {
 
     /// Adds another result (for several files).
     public static func + (lhs: ImportResult, rhs: ImportResult) -> ImportResult {
-        ImportResult(imported: lhs.imported + rhs.imported, duplicates: lhs.duplicates + rhs.duplicates,
-                     quarantined: lhs.quarantined + rhs.quarantined,
-                     alreadyQuarantined: lhs.alreadyQuarantined + rhs.alreadyQuarantined,
-                     conflicts: lhs.conflicts + rhs.conflicts)
+        var sum = ImportResult(imported: lhs.imported + rhs.imported, duplicates: lhs.duplicates + rhs.duplicates,
+                               quarantined: lhs.quarantined + rhs.quarantined,
+                               alreadyQuarantined: lhs.alreadyQuarantined + rhs.alreadyQuarantined,
+                               conflicts: lhs.conflicts + rhs.conflicts)
+        sum.suppressed = lhs.suppressed + rhs.suppressed
+        return sum
     }
 
     /// Whether any line was refused: quarantined, or in conflict with a stored event.

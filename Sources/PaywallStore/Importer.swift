@@ -122,7 +122,7 @@ public struct Importer: Sendable {
         return try store.connection.transaction { db in
             var writer = EventWriter(db: db)
             writer.path = path
-            let outcome = try writer.insert(events, recordedAt: time, forwarded: forwarded, provenance: provenance)
+            var outcome = try writer.insert(events, recordedAt: time, forwarded: forwarded, provenance: provenance)
             // Conflicts and bad lines enter the quarantine in line order, whatever the transaction size.
             var entries = quarantine + outcome.conflictEntries
             if !outcome.conflictEntries.isEmpty {
@@ -130,7 +130,13 @@ public struct Importer: Sendable {
                     .map(\.element)
             }
             var already = 0
-            for entry in entries where try !writer.quarantine(entry) { already += 1 }
+            for entry in entries {
+                switch try writer.quarantineResult(entry) {
+                case .stored: break
+                case .alreadyQuarantined: already += 1
+                case .suppressed: outcome.suppressedLines += 1
+                }
+            }
             return (outcome, already)
         }
     }
@@ -141,8 +147,9 @@ extension ImportResult {
     mutating func add(_ outcome: InsertOutcome, quarantined: Int, alreadyQuarantined already: Int) {
         imported += outcome.inserted
         duplicates += outcome.duplicates
+        suppressed += outcome.suppressed + outcome.suppressedLines
         conflicts += outcome.conflicts
-        self.quarantined += quarantined
+        self.quarantined += quarantined - outcome.suppressedLines
         alreadyQuarantined += already
     }
 }

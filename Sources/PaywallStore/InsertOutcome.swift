@@ -1,5 +1,10 @@
-/// What storing one batch did: each event is exactly one of inserted, duplicate or conflict.
+/// What storing one batch did: each event is exactly one of inserted, duplicate, conflict or
+/// suppressed (a forgotten customer's: not stored, see ``Suppression``).
 struct InsertOutcome: Sendable, Hashable {
+    /// Events of forgotten customers, not stored.
+    var suppressed = 0
+    /// Refused lines (quarantine entries) of forgotten customers, not stored (set by the importer).
+    var suppressedLines = 0
     /// Events stored for the first time.
     var inserted = 0
     /// Events identical to one already stored (or earlier in the batch): nothing changed.

@@ -89,6 +89,16 @@ public final class Recorder: EventSink {
         try await core.waitForCommit(closing: true)
     }
 
+    /// Opts the install out (`true`) or back in: while opted out, ``record(_:)`` keeps nothing and
+    /// counts the call in ``optedOutCount`` (not as a drop). Events recorded before stay buffered and
+    /// are committed as usual (``PaywallAnalytics``' `optOut()` then deletes what was not sent).
+    public func setOptedOut(_ optedOut: Bool) {
+        core.state.withLock { $0.optedOut = optedOut }
+    }
+
+    /// `record` calls made while opted out since the recorder started (nothing of them was kept).
+    public var optedOutCount: Int { core.state.withLock { $0.optedOutTotal } }
+
     /// Events dropped so far at the bound or after close (also persisted in `drops`).
     public var droppedCount: Int { core.state.withLock { $0.droppedTotal } }
 

@@ -34,6 +34,10 @@ final class RecorderCore: Sendable {
         let policy = self.policy
         let segmentSize = self.segmentSize
         let wake = state.withLock { state -> Bool in
+            if state.optedOut {
+                state.optedOutTotal += 1
+                return false
+            }
             guard !state.closing, policy.admits(held: state.held) else {
                 state.droppedTotal += 1
                 state.droppedUnsaved += 1

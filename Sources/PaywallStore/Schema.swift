@@ -25,6 +25,7 @@ public enum Schema {
         quarantineIdentityByBytes,
         deliveriesByDevice,
         deliveryBucketsByDevice,
+        privacy,
         // Append later store migrations here.
     ])
 
@@ -40,7 +41,8 @@ public enum Schema {
     /// The tables the store's migrations create (`report_delivery_buckets` and `report_dead_buckets`
     /// are the store's: triggers on its tables keep them exact).
     public static let tables = ["events", "outbox", "deliveries", "dead_letters", "quarantine", "drops", "meta",
-                                "report_delivery_buckets", "report_dead_buckets"]
+                                "report_delivery_buckets", "report_dead_buckets",
+                                "suppressions", "suppressed_events"]
 
     /// The migrator for the store's migrations followed by `groups` (modules that build on the store);
     /// it refuses another program's SQLite file (``identity``).

@@ -23,6 +23,10 @@ public struct StoreStats: Sendable, Hashable {
     public var deadLettersRequeued = 0
     /// Total events the recorder dropped at its buffer bound, as persisted in `drops`.
     public var droppedAtBound: Int
+    /// Events of forgotten customers refused since (``Suppression``), as persisted in `suppressed_events`.
+    public var suppressed = 0
+    /// Customers on the suppression list (forgotten, not allowed again).
+    public var suppressedCustomers = 0
 
     /// Creates statistics.
     public init(eventsByName: [String: Int] = [:], firstOccurredAt: Int64? = nil, lastOccurredAt: Int64? = nil,

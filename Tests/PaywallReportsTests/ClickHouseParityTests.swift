@@ -40,6 +40,11 @@ struct ClickHouseParityTests {
         try exporter.export(.quarantine, raw: true, toPath: folder.path("export/quarantine.csv"))
         let drops = try connection.all("SELECT dropped_at, count FROM drops") { "\($0.int64(at: 0)),\($0.int64(at: 1))\r\n" }
         try ("dropped_at,count\r\n" + drops.joined()).write(toFile: folder.path("export/drops.csv"), atomically: true, encoding: .utf8)
+        let suppressed = try connection.all("SELECT suppressed_at, count FROM suppressed_events") {
+            "\($0.int64(at: 0)),\($0.int64(at: 1))\r\n"
+        }
+        try ("suppressed_at,count\r\n" + suppressed.joined()).write(toFile: folder.path("export/suppressed_events.csv"),
+                                                                     atomically: true, encoding: .utf8)
         // When SQLite (raw) and ClickHouse both compute the reports
         var reports = FunnelReport(connection: connection, now: .constant(ReportFixture.day5))
         reports.control = scenario.control

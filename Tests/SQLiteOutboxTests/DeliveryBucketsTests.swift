@@ -102,7 +102,7 @@ struct DeliveryBucketsTests {
         // Given a store made by the program before store/delivery-buckets-by-device, with 4 device deliveries
         let path = directory.path("before.sqlite")
         let before = Schema.storeMigrations.migrations.prefix { $0.name != "delivery-buckets-by-device" }
-        #expect(before.count == Schema.storeMigrations.migrations.count - 1)
+        #expect(before.count < Schema.storeMigrations.migrations.count, "the migration is in the list (later ones may follow)")
         let events = spread(9)
         do {
             let old = try Migrator([MigrationGroup(owner: "store", Array(before))], legacy: Schema.legacyIdentifiers,

@@ -35,6 +35,7 @@ struct ForeignDatabaseTests {
         ["report", "--nightly", "--out", "OUT"], ["report", "--from", "2025-11-29", "--to", "2025-11-29", "--out", "OUT"],
         ["export", "events", "--out", "OUT.csv"], ["export", "funnels", "--out", "-"],
         ["demo", "--customers", "10", "--days", "1", "--out", "OUT", "--quiet"],
+        ["forget", "--user", "someone"], ["export", "events", "--user", "someone", "--format", "ndjson", "--out", "-"],
     ]
 
     static let cases: [(String, [String])] = foreign.keys.sorted().flatMap { kind in commands.map { (kind, $0) } }

@@ -26,6 +26,7 @@ struct NewerSchemaTests {
         ["export", "events", "--out", "OUT/e.csv"], ["export", "funnels", "--out", "-"],
         ["export", "quarantine", "--out", "-"], ["export", "dead-letters", "--out", "-"],
         ["demo", "--customers", "10", "--days", "1", "--out", "OUT", "--quiet"],
+        ["forget", "--user", "someone"], ["forget", "--user", "someone", "--allow-again"],
     ]
 
     @Test(arguments: commands)

@@ -20,14 +20,20 @@ WITH
     SELECT toDate(fromUnixTimestamp64Milli(dropped_at, {tz:String})) AS date, sum(count) AS dropped
     FROM drops GROUP BY date
   ),
+  suppressed AS (
+    SELECT toDate(fromUnixTimestamp64Milli(suppressed_at, {tz:String})) AS date, sum(count) AS suppressed
+    FROM suppressed_events GROUP BY date
+  ),
   dates AS (
     SELECT date FROM stored UNION DISTINCT SELECT date FROM quarantined UNION DISTINCT SELECT date FROM dropped
+    UNION DISTINCT SELECT date FROM suppressed
   )
 SELECT
   d.date AS date,
   coalesce(s.events_stored, 0) AS events_stored,
   coalesce(q.quarantined, 0) AS quarantined,
   coalesce(r.dropped, 0) AS dropped,
+  coalesce(u.suppressed, 0) AS suppressed,
   coalesce(s.impressions_stored, 0) AS impressions_stored,
   coalesce(s.impressions_delivered, 0) AS impressions_delivered,
   coalesce(s.impressions_pending, 0) AS impressions_pending,
@@ -37,6 +43,7 @@ FROM dates AS d
 LEFT JOIN stored AS s ON s.date = d.date
 LEFT JOIN quarantined AS q ON q.date = d.date
 LEFT JOIN dropped AS r ON r.date = d.date
+LEFT JOIN suppressed AS u ON u.date = d.date
 WHERE d.date BETWEEN toDate({from:String}) AND toDate({to:String})
 ORDER BY date
 SETTINGS join_use_nulls = 1;

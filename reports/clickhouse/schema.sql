@@ -2,6 +2,8 @@
 --   paywall-analytics export events --raw --out events.csv      -> events
 --   paywall-analytics export quarantine --raw --out quarantine.csv -> quarantine
 --   sqlite3 -csv -header STORE 'SELECT dropped_at, count FROM drops' > drops.csv -> drops
+--   sqlite3 -csv -header STORE 'SELECT suppressed_at, count FROM suppressed_events' > suppressed_events.csv
+--     -> suppressed_events
 -- e.g. INSERT INTO events SELECT * FROM file('events.csv', CSVWithNames)
 --      SETTINGS format_csv_null_representation = ''
 -- Loading the same file twice is harmless: every report counts each event id once.
@@ -17,3 +19,5 @@ CREATE TABLE IF NOT EXISTS quarantine (
 ) ENGINE = MergeTree ORDER BY seq;
 
 CREATE TABLE IF NOT EXISTS drops (dropped_at Int64, count Int64) ENGINE = MergeTree ORDER BY dropped_at;
+
+CREATE TABLE IF NOT EXISTS suppressed_events (suppressed_at Int64, count Int64) ENGINE = MergeTree ORDER BY suppressed_at;

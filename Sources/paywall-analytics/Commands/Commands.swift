@@ -8,6 +8,7 @@ enum Commands {
             ForwardCommand.spec,
             ReportCommand.spec,
             ExportCommand.spec,
+            ForgetCommand.spec,
             ServeCommand.spec,
             KeysCommand.spec,
             CatalogCommand.spec,

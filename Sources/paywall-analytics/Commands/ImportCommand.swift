@@ -56,7 +56,8 @@ enum ImportCommand {
         bar.finish()
         if !arguments.has("--quiet") {
             context.stdout.line("imported \(result.imported), duplicates \(result.duplicates), "
-                                + "conflicts \(result.conflicts), quarantined \(result.quarantined)")
+                                + "conflicts \(result.conflicts), quarantined \(result.quarantined)"
+                                + (result.suppressed > 0 ? ", suppressed \(result.suppressed) (forgotten customers)" : ""))
         }
         if result.conflicts > 0 {
             let count = result.conflicts

@@ -39,6 +39,10 @@ enum StatsCommand {
             + (stats.deadLettersRequeued > 0 ? " (history: \(stats.deadLettersRequeued) requeued earlier)\n" : "\n")
         out += "Quarantined: \(stats.quarantined)\n"
         out += "Dropped at the recorder's buffer bound: \(stats.droppedAtBound)\n"
+        if stats.suppressedCustomers > 0 || stats.suppressed > 0 {
+            out += "Suppressed (events of forgotten customers, not stored): \(stats.suppressed); "
+                + "customers on the suppression list: \(stats.suppressedCustomers)\n"
+        }
         return out
     }
 

@@ -25,7 +25,7 @@ def run(sql, params=None):
 for statement in open(f"{reports_dir}/schema.sql").read().split(";"):
     if statement.strip() and not all(l.startswith("--") for l in statement.strip().splitlines()):
         run(statement)
-for table in ("events", "quarantine", "drops"):
+for table in ("events", "quarantine", "drops", "suppressed_events"):
     run(f"INSERT INTO {table} SELECT * FROM file('{export_dir}/{table}.csv', CSVWithNames) "
         "SETTINGS format_csv_null_representation = ''")
 run(open(f"{reports_dir}/presentations.sql").read().rstrip().rstrip(";"))

@@ -1,0 +1,79 @@
+import Foundation
+import PaywallCore
+import PaywallSQLite
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension Exporter {
+    /// Events as NDJSON, one object per line with the envelope and the properties side by side, named
+    /// as in the catalog and exactly as `import` reads them (`null` fields left out by `json_patch`).
+    /// Parameters as ``tables``' events query.
+    static let eventsNDJSONSQL = """
+        SELECT json_patch('{}', json_object(
+                 'id', e.id, 'name', e.name, 'occurred_at', e.occurred_at, 'recorded_at', e.recorded_at,
+                 'user_id', e.user_id, 'session_id', e.session_id, 'catalog_version', e.catalog_version,
+                 'pw_id', e.pw_id, 'source', e.source, 'offering_id', e.offering_id, 'placement_id', e.placement_id,
+                 'product', e.product, 'result', e.result, 'via', e.via, 'open_s', e.open_s))
+        FROM events AS e
+        WHERE e.occurred_at >= ?1 AND e.occurred_at < ?2
+          AND (?3 IS NULL OR e.source IN (SELECT value FROM json_each(?3)))
+          AND (?4 IS NULL OR e.name IN (SELECT value FROM json_each(?4)))
+          AND (?5 IS NULL OR e.user_id IN (SELECT value FROM json_each(?5)))
+        ORDER BY e.rowid
+        """
+
+    /// Writes the filtered events as NDJSON to `path` (`-`: standard output), through ``OutputFile``
+    /// as ``export(_:filter:raw:toPath:)`` does; returns the lines written.
+    ///
+    /// - Throws: ``ReportError``.
+    @discardableResult
+    public func exportEventsNDJSON(filter: ExportFilter = ExportFilter(), toPath path: String) throws -> Int64 {
+        if path == "-" { return try exportEventsNDJSON(filter: filter, descriptor: STDOUT_FILENO, path: "standard output") }
+        let file: OutputFile
+        do { file = try OutputFile(path: path) } catch let error as OutputFileError { throw ReportError(error) }
+        do {
+            let lines = try exportEventsNDJSON(filter: filter, descriptor: file.descriptor, path: path)
+            do { try file.commit() } catch let error as OutputFileError { throw ReportError(error) }
+            return lines
+        } catch {
+            file.discard()
+            throw error
+        }
+    }
+
+    /// Writes the filtered events as NDJSON to an open descriptor (not closed); returns the lines written.
+    public func exportEventsNDJSON(filter: ExportFilter, descriptor: Int32, path: String) throws -> Int64 {
+        let (start, end) = try bounds(filter)
+        let values: [SQLValue] = [
+            .integer(start), .integer(end),
+            filter.placements.isEmpty ? .null : .text(FunnelReport.jsonArray(filter.placements)),
+            filter.names.isEmpty ? .null : .text(FunnelReport.jsonArray(filter.names)),
+            filter.users.isEmpty ? .null : .text(FunnelReport.jsonArray(filter.users)),
+        ]
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(1 << 16 + 4096)
+        var lines: Int64 = 0
+        try ReportError.wrap {
+            try connection.transaction(.deferred) { db in
+                let statement = try db.makeStatement(Self.eventsNDJSONSQL)
+                statement.bind(values)
+                try statement.forEachRow { row in
+                    row.withUnsafeText(at: 0) { buffer.append(contentsOf: $0) }
+                    buffer.append(10)
+                    lines += 1
+                    if buffer.count >= 1 << 16 {
+                        try buffer.withUnsafeBytes { try FileIO.writeAll(descriptor, $0, path: path) }
+                        buffer.removeAll(keepingCapacity: true)
+                    }
+                    return true
+                }
+            }
+        }
+        try buffer.withUnsafeBytes { try FileIO.writeAll(descriptor, $0, path: path) }
+        return lines
+    }
+}
