@@ -1,4 +1,5 @@
 import Foundation
+import PaywallCore
 import PaywallSQLite
 
 /// What the source store of a database import had done with one of its impressions. Importing

@@ -28,6 +28,27 @@ struct UploadCommandTests {
         #expect(try harness.ids(harness.central) == (try harness.ids(harness.device)))
     }
 
+    @Test func eventsOfACustomerForgottenAtTheCollectorAreRefusedThereAndTheUploadStillCompletes() async throws {
+        // Given a customer forgotten on the central store, and a device holding their events and another's
+        let harness = try UploadHarness()
+        let forgotten = "forgotten-\(UUID().uuidString.prefix(8))"
+        let forget = try await harness.run(["forget", "--user", forgotten, "--db", harness.central])
+        #expect(forget.status == 0, "\(forget.stderr)")
+        try harness.record(DeviceEvents.presentations(10, user: forgotten))
+        let kept = try harness.record(DeviceEvents.presentations(15, user: "kept-customer"))
+        // When the device uploads
+        let result = try await harness.upload()
+        // Then the collector refuses the 20 events of the forgotten customer and stores the 30 others,
+        // the batch adds up (accepted + duplicates + quarantined + suppressed), and the cursor passes them all
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("uploaded 30, duplicates 0, quarantined 0"), "\(result.stdout)")
+        #expect(result.stdout.contains("the collector refused 20 events of customers forgotten there"), "\(result.stdout)")
+        #expect(Set(try harness.ids(harness.central)) == Set(kept.map(\.id.uuidString)))
+        #expect(harness.cursor == (try harness.int(harness.device, "SELECT max(seq) FROM events")))
+        let again = try await harness.upload()
+        #expect(again.stdout.contains("uploaded 0, duplicates 0, quarantined 0 (0 requests"), "\(again.stdout)")
+    }
+
     @Test func deviceForwardingRecordsImpressionsAsForwardedByTheDeviceAndKeepsTheDeviceOutbox() async throws {
         let harness = try UploadHarness()
         try harness.record(DeviceEvents.presentations(40))

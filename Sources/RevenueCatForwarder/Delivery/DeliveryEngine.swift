@@ -96,6 +96,7 @@ public struct DeliveryEngine: Sendable {
                 report.accepted += counts.accepted
                 report.duplicates += counts.duplicates
                 report.quarantined += counts.quarantined
+                report.suppressed += counts.suppressed
                 if pause != nil {
                     try pauses.clearPause(of: destination.pauseKey)
                     pause = nil

@@ -30,6 +30,9 @@ public struct DeliveryReport: Sendable, Equatable {
     public var duplicates = 0
     /// Items the destination kept apart as invalid.
     public var quarantined = 0
+    /// Items the destination refused because their customer was forgotten there (a collector's
+    /// suppression list); never sent again.
+    public var suppressed = 0
     /// Items kept for a later pass because the destination failed.
     public var willRetry = 0
     /// Items refused for good (RevenueCat: dead-lettered).

@@ -93,6 +93,10 @@ enum UploadCommand {
     static func describe(_ report: DeliveryReport) -> String {
         var text = "uploaded \(report.accepted), duplicates \(report.duplicates), quarantined \(report.quarantined) "
             + "(\(report.requests) request\(report.requests == 1 ? "" : "s"), \(report.bytesSent) bytes sent)"
+        if report.suppressed > 0 {
+            text += "\nthe collector refused \(report.suppressed) event\(report.suppressed == 1 ? "" : "s") of customers "
+                + "forgotten there (`forget --user` on its store); they are not sent again"
+        }
         if report.quarantined > 0 {
             text += "\nthe collector quarantined \(report.quarantined) event\(report.quarantined == 1 ? "" : "s") as invalid; "
                 + "see them there with `\(Tool.name) export quarantine`"
