@@ -44,6 +44,17 @@ struct BoundParametersTests {
         // as numbered placeholders `(?1, …, ?14), (?15, …)` computed from two integer constants; every
         // value is bound.
         "PaywallReports/Rollup.swift | + rows.joined(separator": "numbered placeholders from constants",
+        // The import of another store's file reads its delivery state with a SELECT assembled from
+        // constants for the source's layout (Importer+SourceDeliveries.sourceSelect): the constant
+        // column list, and fixed join and CASE fragments chosen by booleans read from the source's
+        // schema (which columns exist); every value (rowids, limits) is bound.
+        "PaywallStore/Importer+SourceDeliveries.swift | columns": "constant column list",
+        "PaywallStore/Importer+SourceDeliveries.swift | joins": "constant join fragment per source layout",
+        "PaywallStore/Importer+SourceDeliveries.swift | state": "constant CASE fragment per source layout",
+        // The fleet test's checks: a constant column list, and each delivery state's constant predicate
+        // (FleetDeliveryStates' static cases); the attached path is bound.
+        "paywall-fleet/FleetChecks.swift | columns": "constant column list, test tool",
+        "paywall-fleet/FleetDeliveryStates.swift | state.predicate": "constant predicate of a static case, test tool",
     ]
 
     static func key(_ finding: SQLInterpolationScanner.Finding) -> String { "\(finding.file) | \(finding.expression)" }
