@@ -148,7 +148,8 @@ public final class SQLiteOutbox: EventOutbox {
         """
 
     static func event(from row: Row) -> EventRecord? {
-        let uuid = { (index: Int) in row.string(at: index).flatMap(UUID.init(uuidString:)) }
+        // Parsed from the column's bytes (no String, no Foundation parser): the uploader reads every event this way.
+        let uuid = { (index: Int) in row.isNull(at: index) ? nil : row.withUnsafeText(at: index) { UUIDText.parse($0) } }
         guard let id = uuid(0), let pwID = uuid(7) else { return nil }
         return EventRecord(
             id: id,

@@ -48,10 +48,13 @@ struct CollectorDestination: DeliveryDestination {
             let side: ForwardingParty? = configuration.forwarding == .device ? .device
                 : item.event.name != .paywallShown ? nil : item.forwardedHere ? .device : .collector
             if let side, let chosen = forwarding, side != chosen { break }
-            let line = item.event.ndjsonLine.utf8
-            if count > 0, body.count + line.count + 1 > configuration.batchBytes { break }
+            let start = body.count
+            item.event.appendNDJSON(to: &body)
+            if count > 0, body.count + 1 > configuration.batchBytes {
+                body.removeSubrange(start...)
+                break
+            }
             if let side { forwarding = side }
-            body.append(contentsOf: line)
             body.append(0x0A)
             count += 1
             lastSeq = item.seq
