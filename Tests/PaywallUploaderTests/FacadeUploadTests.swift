@@ -52,6 +52,43 @@ struct FacadeUploadTests {
         #expect(harness.placesHolding(harness.key).isEmpty, "\(harness.placesHolding(harness.key))")
     }
 
+    @Test func optOutStopsTheUploaderAndDeletesOnlyWhatWasNotUploaded() async throws {
+        // Given an app configured with a collector that uploaded 100 presentations, and 20 more stored
+        // on the device but not uploaded yet
+        let harness = try UploadHarness()
+        let analytics = try analytics(harness, writeKey: harness.key)
+        for event in DeviceEvents.presentations(100) { analytics.recorder.record(event) }
+        try await analytics.flush()
+        #expect(try await eventually { try harness.int(harness.central, "SELECT count(*) FROM events") == 200 })
+        #expect(try await eventually { try harness.cursor == harness.int(harness.device, "SELECT max(seq) FROM events") })
+        let notUploaded = DeviceEvents.presentations(20, user: "not-uploaded-customer")
+        try EventStore(path: harness.device, now: .system).insert(notUploaded)
+        #expect(try harness.int(harness.device, "SELECT count(*) FROM events") == 240)
+        // When the customer opts out
+        try await analytics.optOut()
+        // Then the 40 events after the upload cursor are gone from every byte of the device's files, the
+        // 200 uploaded ones stay, and nothing more is uploaded (an upload pass sends nothing)
+        #expect(try harness.int(harness.device, "SELECT count(*) FROM events") == 200)
+        #expect(try harness.int(harness.device, "SELECT count(*) FROM events WHERE user_id = 'not-uploaded-customer'") == 0)
+        for event in notUploaded.prefix(3) {
+            #expect(harness.placesHolding(event.id.uuidString).isEmpty, "\(harness.placesHolding(event.id.uuidString))")
+        }
+        for event in DeviceEvents.presentations(5) { analytics.recorder.record(event) }
+        try await analytics.flush()
+        let pass = try await #require(analytics.uploading).runOnce()
+        #expect(pass == .completed(DeliveryReport()), "an opted-out pass sends nothing")
+        #expect(analytics.optedOutCalls == 10)
+        #expect(try harness.int(harness.central, "SELECT count(*) FROM events") == 200)
+        // And after opting in again, new events are recorded and uploaded
+        try analytics.optIn()
+        let later = DeviceEvents.presentations(5)
+        for event in later { analytics.recorder.record(event) }
+        try await analytics.flush()
+        #expect(try await eventually { try harness.int(harness.central, "SELECT count(*) FROM events") == 210 })
+        #expect(Set(try harness.ids(harness.central)).isSuperset(of: later.map(\.id.uuidString)))
+        try await analytics.shutdown()
+    }
+
     @Test func suspendUploadsWithinItsBudgetBesideTheForwarder() async throws {
         // Given an app that forwards to RevenueCat itself, with the key from the environment
         let harness = try UploadHarness()
