@@ -34,11 +34,13 @@ struct FleetTests {
         return files
     }
 
-    @Test func twentyInstallsAndTheCollectorKilledAtRandomLoseAndDuplicateNothing() throws {
+    /// (Async, with the waits on Dispatch threads: a synchronous test holds one of the concurrency
+    /// pool's two threads for its minutes, and the rest of the parallel suite starved.)
+    @Test func twentyInstallsAndTheCollectorKilledAtRandomLoseAndDuplicateNothing() async throws {
         // Given the fleet run: 20 installs, at least 50 SIGKILLs, then the drain and the checks
         let work = directory.path("fleet")
         let fleet = try CommandRunner(product: "paywall-fleet")
-        let run = try fleet.runBlocking(["run", "--installs", "20", "--kills", "50", "--minutes", "0",
+        let run = try await fleet.run(["run", "--installs", "20", "--kills", "50", "--minutes", "0",
                                          "--seed", String(UInt64.random(in: 1...UInt64(UInt32.max))), "--work", work])
         print(run.stdout)
         // Then every check of the driver passed, after 50 kills or more, some of the collector
@@ -85,7 +87,7 @@ struct FleetTests {
             INSERT INTO deliveries (event_rowid, occurred_at, delivered_at)
               SELECT event_rowid, occurred_at, 0 FROM outbox ORDER BY event_rowid LIMIT 1
             """)
-        let check = try fleet.runBlocking(["check", "--work", copy])
+        let check = try await fleet.run(["check", "--work", copy])
         // Then the checks fail, saying what is wrong
         #expect(check.status == 1)
         #expect(check.stdout.contains("missing from the central store (lost)"), "\(check.stdout)")

@@ -30,7 +30,9 @@ enum Fixtures {
     }
 
     /// Polls `condition` until it holds or `seconds` of real time pass.
-    static func eventually(seconds: Double = 5, _ condition: () throws -> Bool) async rethrows -> Bool {
+    /// (60 s of wall time by default: inside the whole parallel suite on two cores, a recorder's commit
+    /// task can wait seconds for a thread; the condition is usually true within milliseconds.)
+    static func eventually(seconds: Double = 60, _ condition: () throws -> Bool) async rethrows -> Bool {
         let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
         while ContinuousClock.now < deadline {
             if try condition() { return true }

@@ -25,9 +25,9 @@ struct FacadeUploadTests {
         }
     }
 
-    /// Waits (up to 30 s) until `condition` holds.
+    /// Waits (up to a minute) until `condition` holds.
     func eventually(_ condition: () throws -> Bool) async rethrows -> Bool {
-        for _ in 0..<600 {
+        for _ in 0..<1_200 {
             if try condition() { return true }
             try? await Task.sleep(for: .milliseconds(50))
         }
