@@ -26,7 +26,11 @@ public final class BoundedChannel<Item: Sendable>: Sendable {
 
     /// A channel holding up to `capacity` (at least 1) items at a time.
     public init(capacity: Int) {
-        spaces = DispatchSemaphore(value: max(1, capacity))
+        // libdispatch traps when a semaphore is freed with a value below the one it was created
+        // with, which a channel dropped with items still queued (a consumer that stopped early)
+        // would be. So the semaphore starts at 0 and is signalled up to the capacity.
+        spaces = DispatchSemaphore(value: 0)
+        for _ in 0..<max(1, capacity) { spaces.signal() }
     }
 
     /// Waits for room, then queues `item`; `false` (dropping it) once the receiver has cancelled.
