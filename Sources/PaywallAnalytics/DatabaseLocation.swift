@@ -1,9 +1,9 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Where an app keeps its event store: a folder of its own that exists, is private, survives
@@ -39,10 +39,13 @@ public enum DatabaseLocation {
     /// - Returns: the database path; the file itself is created when the store opens.
     /// - Throws: ``DatabaseLocationError`` when the base directory is unknown or a folder
     ///   cannot be created.
-    public static func applicationSupport(fileName: String = defaultFileName, appGroup: String? = nil,
-                                          folder: String = defaultFolder,
-                                          environment: [String: String] = ProcessInfo.processInfo.environment)
-        throws -> String {
+    public static func applicationSupport(
+        fileName: String = defaultFileName, appGroup: String? = nil,
+        folder: String = defaultFolder,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    )
+        throws -> String
+    {
         let directory = try baseDirectory(appGroup: appGroup, environment: environment)
             .appendingPathComponent(folder, isDirectory: true)
         try createPrivateDirectory(directory)
@@ -52,42 +55,46 @@ public enum DatabaseLocation {
 
     private static func baseDirectory(appGroup: String?, environment: [String: String]) throws -> URL {
         #if canImport(Darwin)
-        if let appGroup {
-            guard let container = FileManager.default.containerURL(forSecurityApplicationGroupIdentifier: appGroup) else {
-                throw DatabaseLocationError.noAppGroupContainer(appGroup)
+            if let appGroup {
+                guard let container = FileManager.default.containerURL(forSecurityApplicationGroupIdentifier: appGroup)
+                else {
+                    throw DatabaseLocationError.noAppGroupContainer(appGroup)
+                }
+                return container.appendingPathComponent("Library/Application Support", isDirectory: true)
             }
-            return container.appendingPathComponent("Library/Application Support", isDirectory: true)
-        }
-        do {
-            let support = try FileManager.default.url(for: .applicationSupportDirectory, in: .userDomainMask,
-                                                      appropriateFor: nil, create: true)
-            #if os(macOS)
-            let sandboxed = environment["APP_SANDBOX_CONTAINER_ID"] != nil
-            if !sandboxed, let bundle = Bundle.main.bundleIdentifier {
-                return support.appendingPathComponent(bundle, isDirectory: true)
+            do {
+                let support = try FileManager.default.url(
+                    for: .applicationSupportDirectory, in: .userDomainMask,
+                    appropriateFor: nil, create: true)
+                #if os(macOS)
+                    let sandboxed = environment["APP_SANDBOX_CONTAINER_ID"] != nil
+                    if !sandboxed, let bundle = Bundle.main.bundleIdentifier {
+                        return support.appendingPathComponent(bundle, isDirectory: true)
+                    }
+                #endif
+                return support
+            } catch {
+                throw DatabaseLocationError.noApplicationSupport(String(describing: error))
             }
-            #endif
-            return support
-        } catch {
-            throw DatabaseLocationError.noApplicationSupport(String(describing: error))
-        }
         #else
-        _ = appGroup
-        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
-            return URL(fileURLWithPath: data, isDirectory: true)
-        }
-        guard let home = environment["HOME"], home.hasPrefix("/") else {
-            throw DatabaseLocationError.noHome
-        }
-        return URL(fileURLWithPath: home, isDirectory: true).appendingPathComponent(".local/share", isDirectory: true)
+            _ = appGroup
+            if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
+                return URL(fileURLWithPath: data, isDirectory: true)
+            }
+            guard let home = environment["HOME"], home.hasPrefix("/") else {
+                throw DatabaseLocationError.noHome
+            }
+            return URL(fileURLWithPath: home, isDirectory: true).appendingPathComponent(
+                ".local/share", isDirectory: true)
         #endif
     }
 
     /// Creates `directory` and its missing parents, each new one with mode 0700.
     static func createPrivateDirectory(_ directory: URL) throws {
         do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                at: directory, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
         } catch {
             throw DatabaseLocationError.cannotCreate(path: directory.path, reason: String(describing: error))
         }
@@ -96,22 +103,23 @@ public enum DatabaseLocation {
     /// File protection and backup exclusion on Apple platforms; nothing elsewhere.
     private static func protect(_ directory: URL) throws {
         #if os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
-        do {
-            try FileManager.default.setAttributes([.protectionKey: FileProtectionType.completeUntilFirstUserAuthentication],
-                                                  ofItemAtPath: directory.path)
-        } catch {
-            throw DatabaseLocationError.cannotProtect(path: directory.path, reason: String(describing: error))
-        }
+            do {
+                try FileManager.default.setAttributes(
+                    [.protectionKey: FileProtectionType.completeUntilFirstUserAuthentication],
+                    ofItemAtPath: directory.path)
+            } catch {
+                throw DatabaseLocationError.cannotProtect(path: directory.path, reason: String(describing: error))
+            }
         #endif
         #if canImport(Darwin)
-        var url = directory
-        var values = URLResourceValues()
-        values.isExcludedFromBackup = true
-        do { try url.setResourceValues(values) } catch {
-            throw DatabaseLocationError.cannotProtect(path: directory.path, reason: String(describing: error))
-        }
+            var url = directory
+            var values = URLResourceValues()
+            values.isExcludedFromBackup = true
+            do { try url.setResourceValues(values) } catch {
+                throw DatabaseLocationError.cannotProtect(path: directory.path, reason: String(describing: error))
+            }
         #else
-        _ = directory
+            _ = directory
         #endif
     }
 }

@@ -30,8 +30,10 @@ extension PaywallAnalytics {
         public var maxBatches: Int
 
         /// Creates a collector configuration with the defaults of SPEC §8.
-        public init(endpoint: URL, writeKey: String? = nil, uploadInterval: Duration = .seconds(60),
-                    retention: Duration = .seconds(7 * 24 * 3600), byteBudget: Int = 16 << 20, maxBatches: Int = 100) {
+        public init(
+            endpoint: URL, writeKey: String? = nil, uploadInterval: Duration = .seconds(60),
+            retention: Duration = .seconds(7 * 24 * 3600), byteBudget: Int = 16 << 20, maxBatches: Int = 100
+        ) {
             self.endpoint = endpoint
             self.writeKey = writeKey
             self.uploadInterval = uploadInterval
@@ -60,10 +62,14 @@ extension PaywallAnalytics {
     }
 
     /// The uploader for `configuration`, or why there is none.
-    static func makeUploader(_ configuration: Configuration, store: EventStore, environment: [String: String],
-                             now: Now) -> (uploader: Uploader?, status: UploadStatus) {
+    static func makeUploader(
+        _ configuration: Configuration, store: EventStore, environment: [String: String],
+        now: Now
+    ) -> (uploader: Uploader?, status: UploadStatus) {
         guard let collector = configuration.collector else {
-            return (nil, .off(reason: "no collector is configured (Configuration.collector); events stay on this device"))
+            return (
+                nil, .off(reason: "no collector is configured (Configuration.collector); events stay on this device")
+            )
         }
         let key: CollectorKey
         do {
@@ -72,15 +78,22 @@ extension PaywallAnalytics {
             return (nil, .off(reason: "uploading to the collector is off: \(error)"))
         }
         guard let scheme = collector.endpoint.scheme?.lowercased(), ["http", "https"].contains(scheme),
-              collector.endpoint.host != nil else {
-            return (nil, .off(reason: "uploading to the collector is off: the endpoint is not an absolute http(s) URL; "
-                              + "set Configuration.collector.endpoint to the collector's address, e.g. https://events.example.com"))
+            collector.endpoint.host != nil
+        else {
+            return (
+                nil,
+                .off(
+                    reason: "uploading to the collector is off: the endpoint is not an absolute http(s) URL; "
+                        + "set Configuration.collector.endpoint to the collector's address, e.g. https://events.example.com"
+                )
+            )
         }
         let party = forwardingParty(for: configuration.forwarding)
         let uploader = Uploader(
             queue: SQLiteUploadQueue(store: store), transport: URLSessionTransport(timeout: .seconds(30)),
-            configuration: UploaderConfiguration(endpoint: collector.endpoint, writeKey: key, forwarding: party,
-                                                 maxBatches: collector.maxBatches, retryPolicy: configuration.retryPolicy),
+            configuration: UploaderConfiguration(
+                endpoint: collector.endpoint, writeKey: key, forwarding: party,
+                maxBatches: collector.maxBatches, retryPolicy: configuration.retryPolicy),
             now: now)
         return (uploader, .on(endpoint: collector.endpoint, forwarding: party))
     }
@@ -117,8 +130,9 @@ struct DeviceRetention: Sendable {
         do {
             try store.prune(policy, now: now.milliseconds())
         } catch {
-            diagnostics("device retention could not delete uploaded events this time (\(error)); they stay and "
-                        + "are pruned after a later upload")
+            diagnostics(
+                "device retention could not delete uploaded events this time (\(error)); they stay and "
+                    + "are pruned after a later upload")
         }
     }
 }

@@ -48,12 +48,14 @@ extension PaywallAnalytics {
         public var collector: CollectorConfiguration?
 
         /// Creates a configuration with the defaults of a mature deployment.
-        public init(databasePath: String, forwarding: Forwarding = .http, revenueCatAPIKey: String? = nil,
-                    revenueCatEndpoint: URL = ForwarderConfiguration.defaultEndpoint, revenueCatSandbox: Bool = false,
-                    forwardingInterval: Duration = .seconds(60), retryPolicy: RetryPolicy = RetryPolicy(),
-                    flushPolicy: FlushPolicy = FlushPolicy(),
-                    impressionMode: PresentationTracker.ImpressionMode = .default,
-                    collector: CollectorConfiguration? = nil) {
+        public init(
+            databasePath: String, forwarding: Forwarding = .http, revenueCatAPIKey: String? = nil,
+            revenueCatEndpoint: URL = ForwarderConfiguration.defaultEndpoint, revenueCatSandbox: Bool = false,
+            forwardingInterval: Duration = .seconds(60), retryPolicy: RetryPolicy = RetryPolicy(),
+            flushPolicy: FlushPolicy = FlushPolicy(),
+            impressionMode: PresentationTracker.ImpressionMode = .default,
+            collector: CollectorConfiguration? = nil
+        ) {
             self.databasePath = databasePath
             self.forwarding = forwarding
             self.revenueCatAPIKey = revenueCatAPIKey

@@ -98,8 +98,10 @@ extension PaywallAnalytics {
 
     /// Runs `work`, returning its result, or `nil` once `budget` has passed on `clock` (then the
     /// work's task is cancelled and left to finish on its own: the caller does not wait for it).
-    static func within<T: Sendable>(_ budget: Duration, on clock: any Clock<Duration>,
-                                    _ work: @escaping @Sendable () async -> T) async -> T? {
+    static func within<T: Sendable>(
+        _ budget: Duration, on clock: any Clock<Duration>,
+        _ work: @escaping @Sendable () async -> T
+    ) async -> T? {
         let slot = Lock<(continuation: CheckedContinuation<T?, Never>?, tasks: [Task<Void, Never>])>((nil, []))
         @Sendable func finish(_ value: T?) {
             let (continuation, tasks) = slot.withLock { state in
@@ -119,7 +121,12 @@ extension PaywallAnalytics {
                 finish(nil)
             }
             slot.withLock { state in
-                if state.continuation != nil { state.tasks = [worker, timer] } else { worker.cancel(); timer.cancel() }
+                if state.continuation != nil {
+                    state.tasks = [worker, timer]
+                } else {
+                    worker.cancel()
+                    timer.cancel()
+                }
             }
         }
     }

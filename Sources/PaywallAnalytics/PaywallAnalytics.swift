@@ -48,25 +48,34 @@ public final class PaywallAnalytics: Sendable {
     /// An install that opted out before (``optOut()``) starts opted out: nothing is recorded or sent.
     ///
     /// - Throws: `StorageError` when the database cannot be opened (corrupt, read-only, newer schema).
-    public init(configuration: Configuration,
-                environment: [String: String] = ProcessInfo.processInfo.environment,
-                clock: any Clock<Duration> = ContinuousClock(), now: Now = .system,
-                diagnostics: @escaping @Sendable (String) -> Void = { _ in }) throws {
+    public init(
+        configuration: Configuration,
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        clock: any Clock<Duration> = ContinuousClock(), now: Now = .system,
+        diagnostics: @escaping @Sendable (String) -> Void = { _ in }
+    ) throws {
         let store = try EventStore(path: configuration.databasePath, now: now)
         self.clock = clock
         self.diagnostics = diagnostics
         let optedOut = try Consent.isOptedOut(store)
         consent = ConsentGate(optedOut: optedOut)
-        recorder = Recorder(store: store, policy: configuration.flushPolicy, clock: clock) { diagnostics($0.description) }
+        recorder = Recorder(store: store, policy: configuration.flushPolicy, clock: clock) {
+            diagnostics($0.description)
+        }
         recorder.setOptedOut(optedOut)
-        tracker = PresentationTracker(sink: recorder, clock: clock, now: now, impressionMode: configuration.impressionMode) {
+        tracker = PresentationTracker(
+            sink: recorder, clock: clock, now: now, impressionMode: configuration.impressionMode
+        ) {
             diagnostics("paywall tracker misuse: \($0)")
         }
         let gate = consent
-        let forwarder = Self.makeForwarder(configuration, store: store, environment: environment, now: now,
-                                           diagnostics: diagnostics).map { GatedForwarder(base: $0, gate: gate) }
+        let forwarder = Self.makeForwarder(
+            configuration, store: store, environment: environment, now: now,
+            diagnostics: diagnostics
+        ).map { GatedForwarder(base: $0, gate: gate) }
         if let forwarder {
-            let loop = ForwardingLoop(forwarder: forwarder, interval: configuration.forwardingInterval, clock: clock) { result in
+            let loop = ForwardingLoop(forwarder: forwarder, interval: configuration.forwardingInterval, clock: clock) {
+                result in
                 switch result {
                 case .failure(let error): diagnostics("RevenueCat forwarding failed: \(error)")
                 case .success(.completed(let summary)): for message in Self.refusals(summary) { diagnostics(message) }
@@ -79,12 +88,15 @@ public final class PaywallAnalytics: Sendable {
             forwarding = nil
             forwardingTask = nil
         }
-        let (uploader, uploadStatus) = Self.makeUploader(configuration, store: store, environment: environment, now: now)
+        let (uploader, uploadStatus) = Self.makeUploader(
+            configuration, store: store, environment: environment, now: now)
         self.uploadStatus = uploadStatus
         if let uploader, let collector = configuration.collector {
             let retention = DeviceRetention(store: store, collector: collector, now: now)
-            let loop = DeliveryLoop(runner: GatedUploader(base: uploader, gate: consent), interval: collector.uploadInterval,
-                                    clock: clock) { result in
+            let loop = DeliveryLoop(
+                runner: GatedUploader(base: uploader, gate: consent), interval: collector.uploadInterval,
+                clock: clock
+            ) { result in
                 for message in Self.uploadDiagnostics(result) { diagnostics(message) }
                 retention.afterUpload(result, diagnostics: diagnostics)
             }
@@ -97,23 +109,27 @@ public final class PaywallAnalytics: Sendable {
         }
     }
 
-    private static func makeForwarder(_ configuration: Configuration, store: EventStore, environment: [String: String],
-                                      now: Now, diagnostics: @Sendable (String) -> Void) -> (any ImpressionForwarding)? {
+    private static func makeForwarder(
+        _ configuration: Configuration, store: EventStore, environment: [String: String],
+        now: Now, diagnostics: @Sendable (String) -> Void
+    ) -> (any ImpressionForwarding)? {
         switch configuration.forwarding {
         case .off:
             return nil
         case .closure(let handler):
-            return ClosureForwarder(outbox: SQLiteOutbox(store: store), retryPolicy: configuration.retryPolicy,
-                                    now: now, handler: handler)
+            return ClosureForwarder(
+                outbox: SQLiteOutbox(store: store), retryPolicy: configuration.retryPolicy,
+                now: now, handler: handler)
         case .http:
             do {
                 let resolved = try APIKey.resolve(configured: configuration.revenueCatAPIKey, environment: environment)
                 if let warning = resolved.warning { diagnostics(warning.description) }
                 return Forwarder(
                     outbox: SQLiteOutbox(store: store), transport: URLSessionTransport(timeout: .seconds(30)),
-                    configuration: ForwarderConfiguration(apiKey: resolved.key, endpoint: configuration.revenueCatEndpoint,
-                                                          retryPolicy: configuration.retryPolicy,
-                                                          sandbox: configuration.revenueCatSandbox),
+                    configuration: ForwarderConfiguration(
+                        apiKey: resolved.key, endpoint: configuration.revenueCatEndpoint,
+                        retryPolicy: configuration.retryPolicy,
+                        sandbox: configuration.revenueCatSandbox),
                     now: now)
             } catch {
                 diagnostics("RevenueCat forwarding is off: \(error)")
@@ -148,7 +164,8 @@ extension PaywallAnalytics {
         summary.deadLetteredByStatus.sorted { $0.key < $1.key }.map { status, count in
             let impressions = "\(count) impression\(count == 1 ? "" : "s")"
             if status == 401 || status == 403 {
-                return "RevenueCat refused the API key (HTTP \(status)): \(impressions) went to the dead letters. Check that "
+                return
+                    "RevenueCat refused the API key (HTTP \(status)): \(impressions) went to the dead letters. Check that "
                     + "revenueCatAPIKey (or REVENUECAT_API_KEY) is this project's public SDK key, then requeue the dead letters."
             }
             return "RevenueCat refused \(impressions) (HTTP \(status)); they went to the dead letters with its answer."

@@ -11,13 +11,17 @@ extension Collector {
     /// - `write_keys`: one row per named write key, holding only the SHA-256 of the key (lowercase
     ///   hex), never the key; `revoked_at` set by `keys revoke` (a revoked row is kept, so a name is
     ///   never silently reused for another key).
-    public static let migrations = MigrationGroup(owner: "collector", [
-        Migration("write-keys", sql: """
-            CREATE TABLE write_keys (
-              name TEXT PRIMARY KEY NOT NULL, key_sha256 TEXT NOT NULL UNIQUE,
-              created_at INTEGER NOT NULL, revoked_at INTEGER) STRICT;
-            """),
-    ])
+    public static let migrations = MigrationGroup(
+        owner: "collector",
+        [
+            Migration(
+                "write-keys",
+                sql: """
+                    CREATE TABLE write_keys (
+                      name TEXT PRIMARY KEY NOT NULL, key_sha256 TEXT NOT NULL UNIQUE,
+                      created_at INTEGER NOT NULL, revoked_at INTEGER) STRICT;
+                    """)
+        ])
 
     /// The tables the collector's migrations create.
     public static let tables = ["write_keys"]

@@ -1,8 +1,8 @@
 import Foundation
 import PaywallCore
+import PaywallLock
 import PaywallSQLite
 import PaywallStore
-import PaywallLock
 
 /// The collector (`paywall-analytics serve`): takes NDJSON event batches over HTTP from many app
 /// installs into one ``EventStore``, validated exactly as `import` validates them, answering 200 only
@@ -35,9 +35,11 @@ public final class Collector: Sendable {
     ///     store's outbox (the executable triggers the RevenueCat forwarding loop with it).
     /// - Throws: ``CollectorError`` (`.noWriteKeys`, `.serverStart`) or `StorageError` (the store cannot
     ///   be written, e.g. locked by another process).
-    public init(store: EventStore, socket: ListenSocket, limits: CollectorLimits, now: Now,
-                log: @escaping @Sendable (String) -> Void = { _ in },
-                committed: @escaping @Sendable () -> Void = {}) throws {
+    public init(
+        store: EventStore, socket: ListenSocket, limits: CollectorLimits, now: Now,
+        log: @escaping @Sendable (String) -> Void = { _ in },
+        committed: @escaping @Sendable () -> Void = {}
+    ) throws {
         let readConnection = try Connection(path: store.path, options: OpenOptions(readOnly: true, create: false))
         let keys = WriteKeys(connection: readConnection, now: now)
         try store.connection.execute("PRAGMA synchronous = FULL")
@@ -48,15 +50,21 @@ public final class Collector: Sendable {
             throw CollectorError.noWriteKeys
         }
         let metrics = CollectorMetrics()
-        let queue = CommitQueue(capacity: limits.queueCapacity, commit: { parts in
-            let counts = try store.commitGroup(parts)
-            if zip(parts, counts).contains(where: { $0.forwarding == .collector && $1.accepted > 0 }) { committed() }
-            return counts
-        }, observe: { seconds, succeeded in
-            metrics.commit(seconds: seconds, succeeded: succeeded)
-        })
-        let handler = CollectorHandler(keys: keys, limits: limits, queue: queue, metrics: metrics,
-                                       body: NDJSONBody(now: now), log: log)
+        let queue = CommitQueue(
+            capacity: limits.queueCapacity,
+            commit: { parts in
+                let counts = try store.commitGroup(parts)
+                if zip(parts, counts).contains(where: { $0.forwarding == .collector && $1.accepted > 0 }) {
+                    committed()
+                }
+                return counts
+            },
+            observe: { seconds, succeeded in
+                metrics.commit(seconds: seconds, succeeded: succeeded)
+            })
+        let handler = CollectorHandler(
+            keys: keys, limits: limits, queue: queue, metrics: metrics,
+            body: NDJSONBody(now: now), log: log)
         do {
             server = try HTTPServer(socket: socket, limits: limits, handler: handler)
         } catch {

@@ -1,9 +1,9 @@
 import Foundation
-import PaywallGzip
 import PaywallCore
+import PaywallGzip
+import PaywallLock
 import PaywallSQLite
 import PaywallStore
-import PaywallLock
 
 /// Routes, checks and answers the collector's requests (SPEC §8): `POST /v1/events`, `GET /healthz`,
 /// `GET /metrics`; 400, 401, 404, 405, 413, 415 and 503 as the spec lists them.
@@ -30,8 +30,10 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
     /// Set on shutdown: new requests get 503 and `Connection: close`.
     let stopping = Lock(false)
 
-    init(keys: WriteKeys, limits: CollectorLimits, queue: CommitQueue, metrics: CollectorMetrics, body: NDJSONBody,
-         log: @escaping @Sendable (String) -> Void) {
+    init(
+        keys: WriteKeys, limits: CollectorLimits, queue: CommitQueue, metrics: CollectorMetrics, body: NDJSONBody,
+        log: @escaping @Sendable (String) -> Void
+    ) {
         self.keys = keys
         self.limits = limits
         self.queue = queue
@@ -47,21 +49,29 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
     func begin(method: String, path: String, headers: HTTPHeaders) -> HTTPBegin {
         let route = CollectorMetrics.route(path)
         if stopping.withLock({ $0 }) {
-            return .respond(.error(503, "the collector is shutting down; retry on a new connection",
-                                   headers: [HTTPHeader("Retry-After", "1"), HTTPHeader("Connection", "close")]), route: route)
+            return .respond(
+                .error(
+                    503, "the collector is shutting down; retry on a new connection",
+                    headers: [HTTPHeader("Retry-After", "1"), HTTPHeader("Connection", "close")]), route: route)
         }
         switch path {
         case "/v1/events":
             guard method == "POST" else { return .respond(Self.methodNotAllowed("POST"), route: route) }
             return beginEvents(headers: headers, route: route)
         case "/healthz":
-            guard method == "GET" || method == "HEAD" else { return .respond(Self.methodNotAllowed("GET, HEAD"), route: route) }
+            guard method == "GET" || method == "HEAD" else {
+                return .respond(Self.methodNotAllowed("GET, HEAD"), route: route)
+            }
             return .readBody(limit: 0, route: route, context: HealthProbe())
         case "/metrics":
-            guard method == "GET" || method == "HEAD" else { return .respond(Self.methodNotAllowed("GET, HEAD"), route: route) }
+            guard method == "GET" || method == "HEAD" else {
+                return .respond(Self.methodNotAllowed("GET, HEAD"), route: route)
+            }
             let text = metrics.render(queueDepth: queue.depth, openConnections: server?.openConnections ?? 0)
-            return .respond(HTTPResponse(status: 200, headers: [HTTPHeader("Content-Type", "text/plain; version=0.0.4")],
-                                         body: Array(text.utf8)), route: route)
+            return .respond(
+                HTTPResponse(
+                    status: 200, headers: [HTTPHeader("Content-Type", "text/plain; version=0.0.4")],
+                    body: Array(text.utf8)), route: route)
         default:
             return .respond(.error(404, "no such route; events go to POST /v1/events"), route: route)
         }
@@ -77,10 +87,12 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
         case .known(let name): keyName = name
         case .refused(let response): return .respond(response, route: route)
         }
-        let mediaType = headers["Content-Type"]?.split(separator: ";").first?
+        let mediaType =
+            headers["Content-Type"]?.split(separator: ";").first?
             .trimmingCharacters(in: .whitespaces).lowercased() ?? ""
         guard mediaType == "application/x-ndjson" else {
-            return .respond(.error(415, "the body must be NDJSON sent as Content-Type: application/x-ndjson"), route: route)
+            return .respond(
+                .error(415, "the body must be NDJSON sent as Content-Type: application/x-ndjson"), route: route)
         }
         let encoding = headers["Content-Encoding"]?.trimmingCharacters(in: .whitespaces).lowercased() ?? "identity"
         guard encoding == "identity" || encoding == "gzip" else {
@@ -88,14 +100,18 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
         }
         let forwardingText = headers["X-Paywall-Forwarding"]?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
         guard let forwarding = ForwardingParty(rawValue: forwardingText) else {
-            return .respond(.error(400, "say who forwards this install's impressions to RevenueCat with the header "
-                                   + "X-Paywall-Forwarding: device (the app does) or collector (this server does)"), route: route)
+            return .respond(
+                .error(
+                    400,
+                    "say who forwards this install's impressions to RevenueCat with the header "
+                        + "X-Paywall-Forwarding: device (the app does) or collector (this server does)"), route: route)
         }
         if let length = headers["Content-Length"].flatMap({ Int($0) }), length > limits.maxBodyBytes {
             return .respond(tooLarge(asSent: true), route: route)
         }
-        return .readBody(limit: limits.maxBodyBytes, route: route,
-                         context: EventsRequest(keyName: keyName, gzip: encoding == "gzip", forwarding: forwarding))
+        return .readBody(
+            limit: limits.maxBodyBytes, route: route,
+            context: EventsRequest(keyName: keyName, gzip: encoding == "gzip", forwarding: forwarding))
     }
 
     /// A request's key: the name of a valid one, or the answer that refuses it.
@@ -107,14 +123,18 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
     private func authenticate(_ header: String?) -> Authentication {
         let challenge = [HTTPHeader("WWW-Authenticate", "Bearer realm=\"paywall-analytics\"")]
         guard let header, header.count > 7, header.prefix(7).lowercased() == "bearer " else {
-            return .refused(.error(401, "send a write key as Authorization: Bearer <key> (make one with `keys add NAME`)",
-                                   headers: challenge))
+            return .refused(
+                .error(
+                    401, "send a write key as Authorization: Bearer <key> (make one with `keys add NAME`)",
+                    headers: challenge))
         }
         let key = header.dropFirst(7).trimmingCharacters(in: .whitespaces)
         do {
             guard let name = try keys.name(forKey: key) else {
-                return .refused(.error(401, "the write key is unknown or revoked; ask the operator for a valid key",
-                                       headers: challenge))
+                return .refused(
+                    .error(
+                        401, "the write key is unknown or revoked; ask the operator for a valid key",
+                        headers: challenge))
             }
             return .known(name)
         } catch {
@@ -126,22 +146,28 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
     private func tooLarge(asSent: Bool) -> HTTPResponse {
         asSent
             ? .error(413, "the body is larger than \(limits.maxBodyBytes) bytes as sent; send fewer events per request")
-            : .error(413, "the body is larger than \(limits.maxDecompressedBytes) bytes once gunzipped; send fewer events per request")
+            : .error(
+                413,
+                "the body is larger than \(limits.maxDecompressedBytes) bytes once gunzipped; send fewer events per request"
+            )
     }
 
     static func unavailable(_ reason: String, retryAfter: Int = 5) -> HTTPResponse {
-        .error(503, "\(reason); nothing of this request was stored, retry later",
-               headers: [HTTPHeader("Retry-After", String(retryAfter))])
+        .error(
+            503, "\(reason); nothing of this request was stored, retry later",
+            headers: [HTTPHeader("Retry-After", String(retryAfter))])
     }
 
     func finish(_ request: HTTPBodyRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) {
         if request.context is HealthProbe {
-            let submitted = queue.submit(CommitQueue.Job(part: CommitPart(events: [], quarantine: [], forwarding: .collector)) { result in
-                switch result {
-                case .success: respond(.json(200, "{\"status\":\"ok\"}"))
-                case .failure(let error): respond(Self.unavailable("the store cannot take writes (\(Self.summary(error)))"))
-                }
-            })
+            let submitted = queue.submit(
+                CommitQueue.Job(part: CommitPart(events: [], quarantine: [], forwarding: .collector)) { result in
+                    switch result {
+                    case .success: respond(.json(200, "{\"status\":\"ok\"}"))
+                    case .failure(let error):
+                        respond(Self.unavailable("the store cannot take writes (\(Self.summary(error)))"))
+                    }
+                })
             if !submitted { respond(Self.unavailable("the commit queue is full", retryAfter: 1)) }
             return
         }
@@ -162,21 +188,24 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
         }
         let origin = "collector/\(events.keyName)"
         let validated = bytes.withUnsafeBytes { body.validate($0, origin: origin) }
-        let part = CommitPart(events: validated.events, quarantine: validated.quarantine, forwarding: events.forwarding,
-                              origin: origin)
+        let part = CommitPart(
+            events: validated.events, quarantine: validated.quarantine, forwarding: events.forwarding,
+            origin: origin)
         let metrics = self.metrics
         let log = self.log
-        let submitted = queue.submit(CommitQueue.Job(part: part) { result in
-            switch result {
-            case .success(let counts):
-                metrics.events(key: events.keyName, accepted: counts.accepted, duplicates: counts.duplicates,
-                               quarantined: counts.quarantined, suppressed: counts.suppressed)
-                respond(.json(200, Self.summaryJSON(counts, quarantine: part.quarantine)))
-            case .failure(let error):
-                log("a commit failed, its requests were answered 503: \(Self.summary(error))")
-                respond(Self.unavailable("the store cannot take writes now (\(Self.summary(error)))"))
-            }
-        })
+        let submitted = queue.submit(
+            CommitQueue.Job(part: part) { result in
+                switch result {
+                case .success(let counts):
+                    metrics.events(
+                        key: events.keyName, accepted: counts.accepted, duplicates: counts.duplicates,
+                        quarantined: counts.quarantined, suppressed: counts.suppressed)
+                    respond(.json(200, Self.summaryJSON(counts, quarantine: part.quarantine)))
+                case .failure(let error):
+                    log("a commit failed, its requests were answered 503: \(Self.summary(error))")
+                    respond(Self.unavailable("the store cannot take writes now (\(Self.summary(error)))"))
+                }
+            })
         if !submitted { respond(Self.unavailable("the commit queue is full", retryAfter: 1)) }
     }
 
@@ -189,12 +218,15 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
     /// `"suppressed":N` after `quarantined` when events of forgotten customers were refused (then
     /// accepted + duplicates + quarantined + suppressed is the number of lines).
     static func summaryJSON(_ counts: CommitCounts, quarantine: [QuarantineEntry]) -> String {
-        var out = "{\"accepted\":\(counts.accepted),\"duplicates\":\(counts.duplicates),\"quarantined\":\(counts.quarantined),"
+        var out =
+            "{\"accepted\":\(counts.accepted),\"duplicates\":\(counts.duplicates),\"quarantined\":\(counts.quarantined),"
         if counts.suppressed > 0 { out += "\"suppressed\":\(counts.suppressed)," }
         out += "\"rejected\":["
         for (index, entry) in quarantine.enumerated() {
             if index > 0 { out += "," }
-            out += "{\"line\":\(entry.line ?? 0),\"reasons\":[" + entry.reasons.map(JSONString.quoted).joined(separator: ",") + "]}"
+            out +=
+                "{\"line\":\(entry.line ?? 0),\"reasons\":["
+                + entry.reasons.map(JSONString.quoted).joined(separator: ",") + "]}"
         }
         return out + "]}"
     }

@@ -15,8 +15,10 @@ public struct CollectorLimits: Sendable, Hashable {
     public var threads: Int
 
     /// Creates limits; the defaults are those of `serve`.
-    public init(maxConnections: Int = 1_024, maxBodyBytes: Int = 1 << 20, maxDecompressedBytes: Int = 16 << 20,
-                timeoutSeconds: Int = 30, queueCapacity: Int = 256, threads: Int = 0) {
+    public init(
+        maxConnections: Int = 1_024, maxBodyBytes: Int = 1 << 20, maxDecompressedBytes: Int = 16 << 20,
+        timeoutSeconds: Int = 30, queueCapacity: Int = 256, threads: Int = 0
+    ) {
         self.maxConnections = max(1, maxConnections)
         self.maxBodyBytes = max(1, maxBodyBytes)
         self.maxDecompressedBytes = max(1, maxDecompressedBytes)

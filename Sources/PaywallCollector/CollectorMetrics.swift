@@ -62,7 +62,9 @@ public final class CollectorMetrics: Sendable {
             state.commitCount += 1
             state.commitSum += seconds
             if !succeeded { state.commitFailures += 1 }
-            if let bucket = Self.commitBuckets.firstIndex(where: { seconds <= $0 }) { state.commitBucketCounts[bucket] += 1 }
+            if let bucket = Self.commitBuckets.firstIndex(where: { seconds <= $0 }) {
+                state.commitBucketCounts[bucket] += 1
+            }
         }
     }
 
@@ -80,15 +82,18 @@ public final class CollectorMetrics: Sendable {
         out += "# TYPE paywall_collector_events_total counter\n"
         for key in state.events.keys.sorted() {
             let counts = state.events[key, default: EventCounts()]
-            for (outcome, count) in [("accepted", counts.accepted), ("duplicate", counts.duplicates),
-                                     ("quarantined", counts.quarantined)] + (counts.suppressed > 0 ? [("suppressed", counts.suppressed)] : []) {
+            for (outcome, count) in [
+                ("accepted", counts.accepted), ("duplicate", counts.duplicates),
+                ("quarantined", counts.quarantined),
+            ] + (counts.suppressed > 0 ? [("suppressed", counts.suppressed)] : []) {
                 out += "paywall_collector_events_total{key=\"\(key)\",outcome=\"\(outcome)\"} \(count)\n"
             }
         }
         out += "# HELP paywall_collector_received_bytes_total Request body bytes received, as sent (before gunzip).\n"
         out += "# TYPE paywall_collector_received_bytes_total counter\n"
         out += "paywall_collector_received_bytes_total \(state.bytesReceived)\n"
-        out += "# HELP paywall_collector_commit_duration_seconds Time of each group commit (one transaction and sync).\n"
+        out +=
+            "# HELP paywall_collector_commit_duration_seconds Time of each group commit (one transaction and sync).\n"
         out += "# TYPE paywall_collector_commit_duration_seconds histogram\n"
         var cumulative = 0
         for (index, bound) in Self.commitBuckets.enumerated() {

@@ -25,8 +25,11 @@ final class CommitQueue: @unchecked Sendable {
     /// - Parameters:
     ///   - commit: stores the parts in one transaction (``EventStore/commitGroup(_:)``).
     ///   - observe: told every commit's duration and outcome (metrics).
-    init(capacity: Int, maxGroupEvents: Int = 50_000, commit: @escaping @Sendable ([CommitPart]) throws -> [CommitCounts],
-         observe: @escaping @Sendable (Double, Bool) -> Void) {
+    init(
+        capacity: Int, maxGroupEvents: Int = 50_000,
+        commit: @escaping @Sendable ([CommitPart]) throws -> [CommitCounts],
+        observe: @escaping @Sendable (Double, Bool) -> Void
+    ) {
         self.capacity = capacity
         self.maxGroupEvents = maxGroupEvents
         self.commit = commit

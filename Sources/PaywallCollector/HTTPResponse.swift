@@ -18,8 +18,9 @@ public struct HTTPResponse: Sendable, Hashable {
 
     /// A JSON response.
     static func json(_ status: Int, _ text: String, headers: [HTTPHeader] = []) -> HTTPResponse {
-        HTTPResponse(status: status, headers: [HTTPHeader("Content-Type", "application/json")] + headers,
-                     body: Array(text.utf8))
+        HTTPResponse(
+            status: status, headers: [HTTPHeader("Content-Type", "application/json")] + headers,
+            body: Array(text.utf8))
     }
 
     /// An error response: `{"error":"…"}` saying what went wrong and what to do.

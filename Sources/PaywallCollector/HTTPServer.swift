@@ -76,9 +76,9 @@ final class HTTPServer: @unchecked Sendable {
         timeoutNanoseconds = UInt64(limits.timeoutSeconds) * 1_000_000_000
         var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
         #if os(Linux)
-        flags |= MHD_USE_EPOLL.rawValue | MHD_USE_TURBO.rawValue
+            flags |= MHD_USE_EPOLL.rawValue | MHD_USE_TURBO.rawValue
         #else
-        flags |= MHD_USE_AUTO.rawValue
+            flags |= MHD_USE_AUTO.rawValue
         #endif
         if socket.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
         let threads = limits.threads > 0 ? limits.threads : max(2, ProcessInfo.processInfo.activeProcessorCount)
@@ -87,9 +87,10 @@ final class HTTPServer: @unchecked Sendable {
         let watchdog = Thread { [self] in watch() }
         watchdog.name = "PaywallCollector.watchdog"
         watchdog.start()
-        daemon = cmhd_start(flags, socket.descriptor, UInt32(limits.maxConnections), UInt32(limits.timeoutSeconds),
-                            UInt32(threads), 64 << 10, accessCallback, context, completedCallback, context,
-                            notifyCallback, context)
+        daemon = cmhd_start(
+            flags, socket.descriptor, UInt32(limits.maxConnections), UInt32(limits.timeoutSeconds),
+            UInt32(threads), 64 << 10, accessCallback, context, completedCallback, context,
+            notifyCallback, context)
         guard daemon != nil else {
             watchdogStop.withLock { $0 = true }
             watchdogDone.wait()
@@ -126,7 +127,9 @@ final class HTTPServer: @unchecked Sendable {
     private func opened(_ connection: OpaquePointer) {
         let descriptor = cmhd_connection_fd(connection)
         let now = DispatchTime.now().uptimeNanoseconds
-        connections.withLock { $0[Int(bitPattern: connection)] = Tracked(descriptor: descriptor, since: now, waiting: false) }
+        connections.withLock {
+            $0[Int(bitPattern: connection)] = Tracked(descriptor: descriptor, since: now, waiting: false)
+        }
     }
 
     private func closed(_ connection: OpaquePointer) {
@@ -181,9 +184,11 @@ final class HTTPServer: @unchecked Sendable {
         let response = Lock<HTTPResponse?>(nil)
     }
 
-    fileprivate func access(_ connection: OpaquePointer, _ url: String, _ method: String,
-                            _ uploadData: UnsafePointer<CChar>?, _ uploadSize: UnsafeMutablePointer<Int>,
-                            _ slotPointer: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result {
+    fileprivate func access(
+        _ connection: OpaquePointer, _ url: String, _ method: String,
+        _ uploadData: UnsafePointer<CChar>?, _ uploadSize: UnsafeMutablePointer<Int>,
+        _ slotPointer: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    ) -> MHD_Result {
         guard let raw = slotPointer.pointee else {
             let slot = Slot()
             slotPointer.pointee = Unmanaged.passRetained(slot).toOpaque()
@@ -270,8 +275,9 @@ private func server(_ context: UnsafeMutableRawPointer?) -> HTTPServer {
 
 private let accessCallback: MHD_AccessHandlerCallback = { context, connection, url, method, _, data, size, slot in
     guard let connection, let size, let slot else { return MHD_Result.NO }
-    return server(context).access(connection, url.map { String(cString: $0) } ?? "", method.map { String(cString: $0) } ?? "",
-                                  data, size, slot)
+    return server(context).access(
+        connection, url.map { String(cString: $0) } ?? "", method.map { String(cString: $0) } ?? "",
+        data, size, slot)
 }
 
 private let completedCallback: MHD_RequestCompletedCallback = { context, _, slot, _ in

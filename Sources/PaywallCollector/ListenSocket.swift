@@ -55,9 +55,9 @@ public struct ListenSocket: Sendable {
         hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV
         hints.ai_family = AF_UNSPEC
         #if os(Linux)
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+            hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         #else
-        hints.ai_socktype = SOCK_STREAM
+            hints.ai_socktype = SOCK_STREAM
         #endif
         var list: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(host, String(port), &hints, &list)
@@ -94,9 +94,13 @@ public struct ListenSocket: Sendable {
             let family = Int32(storage.ss_family)
             actual = withUnsafePointer(to: &storage) { pointer -> Int in
                 if family == AF_INET6 {
-                    return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin6_port)) }
+                    return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
+                        Int(UInt16(bigEndian: $0.pointee.sin6_port))
+                    }
                 }
-                return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin_port)) }
+                return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
+                    Int(UInt16(bigEndian: $0.pointee.sin_port))
+                }
             }
         }
         return ListenSocket(descriptor: descriptor, host: host, port: actual, isIPv6: info.ai_family == AF_INET6)

@@ -40,8 +40,10 @@ public struct WriteKeys: Sendable {
     /// Whether `name` can name a key: 1–64 characters of `A–Z a–z 0–9 . _ -`.
     public static func isValidName(_ name: String) -> Bool {
         !name.isEmpty && name.utf8.count <= 64
-            && name.utf8.allSatisfy { $0 == 0x2E || $0 == 0x5F || $0 == 0x2D || (0x30...0x39).contains($0)
-                || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }
+            && name.utf8.allSatisfy {
+                $0 == 0x2E || $0 == 0x5F || $0 == 0x2D || (0x30...0x39).contains($0)
+                    || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0)
+            }
     }
 
     /// Makes a new random key named `name` and returns it (the only time it is ever visible).
@@ -57,15 +59,18 @@ public struct WriteKeys: Sendable {
             if try db.int64("SELECT count(*) FROM write_keys WHERE name = ?1", [.text(name)]) != 0 {
                 throw WriteKeyError.nameTaken(name)
             }
-            _ = try db.run("INSERT INTO write_keys (name, key_sha256, created_at) VALUES (?1, ?2, ?3)",
-                           [.text(name), .text(Self.digest(key)), .integer(time)])
+            _ = try db.run(
+                "INSERT INTO write_keys (name, key_sha256, created_at) VALUES (?1, ?2, ?3)",
+                [.text(name), .text(Self.digest(key)), .integer(time)])
         }
         return key
     }
 
     /// Every key, valid and revoked, by name (none in a store the collector's migrations never ran on).
     public func list() throws -> [Entry] {
-        guard try connection.scalar("SELECT count(*) FROM sqlite_schema WHERE name = 'write_keys'")?.int64 == 1 else { return [] }
+        guard try connection.scalar("SELECT count(*) FROM sqlite_schema WHERE name = 'write_keys'")?.int64 == 1 else {
+            return []
+        }
         return try connection.all("SELECT name, created_at, revoked_at FROM write_keys ORDER BY name") { row in
             Entry(name: row.string(at: 0) ?? "", createdAt: row.int64(at: 1), revokedAt: row.optionalInt64(at: 2))
         }
@@ -80,16 +85,18 @@ public struct WriteKeys: Sendable {
     ///
     /// - Throws: ``WriteKeyError`` `.unknownName` when there is no valid key of that name.
     public func revoke(name: String) throws {
-        let changed = try connection.run("UPDATE write_keys SET revoked_at = ?2 WHERE name = ?1 AND revoked_at IS NULL",
-                                         [.text(name), .integer(now.milliseconds())])
+        let changed = try connection.run(
+            "UPDATE write_keys SET revoked_at = ?2 WHERE name = ?1 AND revoked_at IS NULL",
+            [.text(name), .integer(now.milliseconds())])
         if changed == 0 { throw WriteKeyError.unknownName(name) }
     }
 
     /// The name of the valid key `key`, or `nil` when it is unknown or revoked.
     public func name(forKey key: String) throws -> String? {
         guard key.hasPrefix(Self.prefix), key.utf8.count <= 256 else { return nil }
-        return try connection.scalar("SELECT name FROM write_keys WHERE key_sha256 = ?1 AND revoked_at IS NULL",
-                                     [.text(Self.digest(key))])?.string
+        return try connection.scalar(
+            "SELECT name FROM write_keys WHERE key_sha256 = ?1 AND revoked_at IS NULL",
+            [.text(Self.digest(key))])?.string
     }
 
     /// The stored form of `key`: its SHA-256 in lowercase hex.
@@ -111,7 +118,8 @@ public enum WriteKeyError: Error, Sendable, Hashable, CustomStringConvertible {
         case .invalidName:
             return "a key name is 1 to 64 characters of letters, digits, '.', '_' and '-' (for example ios-app)"
         case .nameTaken(let name):
-            return "a key named '\(name)' exists already (names are never reused, even once revoked); choose another name"
+            return
+                "a key named '\(name)' exists already (names are never reused, even once revoked); choose another name"
         case .unknownName(let name):
             return "there is no valid key named '\(name)'; `keys list` shows the names"
         }

@@ -17,7 +17,8 @@ extension CatalogEvent {
     ///   - userID: the RevenueCat app user id.
     ///   - sessionID: the app session, when known.
     public func record(id: UUID, occurredAt: Int64, userID: String, sessionID: UUID? = nil) -> EventRecord {
-        EventRecord(id: id, name: Self.name, occurredAt: occurredAt, userID: userID,
-                    sessionID: sessionID, properties: properties)
+        EventRecord(
+            id: id, name: Self.name, occurredAt: occurredAt, userID: userID,
+            sessionID: sessionID, properties: properties)
     }
 }

@@ -52,12 +52,32 @@ extension EventRecord {
         uuid(properties.pwID)
         raw(",\"source\":")
         string(properties.source)
-        if let value = properties.offeringID { raw(",\"offering_id\":"); string(value) }
-        if let value = properties.placementID { raw(",\"placement_id\":"); string(value) }
-        if let value = properties.product { raw(",\"product\":"); string(value) }
-        if let value = properties.result { raw(",\"result\":\""); out.append(contentsOf: value.rawValue.utf8); raw("\"") }
-        if let value = properties.via { raw(",\"via\":\""); out.append(contentsOf: value.rawValue.utf8); raw("\"") }
-        if let value = properties.openS { raw(",\"open_s\":"); out.append(contentsOf: "\(value)".utf8) }
+        if let value = properties.offeringID {
+            raw(",\"offering_id\":")
+            string(value)
+        }
+        if let value = properties.placementID {
+            raw(",\"placement_id\":")
+            string(value)
+        }
+        if let value = properties.product {
+            raw(",\"product\":")
+            string(value)
+        }
+        if let value = properties.result {
+            raw(",\"result\":\"")
+            out.append(contentsOf: value.rawValue.utf8)
+            raw("\"")
+        }
+        if let value = properties.via {
+            raw(",\"via\":\"")
+            out.append(contentsOf: value.rawValue.utf8)
+            raw("\"")
+        }
+        if let value = properties.openS {
+            raw(",\"open_s\":")
+            out.append(contentsOf: "\(value)".utf8)
+        }
         raw("}")
     }
 }

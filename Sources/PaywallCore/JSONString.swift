@@ -29,13 +29,27 @@ public enum JSONString {
         out.append(UInt8(ascii: "\""))
         for byte in value.utf8 {
             switch byte {
-            case UInt8(ascii: "\""): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "\""))
-            case UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "\\"))
-            case 0x0A: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "n"))
-            case 0x0D: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "r"))
-            case 0x09: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "t"))
-            case 0x08: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "b"))
-            case 0x0C: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "f"))
+            case UInt8(ascii: "\""):
+                out.append(UInt8(ascii: "\\"))
+                out.append(UInt8(ascii: "\""))
+            case UInt8(ascii: "\\"):
+                out.append(UInt8(ascii: "\\"))
+                out.append(UInt8(ascii: "\\"))
+            case 0x0A:
+                out.append(UInt8(ascii: "\\"))
+                out.append(UInt8(ascii: "n"))
+            case 0x0D:
+                out.append(UInt8(ascii: "\\"))
+                out.append(UInt8(ascii: "r"))
+            case 0x09:
+                out.append(UInt8(ascii: "\\"))
+                out.append(UInt8(ascii: "t"))
+            case 0x08:
+                out.append(UInt8(ascii: "\\"))
+                out.append(UInt8(ascii: "b"))
+            case 0x0C:
+                out.append(UInt8(ascii: "\\"))
+                out.append(UInt8(ascii: "f"))
             case 0x00..<0x20:
                 let hex = Array("0123456789abcdef".utf8)
                 out.append(contentsOf: Array("\\u00".utf8))

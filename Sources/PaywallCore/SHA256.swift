@@ -47,7 +47,10 @@ public struct SHA256: Sendable {
             compress(bytes.baseAddress! + offset)
             offset += 64
         }
-        for index in offset..<bytes.count { block[filled] = bytes[index]; filled += 1 }
+        for index in offset..<bytes.count {
+            block[filled] = bytes[index]
+            filled += 1
+        }
     }
 
     /// The 32-byte digest of everything fed (the hash is spent afterwards).
@@ -55,7 +58,9 @@ public struct SHA256: Sendable {
         let bits = length &* 8
         var tail: [UInt8] = [0x80]
         tail += [UInt8](repeating: 0, count: (119 - filled) % 64)
-        for shift in stride(from: 56, through: 0, by: -8) { tail.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift))) }
+        for shift in stride(from: 56, through: 0, by: -8) {
+            tail.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift)))
+        }
         let saved = length
         update(tail)
         length = saved
@@ -67,7 +72,10 @@ public struct SHA256: Sendable {
     public static func hex(_ digest: [UInt8]) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var out: [UInt8] = []
-        for byte in digest { out.append(digits[Int(byte >> 4)]); out.append(digits[Int(byte & 15)]) }
+        for byte in digest {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 15)])
+        }
         return String(decoding: out, as: UTF8.self)
     }
 
@@ -83,15 +91,19 @@ public struct SHA256: Sendable {
     ]
 
     @inline(__always)
-    private static func rotate(_ value: UInt32, _ count: UInt32) -> UInt32 { (value >> count) | (value << (32 - count)) }
+    private static func rotate(_ value: UInt32, _ count: UInt32) -> UInt32 {
+        (value >> count) | (value << (32 - count))
+    }
 
     /// One 64-byte block.
     private mutating func compress(_ chunk: UnsafeRawPointer) {
         withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
             for index in 0..<16 {
                 let base = chunk + index * 4
-                w[index] = UInt32(base.load(as: UInt8.self)) << 24 | UInt32(base.load(fromByteOffset: 1, as: UInt8.self)) << 16
-                    | UInt32(base.load(fromByteOffset: 2, as: UInt8.self)) << 8 | UInt32(base.load(fromByteOffset: 3, as: UInt8.self))
+                w[index] =
+                    UInt32(base.load(as: UInt8.self)) << 24 | UInt32(base.load(fromByteOffset: 1, as: UInt8.self)) << 16
+                    | UInt32(base.load(fromByteOffset: 2, as: UInt8.self)) << 8
+                    | UInt32(base.load(fromByteOffset: 3, as: UInt8.self))
             }
             for index in 16..<64 {
                 let s0 = Self.rotate(w[index - 15], 7) ^ Self.rotate(w[index - 15], 18) ^ (w[index - 15] >> 3)
@@ -110,8 +122,10 @@ public struct SHA256: Sendable {
                     (h, g, f, e, d, c, b, a) = (g, f, e, d &+ t1, c, b, a, t1 &+ t2)
                 }
             }
-            state = (state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d,
-                     state.4 &+ e, state.5 &+ f, state.6 &+ g, state.7 &+ h)
+            state = (
+                state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d,
+                state.4 &+ e, state.5 &+ f, state.6 &+ g, state.7 &+ h
+            )
         }
     }
 }

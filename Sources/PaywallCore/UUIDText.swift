@@ -31,7 +31,8 @@ public enum UUIDText {
     @inlinable
     public static func parseRaw(_ bytes: UnsafeRawBufferPointer) -> uuid_t? {
         guard bytes.count == 36, bytes[8] == UInt8(ascii: "-"), bytes[13] == UInt8(ascii: "-"),
-              bytes[18] == UInt8(ascii: "-"), bytes[23] == UInt8(ascii: "-") else { return nil }
+            bytes[18] == UInt8(ascii: "-"), bytes[23] == UInt8(ascii: "-")
+        else { return nil }
         var raw: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         let invalid = hexValues.withUnsafeBufferPointer { table -> UInt8 in
             withUnsafeMutableBytes(of: &raw) { out -> UInt8 in
@@ -39,7 +40,8 @@ public enum UUIDText {
                 var position = 0
                 for index in 0..<16 {
                     if position == 8 || position == 13 || position == 18 || position == 23 { position += 1 }
-                    let high = table[Int(bytes[position])], low = table[Int(bytes[position + 1])]
+                    let high = table[Int(bytes[position])]
+                    let low = table[Int(bytes[position + 1])]
                     invalid |= high | low
                     out[index] = high &<< 4 | low
                     position += 2
@@ -76,7 +78,8 @@ public enum UUIDText {
                             text.storeBytes(of: UInt8(ascii: "-"), toByteOffset: position, as: UInt8.self)
                             position += 1
                         }
-                        text.storeBytes(of: table[Int(source[index])].littleEndian, toByteOffset: position, as: UInt16.self)
+                        text.storeBytes(
+                            of: table[Int(source[index])].littleEndian, toByteOffset: position, as: UInt16.self)
                         position += 2
                     }
                 }
@@ -98,17 +101,19 @@ public enum UUIDText {
     @inlinable
     public static func uppercaseHalves(_ bytes: UnsafeRawBufferPointer) -> (high: UInt64, low: UInt64)? {
         guard bytes.count == 36, let base = bytes.baseAddress,
-              base.load(fromByteOffset: 8, as: UInt8.self) == UInt8(ascii: "-"),
-              base.load(fromByteOffset: 13, as: UInt8.self) == UInt8(ascii: "-"),
-              base.load(fromByteOffset: 18, as: UInt8.self) == UInt8(ascii: "-"),
-              base.load(fromByteOffset: 23, as: UInt8.self) == UInt8(ascii: "-")
+            base.load(fromByteOffset: 8, as: UInt8.self) == UInt8(ascii: "-"),
+            base.load(fromByteOffset: 13, as: UInt8.self) == UInt8(ascii: "-"),
+            base.load(fromByteOffset: 18, as: UInt8.self) == UInt8(ascii: "-"),
+            base.load(fromByteOffset: 23, as: UInt8.self) == UInt8(ascii: "-")
         else { return nil }
-        func eight(_ offset: Int) -> UInt64 { UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) }
+        func eight(_ offset: Int) -> UInt64 {
+            UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+        }
         func four(_ offset: Int) -> UInt64 {
             UInt64(UInt32(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
         }
         guard let a = hex8(eight(0)), let b = hex8(four(9) | four(14) << 32),
-              let c = hex8(four(19) | four(24) << 32), let d = hex8(eight(28))
+            let c = hex8(four(19) | four(24) << 32), let d = hex8(eight(28))
         else { return nil }
         return (a << 32 | b, c << 32 | d)
     }
@@ -123,9 +128,9 @@ public enum UUIDText {
         // Valid exactly when the nibbles spell the same bytes back in uppercase.
         let letters = ((nibbles &+ 0x06 * ones) & (0x10 * ones)) >> 4
         guard nibbles &+ 0x30 * ones &+ letters &* 7 == chars else { return nil }
-        var value = nibbles.byteSwapped                              // first digit in the highest byte
-        value = (value | value >> 4) & 0x00FF_00FF_00FF_00FF        // two digits per 16 bits
-        value = (value | value >> 8) & 0x0000_FFFF_0000_FFFF        // four per 32
+        var value = nibbles.byteSwapped  // first digit in the highest byte
+        value = (value | value >> 4) & 0x00FF_00FF_00FF_00FF  // two digits per 16 bits
+        value = (value | value >> 8) & 0x0000_FFFF_0000_FFFF  // four per 32
         return (value | value >> 16) & 0xFFFF_FFFF
     }
 }

@@ -20,7 +20,10 @@ public enum UUIDv7 {
         bytes[7] = UInt8(truncatingIfNeeded: random1 >> 52)
         bytes[8] = 0x80 | UInt8(truncatingIfNeeded: random2 >> 58)
         for index in 9..<16 { bytes[index] = UInt8(truncatingIfNeeded: random2 >> (8 * (15 - index))) }
-        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                           bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+        return UUID(
+            uuid: (
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+            ))
     }
 }

@@ -1,9 +1,9 @@
 #if canImport(os)
-import os
+    import os
 #elseif canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// A mutual-exclusion lock that owns the state it guards: the project's one lock.
@@ -24,9 +24,9 @@ public final class Lock<State>: @unchecked Sendable {
     // @unchecked Sendable: `state` is read and written only between lock and unlock of
     // `primitive`, which is allocated in `init` and freed in `deinit`.
     #if canImport(os)
-    private let primitive: UnsafeMutablePointer<os_unfair_lock>
+        private let primitive: UnsafeMutablePointer<os_unfair_lock>
     #else
-    private let primitive: UnsafeMutablePointer<pthread_mutex_t>
+        private let primitive: UnsafeMutablePointer<pthread_mutex_t>
     #endif
     private var state: State
 
@@ -35,19 +35,19 @@ public final class Lock<State>: @unchecked Sendable {
     public init(_ initial: State) {
         state = initial
         #if canImport(os)
-        primitive = .allocate(capacity: 1)
-        primitive.initialize(to: os_unfair_lock())
+            primitive = .allocate(capacity: 1)
+            primitive.initialize(to: os_unfair_lock())
         #else
-        primitive = .allocate(capacity: 1)
-        primitive.initialize(to: pthread_mutex_t())
-        let result = pthread_mutex_init(primitive, nil)
-        precondition(result == 0, "pthread_mutex_init failed with \(result)")
+            primitive = .allocate(capacity: 1)
+            primitive.initialize(to: pthread_mutex_t())
+            let result = pthread_mutex_init(primitive, nil)
+            precondition(result == 0, "pthread_mutex_init failed with \(result)")
         #endif
     }
 
     deinit {
         #if !canImport(os)
-        pthread_mutex_destroy(primitive)
+            pthread_mutex_destroy(primitive)
         #endif
         primitive.deinitialize(count: 1)
         primitive.deallocate()
@@ -67,19 +67,19 @@ public final class Lock<State>: @unchecked Sendable {
 
     private func lock() {
         #if canImport(os)
-        os_unfair_lock_lock(primitive)
+            os_unfair_lock_lock(primitive)
         #else
-        let result = pthread_mutex_lock(primitive)
-        precondition(result == 0, "pthread_mutex_lock failed with \(result)")
+            let result = pthread_mutex_lock(primitive)
+            precondition(result == 0, "pthread_mutex_lock failed with \(result)")
         #endif
     }
 
     private func unlock() {
         #if canImport(os)
-        os_unfair_lock_unlock(primitive)
+            os_unfair_lock_unlock(primitive)
         #else
-        let result = pthread_mutex_unlock(primitive)
-        precondition(result == 0, "pthread_mutex_unlock failed with \(result)")
+            let result = pthread_mutex_unlock(primitive)
+            precondition(result == 0, "pthread_mutex_unlock failed with \(result)")
         #endif
     }
 }

@@ -20,11 +20,12 @@ final class BackgroundPartialsLoad: Sendable {
     ///
     /// - Throws: `StorageError` when the second connection cannot be opened.
     init(path: String, scan: PresentationScan, skipping: Set<Int64>) throws {
-        reader = try BackgroundReader(path: path, capacity: 4, name: "PaywallReports.Nightly.partials") { connection, send in
+        reader = try BackgroundReader(path: path, capacity: 4, name: "PaywallReports.Nightly.partials") {
+            connection, send in
             try connection.transaction(.deferred) { db in
                 var scan = scan
                 try scan.prepare(db)
-                guard send(.scan(consume scan)) else { return }   // the only copy: merging copies nothing
+                guard send(.scan(consume scan)) else { return }  // the only copy: merging copies nothing
                 try DayPartial.forEachStored(db, skipping: skipping) { start, end, partial in
                     send(.partial(start: start, end: end, partial))
                 }

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Integer keys by byte string (customer and placement names), looked up straight from a row's
@@ -11,7 +11,7 @@ import Darwin
 struct ByteKeyTable {
     private struct Slot {
         var hash: UInt32 = 0
-        var key: UInt32 = .max   // .max: empty
+        var key: UInt32 = .max  // .max: empty
     }
 
     private var arena: [UInt8] = []
@@ -73,7 +73,8 @@ struct ByteKeyTable {
 
     private func equal(_ key: Int, _ bytes: UnsafeRawBufferPointer) -> Bool {
         guard Int(lengths[key]) == bytes.count else { return false }
-        return bytes.count == 0 || arena.withUnsafeBytes { memcmp($0.baseAddress! + starts[key], bytes.baseAddress!, bytes.count) == 0 }
+        return bytes.count == 0
+            || arena.withUnsafeBytes { memcmp($0.baseAddress! + starts[key], bytes.baseAddress!, bytes.count) == 0 }
     }
 
     /// FNV-1a, then a final mix so the low bits (the slot index) depend on every byte.

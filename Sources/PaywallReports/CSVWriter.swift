@@ -78,8 +78,10 @@ public struct CSVWriter {
     public mutating func text(bytes: UnsafeRawBufferPointer) {
         separate()
         guard let first = bytes.first else { return }
-        let needsGuard = formulaGuard && (first == UInt8(ascii: "=") || first == UInt8(ascii: "+")
-            || first == UInt8(ascii: "-") || first == UInt8(ascii: "@") || first == 9 || first == 13)
+        let needsGuard =
+            formulaGuard
+            && (first == UInt8(ascii: "=") || first == UInt8(ascii: "+")
+                || first == UInt8(ascii: "-") || first == UInt8(ascii: "@") || first == 9 || first == 13)
         var needsQuotes = false
         for byte in bytes where byte == UInt8(ascii: ",") || byte == UInt8(ascii: "\"") || byte == 10 || byte == 13 {
             needsQuotes = true
@@ -104,12 +106,18 @@ public struct CSVWriter {
         guard var value else { return }
         if value < 0 {
             buffer.append(UInt8(ascii: "-"))
-            if value == .min { buffer.append(contentsOf: "9223372036854775808".utf8); return }
+            if value == .min {
+                buffer.append(contentsOf: "9223372036854775808".utf8)
+                return
+            }
             value = -value
         }
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var digits:
+            (
+                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8
+            ) =
+                (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         var count = 0
         withUnsafeMutableBytes(of: &digits) { raw in
             repeat {
@@ -148,7 +156,8 @@ public struct CSVWriter {
         let utf8 = text.utf8
         var needsGuard = false
         if formulaGuard, let first = utf8.first {
-            needsGuard = first == UInt8(ascii: "=") || first == UInt8(ascii: "+") || first == UInt8(ascii: "-")
+            needsGuard =
+                first == UInt8(ascii: "=") || first == UInt8(ascii: "+") || first == UInt8(ascii: "-")
                 || first == UInt8(ascii: "@") || first == 9 || first == 13
         }
         let needsQuotes = utf8.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 10 || $0 == 13 }

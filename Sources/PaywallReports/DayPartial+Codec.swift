@@ -16,8 +16,10 @@ extension DayPartial {
         for placement in groups.keys.sorted() {
             let s = groups[placement]!
             out.int(Int64(placement))
-            for value in [s.presentations, s.impressions, s.dwellBounces, s.planSelected, s.purchaseStarted, s.purchased,
-                          s.restored, s.dismissedCloseButton, s.dismissedContinueFree, s.unclosed, s.bounces, s.cancellations] {
+            for value in [
+                s.presentations, s.impressions, s.dwellBounces, s.planSelected, s.purchaseStarted, s.purchased,
+                s.restored, s.dismissedCloseButton, s.dismissedContinueFree, s.unclosed, s.bounces, s.cancellations,
+            ] {
                 out.int(value)
             }
             out.count(s.viewers.count)
@@ -67,10 +69,18 @@ extension DayPartial {
                 guard let value = input.int() else { return nil }
                 counters.append(value)
             }
-            (s.presentations, s.impressions, s.dwellBounces, s.planSelected) = (counters[0], counters[1], counters[2], counters[3])
-            (s.purchaseStarted, s.purchased, s.restored, s.dismissedCloseButton) = (counters[4], counters[5], counters[6], counters[7])
-            (s.dismissedContinueFree, s.unclosed, s.bounces, s.cancellations) = (counters[8], counters[9], counters[10], counters[11])
-            guard let viewers = input.count(), let viewerValues = input.raw(viewers, of: UInt32.self) else { return nil }
+            (s.presentations, s.impressions, s.dwellBounces, s.planSelected) = (
+                counters[0], counters[1], counters[2], counters[3]
+            )
+            (s.purchaseStarted, s.purchased, s.restored, s.dismissedCloseButton) = (
+                counters[4], counters[5], counters[6], counters[7]
+            )
+            (s.dismissedContinueFree, s.unclosed, s.bounces, s.cancellations) = (
+                counters[8], counters[9], counters[10], counters[11]
+            )
+            guard let viewers = input.count(), let viewerValues = input.raw(viewers, of: UInt32.self) else {
+                return nil
+            }
             s.viewers = viewerValues
             guard let opens = input.count(), let openValues = input.raw(opens, of: Double.self) else { return nil }
             s.openS = openValues
@@ -79,10 +89,13 @@ extension DayPartial {
         guard let productCount = input.count() else { return nil }
         for _ in 0..<productCount {
             guard let placement = input.int(), let length = input.count(), let name = input.string(length),
-                  let count = input.int() else { return nil }
+                let count = input.int()
+            else { return nil }
             partial.products.append(ProductCount(placement: Int(placement), product: name, count: count))
         }
-        guard let firstCount = input.count(), let firsts = input.raw(firstCount, of: CustomerFirst.self) else { return nil }
+        guard let firstCount = input.count(), let firsts = input.raw(firstCount, of: CustomerFirst.self) else {
+            return nil
+        }
         partial.firsts = firsts
         guard let purchaseCount = input.count() else { return nil }
         partial.purchases.reserveCapacity(purchaseCount)
@@ -93,11 +106,14 @@ extension DayPartial {
         guard let offeringCount = input.count() else { return nil }
         for _ in 0..<offeringCount {
             guard let placement = input.int(), let length = input.count(), let name = input.string(length),
-                  let impressions = input.int(), let customerCount = input.count(),
-                  let customers = input.raw(customerCount, of: UInt32.self), let convertedCount = input.count(),
-                  let converted = input.raw(convertedCount, of: UInt32.self) else { return nil }
-            partial.offerings.append(OfferingCount(placement: Int(placement), offering: name, impressions: impressions,
-                                                   customers: customers, converted: converted))
+                let impressions = input.int(), let customerCount = input.count(),
+                let customers = input.raw(customerCount, of: UInt32.self), let convertedCount = input.count(),
+                let converted = input.raw(convertedCount, of: UInt32.self)
+            else { return nil }
+            partial.offerings.append(
+                OfferingCount(
+                    placement: Int(placement), offering: name, impressions: impressions,
+                    customers: customers, converted: converted))
         }
         guard input.atEnd else { return nil }
         self = partial
@@ -156,7 +172,8 @@ struct ByteReader {
         let length = count * MemoryLayout<T>.stride
         guard count >= 0, offset + length <= bytes.count else { return nil }
         let values = [T](unsafeUninitializedCapacity: count) { buffer, initialized in
-            UnsafeMutableRawBufferPointer(buffer).copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + length)]))
+            UnsafeMutableRawBufferPointer(buffer).copyMemory(
+                from: UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + length)]))
             initialized = count
         }
         offset += length

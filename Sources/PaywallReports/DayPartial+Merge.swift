@@ -12,8 +12,10 @@ extension DayPartial {
         }
         var counts = Dictionary(merged.products.map { (ProductKey($0), $0.count) }, uniquingKeysWith: +)
         for product in other.products { counts[ProductKey(product), default: 0] += product.count }
-        merged.products = counts.map { ProductCount(placement: $0.key.placement, product: $0.key.product, count: $0.value) }
-            .sorted(by: ProductCount.precedes)
+        merged.products = counts.map {
+            ProductCount(placement: $0.key.placement, product: $0.key.product, count: $0.value)
+        }
+        .sorted(by: ProductCount.precedes)
         merged.firsts = Self.mergeFirsts(firsts, other.firsts)
         merged.purchases = Self.mergeSorted(purchases, other.purchases) { ($0.user, $0.at) < ($1.user, $1.at) }
         merged.offerings = Self.mergeOfferings(offerings, other.offerings)
@@ -32,14 +34,19 @@ extension DayPartial {
     static func mergeFirsts(_ a: [CustomerFirst], _ b: [CustomerFirst]) -> [CustomerFirst] {
         var merged: [CustomerFirst] = []
         merged.reserveCapacity(a.count + b.count)
-        var i = 0, j = 0
+        var i = 0
+        var j = 0
         while i < a.count || j < b.count {
             if j == b.count || (i < a.count && (a[i].user, a[i].placement) < (b[j].user, b[j].placement)) {
-                merged.append(a[i]); i += 1
+                merged.append(a[i])
+                i += 1
             } else if i == a.count || (b[j].user, b[j].placement) < (a[i].user, a[i].placement) {
-                merged.append(b[j]); j += 1
+                merged.append(b[j])
+                j += 1
             } else {
-                merged.append(a[i].at <= b[j].at ? a[i] : b[j]); i += 1; j += 1
+                merged.append(a[i].at <= b[j].at ? a[i] : b[j])
+                i += 1
+                j += 1
             }
         }
         return merged
@@ -49,9 +56,16 @@ extension DayPartial {
     static func mergeSorted<T>(_ a: [T], _ b: [T], by less: (T, T) -> Bool) -> [T] {
         var merged: [T] = []
         merged.reserveCapacity(a.count + b.count)
-        var i = 0, j = 0
+        var i = 0
+        var j = 0
         while i < a.count || j < b.count {
-            if j == b.count || (i < a.count && !less(b[j], a[i])) { merged.append(a[i]); i += 1 } else { merged.append(b[j]); j += 1 }
+            if j == b.count || (i < a.count && !less(b[j], a[i])) {
+                merged.append(a[i])
+                i += 1
+            } else {
+                merged.append(b[j])
+                j += 1
+            }
         }
         return merged
     }

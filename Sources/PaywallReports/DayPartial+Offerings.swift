@@ -28,14 +28,16 @@ extension DayPartial {
         /// Accumulates a day's presentations into its offering counts.
         struct Builder {
             private var names = OfferingNames()
-            private var slots: [Int: Int] = [:]   // placement << 32 | offering index → index into the lists below
+            private var slots: [Int: Int] = [:]  // placement << 32 | offering index → index into the lists below
             private var keys: [Int] = []
             private var impressions: [Int64] = []
             private var customers: [[UInt32]] = []
             private var converted: [[UInt32]] = []
 
             /// Adds one presentation that has an impression.
-            mutating func add<Details: PresentationDetails>(_ p: PresentationScan.ScannedPresentation, _ details: Details) {
+            mutating func add<Details: PresentationDetails>(
+                _ p: PresentationScan.ScannedPresentation, _ details: Details
+            ) {
                 let offering = details.withOffering { names.index(bytes: $0) }
                 let key = p.placement << 32 | offering
                 let slot: Int
@@ -57,9 +59,10 @@ extension DayPartial {
             /// The counts in canonical form: sorted by placement and offering, customers distinct and sorted.
             func finish() -> [OfferingCount] {
                 keys.indices.map { slot in
-                    OfferingCount(placement: keys[slot] >> 32, offering: names[keys[slot] & 0xFFFF_FFFF],
-                                  impressions: impressions[slot], customers: DayPartial.distinctSorted(customers[slot]),
-                                  converted: DayPartial.distinctSorted(converted[slot]))
+                    OfferingCount(
+                        placement: keys[slot] >> 32, offering: names[keys[slot] & 0xFFFF_FFFF],
+                        impressions: impressions[slot], customers: DayPartial.distinctSorted(customers[slot]),
+                        converted: DayPartial.distinctSorted(converted[slot]))
                 }.sorted(by: precedes)
             }
         }
@@ -69,14 +72,19 @@ extension DayPartial {
     static func mergeOfferings(_ a: [OfferingCount], _ b: [OfferingCount]) -> [OfferingCount] {
         var merged: [OfferingCount] = []
         merged.reserveCapacity(a.count + b.count)
-        var i = 0, j = 0
+        var i = 0
+        var j = 0
         while i < a.count || j < b.count {
             if j == b.count || (i < a.count && OfferingCount.precedes(a[i], b[j])) {
-                merged.append(a[i]); i += 1
+                merged.append(a[i])
+                i += 1
             } else if i == a.count || OfferingCount.precedes(b[j], a[i]) {
-                merged.append(b[j]); j += 1
+                merged.append(b[j])
+                j += 1
             } else {
-                merged.append(a[i].merging(b[j])); i += 1; j += 1
+                merged.append(a[i].merging(b[j]))
+                i += 1
+                j += 1
             }
         }
         return merged

@@ -78,7 +78,9 @@ struct DayPartial: Equatable {
         var builder = Builder()
         let words = CloseWords(texts)
         for fold in folds {
-            builder.add(PresentationScan.ScannedPresentation(fold, words: words), FoldDetails(fold: fold, texts: texts, words: words))
+            builder.add(
+                PresentationScan.ScannedPresentation(fold, words: words),
+                FoldDetails(fold: fold, texts: texts, words: words))
         }
         return builder.finish()
     }
@@ -86,7 +88,7 @@ struct DayPartial: Equatable {
     /// Accumulates presentations into a partial.
     struct Builder {
         private var partial = DayPartial()
-        private var groups: [PresentationScan.GroupStats?] = []   // by placement key (dense and few)
+        private var groups: [PresentationScan.GroupStats?] = []  // by placement key (dense and few)
         private var productNames = TextTable()
         private var productCounts: [Int: Int64] = [:]
         private var impressions: [CustomerFirst] = []
@@ -95,7 +97,8 @@ struct DayPartial: Equatable {
         /// Adds one presentation.
         mutating func add<Details: PresentationDetails>(_ p: PresentationScan.ScannedPresentation, _ details: Details) {
             if let impressionAt = p.impressionAt {
-                impressions.append(CustomerFirst(user: p.user, placement: UInt32(truncatingIfNeeded: p.placement), at: impressionAt))
+                impressions.append(
+                    CustomerFirst(user: p.user, placement: UInt32(truncatingIfNeeded: p.placement), at: impressionAt))
             }
             if let purchaseAt = p.purchaseAt { partial.purchases.append(Purchase(user: p.user, at: purchaseAt)) }
             if p.placement >= groups.count { groups += repeatElement(nil, count: p.placement + 1 - groups.count) }
@@ -114,11 +117,13 @@ struct DayPartial: Equatable {
                 partial.groups[placement] = group
             }
             partial.products = productCounts.map {
-                ProductCount(placement: $0.key >> 32, product: productNames.texts[$0.key & 0xFFFF_FFFF], count: $0.value)
+                ProductCount(
+                    placement: $0.key >> 32, product: productNames.texts[$0.key & 0xFFFF_FFFF], count: $0.value)
             }.sorted(by: ProductCount.precedes)
             // Earliest impression per (customer, placement): sort, keep the first of each pair.
             impressions.sort { ($0.user, $0.placement, $0.at) < ($1.user, $1.placement, $1.at) }
-            for first in impressions where partial.firsts.last.map({ $0.user != first.user || $0.placement != first.placement }) ?? true {
+            for first in impressions
+            where partial.firsts.last.map({ $0.user != first.user || $0.placement != first.placement }) ?? true {
                 partial.firsts.append(first)
             }
             partial.purchases.sort { ($0.user, $0.at) < ($1.user, $1.at) }

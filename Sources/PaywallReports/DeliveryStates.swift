@@ -14,18 +14,27 @@ struct DeliveryStates {
     init(_ db: Database) throws {
         pending = try RowidCursor(db, "SELECT event_rowid FROM outbox ORDER BY event_rowid")
         delivered = try RowidCursor(db, "SELECT event_rowid FROM deliveries ORDER BY event_rowid")
-        let hasByDevice = try db.int64("SELECT count(*) FROM pragma_table_info('deliveries') WHERE name = 'by_device'") == 1
-        byDevice = try RowidCursor(db, hasByDevice
-            ? "SELECT event_rowid FROM deliveries WHERE by_device = 1 ORDER BY event_rowid"
-            : "SELECT event_rowid FROM deliveries WHERE 0")
-        dead = Set(try db.all("SELECT DISTINCT event_id FROM dead_letters WHERE requeued_at IS NULL") { $0.string(at: 0) ?? "" })
+        let hasByDevice =
+            try db.int64("SELECT count(*) FROM pragma_table_info('deliveries') WHERE name = 'by_device'") == 1
+        byDevice = try RowidCursor(
+            db,
+            hasByDevice
+                ? "SELECT event_rowid FROM deliveries WHERE by_device = 1 ORDER BY event_rowid"
+                : "SELECT event_rowid FROM deliveries WHERE 0")
+        dead = Set(
+            try db.all("SELECT DISTINCT event_id FROM dead_letters WHERE requeued_at IS NULL") {
+                $0.string(at: 0) ?? ""
+            })
     }
 
     /// Writes the state of the event in `row` (columns 0 id, 1 name, `rowidColumn` its rowid;
     /// rows come in ascending rowid order), or an empty field.
     mutating func write(for row: Row, rowidColumn: Int, into writer: inout CSVWriter) throws {
         let isImpression = row.withUnsafeText(at: 1) { $0.elementsEqual("paywall_shown".utf8) }
-        guard isImpression else { writer.empty(); return }
+        guard isImpression else {
+            writer.empty()
+            return
+        }
         let rowid = row.int64(at: rowidColumn)
         if try pending.contains(rowid) {
             writer.text("pending")

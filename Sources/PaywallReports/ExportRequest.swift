@@ -35,8 +35,10 @@ public struct ExportFilter: Sendable, Hashable {
     public var users: [String] = []
 
     /// Creates a filter.
-    public init(from: ReportDate? = nil, to: ReportDate? = nil, placements: [String] = [], names: [String] = [],
-                timezone: String = "UTC") {
+    public init(
+        from: ReportDate? = nil, to: ReportDate? = nil, placements: [String] = [], names: [String] = [],
+        timezone: String = "UTC"
+    ) {
         self.from = from
         self.to = to
         self.placements = placements

@@ -15,10 +15,13 @@ extension Exporter {
         let reports = FunnelReport(connection: connection, now: .constant(0))
         try reports.checkStore()
         try reports.refreshRollups()
-        var from = filter.from, to = filter.to
+        var from = filter.from
+        var to = filter.to
         if from == nil || to == nil {
             let bounds = try ReportError.wrap {
-                try connection.all("SELECT (SELECT min(first_at) FROM report_presentations), (SELECT max(first_at) FROM report_presentations)") {
+                try connection.all(
+                    "SELECT (SELECT min(first_at) FROM report_presentations), (SELECT max(first_at) FROM report_presentations)"
+                ) {
                     ($0.optionalInt64(at: 0), $0.optionalInt64(at: 1))
                 }.first
             }
@@ -37,10 +40,12 @@ extension Exporter {
                 try reports.nativeRows(db, days: days, placements: filter.placements, cohortWindow: .default)
             }
         }
-        let left = ReportFile.encounterFunnel, right = ReportFile.conversionFunnel
-        let encounter = computed[left.fileName] ?? [], conversion = computed[right.fileName] ?? []
+        let left = ReportFile.encounterFunnel
+        let right = ReportFile.conversionFunnel
+        let encounter = computed[left.fileName] ?? []
+        let conversion = computed[right.fileName] ?? []
         var rows: Int64 = 0
-        for (a, b) in zip(encounter, conversion) {   // the same (date, placement) keys in the same order
+        for (a, b) in zip(encounter, conversion) {  // the same (date, placement) keys in the same order
             var cells = left.formats.indices.map { ReportFile.cell(a[$0], left.formats[$0]) }
             cells += right.formats.indices.dropFirst(3).map { ReportFile.cell(b[$0], right.formats[$0]) }
             try writer.writeRow(cells)

@@ -3,9 +3,9 @@ import PaywallCore
 import PaywallSQLite
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 extension Exporter {
@@ -32,7 +32,9 @@ extension Exporter {
     /// - Throws: ``ReportError``.
     @discardableResult
     public func exportEventsNDJSON(filter: ExportFilter = ExportFilter(), toPath path: String) throws -> Int64 {
-        if path == "-" { return try exportEventsNDJSON(filter: filter, descriptor: STDOUT_FILENO, path: "standard output") }
+        if path == "-" {
+            return try exportEventsNDJSON(filter: filter, descriptor: STDOUT_FILENO, path: "standard output")
+        }
         let file: OutputFile
         do { file = try OutputFile(path: path) } catch let error as OutputFileError { throw ReportError(error) }
         do {

@@ -8,8 +8,11 @@ extension Exporter {
     /// byte as `\xHH` (the exact bytes stay in the table's `payload_raw`), 0 when `payload` is the text as read.
     static let tables: [ExportKind: (columns: [String], sql: String)] = [
         .events: (
-            ["id", "name", "occurred_at", "recorded_at", "user_id", "session_id", "catalog_version", "pw_id", "source",
-             "offering_id", "placement_id", "product", "result", "via", "open_s", "delivery_state"],
+            [
+                "id", "name", "occurred_at", "recorded_at", "user_id", "session_id", "catalog_version", "pw_id",
+                "source",
+                "offering_id", "placement_id", "product", "result", "via", "open_s", "delivery_state",
+            ],
             """
             SELECT e.id, e.name, e.occurred_at, e.recorded_at, e.user_id, e.session_id, e.catalog_version, e.pw_id,
                    e.source, e.offering_id, e.placement_id, e.product, e.result, e.via, e.open_s, e.rowid
@@ -19,14 +22,16 @@ extension Exporter {
               AND (?4 IS NULL OR e.name IN (SELECT value FROM json_each(?4)))
               AND (?5 IS NULL OR e.user_id IN (SELECT value FROM json_each(?5)))
             ORDER BY e.rowid
-            """),
+            """
+        ),
         .quarantine: (
             ["seq", "quarantined_at", "reasons", "origin", "line", "payload", "payload_escaped"],
             """
             SELECT seq, quarantined_at, reasons, origin, line, payload, payload_raw IS NOT NULL FROM quarantine
             WHERE quarantined_at >= ?1 AND quarantined_at < ?2
             ORDER BY seq
-            """),
+            """
+        ),
         .deadLetters: (
             ["event_id", "status", "reason", "dead_at", "requeued_at", "name", "occurred_at", "user_id", "source"],
             """
@@ -37,7 +42,8 @@ extension Exporter {
               AND (?4 IS NULL OR e.name IN (SELECT value FROM json_each(?4)))
               AND (?5 IS NULL OR e.user_id IN (SELECT value FROM json_each(?5)))
             ORDER BY d.dead_at, d.event_id
-            """),
+            """
+        ),
     ]
 
     /// Streams one table export.

@@ -3,9 +3,9 @@ import PaywallCore
 import PaywallSQLite
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Streams store tables and the funnels as CSV (RFC 4180, UTF-8, formula guard unless raw), in
@@ -31,9 +31,13 @@ public struct Exporter: Sendable {
     /// - Returns: the data rows written.
     /// - Throws: ``ReportError``.
     @discardableResult
-    public func export(_ kind: ExportKind, filter: ExportFilter = ExportFilter(), raw: Bool = false,
-                       toPath path: String) throws -> Int64 {
-        if path == "-" { return try export(kind, filter: filter, raw: raw, descriptor: STDOUT_FILENO, path: "standard output") }
+    public func export(
+        _ kind: ExportKind, filter: ExportFilter = ExportFilter(), raw: Bool = false,
+        toPath path: String
+    ) throws -> Int64 {
+        if path == "-" {
+            return try export(kind, filter: filter, raw: raw, descriptor: STDOUT_FILENO, path: "standard output")
+        }
         let file: OutputFile
         do { file = try OutputFile(path: path) } catch let error as OutputFileError { throw ReportError(error) }
         do {
@@ -47,7 +51,9 @@ public struct Exporter: Sendable {
     }
 
     /// Writes the export to an open descriptor (not closed); returns the data rows written.
-    public func export(_ kind: ExportKind, filter: ExportFilter, raw: Bool, descriptor: Int32, path: String) throws -> Int64 {
+    public func export(_ kind: ExportKind, filter: ExportFilter, raw: Bool, descriptor: Int32, path: String) throws
+        -> Int64
+    {
         var writer = CSVWriter(descriptor: descriptor, path: path, formulaGuard: !raw)
         let rows: Int64
         switch kind {
@@ -64,6 +70,9 @@ public struct Exporter: Sendable {
         if let from = filter.from, let to = filter.to, from > to {
             throw ReportError.invalidRange(from: from.description, to: to.description)
         }
-        return (filter.from.map { calendar.startMs(of: $0) } ?? .min, filter.to.map { calendar.startMs(of: $0.next) } ?? .max)
+        return (
+            filter.from.map { calendar.startMs(of: $0) } ?? .min,
+            filter.to.map { calendar.startMs(of: $0.next) } ?? .max
+        )
     }
 }

@@ -31,8 +31,10 @@ extension FunnelReport {
     /// - Throws: ``ReportError/busy(holder:)`` when another run holds the lease, having
     ///   written nothing; other ``ReportError``s leave the previous outputs intact.
     @discardableResult
-    public func nightly(into directory: String, days: Int? = nil, timezone: String = "UTC",
-                       cohortWindow: CohortWindow = .default, version: String) throws -> NightlyRun {
+    public func nightly(
+        into directory: String, days: Int? = nil, timezone: String = "UTC",
+        cohortWindow: CohortWindow = .default, version: String
+    ) throws -> NightlyRun {
         let startedAt = now.milliseconds()
         // run.json's duration is measured on the monotonic clock, whatever `now` says (`--now` is fixed).
         let started = ContinuousClock.now
@@ -47,13 +49,17 @@ extension FunnelReport {
         // the whole change of the other dirty days only when no fold ran in between.
         let marked = try ReportError.wrap {
             try connection.transaction(.deferred) { db in
-                (buckets: Set(try db.all("SELECT bucket FROM report_dirty_buckets") { $0.int64(at: 0) }),
-                 watermark: Int64(try db.scalar("SELECT value FROM meta WHERE key = ?", [.text(Rollup.watermarkKey)])?.string ?? "0") ?? 0)
+                (
+                    buckets: Set(try db.all("SELECT bucket FROM report_dirty_buckets") { $0.int64(at: 0) }),
+                    watermark: Int64(
+                        try db.scalar("SELECT value FROM meta WHERE key = ?", [.text(Rollup.watermarkKey)])?.string
+                            ?? "0") ?? 0
+                )
             }
         }
         var refreshed = try refreshRollups(collectingAdditions: engine == .native ? Self.additionsLimit : nil)
         let collected = refreshed.additions
-        refreshed.additions = nil   // one copy, released once the partials are updated
+        refreshed.additions = nil  // one copy, released once the partials are updated
         let window = try self.window(calendar: calendar, days: days, now: startedAt)
         let reportDays = try calendar.days(from: window.from, through: window.to)
         let partials = NightlyPartials(calendar: calendar)
@@ -65,23 +71,31 @@ extension FunnelReport {
             do {
                 let additions = collected.flatMap { collected in
                     refreshed.watermarkBefore == marked.watermark
-                        ? NightlyPartials.Additions(collected: collected, markedBefore: marked.buckets, watermarkAfter: refreshed.watermark)
+                        ? NightlyPartials.Additions(
+                            collected: collected, markedBefore: marked.buckets, watermarkAfter: refreshed.watermark)
                         : nil
                 }
-                let updated = try updatePartials(partials, days: reportDays, cohortWindow: cohortWindow, additions: additions)
+                let updated = try updatePartials(
+                    partials, days: reportDays, cohortWindow: cohortWindow, additions: additions)
                 recomputed = Set(updated.recomputed)
-                rows = try write(days: reportDays, placements: nil, cohortWindow: cohortWindow, formulaGuard: true,
-                                 context: context, fromPartials: true, scan: updated.scan, into: output)
+                rows = try write(
+                    days: reportDays, placements: nil, cohortWindow: cohortWindow, formulaGuard: true,
+                    context: context, fromPartials: true, scan: updated.scan, into: output)
             } catch is UnreadablePartial {
                 // Partials written by another format: rebuild them from the rollups and read again.
-                recomputed = Set(try ReportError.wrap { try connection.transaction(.immediate) { try partials.update($0, rebuild: true) } })
-                rows = try write(days: reportDays, placements: nil, cohortWindow: cohortWindow, formulaGuard: true,
-                                 context: context, fromPartials: true, into: output)
+                recomputed = Set(
+                    try ReportError.wrap {
+                        try connection.transaction(.immediate) { try partials.update($0, rebuild: true) }
+                    })
+                rows = try write(
+                    days: reportDays, placements: nil, cohortWindow: cohortWindow, formulaGuard: true,
+                    context: context, fromPartials: true, into: output)
             }
         } else {
             recomputed = Set(refreshed.touchedBuckets.map { calendar.date(containing: $0 * 900_000) })
-            rows = try write(days: reportDays, placements: nil, cohortWindow: cohortWindow, formulaGuard: true,
-                             context: context, into: output)
+            rows = try write(
+                days: reportDays, placements: nil, cohortWindow: cohortWindow, formulaGuard: true,
+                context: context, into: output)
         }
         var run = NightlyRun(
             daysRecomputed: recomputed.sorted().map(\.description), eventsRead: refreshed.eventsRead,
@@ -89,7 +103,9 @@ extension FunnelReport {
             windowFrom: window.from.description, windowTo: window.to.description, timezone: timezone, rows: rows,
             startedAt: startedAt, durationMs: 0, version: version, outputsChanged: true)
         if refreshed.eventsRead == 0, try output.matchesDestination(except: ["run.json", HTMLReport.fileName]),
-           let current = output.currentRun, FileManager.default.fileExists(atPath: current.appendingPathComponent("run.json").path) {
+            let current = output.currentRun,
+            FileManager.default.fileExists(atPath: current.appendingPathComponent("run.json").path)
+        {
             run.outputsChanged = false
             run.durationMs = Self.elapsedMilliseconds(since: started)
             output.discard()
@@ -113,26 +129,34 @@ extension FunnelReport {
     /// loaded scan (`nil`: the report reads the partials itself).
     ///
     /// - Throws: ``UnreadablePartial`` when a stored partial cannot be read; ``ReportError``.
-    func updatePartials(_ partials: NightlyPartials, days: [ReportDay], cohortWindow: CohortWindow,
-                        additions: NightlyPartials.Additions? = nil) throws -> (recomputed: [ReportDate], scan: PresentationScan?) {
-        let parallel = try ReportError.wrap { try connection.scalar("PRAGMA journal_mode")?.string?.lowercased() == "wal" }
+    func updatePartials(
+        _ partials: NightlyPartials, days: [ReportDay], cohortWindow: CohortWindow,
+        additions: NightlyPartials.Additions? = nil
+    ) throws -> (recomputed: [ReportDate], scan: PresentationScan?) {
+        let parallel = try ReportError.wrap {
+            try connection.scalar("PRAGMA journal_mode")?.string?.lowercased() == "wal"
+        }
         var load: BackgroundPartialsLoad?
         let outcome: NightlyPartials.Outcome
         do {
             outcome = try ReportError.wrap {
                 try connection.transaction(.immediate) { db in
                     let plan = try partials.plan(db, additions: additions)
-                    guard parallel, !plan.rebuild, plan.days.count <= Self.backgroundLoadDayLimit else { return try partials.update(db, plan: plan) }
+                    guard parallel, !plan.rebuild, plan.days.count <= Self.backgroundLoadDayLimit else {
+                        return try partials.update(db, plan: plan)
+                    }
                     let starts = try plan.days.map { try partials.calendar.days(from: $0, through: $0)[0].startMs }
-                    let newest = Int64(try db.scalar("SELECT value FROM meta WHERE key = ?", [.text(Rollup.newestKey)])?.string ?? "")
-                    let scan = PresentationScan(days: days, placementFilter: nil, windowMs: cohortWindow.milliseconds,
-                                                newestEventAt: newest ?? .min)
+                    let newest = Int64(
+                        try db.scalar("SELECT value FROM meta WHERE key = ?", [.text(Rollup.newestKey)])?.string ?? "")
+                    let scan = PresentationScan(
+                        days: days, placementFilter: nil, windowMs: cohortWindow.milliseconds,
+                        newestEventAt: newest ?? .min)
                     load = try BackgroundPartialsLoad(path: connection.path, scan: scan, skipping: Set(starts))
                     return try partials.update(db, plan: plan, keepPartials: true)
                 }
             }
         } catch {
-            load?.stop()   // never leave the reader running
+            load?.stop()  // never leave the reader running
             throw error
         }
         guard let load else { return (outcome.recomputed, nil) }
@@ -153,7 +177,8 @@ extension FunnelReport {
             return (today.adding(days: -(days - 1)), today)
         }
         let bounds = try ReportError.wrap {
-            try connection.all("""
+            try connection.all(
+                """
                 SELECT min(first), max(last) FROM (
                   SELECT (SELECT min(first_at) FROM report_presentations) AS first,
                          (SELECT max(first_at) FROM report_presentations) AS last
@@ -161,7 +186,8 @@ extension FunnelReport {
                                    (SELECT max(bucket) FROM report_event_buckets) * 900000
                   UNION ALL SELECT min(quarantined_at), max(quarantined_at) FROM quarantine
                   UNION ALL SELECT min(dropped_at), max(dropped_at) FROM drops)
-                """) { ($0.optionalInt64(at: 0), $0.optionalInt64(at: 1)) }.first
+                """
+            ) { ($0.optionalInt64(at: 0), $0.optionalInt64(at: 1)) }.first
         }
         guard let first = bounds?.0, let last = bounds?.1 else { return (today, today) }
         return (calendar.date(containing: first), max(today, calendar.date(containing: last)))
@@ -176,7 +202,8 @@ extension FunnelReport {
     /// The newest stored event time the rollups have seen.
     func newestEventAt() throws -> Int64? {
         try ReportError.wrap {
-            try connection.scalar("SELECT CAST(value AS INTEGER) FROM meta WHERE key = ?", [.text(Rollup.newestKey)])?.int64
+            try connection.scalar("SELECT CAST(value AS INTEGER) FROM meta WHERE key = ?", [.text(Rollup.newestKey)])?
+                .int64
         }
     }
 }

@@ -2,8 +2,8 @@ import CSystemMemory
 import Dispatch
 import Foundation
 import PaywallCore
-import PaywallSQLite
 import PaywallLock
+import PaywallSQLite
 import PaywallStore
 
 /// Computes the reports of funnels.md from a PaywallAnalytics store and writes them as CSV files.
@@ -62,17 +62,20 @@ public struct FunnelReport: Sendable {
     ///     `report.html`) in it are replaced.
     /// - Throws: ``ReportError``; on any failure the folder is left as it was.
     @discardableResult
-    public func report(from: ReportDate, to: ReportDate, placements: [String]? = nil, timezone: String = "UTC",
-                       cohortWindow: CohortWindow = .default, formulaGuard: Bool = true, version: String = "",
-                       into directory: String) throws -> Summary {
+    public func report(
+        from: ReportDate, to: ReportDate, placements: [String]? = nil, timezone: String = "UTC",
+        cohortWindow: CohortWindow = .default, formulaGuard: Bool = true, version: String = "",
+        into directory: String
+    ) throws -> Summary {
         let calendar = try DayCalendar(timeZone: timezone)
         let days = try calendar.days(from: from, through: to)
         try checkStore()
         let output = try OutputFolder(destination: directory, startedAt: now.milliseconds())
         let refreshed = try refreshRollups()
-        let rows = try write(days: days, placements: placements, cohortWindow: cohortWindow, formulaGuard: formulaGuard,
-                             context: context(days: days, timezone: timezone, cohortWindow: cohortWindow, version: version),
-                             into: output)
+        let rows = try write(
+            days: days, placements: placements, cohortWindow: cohortWindow, formulaGuard: formulaGuard,
+            context: context(days: days, timezone: timezone, cohortWindow: cohortWindow, version: version),
+            into: output)
         try output.commit()
         return Summary(directory: output.destination.path, rows: rows, eventsRead: refreshed.eventsRead)
     }
@@ -96,8 +99,9 @@ public struct FunnelReport: Sendable {
             // The fold's buffers were freed on two threads; hand that memory back before the next
             // steps allocate theirs, so their peak does not stack on it (2–5 ms).
             if result.eventsRead > 0 { _ = system_memory_release() }
-            var refresh = RollupRefresh(eventsRead: result.eventsRead, watermark: result.watermarkAfter,
-                                        touchedBuckets: result.touchedBuckets)
+            var refresh = RollupRefresh(
+                eventsRead: result.eventsRead, watermark: result.watermarkAfter,
+                touchedBuckets: result.touchedBuckets)
             refresh.watermarkBefore = result.watermarkBefore
             refresh.additions = result.additions
             return refresh
@@ -109,9 +113,11 @@ public struct FunnelReport: Sendable {
     /// With `fromPartials`, the native engine reads the nightly job's day partials (``NightlyPartials``,
     /// brought up to date by the caller) instead of scanning every presentation; a `scan` the caller
     /// already loaded them into is used as it is.
-    func write(days: [ReportDay], placements: [String]?, cohortWindow: CohortWindow, formulaGuard: Bool,
-               context: HTMLReport.Context, fromPartials: Bool = false, scan: PresentationScan? = nil,
-               into output: OutputFolder) throws -> [String: Int] {
+    func write(
+        days: [ReportDay], placements: [String]?, cohortWindow: CohortWindow, formulaGuard: Bool,
+        context: HTMLReport.Context, fromPartials: Bool = false, scan: PresentationScan? = nil,
+        into output: OutputFolder
+    ) throws -> [String: Int] {
         let parameters: [String: SQLValue] = [
             "days": .text(DayCalendar.json(days)),
             "placements": placements.flatMap { $0.isEmpty ? nil : .text(Self.jsonArray($0)) } ?? .null,
@@ -122,9 +128,11 @@ public struct FunnelReport: Sendable {
         let rows = try ReportError.wrap {
             try connection.transaction(.deferred) { db in
                 if engine == .sql { try db.defineMathFunctions() }
-                let computed = engine == .native
-                    ? try nativeRows(db, days: days, placements: placements, cohortWindow: cohortWindow,
-                                     fromPartials: fromPartials, scan: scan) : [:]
+                let computed =
+                    engine == .native
+                    ? try nativeRows(
+                        db, days: days, placements: placements, cohortWindow: cohortWindow,
+                        fromPartials: fromPartials, scan: scan) : [:]
                 var rows: [String: Int] = [:]
                 for file in ReportFile.all {
                     let descriptor = try output.create(file.fileName)
@@ -134,10 +142,12 @@ public struct FunnelReport: Sendable {
                     if let native = computed[file.fileName] {
                         rows[file.fileName] = try file.write(rows: native, to: &writer, collecting: &table)
                     } else {
-                        rows[file.fileName] = try file.write(db, parameters: parameters, to: &writer, collecting: &table)
+                        rows[file.fileName] = try file.write(
+                            db, parameters: parameters, to: &writer, collecting: &table)
                     }
                     try writer.flush()
-                    tables.append(ReportTable(name: String(file.fileName.dropLast(4)), columns: file.columns, rows: table))
+                    tables.append(
+                        ReportTable(name: String(file.fileName.dropLast(4)), columns: file.columns, rows: table))
                 }
                 return rows
             }
@@ -147,22 +157,28 @@ public struct FunnelReport: Sendable {
     }
 
     /// The HTML page's context for a run over `days` (no clock time: the same data gives the same page).
-    func context(days: [ReportDay], timezone: String, cohortWindow: CohortWindow, version: String) -> HTMLReport.Context {
+    func context(days: [ReportDay], timezone: String, cohortWindow: CohortWindow, version: String) -> HTMLReport.Context
+    {
         let period = days.isEmpty ? "" : "\(days[0].date) to \(days[days.count - 1].date)"
-        return HTMLReport.Context(period: period, timezone: timezone, version: version, cohortWindow: cohortWindow.description)
+        return HTMLReport.Context(
+            period: period, timezone: timezone, version: version, cohortWindow: cohortWindow.description)
     }
 
     /// The native engine's rows per file name (data quality stays in SQL: it reads small tables).
-    func nativeRows(_ db: Database, days: [ReportDay], placements: [String]?, cohortWindow: CohortWindow,
-                    fromPartials: Bool = false, scan loaded: PresentationScan? = nil) throws -> [String: [[ReportValue]]] {
+    func nativeRows(
+        _ db: Database, days: [ReportDay], placements: [String]?, cohortWindow: CohortWindow,
+        fromPartials: Bool = false, scan loaded: PresentationScan? = nil
+    ) throws -> [String: [[ReportValue]]] {
         let finished: PresentationScan
         if let loaded {
             finished = loaded
         } else {
-            let newest = Int64(try db.scalar("SELECT value FROM meta WHERE key = ?", [.text(Rollup.newestKey)])?.string ?? "")
-            var scan = PresentationScan(days: days, placementFilter: placements.flatMap { $0.isEmpty ? nil : Set($0.map(ExactText.init)) },
-                                        windowMs: cohortWindow.milliseconds, newestEventAt: newest ?? .min)
-            _ = system_memory_release()   // what earlier steps freed goes back before the scan's arrays
+            let newest = Int64(
+                try db.scalar("SELECT value FROM meta WHERE key = ?", [.text(Rollup.newestKey)])?.string ?? "")
+            var scan = PresentationScan(
+                days: days, placementFilter: placements.flatMap { $0.isEmpty ? nil : Set($0.map(ExactText.init)) },
+                windowMs: cohortWindow.milliseconds, newestEventAt: newest ?? .min)
+            _ = system_memory_release()  // what earlier steps freed goes back before the scan's arrays
             if fromPartials { try scan.load(partials: db) } else { try scan.scan(db) }
             finished = scan
         }
@@ -189,9 +205,10 @@ public struct FunnelReport: Sendable {
     /// Throws ``ReportError/notAStore(path:missing:)`` unless the store and report tables exist.
     func checkStore() throws {
         let required = Schema.tables + ReportSchema.tables
-        let present = Set(try ReportError.wrap {
-            try connection.all("SELECT name FROM sqlite_schema WHERE type = 'table'") { $0.string(at: 0) ?? "" }
-        })
+        let present = Set(
+            try ReportError.wrap {
+                try connection.all("SELECT name FROM sqlite_schema WHERE type = 'table'") { $0.string(at: 0) ?? "" }
+            })
         if let missing = required.first(where: { !present.contains($0) }) {
             throw ReportError.notAStore(path: connection.path, missing: missing)
         }

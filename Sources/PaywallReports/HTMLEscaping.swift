@@ -47,7 +47,10 @@ public enum HTMLEscaping {
         var out = ""
         var run = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
-            guard isHidden(scalar) else { run.append(scalar); continue }
+            guard isHidden(scalar) else {
+                run.append(scalar)
+                continue
+            }
             out += escape(String(run))
             run = String.UnicodeScalarView()
             let hex = String(scalar.value, radix: 16, uppercase: true)
@@ -61,13 +64,13 @@ public enum HTMLEscaping {
     /// variation selectors are left as they are: names need them.
     public static func isHidden(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
-        case 0x00...0x1F, 0x7F...0x9F: return true          // C0 (NUL, TAB, LF, CR…), DEL, C1
-        case 0x00AD, 0x061C, 0x180E: return true             // soft hyphen, Arabic letter mark, Mongolian vowel separator
-        case 0x200B, 0x200E, 0x200F: return true             // zero-width space, left-to-right and right-to-left marks
-        case 0x2028, 0x2029: return true                     // line and paragraph separators
-        case 0x202A...0x202E: return true                    // embeddings, pop, overrides
-        case 0x2060...0x2064, 0x2066...0x2069: return true   // word joiner, invisible operators, isolates
-        case 0xFEFF, 0xFFF9...0xFFFB: return true            // byte-order mark, interlinear annotation
+        case 0x00...0x1F, 0x7F...0x9F: return true  // C0 (NUL, TAB, LF, CR…), DEL, C1
+        case 0x00AD, 0x061C, 0x180E: return true  // soft hyphen, Arabic letter mark, Mongolian vowel separator
+        case 0x200B, 0x200E, 0x200F: return true  // zero-width space, left-to-right and right-to-left marks
+        case 0x2028, 0x2029: return true  // line and paragraph separators
+        case 0x202A...0x202E: return true  // embeddings, pop, overrides
+        case 0x2060...0x2064, 0x2066...0x2069: return true  // word joiner, invisible operators, isolates
+        case 0xFEFF, 0xFFF9...0xFFFB: return true  // byte-order mark, interlinear annotation
         default: return false
         }
     }

@@ -18,8 +18,10 @@ extension HTMLReport {
         var p: Double?
 
         init?(_ record: [String: String]) {
-            guard let rate = record["conversion_rate"].flatMap(Double.init), let low = record["ci_low"].flatMap(Double.init),
-                  let high = record["ci_high"].flatMap(Double.init) else { return nil }
+            guard let rate = record["conversion_rate"].flatMap(Double.init),
+                let low = record["ci_low"].flatMap(Double.init),
+                let high = record["ci_high"].flatMap(Double.init)
+            else { return nil }
             offering = record["offering"] ?? ""
             customers = record["customers"].flatMap { Int($0) } ?? 0
             converted = record["converted"].flatMap { Int($0) } ?? 0
@@ -53,7 +55,9 @@ extension HTMLReport {
         out += "offerings counts in both). Bars are the conversion rate, whiskers its 95 % interval; each offering is "
         out += "compared with the placement's control by a two-proportion test.</p>"
         let compared = placements.filter { $0.1.count > 1 }
-        if compared.isEmpty { out += "<p class=\"empty\">No placement showed more than one offering in this range.</p>" }
+        if compared.isEmpty {
+            out += "<p class=\"empty\">No placement showed more than one offering in this range.</p>"
+        }
         for (placement, rows) in compared { out += offeringBlock(placement, rows) }
         let single = placements.filter { $0.1.count == 1 }.map { "<q>\(HTMLEscaping.data($0.0))</q>" }
         if !single.isEmpty {
@@ -70,7 +74,8 @@ extension HTMLReport {
         let winners = rows.filter(\.significant)
         let controlName = "<q>\(HTMLEscaping.data(control?.name ?? ""))</q>"
         if winners.isEmpty {
-            out += "<p class=\"verdict none\"><strong>No winner yet:</strong> no offering differs from the control \(controlName) "
+            out +=
+                "<p class=\"verdict none\"><strong>No winner yet:</strong> no offering differs from the control \(controlName) "
             out += "at p &lt; 0.05. The differences above can be noise; keep collecting before choosing.</p>"
         } else {
             for row in winners {
@@ -78,7 +83,8 @@ extension HTMLReport {
                 out += "<p class=\"verdict \(better ? "win" : "lose")\"><strong><q>\(HTMLEscaping.data(row.name))</q> "
                 out += better ? "converts better" : "converts worse"
                 out += "</strong> than the control \(controlName): \(SVGChart.percent(row.rate)) against "
-                out += "\(SVGChart.percent(control?.rate ?? 0)) (\(HTMLEscaping.escape(liftAndP(row)))), a difference at p &lt; 0.05.</p>"
+                out +=
+                    "\(SVGChart.percent(control?.rate ?? 0)) (\(HTMLEscaping.escape(liftAndP(row)))), a difference at p &lt; 0.05.</p>"
             }
         }
         return out + "</div>"
@@ -95,37 +101,42 @@ extension HTMLReport {
     /// Horizontal bars (rate) with whiskers (95 % interval) on one scale, each labelled above, the
     /// control highlighted; rate, interval, lift and p-value beside each bar.
     static func offeringChart(_ rows: [OfferingRow], title: String) -> String {
-        let width = 760.0, rowHeight = 44.0, plotWidth = 380.0, textX = plotWidth + 14
+        let width = 760.0
+        let rowHeight = 44.0
+        let plotWidth = 380.0
+        let textX = plotWidth + 14
         let height = rowHeight * Double(rows.count) + 20
         let top = max(0.05, (rows.map(\.high).max() ?? 0) * 1.05)
         func x(_ value: Double) -> Double { plotWidth * min(value, top) / top }
         var svg = """
-        <svg class="chart offering-chart" viewBox="0 0 \(Int(width)) \(Int(height))" role="img" aria-label="\(HTMLEscaping.attribute(title))" preserveAspectRatio="xMinYMin meet">
-        <line x1="0.5" y1="16" x2="0.5" y2="\(SVGChart.fmt(height - 18))" class="axis"/>
-        """
+            <svg class="chart offering-chart" viewBox="0 0 \(Int(width)) \(Int(height))" role="img" aria-label="\(HTMLEscaping.attribute(title))" preserveAspectRatio="xMinYMin meet">
+            <line x1="0.5" y1="16" x2="0.5" y2="\(SVGChart.fmt(height - 18))" class="axis"/>
+            """
         for (index, row) in rows.enumerated() {
-            let y = Double(index) * rowHeight, middle = y + 27
+            let y = Double(index) * rowHeight
+            let middle = y + 27
             let label = row.isControl ? "\(row.name) (control)" : row.name
             let bar = row.isControl ? " control" : row.significant ? " significant" : ""
             svg += """
-            <text x="0" y="\(SVGChart.fmt(y + 13))" class="label\(row.isControl ? " control-label" : "")">\(HTMLEscaping.attribute(label))</text>\
-            <rect x="0" y="\(SVGChart.fmt(y + 18))" width="\(SVGChart.fmt(max(1, x(row.rate))))" height="18" rx="2" class="bar\(bar)"><title>\(HTMLEscaping.attribute(row.name)): \(row.converted) of \(row.customers) customers</title></rect>\
-            <line x1="\(SVGChart.fmt(x(row.low)))" y1="\(SVGChart.fmt(middle))" x2="\(SVGChart.fmt(x(row.high)))" y2="\(SVGChart.fmt(middle))" class="whisker"/>\
-            <line x1="\(SVGChart.fmt(x(row.low)))" y1="\(SVGChart.fmt(middle - 6))" x2="\(SVGChart.fmt(x(row.low)))" y2="\(SVGChart.fmt(middle + 6))" class="whisker"/>\
-            <line x1="\(SVGChart.fmt(x(row.high)))" y1="\(SVGChart.fmt(middle - 6))" x2="\(SVGChart.fmt(x(row.high)))" y2="\(SVGChart.fmt(middle + 6))" class="whisker"/>\
-            <text x="\(SVGChart.fmt(textX))" y="\(SVGChart.fmt(middle + 4))" class="value">\(HTMLEscaping.attribute("\(SVGChart.percent(row.rate)) [\(SVGChart.percent(row.low))–\(SVGChart.percent(row.high))] · \(liftAndP(row))"))</text>
-            """
+                <text x="0" y="\(SVGChart.fmt(y + 13))" class="label\(row.isControl ? " control-label" : "")">\(HTMLEscaping.attribute(label))</text>\
+                <rect x="0" y="\(SVGChart.fmt(y + 18))" width="\(SVGChart.fmt(max(1, x(row.rate))))" height="18" rx="2" class="bar\(bar)"><title>\(HTMLEscaping.attribute(row.name)): \(row.converted) of \(row.customers) customers</title></rect>\
+                <line x1="\(SVGChart.fmt(x(row.low)))" y1="\(SVGChart.fmt(middle))" x2="\(SVGChart.fmt(x(row.high)))" y2="\(SVGChart.fmt(middle))" class="whisker"/>\
+                <line x1="\(SVGChart.fmt(x(row.low)))" y1="\(SVGChart.fmt(middle - 6))" x2="\(SVGChart.fmt(x(row.low)))" y2="\(SVGChart.fmt(middle + 6))" class="whisker"/>\
+                <line x1="\(SVGChart.fmt(x(row.high)))" y1="\(SVGChart.fmt(middle - 6))" x2="\(SVGChart.fmt(x(row.high)))" y2="\(SVGChart.fmt(middle + 6))" class="whisker"/>\
+                <text x="\(SVGChart.fmt(textX))" y="\(SVGChart.fmt(middle + 4))" class="value">\(HTMLEscaping.attribute("\(SVGChart.percent(row.rate)) [\(SVGChart.percent(row.low))–\(SVGChart.percent(row.high))] · \(liftAndP(row))"))</text>
+                """
         }
         let axisY = height - 4
         svg += "<text x=\"0\" y=\"\(SVGChart.fmt(axisY))\" class=\"tick start\">0%</text>"
-        svg += "<text x=\"\(SVGChart.fmt(plotWidth))\" y=\"\(SVGChart.fmt(axisY))\" class=\"tick end\">\(HTMLEscaping.attribute(SVGChart.percent(top)))</text>"
+        svg +=
+            "<text x=\"\(SVGChart.fmt(plotWidth))\" y=\"\(SVGChart.fmt(axisY))\" class=\"tick end\">\(HTMLEscaping.attribute(SVGChart.percent(top)))</text>"
         return svg + "</svg>"
     }
 
     /// The section's styles (appended to the page's).
     static let offeringStyle = """
-    .offering-block{margin:0 0 12px}.offering-chart{max-width:760px}.bar.control{fill:#8a94a6}.bar.significant{fill:#1f9d55}
-    .whisker{stroke:var(--ink);stroke-width:1.5}.chart .control-label{font-weight:600}
-    .verdict{margin:4px 0 12px}.verdict.none{color:var(--muted)}.verdict.win{color:#1f7a45}.verdict.lose{color:var(--warn)}
-    """
+        .offering-block{margin:0 0 12px}.offering-chart{max-width:760px}.bar.control{fill:#8a94a6}.bar.significant{fill:#1f9d55}
+        .whisker{stroke:var(--ink);stroke-width:1.5}.chart .control-label{font-weight:600}
+        .verdict{margin:4px 0 12px}.verdict.none{color:var(--muted)}.verdict.win{color:#1f7a45}.verdict.lose{color:var(--warn)}
+        """
 }

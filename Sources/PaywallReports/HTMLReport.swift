@@ -36,26 +36,29 @@ public enum HTMLReport {
         var body = header(context) + qualityBanner(model)
         body += "<section><h2>Placements at a glance</h2>" + table(byName["placement_summary"]) + "</section>"
         for placement in model.placements { body += placementSection(placement, model: model) }
-        body += "<section><h2>Cohort conversion (window \(HTMLEscaping.escape(context.cohortWindow)) after the first impression)</h2>"
-        body += "<p class=\"note\">Customers by the day of their first impression at a placement, and how many bought within the window. Rows whose window is not complete yet can still grow.</p>"
+        body +=
+            "<section><h2>Cohort conversion (window \(HTMLEscaping.escape(context.cohortWindow)) after the first impression)</h2>"
+        body +=
+            "<p class=\"note\">Customers by the day of their first impression at a placement, and how many bought within the window. Rows whose window is not complete yet can still grow.</p>"
         body += table(byName["cohort_conversion"]) + "</section>"
         body += "<section><h2>Product mix</h2>" + table(byName["product_mix"]) + "</section>"
         body += offeringSection(byName["offering_comparison"])
-        body += "<section><h2>Data quality</h2><p class=\"note\">What was stored, refused, dropped or not yet delivered to RevenueCat, per day.</p>"
+        body +=
+            "<section><h2>Data quality</h2><p class=\"note\">What was stored, refused, dropped or not yet delivered to RevenueCat, per day.</p>"
         body += table(byName["data_quality"]) + "</section>"
         body += glossary
         return """
-        <!DOCTYPE html>
-        <html lang="en"><head><meta charset="utf-8">
-        <meta name="viewport" content="width=device-width, initial-scale=1">
-        <title>Paywall report — \(HTMLEscaping.escape(context.period))</title>
-        <style>\(style)\(offeringStyle)</style></head>
-        <body><main>
-        \(body)
-        <footer>PaywallAnalytics \(HTMLEscaping.escape(context.version)) · definitions of every number: funnels.md in the PaywallAnalytics repository</footer>
-        </main></body></html>
+            <!DOCTYPE html>
+            <html lang="en"><head><meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>Paywall report — \(HTMLEscaping.escape(context.period))</title>
+            <style>\(style)\(offeringStyle)</style></head>
+            <body><main>
+            \(body)
+            <footer>PaywallAnalytics \(HTMLEscaping.escape(context.version)) · definitions of every number: funnels.md in the PaywallAnalytics repository</footer>
+            </main></body></html>
 
-        """
+            """
     }
 
     static func header(_ context: HTMLReport.Context) -> String {
@@ -65,40 +68,63 @@ public enum HTMLReport {
     static func qualityBanner(_ model: HTMLReportModel) -> String {
         let totals = model.qualityTotals
         var warnings: [String] = []
-        if totals["quarantined", default: 0] > 0 { warnings.append("\(totals["quarantined", default: 0]) events were refused (quarantined) and are not counted") }
-        if totals["dropped", default: 0] > 0 { warnings.append("\(totals["dropped", default: 0]) events were dropped at the recorder's buffer bound") }
-        if totals["suppressed", default: 0] > 0 {
-            warnings.append("\(totals["suppressed", default: 0]) events of forgotten customers were refused (suppressed) and are not counted")
+        if totals["quarantined", default: 0] > 0 {
+            warnings.append(
+                "\(totals["quarantined", default: 0]) events were refused (quarantined) and are not counted")
         }
-        if totals["impressions_dead_lettered", default: 0] > 0 { warnings.append("\(totals["impressions_dead_lettered", default: 0]) impressions were refused by RevenueCat (dead letters)") }
-        let stored = totals["events_stored", default: 0], delivered = totals["impressions_delivered", default: 0]
+        if totals["dropped", default: 0] > 0 {
+            warnings.append("\(totals["dropped", default: 0]) events were dropped at the recorder's buffer bound")
+        }
+        if totals["suppressed", default: 0] > 0 {
+            warnings.append(
+                "\(totals["suppressed", default: 0]) events of forgotten customers were refused (suppressed) and are not counted"
+            )
+        }
+        if totals["impressions_dead_lettered", default: 0] > 0 {
+            warnings.append(
+                "\(totals["impressions_dead_lettered", default: 0]) impressions were refused by RevenueCat (dead letters)"
+            )
+        }
+        let stored = totals["events_stored", default: 0]
+        let delivered = totals["impressions_delivered", default: 0]
         let pending = totals["impressions_pending", default: 0]
         let facts = "\(stored) events stored · \(delivered) impressions delivered to RevenueCat · \(pending) pending"
         if warnings.isEmpty { return "<p class=\"quality ok\">\(facts). Nothing was refused or dropped.</p>" }
-        return "<div class=\"quality warn\"><p>\(facts).</p><ul>" + warnings.map { "<li>\($0)</li>" }.joined() + "</ul></div>"
+        return "<div class=\"quality warn\"><p>\(facts).</p><ul>" + warnings.map { "<li>\($0)</li>" }.joined()
+            + "</ul></div>"
     }
 
     static func placementSection(_ placement: String, model: HTMLReportModel) -> String {
         let name = HTMLEscaping.data(placement)
         let funnel = model.funnel(for: placement)
         var out = "<section class=\"placement\"><h2>Placement <q>\(name)</q></h2>"
-        let conversion = funnel.impressions == 0 ? "—" : SVGChart.percent(Double(funnel.purchased) / Double(funnel.impressions))
+        let conversion =
+            funnel.impressions == 0 ? "—" : SVGChart.percent(Double(funnel.purchased) / Double(funnel.impressions))
         out += "<div class=\"figures\">"
         out += figure("presentations", "\(funnel.presentations)") + figure("impressions", "\(funnel.impressions)")
         out += figure("purchased", "\(funnel.purchased)") + figure("conversion", conversion)
         out += figure("bounces", "\(funnel.bounces)") + figure("purchase cancellations", "\(funnel.cancellations)")
         out += "</div>"
-        out += "<h3>Funnel (rate from the previous step)</h3>" + SVGChart.funnel([
-            .init(label: "Presentations", value: funnel.presentations), .init(label: "Impressions", value: funnel.impressions),
-            .init(label: "Plan selected", value: funnel.planSelected), .init(label: "Purchase started", value: funnel.purchaseStarted),
-            .init(label: "Purchased", value: funnel.purchased),
-        ], title: "Funnel of \(placement)")
+        out +=
+            "<h3>Funnel (rate from the previous step)</h3>"
+            + SVGChart.funnel(
+                [
+                    .init(label: "Presentations", value: funnel.presentations),
+                    .init(label: "Impressions", value: funnel.impressions),
+                    .init(label: "Plan selected", value: funnel.planSelected),
+                    .init(label: "Purchase started", value: funnel.purchaseStarted),
+                    .init(label: "Purchased", value: funnel.purchased),
+                ], title: "Funnel of \(placement)")
         let days = model.daily(for: placement)
         out += "<div class=\"trends\"><div><h3>Impressions per day</h3>"
-        out += SVGChart.line(days.map { ($0.date, Double($0.impressions)) }, title: "Impressions per day at \(placement)") { String(Int($0.rounded())) }
+        out += SVGChart.line(
+            days.map { ($0.date, Double($0.impressions)) }, title: "Impressions per day at \(placement)"
+        ) { String(Int($0.rounded())) }
         out += "</div><div><h3>Conversion rate per day</h3>"
-        out += SVGChart.line(days.map { ($0.date, $0.impressions == 0 ? 0 : Double($0.purchased) / Double($0.impressions)) },
-                             title: "Conversion rate per day at \(placement)") { SVGChart.percent($0) }
+        out += SVGChart.line(
+            days.map { ($0.date, $0.impressions == 0 ? 0 : Double($0.purchased) / Double($0.impressions)) },
+            title: "Conversion rate per day at \(placement)"
+        ) { SVGChart.percent($0) }
         return out + "</div></div></section>"
     }
 
@@ -112,18 +138,23 @@ public enum HTMLReport {
         var out = "<div class=\"scroll\"><table><thead><tr>"
         out += table.columns.map { "<th>\(HTMLEscaping.escape($0))</th>" }.joined() + "</tr></thead><tbody>"
         for row in table.rows {
-            out += "<tr>" + zip(table.columns, row).map { column, cell in
-                // Numbers are ours; any other cell may be data (a placement, a product): isolated, controls shown.
-                if Double(cell) != nil { return "<td class=\"num\">\(HTMLEscaping.escape(displayed(cell, column: column)))</td>" }
-                return "<td>\(HTMLEscaping.data(displayed(cell, column: column)))</td>"
-            }.joined() + "</tr>"
+            out +=
+                "<tr>"
+                + zip(table.columns, row).map { column, cell in
+                    // Numbers are ours; any other cell may be data (a placement, a product): isolated, controls shown.
+                    if Double(cell) != nil {
+                        return "<td class=\"num\">\(HTMLEscaping.escape(displayed(cell, column: column)))</td>"
+                    }
+                    return "<td>\(HTMLEscaping.data(displayed(cell, column: column)))</td>"
+                }.joined() + "</tr>"
         }
         return out + "</tbody></table></div>"
     }
 
     /// Rates and shares (4-decimal fractions in the CSV) as percentages with 2 decimals.
     static func displayed(_ cell: String, column: String) -> String {
-        guard column.hasSuffix("_rate") || column.hasSuffix("rate_3d") || column == "share", let value = Double(cell) else { return cell }
+        guard column.hasSuffix("_rate") || column.hasSuffix("rate_3d") || column == "share", let value = Double(cell)
+        else { return cell }
         return String(format: "%.2f%%", value * 100)
     }
 }

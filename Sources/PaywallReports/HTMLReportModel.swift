@@ -21,9 +21,12 @@ struct HTMLReportModel {
     /// Placements are compared by their exact scalars throughout: `caf\u{E9}` and `cafe\u{301}` are two
     /// sections, as they are two rows of the CSVs.
     var placements: [String] {
-        var seen = Set<ExactText>(), ordered: [String] = []
+        var seen = Set<ExactText>()
+        var ordered: [String] = []
         for record in records("placement_summary") + records("encounter_funnel") + records("conversion_funnel") {
-            if let placement = record["placement"], seen.insert(ExactText(placement)).inserted { ordered.append(placement) }
+            if let placement = record["placement"], seen.insert(ExactText(placement)).inserted {
+                ordered.append(placement)
+            }
         }
         return ordered
     }

@@ -67,13 +67,18 @@ struct NightlyPartials {
         let dirty = days
         let rebuild = rebuild || zone != calendar.timeZone.identifier
         if rebuild {
-            let bounds = try db.all("SELECT (SELECT min(first_at) FROM report_presentations), (SELECT max(first_at) FROM report_presentations)") {
+            let bounds = try db.all(
+                "SELECT (SELECT min(first_at) FROM report_presentations), (SELECT max(first_at) FROM report_presentations)"
+            ) {
                 ($0.optionalInt64(at: 0), $0.optionalInt64(at: 1))
             }.first
             if let first = bounds?.0, let last = bounds?.1 {
                 var date = calendar.date(containing: first)
                 let end = calendar.date(containing: last)
-                while date <= end { days.insert(date); date = date.next }
+                while date <= end {
+                    days.insert(date)
+                    date = date.next
+                }
             }
         }
         var plan = Plan(days: days.sorted(), rebuild: rebuild, dirty: dirty)
@@ -93,7 +98,8 @@ struct NightlyPartials {
     func update(_ db: Database, plan: Plan, keepPartials: Bool = false) throws -> Outcome {
         if plan.rebuild { try db.run("DELETE FROM report_day_partials") }
         var outcome = Outcome(recomputed: [], partials: [])
-        let store = try db.cachedStatement("""
+        let store = try db.cachedStatement(
+            """
             INSERT INTO report_day_partials (day_start, day_end, partial) VALUES (?1, ?2, ?3)
             ON CONFLICT (day_start) DO UPDATE SET day_end = excluded.day_end, partial = excluded.partial
             """)
@@ -102,7 +108,7 @@ struct NightlyPartials {
             let partial: DayPartial
             if plan.additive.contains(date), let additions = plan.additions, let stored = try Self.stored(db, day) {
                 let folds = additions.folds.lazy.filter { $0.firstAt >= day.startMs && $0.firstAt < day.endMs }
-                if folds.isEmpty {   // nothing new starts on this day: its partial stands
+                if folds.isEmpty {  // nothing new starts on this day: its partial stands
                     if keepPartials, !stored.isEmpty { outcome.partials.append((day, stored)) }
                     outcome.recomputed.append(date)
                     continue
@@ -126,15 +132,18 @@ struct NightlyPartials {
             if keepPartials { outcome.partials.append((day, partial)) }
         }
         try db.run("DELETE FROM report_dirty_buckets")
-        try db.run("INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                   [.text(Self.timezoneKey), .text(calendar.timeZone.identifier)])
+        try db.run(
+            "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            [.text(Self.timezoneKey), .text(calendar.timeZone.identifier)])
         return outcome
     }
 
     /// The stored partial of `day` (empty when none is stored); `nil` when it cannot be read.
     static func stored(_ db: Database, _ day: ReportDay) throws -> DayPartial? {
         var partial: DayPartial? = DayPartial()
-        try db.forEachRow("SELECT day_end, partial FROM report_day_partials WHERE day_start = ?", [.integer(day.startMs)]) { row in
+        try db.forEachRow(
+            "SELECT day_end, partial FROM report_day_partials WHERE day_start = ?", [.integer(day.startMs)]
+        ) { row in
             partial = row.int64(at: 0) == day.endMs ? row.withUnsafeBlob(at: 1) { DayPartial(decoding: $0) } : nil
             return false
         }
@@ -156,12 +165,16 @@ extension DayPartial {
     /// order, but those whose `day_start` is in `skipping`, until `body` returns `false`.
     ///
     /// - Throws: ``UnreadablePartial`` for a partial this program cannot read; `StorageError`.
-    static func forEachStored(_ db: Database, skipping: Set<Int64> = [],
-                              _ body: (_ start: Int64, _ end: Int64, DayPartial) throws -> Bool) throws {
+    static func forEachStored(
+        _ db: Database, skipping: Set<Int64> = [],
+        _ body: (_ start: Int64, _ end: Int64, DayPartial) throws -> Bool
+    ) throws {
         try db.forEachRow("SELECT day_start, day_end, partial FROM report_day_partials ORDER BY day_start") { row in
             let start = row.int64(at: 0)
             if skipping.contains(start) { return true }
-            guard let partial = row.withUnsafeBlob(at: 2, { DayPartial(decoding: $0) }) else { throw UnreadablePartial() }
+            guard let partial = row.withUnsafeBlob(at: 2, { DayPartial(decoding: $0) }) else {
+                throw UnreadablePartial()
+            }
             return try body(start, row.int64(at: 1), partial)
         }
     }

@@ -28,9 +28,17 @@ public struct NightlyRun: Sendable, Codable, Equatable {
     public var runID: String? = nil
 
     enum CodingKeys: String, CodingKey {
-        case daysRecomputed = "days_recomputed", eventsRead = "events_read", inputWatermark = "input_watermark"
-        case newestEventAt = "newest_event_at", windowFrom = "window_from", windowTo = "window_to", timezone, rows
-        case startedAt = "started_at", durationMs = "duration_ms", version, outputsChanged = "outputs_changed"
+        case daysRecomputed = "days_recomputed"
+        case eventsRead = "events_read"
+        case inputWatermark = "input_watermark"
+        case newestEventAt = "newest_event_at"
+        case windowFrom = "window_from"
+        case windowTo = "window_to"
+        case timezone, rows
+        case startedAt = "started_at"
+        case durationMs = "duration_ms"
+        case version
+        case outputsChanged = "outputs_changed"
         case runID = "run_id"
     }
 }

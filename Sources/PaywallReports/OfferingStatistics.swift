@@ -20,7 +20,8 @@ enum OfferingStatistics {
 
     /// The two-sided p-value of the two-proportion z-test with the pooled rate of
     /// `converted / customers` against the control's; `nil` when the pooled standard error is 0.
-    static func pValue(converted: Int64, customers: Int64, controlConverted: Int64, controlCustomers: Int64) -> Double? {
+    static func pValue(converted: Int64, customers: Int64, controlConverted: Int64, controlCustomers: Int64) -> Double?
+    {
         let rate = Double(converted) / Double(customers)
         let controlRate = Double(controlConverted) / Double(controlCustomers)
         let pooled = Double(converted + controlConverted) / Double(customers + controlCustomers)

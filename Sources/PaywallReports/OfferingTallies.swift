@@ -20,15 +20,17 @@ struct OfferingTallies {
     private(set) var names = OfferingNames()
     /// Every tally, in order of first appearance.
     private(set) var tallies: [Tally] = []
-    private var slots: [Int: Int] = [:]   // placement << 32 | offering index → index into tallies
+    private var slots: [Int: Int] = [:]  // placement << 32 | offering index → index into tallies
 
     /// The tally of `placement` and offering index `offering`, created when missing.
     private mutating func slot(placement: Int, offering: Int) -> Int {
         let key = placement << 32 | offering
         if let slot = slots[key] { return slot }
         let words = (customerCount + 63) / 64
-        tallies.append(Tally(placement: placement, offering: offering,
-                             customers: CustomerBits(words: words), converted: CustomerBits(words: words)))
+        tallies.append(
+            Tally(
+                placement: placement, offering: offering,
+                customers: CustomerBits(words: words), converted: CustomerBits(words: words)))
         slots[key] = tallies.count - 1
         return tallies.count - 1
     }

@@ -2,9 +2,9 @@ import Foundation
 import PaywallCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 extension OutputFolder {
@@ -13,8 +13,9 @@ extension OutputFolder {
         var seconds = time_t(startedAt / 1000)
         var parts = tm()
         gmtime_r(&seconds, &parts)
-        let stamp = String(format: "%04d%02d%02dT%02d%02d%02dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
-                           Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
+        let stamp = String(
+            format: "%04d%02d%02dT%02d%02d%02dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
+            Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
         return runID(sequence: sequence, stamp: stamp)
     }
 
@@ -36,7 +37,9 @@ extension OutputFolder {
     static func replaceLink(at path: String, with destination: String) throws {
         if (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) == destination { return }
         let url = URL(fileURLWithPath: path)
-        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).link-\(getpid())").path
+        let temporary = url.deletingLastPathComponent().appendingPathComponent(
+            ".\(url.lastPathComponent).link-\(getpid())"
+        ).path
         unlink(temporary)
         guard symlink(destination, temporary) == 0 else {
             throw ReportError.cannotCreateOutput(path: path, reason: String(cString: strerror(errno)))
@@ -51,7 +54,10 @@ extension OutputFolder {
     /// Flushes a file or folder to disk (best effort: a failure here is not the run's failure).
     static func sync(_ path: String) {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        if descriptor >= 0 { _ = fsync(descriptor); close(descriptor) }
+        if descriptor >= 0 {
+            _ = fsync(descriptor)
+            close(descriptor)
+        }
     }
 
     /// Removes the runs older than the one that was current before this run (that one and this run
@@ -66,7 +72,8 @@ extension OutputFolder {
 
     /// The name of the run folder `current` points at, `nil` before the first run.
     static func currentRunName(_ destination: URL) -> String? {
-        (try? FileManager.default.destinationOfSymbolicLink(atPath: destination.appendingPathComponent(currentLink).path))
+        (try? FileManager.default.destinationOfSymbolicLink(
+            atPath: destination.appendingPathComponent(currentLink).path))
             .map { URL(fileURLWithPath: $0).lastPathComponent }
     }
 
@@ -88,9 +95,12 @@ extension OutputFolder {
     static func removeStaleLinks(in folder: String) {
         for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name.hasPrefix(".") {
             guard let range = name.range(of: ".link-", options: .backwards), let pid = Int32(name[range.upperBound...]),
-                  pid > 0, !ProcessLiveness.isRunning(pid) else { continue }
+                pid > 0, !ProcessLiveness.isRunning(pid)
+            else { continue }
             var info = stat()
-            if lstat(folder + "/" + name, &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK { unlink(folder + "/" + name) }
+            if lstat(folder + "/" + name, &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK {
+                unlink(folder + "/" + name)
+            }
         }
     }
 
@@ -101,7 +111,8 @@ extension OutputFolder {
         let prefix = ".\(destination.lastPathComponent).partial-"
         for name in (try? FileManager.default.contentsOfDirectory(atPath: parent)) ?? [] where name.hasPrefix(prefix) {
             guard let pid = Int32(name.dropFirst(prefix.count).split(separator: "-").first ?? ""), pid > 0,
-                  !ProcessLiveness.isRunning(pid) else { continue }
+                !ProcessLiveness.isRunning(pid)
+            else { continue }
             var info = stat()
             guard lstat(parent + "/" + name, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else { continue }
             try? FileManager.default.removeItem(atPath: parent + "/" + name)

@@ -2,9 +2,9 @@ import Foundation
 import PaywallCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Publishes a set of report files all or nothing, so a reader of the destination never sees files of
@@ -73,8 +73,9 @@ final class OutputFolder {
         // One run at a time per folder: the lock goes with the process, so a killed run never blocks.
         let lock = open(runs.appendingPathComponent(Self.lockFile).path, O_CREAT | O_RDWR | O_CLOEXEC, 0o644)
         guard lock >= 0 else {
-            throw ReportError.cannotCreateOutput(path: runs.appendingPathComponent(Self.lockFile).path,
-                                                 reason: String(cString: strerror(errno)))
+            throw ReportError.cannotCreateOutput(
+                path: runs.appendingPathComponent(Self.lockFile).path,
+                reason: String(cString: strerror(errno)))
         }
         guard flock(lock, LOCK_EX | LOCK_NB) == 0 else {
             close(lock)
@@ -88,7 +89,10 @@ final class OutputFolder {
         var attempt = 0
         while true {
             let candidate = runs.appendingPathComponent(".partial-\(getpid())-\(attempt)")
-            if mkdir(candidate.path, 0o755) == 0 { staging = candidate; break }
+            if mkdir(candidate.path, 0o755) == 0 {
+                staging = candidate
+                break
+            }
             if errno != EEXIST || attempt > 1000 {
                 let reason = String(cString: strerror(errno))
                 close(lock)
@@ -136,7 +140,8 @@ final class OutputFolder {
             var info = stat()
             let target = destination.appendingPathComponent(name).path
             if lstat(target, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
-                throw ReportError.cannotCreateOutput(path: target, reason: "a folder is in the way of the report's link")
+                throw ReportError.cannotCreateOutput(
+                    path: target, reason: "a folder is in the way of the report's link")
             }
         }
         for name in files { Self.sync(staging.appendingPathComponent(name).path) }
@@ -148,7 +153,8 @@ final class OutputFolder {
             runID = Self.runID(sequence: sequence, stamp: startedAt)
             if rename(staging.path, runs.appendingPathComponent(runID).path) == 0 { break }
             guard errno == EEXIST || errno == ENOTEMPTY, sequence < 1_000_000_000 else {
-                throw ReportError.io(path: runs.appendingPathComponent(runID).path, reason: String(cString: strerror(errno)))
+                throw ReportError.io(
+                    path: runs.appendingPathComponent(runID).path, reason: String(cString: strerror(errno)))
             }
             sequence += 1
         }
@@ -184,8 +190,10 @@ final class OutputFolder {
 
     /// The folder of the run on show (through `current`), or `nil` before the first run.
     var currentRun: URL? {
-        guard let target = try? FileManager.default.destinationOfSymbolicLink(
-            atPath: destination.appendingPathComponent(Self.currentLink).path) else { return nil }
+        guard
+            let target = try? FileManager.default.destinationOfSymbolicLink(
+                atPath: destination.appendingPathComponent(Self.currentLink).path)
+        else { return nil }
         return destination.appendingPathComponent(target)
     }
 

@@ -3,7 +3,7 @@ import PaywallSQLite
 /// Column indexes of ``PresentationBatch/eventsSQL``.
 enum FoldColumns {
     static let occurredAt = 0, name = 1, id = 2, pwID = 3, source = 4, user = 5, product = 6, result = 7, via = 8,
-               openS = 9, rowid = 10, offering = 11
+        openS = 9, rowid = 10, offering = 11
 }
 
 /// The events of one rollup chunk folded in memory: one ``PresentationFold`` per `pw_id` and event
@@ -32,8 +32,10 @@ struct PresentationBatch {
     /// Reads and folds the events with rowid in `(after, through]`. With ``ReportKeys/deferred()``
     /// keys, the folds get provisional keys while reading, then `loadedKeys` (called once, after
     /// the rows are read) gives the loaded tables, which resolve them and replace `keys`.
-    static func read(_ db: Database, after: Int64, through: Int64, keys: inout ReportKeys,
-                     texts: inout TextTable, loadedKeys: () throws -> ReportKeys = { ReportKeys() }) throws -> PresentationBatch {
+    static func read(
+        _ db: Database, after: Int64, through: Int64, keys: inout ReportKeys,
+        texts: inout TextTable, loadedKeys: () throws -> ReportKeys = { ReportKeys() }
+    ) throws -> PresentationBatch {
         var batch = PresentationBatch(after: after, through: through, capacity: Int(min(through - after, 1_000_000)))
         try db.forEachRow(eventsSQL, [.integer(after), .integer(through)]) { row in
             try batch.add(row, keys: &keys, texts: &texts)
@@ -47,8 +49,8 @@ struct PresentationBatch {
             }
             keys = loaded
         }
-        batch.slots = UUIDSlots(capacity: 0)   // not needed any more
-        batch.folds.sort { $0.pwID < $1.pwID }   // merged in pw_id order: with time-ordered ids the B-tree appends
+        batch.slots = UUIDSlots(capacity: 0)  // not needed any more
+        batch.folds.sort { $0.pwID < $1.pwID }  // merged in pw_id order: with time-ordered ids the B-tree appends
         batch.newNames = keys.takeNew()
         batch.texts = texts
         return batch
@@ -89,9 +91,10 @@ struct PresentationBatch {
             }
             try folds[slot].apply(row, kind: kind, at: at, id: id, texts: &texts)
         } else {
-            var fold = PresentationFold(pwID: pwID, firstAt: at, firstID: try id(),
-                                        placementKey: keys.placement(row, FoldColumns.source),
-                                        customerKey: keys.customer(row, FoldColumns.user))
+            var fold = PresentationFold(
+                pwID: pwID, firstAt: at, firstID: try id(),
+                placementKey: keys.placement(row, FoldColumns.source),
+                customerKey: keys.customer(row, FoldColumns.user))
             try fold.apply(row, kind: kind, at: at, id: id, texts: &texts)
             folds.append(fold)
         }
@@ -101,9 +104,11 @@ struct PresentationBatch {
     static func uuid(_ row: Row, _ column: Int) throws -> UUIDKey {
         if let key = row.withUnsafeText(at: column, { UUIDKey(text: $0) }) { return key }
         let rowid = row.int64(at: FoldColumns.rowid)
-        throw StorageError(code: 0, message: """
-            the events row with rowid \(rowid) has an id or pw_id that is not an uppercase canonical UUID, which \
-            the store never writes, so the reports cannot group it; fix or delete that row, then run the report again
-            """, kind: .constraint)
+        throw StorageError(
+            code: 0,
+            message: """
+                the events row with rowid \(rowid) has an id or pw_id that is not an uppercase canonical UUID, which \
+                the store never writes, so the reports cannot group it; fix or delete that row, then run the report again
+                """, kind: .constraint)
     }
 }

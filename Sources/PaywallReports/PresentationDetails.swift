@@ -50,9 +50,11 @@ struct FoldDetails: PresentationDetails {
 extension PresentationScan.ScannedPresentation {
     /// A presentation folded in memory, as a scan of its rollup row would read it (`words` as in ``FoldDetails``).
     init(_ fold: PresentationFold, words: CloseWords) {
-        self.init(firstAt: fold.firstAt, placement: Int(fold.placementKey), user: UInt32(truncatingIfNeeded: fold.customerKey),
-                  impressionAt: fold.impressionAt, closeAt: fold.closeAt,
-                  result: fold.closeResult == TextTable.null ? nil : words.results[Int(fold.closeResult)])
+        self.init(
+            firstAt: fold.firstAt, placement: Int(fold.placementKey),
+            user: UInt32(truncatingIfNeeded: fold.customerKey),
+            impressionAt: fold.impressionAt, closeAt: fold.closeAt,
+            result: fold.closeResult == TextTable.null ? nil : words.results[Int(fold.closeResult)])
     }
 }
 

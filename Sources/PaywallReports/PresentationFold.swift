@@ -26,7 +26,9 @@ struct PresentationFold: Equatable {
     var closeOpenS: Double?
 
     /// Applies one event (its first-event fields are handled by the caller).
-    mutating func apply(_ row: Row, kind: EventKind, at: Int64, id: () throws -> UUIDKey, texts: inout TextTable) rethrows {
+    mutating func apply(_ row: Row, kind: EventKind, at: Int64, id: () throws -> UUIDKey, texts: inout TextTable)
+        rethrows
+    {
         switch kind {
         case .shown:
             if let impressionAt, at > impressionAt { return }
@@ -71,7 +73,11 @@ struct PresentationFold: Equatable {
         statement.bind(texts[closeVia], at: offset + 12)
         statement.bind(closeOpenS, at: offset + 13)
         statement.bind(texts[closeProduct], at: offset + 14)
-        if impressionAt != nil { impressionID.bind(statement, at: offset + 15) } else { statement.bindNull(at: offset + 15) }
+        if impressionAt != nil {
+            impressionID.bind(statement, at: offset + 15)
+        } else {
+            statement.bindNull(at: offset + 15)
+        }
         statement.bind(texts[offering], at: offset + 16)
     }
 }
@@ -92,7 +98,9 @@ enum EventKind {
     }
 
     /// Every catalog event's kind with its name's bytes, from the generated `EventName`.
-    private static let names: [(EventKind, [UInt8])] = EventName.allCases.map { (EventKind($0), Array($0.rawValue.utf8)) }
+    private static let names: [(EventKind, [UInt8])] = EventName.allCases.map {
+        (EventKind($0), Array($0.rawValue.utf8))
+    }
 
     init(_ bytes: UnsafeRawBufferPointer) {
         for (kind, name) in Self.names where name.count == bytes.count && bytes.elementsEqual(name) {

@@ -12,28 +12,37 @@ extension PresentationScan {
         }
         var byPlacement: [Int: [Row]] = [:]
         for tally in offerings.tallies {
-            byPlacement[tally.placement, default: []].append(Row(
-                offering: offerings.names[tally.offering], impressions: tally.impressions,
-                customers: tally.customers.count, converted: tally.converted.count))
+            byPlacement[tally.placement, default: []].append(
+                Row(
+                    offering: offerings.names[tally.offering], impressions: tally.impressions,
+                    customers: tally.customers.count, converted: tally.converted.count))
         }
         var rows: [[ReportValue]] = []
         for placement in byPlacement.keys.sorted(by: { codePointLess(placements[$0], placements[$1]) }) {
             let offered = byPlacement[placement]!.sorted { codePointLess($0.offering, $1.offering) }
-            let chosen = offered.first { row in control.map { row.offering.utf8.elementsEqual($0.utf8) } ?? false }
-                ?? offered.min { $0.customers != $1.customers ? $0.customers > $1.customers : codePointLess($0.offering, $1.offering) }!
+            let chosen =
+                offered.first { row in control.map { row.offering.utf8.elementsEqual($0.utf8) } ?? false }
+                ?? offered.min {
+                    $0.customers != $1.customers ? $0.customers > $1.customers : codePointLess($0.offering, $1.offering)
+                }!
             let controlRate = Double(chosen.converted) / Double(chosen.customers)
             for row in offered {
                 let rate = Double(row.converted) / Double(row.customers)
                 let interval = OfferingStatistics.wilson(converted: row.converted, customers: row.customers)
                 let isControl = row.offering.utf8.elementsEqual(chosen.offering.utf8)
                 let lift = isControl ? nil : OfferingStatistics.lift(rate: rate, controlRate: controlRate)
-                let p = isControl ? nil : OfferingStatistics.pValue(
-                    converted: row.converted, customers: row.customers,
-                    controlConverted: chosen.converted, controlCustomers: chosen.customers)
-                rows.append([.text(placements[placement]), .text(row.offering), .integer(row.customers),
-                             .integer(row.impressions), .integer(row.converted), .real(rate),
-                             .real(interval.low), .real(interval.high), .text(isControl ? "true" : "false"),
-                             lift.map(ReportValue.real) ?? .null, p.map(ReportValue.real) ?? .null])
+                let p =
+                    isControl
+                    ? nil
+                    : OfferingStatistics.pValue(
+                        converted: row.converted, customers: row.customers,
+                        controlConverted: chosen.converted, controlCustomers: chosen.customers)
+                rows.append([
+                    .text(placements[placement]), .text(row.offering), .integer(row.customers),
+                    .integer(row.impressions), .integer(row.converted), .real(rate),
+                    .real(interval.low), .real(interval.high), .text(isControl ? "true" : "false"),
+                    lift.map(ReportValue.real) ?? .null, p.map(ReportValue.real) ?? .null,
+                ])
             }
         }
         return rows

@@ -31,16 +31,21 @@ extension PresentationScan {
         let sorted = values.sorted()
         var count: Int64 = 0
         var previous: UInt32?
-        for value in sorted where value != previous { count += 1; previous = value }
+        for value in sorted where value != previous {
+            count += 1
+            previous = value
+        }
         return count
     }
 
     func encounterRows() -> [[ReportValue]] {
         groupKeys.map { key in
             let s = groups[key.day << 32 | key.placement]!
-            return [.text(days[key.day].date.description), .text(placements[key.placement]), .integer(s.presentations),
-                    .integer(s.impressions), .integer(s.dwellBounces), .integer(Self.distinctCount(s.viewers)),
-                    Self.rate(s.impressions, s.presentations)]
+            return [
+                .text(days[key.day].date.description), .text(placements[key.placement]), .integer(s.presentations),
+                .integer(s.impressions), .integer(s.dwellBounces), .integer(Self.distinctCount(s.viewers)),
+                Self.rate(s.impressions, s.presentations),
+            ]
         }
     }
 
@@ -48,18 +53,20 @@ extension PresentationScan {
         groupKeys.map { key in
             let s = groups[key.day << 32 | key.placement]!
             let sorted = s.openS.sorted()
-            return [.text(days[key.day].date.description), .text(placements[key.placement]), .integer(s.impressions),
-                    .integer(s.planSelected), .integer(s.purchaseStarted), .integer(s.purchased), .integer(s.restored),
-                    .integer(s.dismissedCloseButton), .integer(s.dismissedContinueFree), .integer(s.unclosed),
-                    .integer(s.bounces), .integer(s.cancellations), Self.rate(s.purchased, s.impressions),
-                    Self.percentile(sorted, 50), Self.percentile(sorted, 90)]
+            return [
+                .text(days[key.day].date.description), .text(placements[key.placement]), .integer(s.impressions),
+                .integer(s.planSelected), .integer(s.purchaseStarted), .integer(s.purchased), .integer(s.restored),
+                .integer(s.dismissedCloseButton), .integer(s.dismissedContinueFree), .integer(s.unclosed),
+                .integer(s.bounces), .integer(s.cancellations), Self.rate(s.purchased, s.impressions),
+                Self.percentile(sorted, 50), Self.percentile(sorted, 90),
+            ]
         }
     }
 
     func summaryRows() -> [[ReportValue]] {
         var byPlacement: [Int: GroupStats] = [:]
-        var runs: [Int: [[Double]]] = [:]          // each day's open_s values, per placement
-        var viewers: [Int: [UInt64]] = [:]          // a bitset of customer indexes per placement
+        var runs: [Int: [[Double]]] = [:]  // each day's open_s values, per placement
+        var viewers: [Int: [UInt64]] = [:]  // a bitset of customer indexes per placement
         let words = (customerCount + 63) / 64
         for (key, s) in groups {
             let placement = key & 0xFFFF_FFFF
@@ -67,7 +74,9 @@ extension PresentationScan {
             runs[placement, default: []].append(s.openS)
             var bits = viewers.removeValue(forKey: placement) ?? [UInt64](repeating: 0, count: words)
             bits.withUnsafeMutableBufferPointer { bits in
-                for user in s.viewers where Int(user) >> 6 < bits.count { bits[Int(user) >> 6] |= 1 << (UInt64(user) & 63) }
+                for user in s.viewers where Int(user) >> 6 < bits.count {
+                    bits[Int(user) >> 6] |= 1 << (UInt64(user) & 63)
+                }
             }
             viewers[placement] = bits
         }
@@ -75,10 +84,12 @@ extension PresentationScan {
             let s = byPlacement[placement]!
             var values = Array(runs[placement, default: []].joined())
             let distinct = viewers[placement]?.reduce(0) { $0 + Int64($1.nonzeroBitCount) } ?? 0
-            return [.text(placements[placement]), .integer(s.presentations), .integer(s.impressions),
-                    .integer(distinct), .integer(s.purchased), .integer(s.restored),
-                    Self.rate(s.purchased, s.impressions), Self.selectPercentile(&values, 50),
-                    Self.selectPercentile(&values, 90)]
+            return [
+                .text(placements[placement]), .integer(s.presentations), .integer(s.impressions),
+                .integer(distinct), .integer(s.purchased), .integer(s.restored),
+                Self.rate(s.purchased, s.impressions), Self.selectPercentile(&values, 50),
+                Self.selectPercentile(&values, 90),
+            ]
         }
     }
 
@@ -88,14 +99,20 @@ extension PresentationScan {
         guard !values.isEmpty else { return .null }
         let rank = (p * values.count + 99) / 100 - 1
         return values.withUnsafeMutableBufferPointer { v in
-            var low = 0, high = v.count - 1
+            var low = 0
+            var high = v.count - 1
             while low < high {
                 let pivot = median(v[low], v[(low + high) / 2], v[high])
-                var i = low, j = high
+                var i = low
+                var j = high
                 while i <= j {
                     while v[i] < pivot { i += 1 }
                     while pivot < v[j] { j -= 1 }
-                    if i <= j { v.swapAt(i, j); i += 1; j -= 1 }
+                    if i <= j {
+                        v.swapAt(i, j)
+                        i += 1
+                        j -= 1
+                    }
                 }
                 if rank <= j { high = j } else if rank >= i { low = i } else { break }
             }
@@ -116,8 +133,10 @@ extension PresentationScan {
             return codePointLess(products.texts[$0 & 0xFFFF_FFFF], products.texts[$1 & 0xFFFF_FFFF])
         }.map { key in
             let count = productCounts[key]!
-            return [.text(placements[key >> 32]), .text(products.texts[key & 0xFFFF_FFFF]), .integer(count),
-                    Self.rate(count, totals[key >> 32]!)]
+            return [
+                .text(placements[key >> 32]), .text(products.texts[key & 0xFFFF_FFFF]), .integer(count),
+                Self.rate(count, totals[key >> 32]!),
+            ]
         }
     }
 
@@ -127,9 +146,11 @@ extension PresentationScan {
     /// customer's few purchases then sorted by time) and the cohorts are counted in an array per
     /// (day, placement): no comparison sort of every purchase, no hashing per customer.
     func cohortRows() -> [[ReportValue]] {
-        let customerCount = firsts.customerCount, placementCount = placements.names.count
+        let customerCount = firsts.customerCount
+        let placementCount = placements.names.count
         let purchaseTimes = Self.purchaseTimesByCustomer(purchases, customers: customerCount)
-        let rangeStart = days.first?.startMs ?? 0, rangeEnd = days.last?.endMs ?? 0
+        let rangeStart = days.first?.startMs ?? 0
+        let rangeEnd = days.last?.endMs ?? 0
         let starts = days.map(\.startMs)
         let included = (0..<placementCount).map { placementFilter?.contains(ExactText(placements[$0])) ?? true }
         var customers = [Int64](repeating: 0, count: days.count * placementCount)
@@ -157,9 +178,11 @@ extension PresentationScan {
         for (dayIndex, day) in days.enumerated() {
             for placement in order where customers[dayIndex * placementCount + placement] > 0 {
                 let cell = dayIndex * placementCount + placement
-                rows.append([.text(day.date.description), .text(placements[placement]), .integer(customers[cell]),
-                             .integer(converted[cell]), Self.rate(converted[cell], customers[cell]),
-                             .text(newestEventAt >= day.endMs + windowMs ? "true" : "false")])
+                rows.append([
+                    .text(day.date.description), .text(placements[placement]), .integer(customers[cell]),
+                    .integer(converted[cell]), Self.rate(converted[cell], customers[cell]),
+                    .text(newestEventAt >= day.endMs + windowMs ? "true" : "false"),
+                ])
             }
         }
         return rows
@@ -168,8 +191,10 @@ extension PresentationScan {
     /// Purchase times grouped by customer key, each customer's ascending: customer `u`'s are
     /// `times[offsets[u]..<offsets[u + 1]]`. Customers at or above `customers` have no first
     /// impression, so their purchases convert nothing and are left out.
-    static func purchaseTimesByCustomer(_ purchases: [(user: UInt32, at: Int64)],
-                                        customers: Int) -> (offsets: [Int], times: [Int64]) {
+    static func purchaseTimesByCustomer(
+        _ purchases: [(user: UInt32, at: Int64)],
+        customers: Int
+    ) -> (offsets: [Int], times: [Int64]) {
         var offsets = [Int](repeating: 0, count: customers + 1)
         for purchase in purchases where Int(purchase.user) < customers { offsets[Int(purchase.user) + 1] += 1 }
         for user in 0..<customers { offsets[user + 1] += offsets[user] }
@@ -190,7 +215,10 @@ extension PresentationScan {
                 for i in (offsets[user] + 1)..<offsets[user + 1] {
                     let value = times[i]
                     var j = i
-                    while j > offsets[user], times[j - 1] > value { times[j] = times[j - 1]; j -= 1 }
+                    while j > offsets[user], times[j - 1] > value {
+                        times[j] = times[j - 1]
+                        j -= 1
+                    }
                     times[j] = value
                 }
             }

@@ -15,8 +15,8 @@ struct PresentationScan {
     var placements = PlacementNames()
     var customerCount = 0
     var products = TextTable()
-    var groups: [Int: GroupStats] = [:]          // key: day index << 32 | placement key
-    var productCounts: [Int: Int64] = [:]        // key: placement key << 32 | product index
+    var groups: [Int: GroupStats] = [:]  // key: day index << 32 | placement key
+    var productCounts: [Int: Int64] = [:]  // key: placement key << 32 | product index
     var firsts = CustomerFirsts()
     var purchases: [(user: UInt32, at: Int64)] = []
     /// The offering comparison's tallies per (placement, offering) over the range (``OfferingTallies``).
@@ -39,12 +39,15 @@ struct PresentationScan {
 
     /// Scans every presentation once.
     mutating func scan(_ db: Database) throws {
-        let rangeStart = days.first?.startMs ?? 0, rangeEnd = days.last?.endMs ?? 0
+        let rangeStart = days.first?.startMs ?? 0
+        let rangeEnd = days.last?.endMs ?? 0
         let starts = days.map(\.startMs)
         try prepare(db)
         try db.forEachRow(Self.scanSQL) { row in
             let p = ScannedPresentation(row)
-            if let impressionAt = p.impressionAt { firsts.record(user: p.user, placement: p.placement, at: impressionAt) }
+            if let impressionAt = p.impressionAt {
+                firsts.record(user: p.user, placement: p.placement, at: impressionAt)
+            }
             if let purchaseAt = p.purchaseAt { purchases.append((p.user, purchaseAt)) }
             guard p.firstAt >= rangeStart, p.firstAt < rangeEnd, isIncluded(p.placement) else { return true }
             let day = Self.dayIndex(p.firstAt, starts)
@@ -77,7 +80,8 @@ struct PresentationScan {
         /// The close's `result` (``PresentationScan/result(_:_:)``), `nil` when unclosed.
         let result: CloseResult?
 
-        init(firstAt: Int64, placement: Int, user: UInt32, impressionAt: Int64?, closeAt: Int64?, result: CloseResult?) {
+        init(firstAt: Int64, placement: Int, user: UInt32, impressionAt: Int64?, closeAt: Int64?, result: CloseResult?)
+        {
             (self.firstAt, self.placement, self.user, self.impressionAt) = (firstAt, placement, user, impressionAt)
             (self.closeAt, self.closed, self.result) = (closeAt, closeAt != nil, result)
         }
@@ -98,8 +102,10 @@ struct PresentationScan {
 
     /// Adds one presentation (`p`, with the rest of its columns in `details`) to its (day,
     /// placement) group, in place.
-    static func add<Details: PresentationDetails>(_ details: Details, _ p: ScannedPresentation, to stats: inout GroupStats,
-                                                  purchasedProduct: (String) -> Void) {
+    static func add<Details: PresentationDetails>(
+        _ details: Details, _ p: ScannedPresentation, to stats: inout GroupStats,
+        purchasedProduct: (String) -> Void
+    ) {
         stats.presentations += 1
         guard p.impressionAt != nil else {
             if p.closed { stats.dwellBounces += 1 }
@@ -110,7 +116,10 @@ struct PresentationScan {
         stats.viewers.append(p.user)
         if details.planSelected { stats.planSelected += 1 }
         if started { stats.purchaseStarted += 1 }
-        guard p.closed else { stats.unclosed += 1; return }
+        guard p.closed else {
+            stats.unclosed += 1
+            return
+        }
         stats.openS.append(details.openS)
         // Exhaustive over the generated enums: a value the catalog adds fails to compile here until
         // the funnel says where it counts (CatalogChangeTests proves it on a scratch copy).
@@ -158,7 +167,8 @@ struct PresentationScan {
     }
 
     static func dayIndex(_ ms: Int64, _ starts: [Int64]) -> Int {
-        var low = 0, high = starts.count - 1
+        var low = 0
+        var high = starts.count - 1
         while low < high {
             let mid = (low + high + 1) / 2
             if starts[mid] <= ms { low = mid } else { high = mid - 1 }
@@ -211,7 +221,8 @@ struct CustomerFirsts {
     /// largest keys among them): merging every day's firsts is the nightly job's largest loop.
     mutating func record(_ firsts: [DayPartial.CustomerFirst]) {
         guard !firsts.isEmpty else { return }
-        var widest = 0, largest = 0
+        var widest = 0
+        var largest = 0
         for first in firsts {
             widest = max(widest, Int(first.placement))
             largest = max(largest, Int(first.user))

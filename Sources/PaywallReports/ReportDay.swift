@@ -17,14 +17,14 @@ public struct ReportDate: Sendable, Hashable, Comparable, CustomStringConvertibl
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         // Five digits and more are years too (out of range), so `10000-01-01` is not called "not a date".
         guard parts.count == 3, (4...9).contains(parts[0].count), parts[0].allSatisfy({ ("0"..."9").contains($0) }),
-              parts[1].count == 2, parts[2].count == 2,
-              let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
-              (1...12).contains(month), (1...31).contains(day)
+            parts[1].count == 2, parts[2].count == 2,
+            let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
+            (1...12).contains(month), (1...31).contains(day)
         else { throw ReportError.invalidDate(text) }
         self.init(year: year, month: month, day: day)
         guard Self.supportedYears.contains(year) else { throw ReportError.dateOutOfRange(text) }
         guard let noon = ReportDate.utcCalendar.date(from: components(hour: 12)),
-              ReportDate(ReportDate.utcCalendar.dateComponents([.year, .month, .day], from: noon)) == self
+            ReportDate(ReportDate.utcCalendar.dateComponents([.year, .month, .day], from: noon)) == self
         else { throw ReportError.invalidDate(text) }
     }
 
@@ -46,7 +46,9 @@ public struct ReportDate: Sendable, Hashable, Comparable, CustomStringConvertibl
 
     /// `YYYY-MM-DD`.
     public var description: String {
-        let y = String(abs(year)), m = month < 10 ? "0\(month)" : "\(month)", d = day < 10 ? "0\(day)" : "\(day)"
+        let y = String(abs(year))
+        let m = month < 10 ? "0\(month)" : "\(month)"
+        let d = day < 10 ? "0\(day)" : "\(day)"
         return (year < 0 ? "-" : "") + String(repeating: "0", count: max(0, 4 - y.count)) + y + "-" + m + "-" + d
     }
 
@@ -58,8 +60,10 @@ public struct ReportDate: Sendable, Hashable, Comparable, CustomStringConvertibl
     /// The number of dates from this one through `last`, both included (0 when `last` is earlier).
     public func days(through last: ReportDate) -> Int {
         let calendar = ReportDate.utcCalendar
-        guard let start = calendar.date(from: components(hour: 12)), let end = calendar.date(from: last.components(hour: 12)),
-              let between = calendar.dateComponents([.day], from: start, to: end).day else { return 0 }
+        guard let start = calendar.date(from: components(hour: 12)),
+            let end = calendar.date(from: last.components(hour: 12)),
+            let between = calendar.dateComponents([.day], from: start, to: end).day
+        else { return 0 }
         return max(0, between + 1)
     }
 

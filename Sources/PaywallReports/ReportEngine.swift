@@ -15,6 +15,5 @@ enum ReportValue: Sendable, Hashable {
     case null
 }
 
-
 /// Code point order of strings (UTF-8 byte order), not Swift's canonical `String` ordering.
 func codePointLess(_ a: String, _ b: String) -> Bool { a.utf8.lexicographicallyPrecedes(b.utf8) }

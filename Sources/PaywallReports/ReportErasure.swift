@@ -21,26 +21,37 @@ public struct ReportErasure: ErasureParticipant {
 
     /// Erases the customers' rows from the rollups (see the type's summary).
     public func erase(_ erased: ErasedEvents, in db: Database) throws -> [TableCount] {
-        guard try db.int64("SELECT count(*) FROM sqlite_schema WHERE name = 'report_presentations'") == 1 else { return [] }
-        let watermark = Int64(try db.scalar("SELECT value FROM meta WHERE key = ?1",
-                                            [.text(ReportSchema.watermarkKey)])?.string ?? "0") ?? 0
+        guard try db.int64("SELECT count(*) FROM sqlite_schema WHERE name = 'report_presentations'") == 1 else {
+            return []
+        }
+        let watermark =
+            Int64(
+                try db.scalar(
+                    "SELECT value FROM meta WHERE key = ?1",
+                    [.text(ReportSchema.watermarkKey)])?.string ?? "0") ?? 0
         let folded = erased.events.filter { $0.seq <= watermark }
         // A refresh reading at the same time must not merge what it read before this erasure (Rollup).
-        try db.run("""
+        try db.run(
+            """
             INSERT INTO meta (key, value) VALUES (?1, '1')
             ON CONFLICT (key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)
             """, [.text(ReportSchema.erasureGenerationKey)])
-        let customers = try db.run("DELETE FROM report_customers WHERE user_id IN (SELECT value FROM json_each(?1))",
-                                   [.text(FunnelReport.jsonArray(erased.userIDs))])
+        let customers = try db.run(
+            "DELETE FROM report_customers WHERE user_id IN (SELECT value FROM json_each(?1))",
+            [.text(FunnelReport.jsonArray(erased.userIDs))])
         if folded.contains(where: { erased.sharedPresentations.contains($0.pwID) }) {
             let presentations = try db.int64("SELECT count(*) FROM report_presentations") ?? 0
             try db.execute(ReportSchema.exactProductsResetSQL)
-            try ReportSchema.forget([ReportSchema.watermarkKey, ReportSchema.newestKey, ReportSchema.partialsTimezoneKey], in: db)
-            return [TableCount(table: "report_presentations", rows: Int(presentations)),
-                    TableCount(table: "report_customers", rows: customers)]
+            try ReportSchema.forget(
+                [ReportSchema.watermarkKey, ReportSchema.newestKey, ReportSchema.partialsTimezoneKey], in: db)
+            return [
+                TableCount(table: "report_presentations", rows: Int(presentations)),
+                TableCount(table: "report_customers", rows: customers),
+            ]
         }
         var dirty = Set<Int64>()
-        let remove = try db.cachedStatement("DELETE FROM report_presentations WHERE pw_id = ?1 RETURNING first_at, impression_at, close_at")
+        let remove = try db.cachedStatement(
+            "DELETE FROM report_presentations WHERE pw_id = ?1 RETURNING first_at, impression_at, close_at")
         var presentations = 0
         for pwID in Set(folded.map(\.pwID)) {
             var text = pwID
@@ -62,8 +73,10 @@ public struct ReportErasure: ErasureParticipant {
             try mark.run()
         }
         try recomputeNewest(folded, watermark: watermark, users: erased.userIDs, db)
-        return [TableCount(table: "report_presentations", rows: presentations),
-                TableCount(table: "report_customers", rows: customers)]
+        return [
+            TableCount(table: "report_presentations", rows: presentations),
+            TableCount(table: "report_customers", rows: customers),
+        ]
     }
 
     /// Takes the folded events off `report_event_buckets`; returns their buckets.
@@ -73,7 +86,8 @@ public struct ReportErasure: ErasureParticipant {
             counts[event.occurredAt / 900_000, default: (0, 0)].events += 1
             if event.isImpression { counts[event.occurredAt / 900_000, default: (0, 0)].impressions += 1 }
         }
-        let update = try db.cachedStatement("""
+        let update = try db.cachedStatement(
+            """
             UPDATE report_event_buckets SET events = events - ?2, impressions = impressions - ?3 WHERE bucket = ?1
             """)
         for (bucket, count) in counts {
@@ -89,15 +103,22 @@ public struct ReportErasure: ErasureParticipant {
 
     /// The rollups' newest `occurred_at`, when it was one of the erased events': the newest of the
     /// folded events that stay (the key goes when none stay).
-    private func recomputeNewest(_ folded: [ErasedEvents.Event], watermark: Int64, users: [String], _ db: Database) throws {
+    private func recomputeNewest(_ folded: [ErasedEvents.Event], watermark: Int64, users: [String], _ db: Database)
+        throws
+    {
         guard let newestErased = folded.map(\.occurredAt).max(),
-              let stored = try db.scalar("SELECT CAST(value AS INTEGER) FROM meta WHERE key = ?1",
-                                         [.text(ReportSchema.newestKey)])?.int64, newestErased >= stored else { return }
-        let newest = try db.scalar("""
+            let stored = try db.scalar(
+                "SELECT CAST(value AS INTEGER) FROM meta WHERE key = ?1",
+                [.text(ReportSchema.newestKey)])?.int64, newestErased >= stored
+        else { return }
+        let newest = try db.scalar(
+            """
             SELECT max(occurred_at) FROM events WHERE seq <= ?1 AND user_id NOT IN (SELECT value FROM json_each(?2))
             """, [.integer(watermark), .text(FunnelReport.jsonArray(users))])?.int64
         if let newest {
-            try db.run("UPDATE meta SET value = CAST(?2 AS TEXT) WHERE key = ?1", [.text(ReportSchema.newestKey), .integer(newest)])
+            try db.run(
+                "UPDATE meta SET value = CAST(?2 AS TEXT) WHERE key = ?1",
+                [.text(ReportSchema.newestKey), .integer(newest)])
         } else {
             try ReportSchema.forget([ReportSchema.newestKey], in: db)
         }

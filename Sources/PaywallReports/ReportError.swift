@@ -58,9 +58,11 @@ public enum ReportError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(days) days reach back before 1970-01-01, where reports start; give at most \(maximum) "
                 + "(every day since 1970-01-01), or none for all history."
         case .invalidDuration(let text):
-            return "'\(text)' is not a duration; write a positive whole number and a unit, e.g. 3d, 72h, 90m, 30s or 1500ms."
+            return
+                "'\(text)' is not a duration; write a positive whole number and a unit, e.g. 3d, 72h, 90m, 30s or 1500ms."
         case .durationOverCap(let text):
-            return "'\(text)' is over the cohort window's cap of 366 days (366d, 8784h); give a window of at most 366 days."
+            return
+                "'\(text)' is over the cohort window's cap of 366 days (366d, 8784h); give a window of at most 366 days."
         case .busy(let holder):
             return "another report run (\(holder)) is in progress on this database; nothing was written. "
                 + "Wait for it to finish and retry."
@@ -84,7 +86,7 @@ extension ReportError {
     /// Runs `body`, wrapping a ``StorageError`` as ``ReportError/storage(_:)``.
     static func wrap<T>(_ body: () throws -> T) throws -> T {
         do { return try body() } catch let error as ReportError { throw error } catch let error as UnreadablePartial {
-            throw error   // handled by the nightly job (it rebuilds the partials)
+            throw error  // handled by the nightly job (it rebuilds the partials)
         } catch let error as StorageError {
             throw ReportError.storage(error)
         } catch {

@@ -30,53 +30,72 @@ public struct ReportFile: Sendable, Hashable {
     }
 
     /// Every report, in the order they are written.
-    public static let all: [ReportFile] = [encounterFunnel, conversionFunnel, cohortConversion, placementSummary,
-                                           productMix, offeringComparison, dataQuality]
+    public static let all: [ReportFile] = [
+        encounterFunnel, conversionFunnel, cohortConversion, placementSummary,
+        productMix, offeringComparison, dataQuality,
+    ]
 
     /// `encounter_funnel.csv`.
-    public static let encounterFunnel = ReportFile("encounter_funnel", sql: ReportQueries.encounterFunnel, [
-        ("date", .text), ("placement", .text), ("presentations", .count), ("impressions", .count),
-        ("dwell_bounces", .count), ("unique_viewers", .count), ("impression_rate", .rate),
-    ])
+    public static let encounterFunnel = ReportFile(
+        "encounter_funnel", sql: ReportQueries.encounterFunnel,
+        [
+            ("date", .text), ("placement", .text), ("presentations", .count), ("impressions", .count),
+            ("dwell_bounces", .count), ("unique_viewers", .count), ("impression_rate", .rate),
+        ])
     /// `conversion_funnel.csv`.
-    public static let conversionFunnel = ReportFile("conversion_funnel", sql: ReportQueries.conversionFunnel, [
-        ("date", .text), ("placement", .text), ("impressions", .count), ("plan_selected", .count),
-        ("purchase_started", .count), ("purchased", .count), ("restored", .count),
-        ("dismissed_close_button", .count), ("dismissed_continue_free", .count), ("unclosed", .count),
-        ("bounces", .count), ("purchase_cancellations", .count), ("conversion_rate", .rate),
-        ("open_s_p50", .seconds), ("open_s_p90", .seconds),
-    ])
+    public static let conversionFunnel = ReportFile(
+        "conversion_funnel", sql: ReportQueries.conversionFunnel,
+        [
+            ("date", .text), ("placement", .text), ("impressions", .count), ("plan_selected", .count),
+            ("purchase_started", .count), ("purchased", .count), ("restored", .count),
+            ("dismissed_close_button", .count), ("dismissed_continue_free", .count), ("unclosed", .count),
+            ("bounces", .count), ("purchase_cancellations", .count), ("conversion_rate", .rate),
+            ("open_s_p50", .seconds), ("open_s_p90", .seconds),
+        ])
     /// `cohort_conversion.csv`.
-    public static let cohortConversion = ReportFile("cohort_conversion", sql: ReportQueries.cohortConversion, [
-        ("cohort_date", .text), ("placement", .text), ("customers", .count), ("converted_3d", .count),
-        ("conversion_rate_3d", .rate), ("window_complete", .text),
-    ])
+    public static let cohortConversion = ReportFile(
+        "cohort_conversion", sql: ReportQueries.cohortConversion,
+        [
+            ("cohort_date", .text), ("placement", .text), ("customers", .count), ("converted_3d", .count),
+            ("conversion_rate_3d", .rate), ("window_complete", .text),
+        ])
     /// `placement_summary.csv`.
-    public static let placementSummary = ReportFile("placement_summary", sql: ReportQueries.placementSummary, [
-        ("placement", .text), ("presentations", .count), ("impressions", .count), ("unique_viewers", .count),
-        ("purchased", .count), ("restored", .count), ("conversion_rate", .rate), ("open_s_p50", .seconds),
-        ("open_s_p90", .seconds),
-    ])
+    public static let placementSummary = ReportFile(
+        "placement_summary", sql: ReportQueries.placementSummary,
+        [
+            ("placement", .text), ("presentations", .count), ("impressions", .count), ("unique_viewers", .count),
+            ("purchased", .count), ("restored", .count), ("conversion_rate", .rate), ("open_s_p50", .seconds),
+            ("open_s_p90", .seconds),
+        ])
     /// `product_mix.csv`.
-    public static let productMix = ReportFile("product_mix", sql: ReportQueries.productMix, [
-        ("placement", .text), ("product", .text), ("purchases", .count), ("share", .rate),
-    ])
+    public static let productMix = ReportFile(
+        "product_mix", sql: ReportQueries.productMix,
+        [
+            ("placement", .text), ("product", .text), ("purchases", .count), ("share", .rate),
+        ])
     /// `offering_comparison.csv`.
-    public static let offeringComparison = ReportFile("offering_comparison", sql: ReportQueries.offeringComparison, [
-        ("placement", .text), ("offering", .text), ("customers", .count), ("impressions", .count),
-        ("converted", .count), ("conversion_rate", .rate), ("ci_low", .rate), ("ci_high", .rate),
-        ("is_control", .text), ("lift", .rate), ("p_value", .rate),
-    ])
+    public static let offeringComparison = ReportFile(
+        "offering_comparison", sql: ReportQueries.offeringComparison,
+        [
+            ("placement", .text), ("offering", .text), ("customers", .count), ("impressions", .count),
+            ("converted", .count), ("conversion_rate", .rate), ("ci_low", .rate), ("ci_high", .rate),
+            ("is_control", .text), ("lift", .rate), ("p_value", .rate),
+        ])
     /// `data_quality.csv`.
-    public static let dataQuality = ReportFile("data_quality", sql: ReportQueries.dataQuality, [
-        ("date", .text), ("events_stored", .count), ("quarantined", .count), ("dropped", .count),
-        ("suppressed", .count), ("impressions_stored", .count), ("impressions_delivered", .count),
-        ("impressions_pending", .count), ("impressions_dead_lettered", .count), ("impressions_forwarded_by_device", .count),
-    ])
+    public static let dataQuality = ReportFile(
+        "data_quality", sql: ReportQueries.dataQuality,
+        [
+            ("date", .text), ("events_stored", .count), ("quarantined", .count), ("dropped", .count),
+            ("suppressed", .count), ("impressions_stored", .count), ("impressions_delivered", .count),
+            ("impressions_pending", .count), ("impressions_dead_lettered", .count),
+            ("impressions_forwarded_by_device", .count),
+        ])
 
     /// Runs the SQL with `parameters` and streams the rows into `writer`, header first; returns the rows.
-    func write(_ db: Database, parameters: [String: SQLValue], to writer: inout CSVWriter,
-               collecting table: inout [[String]]) throws -> Int {
+    func write(
+        _ db: Database, parameters: [String: SQLValue], to writer: inout CSVWriter,
+        collecting table: inout [[String]]
+    ) throws -> Int {
         try writer.writeRow(columns.map { .text($0) })
         var rows = 0
         try db.forEachRow(sql, NamedParameters.values(for: sql, parameters)) { row in

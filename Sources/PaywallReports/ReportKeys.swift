@@ -109,7 +109,8 @@ struct ReportKeys {
     /// provisional when deferred).
     mutating func customer(_ row: Row, _ column: Int) -> Int64 {
         row.withUnsafeText(at: column) {
-            isDeferred ? Self.provisional($0, in: &pending.customers)
+            isDeferred
+                ? Self.provisional($0, in: &pending.customers)
                 : Self.key($0, in: &customers, next: &nextCustomer, new: &new.customers)
         }
     }
@@ -118,7 +119,8 @@ struct ReportKeys {
     /// provisional when deferred).
     mutating func placement(_ row: Row, _ column: Int) -> Int64 {
         row.withUnsafeText(at: column) {
-            isDeferred ? Self.provisional($0, in: &pending.placements)
+            isDeferred
+                ? Self.provisional($0, in: &pending.placements)
                 : Self.key($0, in: &placements, next: &nextPlacement, new: &new.placements)
         }
     }
@@ -130,8 +132,10 @@ struct ReportKeys {
     }
 
     /// The key of `name` in `table`, or the next key (recorded in `new`) when it has none yet.
-    private static func key(_ name: UnsafeRawBufferPointer, in table: inout ByteKeyTable, next: inout Int64,
-                            new: inout Names) -> Int64 {
+    private static func key(
+        _ name: UnsafeRawBufferPointer, in table: inout ByteKeyTable, next: inout Int64,
+        new: inout Names
+    ) -> Int64 {
         if let key = table.key(name) { return key }
         let key = next
         new.append(key, name)

@@ -2,9 +2,9 @@ import Foundation
 import PaywallSQLite
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The nightly run's lock: a lease row in `meta` (`reports.lease`), taken in a `BEGIN IMMEDIATE`
@@ -19,8 +19,10 @@ struct ReportLease {
     let host: String
     let pid: Int32
 
-    init(connection: Connection, token: String = UUID().uuidString,
-         host: String = ProcessInfo.processInfo.hostName, pid: Int32 = getpid()) {
+    init(
+        connection: Connection, token: String = UUID().uuidString,
+        host: String = ProcessInfo.processInfo.hostName, pid: Int32 = getpid()
+    ) {
         self.connection = connection
         self.token = token
         self.host = host
@@ -34,19 +36,22 @@ struct ReportLease {
         try ReportError.wrap {
             try connection.transaction(.immediate) { db in
                 if let value = try db.scalar("SELECT value FROM meta WHERE key = ?", [.text(Self.key)])?.string,
-                   let holder = Holder(value), holder.token != token, holder.isLive(now: now, host: host) {
+                    let holder = Holder(value), holder.token != token, holder.isLive(now: now, host: host)
+                {
                     throw ReportError.busy(holder: "process \(holder.pid) on \(holder.host)")
                 }
                 let value = Holder(token: token, host: host, pid: pid, expiresAt: now + durationMs).encoded
-                try db.run("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                           [.text(Self.key), .text(value)])
+                try db.run(
+                    "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                    [.text(Self.key), .text(value)])
             }
         }
     }
 
     /// Gives the lease back if this run still holds it.
     func release() {
-        _ = try? connection.run("DELETE FROM meta WHERE key = ? AND value LIKE ?", [.text(Self.key), .text(token + " %")])
+        _ = try? connection.run(
+            "DELETE FROM meta WHERE key = ? AND value LIKE ?", [.text(Self.key), .text(token + " %")])
     }
 
     /// The stored form of a lease: `token pid expiresAt host`.

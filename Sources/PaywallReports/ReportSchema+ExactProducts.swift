@@ -8,7 +8,9 @@ extension ReportSchema {
     /// the rollups, their keys and the nightly partials are emptied and the watermark is forgotten, so
     /// the next report run rebuilds them from the events; a store of ASCII products keeps its rollups.
     static let exactProducts = Migration("exact-products") { db in
-        guard try db.scalar("SELECT EXISTS (SELECT 1 FROM events WHERE product GLOB '*[^ -~]*')")?.int64 == 1 else { return }
+        guard try db.scalar("SELECT EXISTS (SELECT 1 FROM events WHERE product GLOB '*[^ -~]*')")?.int64 == 1 else {
+            return
+        }
         try db.execute(exactProductsResetSQL)
         try forget([watermarkKey, newestKey, partialsTimezoneKey], in: db)
     }

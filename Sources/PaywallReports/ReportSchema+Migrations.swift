@@ -8,23 +8,25 @@ extension ReportSchema {
     /// Both rollups start empty and are filled from the events on the first report run. (Count-based
     /// programs also indexed the old `outbox (occurred_at, state)` here; the store's outbox migration
     /// dropped that table with its index, and the reports no longer touch the store's tables.)
-    static let rollups = Migration("rollups", sql: """
-        CREATE TABLE report_presentations (
-          pw_id TEXT PRIMARY KEY NOT NULL,
-          first_at INTEGER NOT NULL, first_id TEXT NOT NULL,
-          placement TEXT NOT NULL, user_id TEXT NOT NULL,
-          impression_at INTEGER,
-          plan_selected INTEGER NOT NULL, purchase_started INTEGER NOT NULL,
-          close_at INTEGER, close_id TEXT, close_result TEXT, close_via TEXT, close_open_s REAL,
-          close_product TEXT) STRICT;
-        CREATE INDEX report_presentations_by_time ON report_presentations (first_at);
-        CREATE INDEX report_presentations_by_customer ON report_presentations (user_id, placement, impression_at)
-          WHERE impression_at IS NOT NULL;
-        CREATE INDEX report_presentations_purchases ON report_presentations (user_id, close_at)
-          WHERE close_result = 'purchased';
-        CREATE TABLE report_event_buckets (
-          bucket INTEGER PRIMARY KEY NOT NULL, events INTEGER NOT NULL, impressions INTEGER NOT NULL) STRICT;
-        """)
+    static let rollups = Migration(
+        "rollups",
+        sql: """
+            CREATE TABLE report_presentations (
+              pw_id TEXT PRIMARY KEY NOT NULL,
+              first_at INTEGER NOT NULL, first_id TEXT NOT NULL,
+              placement TEXT NOT NULL, user_id TEXT NOT NULL,
+              impression_at INTEGER,
+              plan_selected INTEGER NOT NULL, purchase_started INTEGER NOT NULL,
+              close_at INTEGER, close_id TEXT, close_result TEXT, close_via TEXT, close_open_s REAL,
+              close_product TEXT) STRICT;
+            CREATE INDEX report_presentations_by_time ON report_presentations (first_at);
+            CREATE INDEX report_presentations_by_customer ON report_presentations (user_id, placement, impression_at)
+              WHERE impression_at IS NOT NULL;
+            CREATE INDEX report_presentations_purchases ON report_presentations (user_id, close_at)
+              WHERE close_result = 'purchased';
+            CREATE TABLE report_event_buckets (
+              bucket INTEGER PRIMARY KEY NOT NULL, events INTEGER NOT NULL, impressions INTEGER NOT NULL) STRICT;
+            """)
 
     /// Legacy migration 3: the rollups keyed for a fast scan. `report_presentations` becomes a `WITHOUT ROWID`
     /// table keyed by `pw_id` (time-ordered ids append) with one index on the first event's time and

@@ -13,13 +13,17 @@ import PaywallStore
 /// ```
 public enum ReportSchema {
     /// The reports' migrations, oldest first. Append new ones at the end.
-    public static let migrations = MigrationGroup(owner: "reports", [
-        rollups, rollupKeys, dayPartials, rollupSlim, exactProducts, offerings,
-    ])
+    public static let migrations = MigrationGroup(
+        owner: "reports",
+        [
+            rollups, rollupKeys, dayPartials, rollupSlim, exactProducts, offerings,
+        ])
 
     /// The tables the reports' migrations create.
-    public static let tables = ["report_presentations", "report_event_buckets", "report_customers",
-                                "report_placements", "report_day_partials", "report_dirty_buckets"]
+    public static let tables = [
+        "report_presentations", "report_event_buckets", "report_customers",
+        "report_placements", "report_day_partials", "report_dirty_buckets",
+    ]
 
     /// Meta key of the last events rowid folded into the rollups (``Rollup``).
     static let watermarkKey = "reports.watermark_rowid"

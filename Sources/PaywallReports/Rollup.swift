@@ -70,15 +70,18 @@ struct Rollup {
         result.watermarkBefore = try watermark()
         result.watermarkAfter = result.watermarkBefore
         // A first build touches every day anyway: skip the per-presentation "where was it before" probes.
-        let fresh = try connection.scalar("SELECT count(*) FROM (SELECT 1 FROM report_presentations LIMIT 1)")?.int64 == 0
+        let fresh =
+            try connection.scalar("SELECT count(*) FROM (SELECT 1 FROM report_presentations LIMIT 1)")?.int64 == 0
         // A first build does not probe, so it cannot tell new presentations from changed ones.
         if collectAdditions != nil, !fresh { result.additions = Additions() }
         let wal = try connection.scalar("PRAGMA journal_mode")?.string == "wal"
         let generation = try connection.withDatabase { try Self.erasureGeneration($0) }
         let apply = { (batch: PresentationBatch) throws in
             try connection.transaction(.immediate) { db in
-                let after = Int64(try db.scalar("SELECT value FROM meta WHERE key = ?", [.text(Self.watermarkKey)])?
-                    .string ?? "0") ?? 0
+                let after =
+                    Int64(
+                        try db.scalar("SELECT value FROM meta WHERE key = ?", [.text(Self.watermarkKey)])?
+                            .string ?? "0") ?? 0
                 guard after == batch.after else { throw Self.movedWatermark(connection.path) }
                 // A `forget` since the refresh began may have erased events this chunk read: start over.
                 guard try Self.erasureGeneration(db) == generation else { throw Self.erasedMeanwhile(connection.path) }
@@ -92,13 +95,16 @@ struct Rollup {
         if wal && top - result.watermarkBefore > chunkSize {
             // Several chunks: a second connection reads and folds chunk n + 1 while this one merges chunk n.
             try RollupReader(path: connection.path, from: result.watermarkBefore, through: top, chunkSize: chunkSize)
-                .forEach(loadKeys: {
-                    var keys = ReportKeys()
-                    try connection.withDatabase { try keys.load($0) }
-                    return keys
-                }, apply)
+                .forEach(
+                    loadKeys: {
+                        var keys = ReportKeys()
+                        try connection.withDatabase { try keys.load($0) }
+                        return keys
+                    }, apply)
         } else {
-            var keys = ReportKeys(), texts = TextTable(), after = result.watermarkBefore
+            var keys = ReportKeys()
+            var texts = TextTable()
+            var after = result.watermarkBefore
             while after < top {
                 let through = min(top, after + chunkSize)
                 let batch = try connection.withDatabase { db in
@@ -119,7 +125,8 @@ struct Rollup {
     /// numbered parameters (`?1 … ?16`, `?17 … ?32`, …), otherwise the same statement.
     static let mergeMany: String = {
         let sql = ReportQueries.rollupMergePresentation
-        guard let values = sql.range(of: "VALUES ("), let end = sql.range(of: ")\nON CONFLICT", range: values.upperBound..<sql.endIndex)
+        guard let values = sql.range(of: "VALUES ("),
+            let end = sql.range(of: ")\nON CONFLICT", range: values.upperBound..<sql.endIndex)
         else { preconditionFailure("rollup_merge_presentation.sql has no single VALUES row") }
         let rows = (0..<mergeRows).map { row in
             "(" + (1...mergeColumns).map { "?\(row * mergeColumns + $0)" }.joined(separator: ", ") + ")"
@@ -130,25 +137,30 @@ struct Rollup {
 
     /// How many erasures changed the rollups (``ReportSchema/erasureGenerationKey``; 0 before any).
     static func erasureGeneration(_ db: Database) throws -> Int64 {
-        Int64(try db.scalar("SELECT value FROM meta WHERE key = ?", [.text(ReportSchema.erasureGenerationKey)])?
-            .string ?? "0") ?? 0
+        Int64(
+            try db.scalar("SELECT value FROM meta WHERE key = ?", [.text(ReportSchema.erasureGenerationKey)])?
+                .string ?? "0") ?? 0
     }
 
     /// The error for an erasure (`forget`) that ran while this refresh was reading.
     static func erasedMeanwhile(_ path: String) -> StorageError {
-        StorageError(code: 0, message: """
-            customers were forgotten (`forget`) while the report rollups were being refreshed, so what this \
-            refresh had read may hold their events; nothing of this chunk was written. Run the report again
-            """, path: path, kind: .busy)
+        StorageError(
+            code: 0,
+            message: """
+                customers were forgotten (`forget`) while the report rollups were being refreshed, so what this \
+                refresh had read may hold their events; nothing of this chunk was written. Run the report again
+                """, path: path, kind: .busy)
     }
 
     /// The error for a watermark moved by someone else mid-refresh (reports hold a lease, so only
     /// a program that ignores it can do this).
     static func movedWatermark(_ path: String) -> StorageError {
-        StorageError(code: 0, message: """
-            the report rollup's watermark moved during the refresh (another program folded events at the same \
-            time); nothing of this chunk was written. Run the report again
-            """, path: path, kind: .busy)
+        StorageError(
+            code: 0,
+            message: """
+                the report rollup's watermark moved during the refresh (another program folded events at the same \
+                time); nothing of this chunk was written. Run the report again
+                """, path: path, kind: .busy)
     }
 
     /// Merges a folded chunk, records the touched buckets in `report_dirty_buckets` and moves the
@@ -164,9 +176,10 @@ struct Rollup {
         if !fresh {
             // A pw_id above the largest stored one cannot be stored yet: no probe. With time-ordered
             // ids (the library's UUIDv7) that is every presentation of a new day.
-            let largest = try db.all("SELECT pw_id FROM report_presentations ORDER BY pw_id DESC LIMIT 1") {
-                UUIDKey(blob: $0, 0)
-            }.first ?? nil
+            let largest =
+                try db.all("SELECT pw_id FROM report_presentations ORDER BY pw_id DESC LIMIT 1") {
+                    UUIDKey(blob: $0, 0)
+                }.first ?? nil
             for fold in batch.folds {
                 var storedFirstAt: Int64?
                 if let largest, !(largest < fold.pwID) {
@@ -182,7 +195,9 @@ struct Rollup {
                     result.additions?.folds.append(fold)
                 }
             }
-            if let limit = collectAdditions, let count = result.additions?.folds.count, count > limit { result.additions = nil }
+            if let limit = collectAdditions, let count = result.additions?.folds.count, count > limit {
+                result.additions = nil
+            }
             result.additions?.texts = batch.texts
         }
         // Rows go in groups of mergeRows per statement (less per-statement work in SQLite), the rest one by one.
@@ -202,7 +217,8 @@ struct Rollup {
             fold.bind(merge, texts: batch.texts)
             try merge.run()
         }
-        let bucketMerge = try db.cachedStatement("""
+        let bucketMerge = try db.cachedStatement(
+            """
             INSERT INTO report_event_buckets (bucket, events, impressions) VALUES (?, ?, ?)
             ON CONFLICT (bucket) DO UPDATE SET events = events + excluded.events, impressions = impressions + excluded.impressions
             """)
@@ -217,18 +233,21 @@ struct Rollup {
         }
         result.touchedBuckets.formUnion(touched)
         if batch.newest != .min {
-            try db.run("""
+            try db.run(
+                """
                 INSERT INTO meta (key, value) VALUES (?1, CAST(?2 AS TEXT))
                 ON CONFLICT (key) DO UPDATE SET value = CAST(max(CAST(value AS INTEGER), ?2) AS TEXT)
                 """, [.text(Self.newestKey), .integer(batch.newest)])
         }
-        try db.run("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                   [.text(Self.watermarkKey), .text(String(batch.through))])
+        try db.run(
+            "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            [.text(Self.watermarkKey), .text(String(batch.through))])
         result.eventsRead += batch.count
     }
 
     /// The current watermark (0 before the first refresh).
     func watermark() throws -> Int64 {
-        Int64(try connection.scalar("SELECT value FROM meta WHERE key = ?", [.text(Self.watermarkKey)])?.string ?? "0") ?? 0
+        Int64(try connection.scalar("SELECT value FROM meta WHERE key = ?", [.text(Self.watermarkKey)])?.string ?? "0")
+            ?? 0
     }
 }

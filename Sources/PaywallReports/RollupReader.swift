@@ -19,25 +19,30 @@ struct RollupReader {
     func forEach(loadKeys: () throws -> ReportKeys, _ body: (PresentationBatch) throws -> Void) throws {
         let keysChannel = BoundedChannel<Result<ReportKeys, any Error>>(capacity: 1)
         let (from, through, chunkSize) = (self.from, self.through, self.chunkSize)
-        let reader = try BackgroundReader<PresentationBatch>(path: path, capacity: 1, name: "PaywallReports.Rollup.reader") {
+        let reader = try BackgroundReader<PresentationBatch>(
+            path: path, capacity: 1, name: "PaywallReports.Rollup.reader"
+        ) {
             connection, send in
             try connection.withDatabase { db in
-                var keys = ReportKeys.deferred(), texts = TextTable(), after = from
+                var keys = ReportKeys.deferred()
+                var texts = TextTable()
+                var after = from
                 let loadedKeys = {
                     guard let keys = keysChannel.receive() else { throw CancellationError() }
                     return try keys.get()
                 }
                 while after < through {
                     let end = min(through, after + chunkSize)
-                    let batch = try PresentationBatch.read(db, after: after, through: end, keys: &keys, texts: &texts,
-                                                           loadedKeys: loadedKeys)
+                    let batch = try PresentationBatch.read(
+                        db, after: after, through: end, keys: &keys, texts: &texts,
+                        loadedKeys: loadedKeys)
                     guard send(batch) else { return }
                     after = end
                 }
             }
         }
         defer {
-            keysChannel.finish()   // never leave the reader waiting for keys
+            keysChannel.finish()  // never leave the reader waiting for keys
             reader.stop()
         }
         let keys = Result { try loadKeys() }

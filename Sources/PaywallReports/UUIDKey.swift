@@ -26,13 +26,18 @@ struct UUIDKey: Hashable, Comparable {
 
     /// Reads a 16-byte blob column; `nil` for anything else.
     init?(blob row: Row, _ column: Int) {
-        guard let key = row.withUnsafeBlob(at: column, { bytes -> UUIDKey? in
-            guard bytes.count == 16 else { return nil }
-            var high: UInt64 = 0, low: UInt64 = 0
-            for index in 0..<8 { high = high << 8 | UInt64(bytes[index]) }
-            for index in 8..<16 { low = low << 8 | UInt64(bytes[index]) }
-            return UUIDKey(high: high, low: low)
-        }) else { return nil }
+        guard
+            let key = row.withUnsafeBlob(
+                at: column,
+                { bytes -> UUIDKey? in
+                    guard bytes.count == 16 else { return nil }
+                    var high: UInt64 = 0
+                    var low: UInt64 = 0
+                    for index in 0..<8 { high = high << 8 | UInt64(bytes[index]) }
+                    for index in 8..<16 { low = low << 8 | UInt64(bytes[index]) }
+                    return UUIDKey(high: high, low: low)
+                })
+        else { return nil }
         self = key
     }
 

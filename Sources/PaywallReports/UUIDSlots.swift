@@ -2,7 +2,7 @@
 /// than `Dictionary`'s seeded SipHash, and UUIDs are already well spread).
 struct UUIDSlots {
     private var keys: [UUIDKey]
-    private var positions: [Int32]   // -1: empty
+    private var positions: [Int32]  // -1: empty
     private var shift: UInt64
     private var count = 0
 
@@ -33,7 +33,8 @@ struct UUIDSlots {
     }
 
     private mutating func grow() {
-        let oldKeys = keys, oldPositions = positions
+        let oldKeys = keys
+        let oldPositions = positions
         keys = [UUIDKey](repeating: .zero, count: oldKeys.count * 2)
         positions = [Int32](repeating: -1, count: oldKeys.count * 2)
         shift -= 1

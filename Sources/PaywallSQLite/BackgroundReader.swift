@@ -25,8 +25,10 @@ public final class BackgroundReader<Item: Sendable>: Sendable {
     /// Starts `body` on a new thread named `name`; `body` hands items over with its `send`
     /// argument, which waits while `capacity` items are queued and returns `false` once the caller
     /// has stopped (return then). A thrown error is handed over after the items sent before it.
-    public init(capacity: Int, name: String,
-                _ body: @escaping @Sendable (_ send: (Item) -> Bool) throws -> Void) {
+    public init(
+        capacity: Int, name: String,
+        _ body: @escaping @Sendable (_ send: (Item) -> Bool) throws -> Void
+    ) {
         let channel = BoundedChannel<Result<Item, any Error>>(capacity: capacity)
         self.channel = channel
         let thread = Thread { [done] in
@@ -49,8 +51,10 @@ public final class BackgroundReader<Item: Sendable>: Sendable {
     /// ``init(capacity:name:_:)``.
     ///
     /// - Throws: ``StorageError`` when the second connection cannot be opened.
-    public convenience init(path: String, capacity: Int, name: String,
-                            _ body: @escaping @Sendable (_ connection: Connection, _ send: (Item) -> Bool) throws -> Void) throws {
+    public convenience init(
+        path: String, capacity: Int, name: String,
+        _ body: @escaping @Sendable (_ connection: Connection, _ send: (Item) -> Bool) throws -> Void
+    ) throws {
         let connection = try Connection(path: path, options: OpenOptions(create: false, wal: false))
         self.init(capacity: capacity, name: name) { send in try body(connection, send) }
     }
@@ -69,6 +73,6 @@ public final class BackgroundReader<Item: Sendable>: Sendable {
         channel.cancel()
         guard waiting else { return }
         done.wait()
-        done.signal()   // a later stop returns at once too
+        done.signal()  // a later stop returns at once too
     }
 }

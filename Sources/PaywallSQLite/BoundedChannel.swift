@@ -55,7 +55,7 @@ public final class BoundedChannel<Item: Sendable>: Sendable {
     public func receive() -> Item? {
         items.wait()
         let item = state.withLock { state in state.queue.isEmpty ? nil : state.queue.removeFirst() }
-        if item != nil { spaces.signal() } else { items.signal() }   // a later receive also sees the end
+        if item != nil { spaces.signal() } else { items.signal() }  // a later receive also sees the end
         return item
     }
 

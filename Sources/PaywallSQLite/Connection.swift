@@ -2,9 +2,9 @@ import CSQLite
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// One SQLite connection with one serializer: every use goes through a lock, so the
@@ -56,8 +56,9 @@ public final class Connection: @unchecked Sendable {
         // Touch the schema so a file of garbage fails here, before anything is written.
         _ = try database.int64("PRAGMA schema_version")
         if !options.readOnly && sqlite3_db_readonly(handle, "main") == 1 {
-            throw StorageError(code: SQLITE_READONLY, message: "the file could not be opened for writing",
-                               path: path, kind: .readOnly)
+            throw StorageError(
+                code: SQLITE_READONLY, message: "the file could not be opened for writing",
+                path: path, kind: .readOnly)
         }
         if options.wal { try enableWAL() }
     }
@@ -82,8 +83,9 @@ public final class Connection: @unchecked Sendable {
         try withDatabase { db in
             let mode = try db.scalar("PRAGMA journal_mode = WAL")?.string?.lowercased() ?? ""
             guard mode == "wal" else {
-                throw StorageError(code: 0, message: "", sql: "PRAGMA journal_mode = WAL", path: path,
-                                   kind: .walUnavailable(mode: mode))
+                throw StorageError(
+                    code: 0, message: "", sql: "PRAGMA journal_mode = WAL", path: path,
+                    kind: .walUnavailable(mode: mode))
             }
             try db.execute("PRAGMA synchronous = NORMAL")
         }
@@ -136,12 +138,14 @@ public final class Connection: @unchecked Sendable {
         if descriptor >= 0 {
             close(descriptor)
             if chmod(path, 0o600) != 0 {
-                throw StorageError(code: SQLITE_CANTOPEN, message: String(cString: strerror(errno)), path: path,
-                                   kind: .cannotOpen)
+                throw StorageError(
+                    code: SQLITE_CANTOPEN, message: String(cString: strerror(errno)), path: path,
+                    kind: .cannotOpen)
             }
         } else if errno != EEXIST {
-            throw StorageError(code: SQLITE_CANTOPEN, message: String(cString: strerror(errno)), path: path,
-                               kind: .cannotOpen)
+            throw StorageError(
+                code: SQLITE_CANTOPEN, message: String(cString: strerror(errno)), path: path,
+                kind: .cannotOpen)
         }
     }
 
@@ -155,11 +159,12 @@ public final class Connection: @unchecked Sendable {
         }
         for directory in missing.reversed() {
             if mkdir(directory, 0o700) == 0 {
-                _ = chmod(directory, 0o700)   // whatever the umask
+                _ = chmod(directory, 0o700)  // whatever the umask
             } else if errno != EEXIST {
-                throw StorageError(code: SQLITE_CANTOPEN,
-                                   message: "cannot create the folder \(directory): \(String(cString: strerror(errno)))",
-                                   path: path, kind: .cannotOpen)
+                throw StorageError(
+                    code: SQLITE_CANTOPEN,
+                    message: "cannot create the folder \(directory): \(String(cString: strerror(errno)))",
+                    path: path, kind: .cannotOpen)
             }
         }
     }

@@ -25,7 +25,8 @@ extension Database {
             handle, name, 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, box.toOpaque(),
             { context, count, values in
                 guard count == 1, let value = values?[0], sqlite3_value_type(value) != SQLITE_NULL,
-                      let data = sqlite3_user_data(context) else {
+                    let data = sqlite3_user_data(context)
+                else {
                     sqlite3_result_null(context)
                     return
                 }

@@ -60,14 +60,20 @@ public final class Database {
     /// Maps every row of a query.
     public func all<T>(_ sql: String, _ values: [SQLValue] = [], _ map: (Row) throws -> T) throws -> [T] {
         var result: [T] = []
-        try forEachRow(sql, values) { row in result.append(try map(row)); return true }
+        try forEachRow(sql, values) { row in
+            result.append(try map(row))
+            return true
+        }
         return result
     }
 
     /// The first column of the first row, or `nil` when there is no row.
     public func scalar(_ sql: String, _ values: [SQLValue] = []) throws -> SQLValue? {
         var result: SQLValue?
-        try forEachRow(sql, values) { row in result = row.value(at: 0); return false }
+        try forEachRow(sql, values) { row in
+            result = row.value(at: 0)
+            return false
+        }
         return result
     }
 

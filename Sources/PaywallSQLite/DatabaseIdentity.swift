@@ -43,17 +43,21 @@ public struct DatabaseIdentity: Sendable, Equatable {
         let application = Int32(truncatingIfNeeded: try db.int64("PRAGMA application_id") ?? 0)
         if application == applicationID { return .ours }
         if application != 0 {
-            return .foreign(reason: "its application_id is \(Self.hex(application)), another program's, not "
-                            + "\(Self.hex(applicationID))")
+            return .foreign(
+                reason: "its application_id is \(Self.hex(application)), another program's, not "
+                    + "\(Self.hex(applicationID))")
         }
         let version = try db.int64("PRAGMA user_version") ?? 0
-        let tables = try db.all("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name") { $0.string(at: 0) ?? "" }
+        let tables = try db.all("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name") {
+            $0.string(at: 0) ?? ""
+        }
         let objects = try db.int64("SELECT count(*) FROM sqlite_schema") ?? 0
         if objects == 0 && version == 0 { return .empty }
         if version >= 1, try hasMarkers(db, tables: Set(tables)) { return .ours }
         var found: [String] = []
         if !tables.isEmpty {
-            let shown = tables.prefix(5).joined(separator: ", ") + (tables.count > 5 ? ", … (\(tables.count) in all)" : "")
+            let shown =
+                tables.prefix(5).joined(separator: ", ") + (tables.count > 5 ? ", … (\(tables.count) in all)" : "")
             found.append("it has the table\(tables.count == 1 ? "" : "s") \(shown)")
         } else if objects > 0 {
             found.append("it has \(objects) schema object\(objects == 1 ? "" : "s") but no table of ours")
@@ -71,8 +75,10 @@ public struct DatabaseIdentity: Sendable, Equatable {
     public func classify(fileAt path: String) throws -> Verdict {
         let immutable = try Connection(path: Self.uri(path, query: "immutable=1"), options: .readOnly)
         let verdict = try immutable.withDatabase { try classify($0) }
-        guard verdict == .empty, let size = try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int,
-              size > 0 else { return verdict }
+        guard verdict == .empty,
+            let size = try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int,
+            size > 0
+        else { return verdict }
         let reader = try Connection(path: Self.uri(path, query: "mode=ro"), options: .readOnly)
         return try reader.withDatabase { try classify($0) }
     }
@@ -90,9 +96,10 @@ public struct DatabaseIdentity: Sendable, Equatable {
     func hasMarkers(_ db: Database, tables: Set<String>) throws -> Bool {
         for (table, columns) in markers {
             guard tables.contains(table) else { return false }
-            let present = Set(try db.all("SELECT name FROM pragma_table_info(?1)", [.text(table)]) {
-                $0.string(at: 0) ?? ""
-            })
+            let present = Set(
+                try db.all("SELECT name FROM pragma_table_info(?1)", [.text(table)]) {
+                    $0.string(at: 0) ?? ""
+                })
             if !columns.allSatisfy(present.contains) { return false }
         }
         return true
@@ -107,6 +114,7 @@ public struct DatabaseIdentity: Sendable, Equatable {
     /// Throws ``StorageError/Kind/foreignDatabase(expected:reason:)`` unless `verdict` is empty or ours.
     public func require(_ verdict: Verdict, path: String) throws {
         guard case .foreign(let reason) = verdict else { return }
-        throw StorageError(code: 0, message: "", sql: nil, path: path, kind: .foreignDatabase(expected: name, reason: reason))
+        throw StorageError(
+            code: 0, message: "", sql: nil, path: path, kind: .foreignDatabase(expected: name, reason: reason))
     }
 }

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Applies the migrations of several owners to one database, one transaction each, recording each
@@ -122,7 +122,8 @@ public struct Migrator: Sendable {
                         // A database is marked in the first transaction that writes to it.
                         try db.execute("PRAGMA application_id = \(identity.applicationID)")
                     }
-                    try db.execute("""
+                    try db.execute(
+                        """
                         CREATE TABLE schema_migrations (identifier TEXT PRIMARY KEY NOT NULL, applied_at INTEGER) STRICT
                         """)
                     // applied_at stays NULL: a count-based program did not say when.
@@ -137,7 +138,8 @@ public struct Migrator: Sendable {
                     let current = try refuseNewer(db)
                     guard !current.applied.contains(step.identifier) else { return }
                     try step.migration.apply(db)
-                    try db.run("""
+                    try db.run(
+                        """
                         INSERT INTO schema_migrations (identifier, applied_at)
                         VALUES (?1, CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER))
                         """, [.text(step.identifier)])
@@ -165,8 +167,10 @@ public struct Migrator: Sendable {
     @discardableResult
     public func refuseNewer(_ db: Database) throws -> State {
         let found = try db.userVersion()
-        let recorded = try db.int64("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?1",
-                                    [.text(Self.table)]) == 1
+        let recorded =
+            try db.int64(
+                "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?1",
+                [.text(Self.table)]) == 1
         guard recorded else {
             guard found <= legacy.count else { throw tooNew(db, found: found) }
             return State(version: found, applied: Set(legacy.prefix(found)), recorded: false)
@@ -191,7 +195,8 @@ public struct Migrator: Sendable {
     }
 
     func tooNew(_ db: Database, found: Int, detail: String = "") -> StorageError {
-        StorageError(code: 0, message: detail, sql: nil, path: db.path,
-                     kind: .schemaTooNew(found: found, known: latestVersion))
+        StorageError(
+            code: 0, message: detail, sql: nil, path: db.path,
+            kind: .schemaTooNew(found: found, known: latestVersion))
     }
 }

@@ -31,7 +31,8 @@ extension Row {
     public func withUnsafeText<T>(at index: Int, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
         let text = sqlite3_column_text(handle, Int32(index))
         let length = Int(sqlite3_column_bytes(handle, Int32(index)))
-        return try body(UnsafeRawBufferPointer(start: text.map { UnsafeRawPointer($0) }, count: text == nil ? 0 : length))
+        return try body(
+            UnsafeRawBufferPointer(start: text.map { UnsafeRawPointer($0) }, count: text == nil ? 0 : length))
     }
 
     /// Calls `body` with column `index`'s bytes as a BLOB without copying them; the buffer is valid

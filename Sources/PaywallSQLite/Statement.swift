@@ -59,7 +59,10 @@ public final class Statement {
 
     /// Binds text, or `NULL` when `nil`. SQLite copies the bytes.
     public func bind(_ value: String?, at index: Int) {
-        guard var value else { bindNull(at: index); return }
+        guard var value else {
+            bindNull(at: index)
+            return
+        }
         value.withUTF8 { bytes in bindText(UnsafeRawBufferPointer(bytes), at: index) }
     }
 
@@ -68,15 +71,20 @@ public final class Statement {
         // An empty buffer may have no base address; SQLite needs a non-NULL pointer for ''.
         let empty: StaticString = ""
         let base = bytes.count > 0 ? bytes.baseAddress! : UnsafeRawPointer(empty.utf8Start)
-        sqlite3_bind_text(handle, Int32(index), base.assumingMemoryBound(to: CChar.self), Int32(bytes.count), sqliteTransient)
+        sqlite3_bind_text(
+            handle, Int32(index), base.assumingMemoryBound(to: CChar.self), Int32(bytes.count), sqliteTransient)
     }
 
     /// Binds bytes as a blob, or `NULL` when `nil`. SQLite copies the bytes.
     public func bind(_ value: Data?, at index: Int) {
-        guard let value else { bindNull(at: index); return }
+        guard let value else {
+            bindNull(at: index)
+            return
+        }
         value.withUnsafeBytes { bytes in
-            _ = sqlite3_bind_blob(handle, Int32(index), bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1),
-                                  Int32(bytes.count), sqliteTransient)
+            _ = sqlite3_bind_blob(
+                handle, Int32(index), bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1),
+                Int32(bytes.count), sqliteTransient)
         }
     }
 

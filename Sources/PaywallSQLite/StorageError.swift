@@ -1,5 +1,5 @@
-import Foundation
 import CSQLite
+import Foundation
 
 /// Every failure of the SQLite layer: the SQLite result codes, the message, the SQL that failed
 /// (never the values bound to it, which may hold user ids) and what to do about it.
@@ -44,8 +44,10 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
     public var path: String?
 
     /// Creates an error; `kind` is derived from `code` unless given.
-    public init(code: Int32, extendedCode: Int32? = nil, message: String, sql: String? = nil,
-                path: String? = nil, kind: Kind? = nil) {
+    public init(
+        code: Int32, extendedCode: Int32? = nil, message: String, sql: String? = nil,
+        path: String? = nil, kind: Kind? = nil
+    ) {
         self.code = code
         self.extendedCode = extendedCode ?? code
         self.message = message
@@ -71,8 +73,11 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
         var text = "Storage error"
         if let path { text += " on \(path)" }
         text += ": \(summary)"
-        if code != 0 { text += " [SQLite \(code)/\(extendedCode) \(Self.codeName(code)): \(message)]" }
-        else if !message.isEmpty { text += " (\(message))" }
+        if code != 0 {
+            text += " [SQLite \(code)/\(extendedCode) \(Self.codeName(code)): \(message)]"
+        } else if !message.isEmpty {
+            text += " (\(message))"
+        }
         if let sql { text += " while running `\(Self.abbreviate(sql))`" }
         return text
     }
@@ -102,7 +107,8 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
         case .full: return "Free disk space (or raise the size limit); unsaved events stay buffered and are retried."
         case .readOnly: return "Make the file and its directory writable by this user, or use another database."
         case .busy: return "Wait for the other process to finish, or stop it, then retry."
-        case .corrupt: return "Use a PaywallAnalytics database, or restore this one from a backup; the file was not modified."
+        case .corrupt:
+            return "Use a PaywallAnalytics database, or restore this one from a backup; the file was not modified."
         case .cannotOpen: return "Check that the directory exists and that this user may create and write files in it."
         case .ioError: return "Check the disk and the filesystem (dmesg), then retry."
         case .constraint: return "This is a bug in PaywallAnalytics; please report it with this message."
@@ -145,7 +151,8 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
     }
 
     static func abbreviate(_ sql: String) -> String {
-        let flat = sql.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+        let flat = sql.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(
+            separator: " ")
         return flat.count > 160 ? String(flat.prefix(157)) + "..." : flat
     }
 

@@ -20,9 +20,11 @@ public struct DemoScenario: Sendable {
     public var placements: [PlacementBehavior]
 
     /// Creates a scenario; the defaults are the demo's: 5,000 customers over 30 days.
-    public init(seed: UInt64 = 42, customers: Int = 5_000, days: Int = 30, startMs: Int64 = 1_790_812_800_000,
-                lateShare: Double = 0.1, lateDays: Int = 3, unclosedShare: Double = 0.004,
-                placements: [PlacementBehavior] = PlacementBehavior.demo) {
+    public init(
+        seed: UInt64 = 42, customers: Int = 5_000, days: Int = 30, startMs: Int64 = 1_790_812_800_000,
+        lateShare: Double = 0.1, lateDays: Int = 3, unclosedShare: Double = 0.004,
+        placements: [PlacementBehavior] = PlacementBehavior.demo
+    ) {
         self.seed = seed
         self.customers = customers
         self.days = days

@@ -25,8 +25,10 @@ struct PresentationScript {
         var purchased: Bool
     }
 
-    init(behavior: PlacementBehavior, offering: PlacementBehavior.Offering, intent: Double, unclosedShare: Double,
-         random: inout SeededGenerator) {
+    init(
+        behavior: PlacementBehavior, offering: PlacementBehavior.Offering, intent: Double, unclosedShare: Double,
+        random: inout SeededGenerator
+    ) {
         placementName = behavior.name
         offeringID = offering.name
         interruption = random.chance(0.05)
@@ -36,8 +38,14 @@ struct PresentationScript {
             ending = .bounce(seconds: random.uniform(0.15...0.95))
             return
         }
-        if random.chance(unclosedShare) { ending = .unclosed; return }
-        if random.chance(behavior.restore) { ending = .restore; return }
+        if random.chance(unclosedShare) {
+            ending = .unclosed
+            return
+        }
+        if random.chance(behavior.restore) {
+            ending = .restore
+            return
+        }
         if random.chance(min(1, behavior.select * (0.6 + intent))) {
             selections.append(random.weighted(behavior.products))
             if random.chance(0.25) { selections.append(random.weighted(behavior.products)) }
@@ -58,8 +66,9 @@ struct PresentationScript {
         let now = Now { startMs + Self.milliseconds(clock.now.offset) }
         let tracker = PresentationTracker(sink: sink, clock: clock, now: now)
         do {
-            let paywall = try tracker.open(source: placementName, offeringID: offeringID,
-                                           placementID: placementName, userID: userID, sessionID: sessionID)
+            let paywall = try tracker.open(
+                source: placementName, offeringID: offeringID,
+                placementID: placementName, userID: userID, sessionID: sessionID)
             try paywall.checked.appeared()
             if case .bounce(let seconds) = ending {
                 clock.advance(by: .milliseconds(Int64(seconds * 1_000)))
@@ -81,7 +90,7 @@ struct PresentationScript {
             switch ending {
             case .bounce: break
             case .unclosed:
-                paywall.disappeared()   // the app went away and never came back
+                paywall.disappeared()  // the app went away and never came back
             case .restore:
                 try paywall.checked.close(.restored)
             case .purchase(let product):
@@ -101,7 +110,6 @@ struct PresentationScript {
             preconditionFailure("the simulation misused the tracker: \(error)")
         }
     }
-
 
     static func milliseconds(_ duration: Duration) -> Int64 {
         duration.components.seconds * 1_000 + duration.components.attoseconds / 1_000_000_000_000_000

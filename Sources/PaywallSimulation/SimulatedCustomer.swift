@@ -29,21 +29,25 @@ struct SimulatedCustomer {
             guard active else { continue }
             let offline = random.chance(scenario.lateShare) && day >= scenario.days - scenario.lateDays
             let sessions = day == installDay ? 1 : (random.chance(0.3) ? 2 : 1)
-            var clockMs = scenario.startMs + Int64(day) * PopulationSimulator.dayMs
+            var clockMs =
+                scenario.startMs + Int64(day) * PopulationSimulator.dayMs
                 + Int64(random.uniform(7 * 3_600...21 * 3_600) * 1_000)
             for session in 0..<sessions where boughtOnDay == nil {
                 let sessionID = UUIDv7.make(milliseconds: clockMs, using: &random)
-                let placement: String? = if day == installDay && session == 0 {
-                    random.chance(0.92) ? "onboarding" : nil
-                } else {
-                    pickPlacement(day: day, lastActiveDay: lastActiveDay, random: &random)
-                }
+                let placement: String? =
+                    if day == installDay && session == 0 {
+                        random.chance(0.92) ? "onboarding" : nil
+                    } else {
+                        pickPlacement(day: day, lastActiveDay: lastActiveDay, random: &random)
+                    }
                 if let placement {
                     let behavior = scenario.behavior(placement)
-                    let script = PresentationScript(behavior: behavior, offering: offering(at: behavior), intent: intent,
-                                                    unclosedShare: scenario.unclosedShare, random: &random)
-                    let outcome = script.play(startMs: clockMs, userID: userID, sessionID: sessionID,
-                                              sink: sink.sink(late: offline))
+                    let script = PresentationScript(
+                        behavior: behavior, offering: offering(at: behavior), intent: intent,
+                        unclosedShare: scenario.unclosedShare, random: &random)
+                    let outcome = script.play(
+                        startMs: clockMs, userID: userID, sessionID: sessionID,
+                        sink: sink.sink(late: offline))
                     presentations += 1
                     if outcome.impression, firstImpressionDay == nil { firstImpressionDay = day }
                     if outcome.purchased { boughtOnDay = day }
@@ -60,11 +64,11 @@ struct SimulatedCustomer {
     /// simulation draws the same numbers whatever the offerings).
     func offering(at behavior: PlacementBehavior) -> PlacementBehavior.Offering {
         guard behavior.offerings.count > 1 else { return behavior.offerings[0] }
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325   // FNV-1a over the customer index and the placement name
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a over the customer index and the placement name
         for byte in withUnsafeBytes(of: UInt64(index).littleEndian, Array.init) + Array(behavior.name.utf8) {
             hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
         }
-        hash ^= hash >> 33   // a finalizer, so neighbouring customers spread over the whole range
+        hash ^= hash >> 33  // a finalizer, so neighbouring customers spread over the whole range
         hash &*= 0xff51_afd7_ed55_8ccd
         hash ^= hash >> 33
         var draw = Double(hash >> 11) / Double(1 << 53)

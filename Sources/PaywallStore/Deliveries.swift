@@ -12,9 +12,12 @@ enum Deliveries {
     /// the app install forwarded it itself (`by_device`, migration store/deliveries-by-device), not this store's forwarder.
     /// `toCollector`: it left the outbox because a collector that forwards it acknowledged its upload
     /// (`to_collector`, migration store/upload-cursor-and-delivery-pauses).
-    static func record(_ db: Database, eventRowid: Int64, occurredAt: Int64, deliveredAt: Int64,
-                       byDevice: Bool = false, toCollector: Bool = false) throws {
-        let insert = try db.cachedStatement("""
+    static func record(
+        _ db: Database, eventRowid: Int64, occurredAt: Int64, deliveredAt: Int64,
+        byDevice: Bool = false, toCollector: Bool = false
+    ) throws {
+        let insert = try db.cachedStatement(
+            """
             INSERT INTO deliveries (event_rowid, occurred_at, delivered_at, by_device, to_collector) VALUES (?1, ?2, ?3, ?4, ?5)
             ON CONFLICT(event_rowid) DO UPDATE SET occurred_at = excluded.occurred_at, delivered_at = excluded.delivered_at,
               by_device = excluded.by_device, to_collector = excluded.to_collector
@@ -30,7 +33,8 @@ enum Deliveries {
     /// Removes the impression `id` from the outbox; returns its rowid and `occurred_at`, or `nil`
     /// when it is not pending (unknown, delivered or dead: late outcomes change nothing).
     static func take(_ db: Database, id: UUID) throws -> (rowid: Int64, occurredAt: Int64)? {
-        let take = try db.cachedStatement("""
+        let take = try db.cachedStatement(
+            """
             DELETE FROM outbox WHERE event_rowid = (SELECT rowid FROM events WHERE id = ?1)
             RETURNING event_rowid, occurred_at
             """)

@@ -41,7 +41,8 @@ enum EventDifference {
 
     /// The wire names of the fields in which two versions of one id differ (both from the input).
     static func differences(_ first: EventRecord, _ event: EventRecord) -> [String] {
-        let a = first.properties, b = event.properties
+        let a = first.properties
+        let b = event.properties
         var fields: [String] = []
         if first.name != event.name { fields.append("name") }
         if first.occurredAt != event.occurredAt { fields.append("occurred_at") }

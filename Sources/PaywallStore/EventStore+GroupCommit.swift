@@ -14,8 +14,10 @@ public struct CommitPart: Sendable {
     public var origin: String?
 
     /// Creates a part.
-    public init(events: [EventRecord], quarantine: [QuarantineEntry], forwarding: ForwardingParty,
-                origin: String? = nil) {
+    public init(
+        events: [EventRecord], quarantine: [QuarantineEntry], forwarding: ForwardingParty,
+        origin: String? = nil
+    ) {
         self.events = events
         self.quarantine = quarantine
         self.forwarding = forwarding
@@ -49,16 +51,19 @@ extension EventStore {
         return try connection.transaction(.immediate) { db in
             let writer = EventWriter(db: db)
             return try parts.map { part in
-                let outcome = try writer.insert(part.events, recordedAt: time, forwarded: part.forwarding == .device,
-                                                byDevice: part.forwarding == .device,
-                                                provenance: EventProvenance(origin: part.origin, lines: nil))
+                let outcome = try writer.insert(
+                    part.events, recordedAt: time, forwarded: part.forwarding == .device,
+                    byDevice: part.forwarding == .device,
+                    provenance: EventProvenance(origin: part.origin, lines: nil))
                 var suppressedLines = 0
-                for entry in part.quarantine + outcome.conflictEntries where try writer.quarantineResult(entry) == .suppressed {
+                for entry in part.quarantine + outcome.conflictEntries
+                where try writer.quarantineResult(entry) == .suppressed {
                     suppressedLines += 1
                 }
-                return CommitCounts(accepted: outcome.inserted, duplicates: outcome.duplicates,
-                                    quarantined: part.quarantine.count + outcome.conflicts - suppressedLines,
-                                    suppressed: outcome.suppressed + suppressedLines)
+                return CommitCounts(
+                    accepted: outcome.inserted, duplicates: outcome.duplicates,
+                    quarantined: part.quarantine.count + outcome.conflicts - suppressedLines,
+                    suppressed: outcome.suppressed + suppressedLines)
             }
         }
     }

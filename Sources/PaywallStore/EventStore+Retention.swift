@@ -53,8 +53,10 @@ extension EventStore {
             // The reports module keeps its watermark and leases in `meta` under `reports.`.
             let reported = try db.int64("SELECT count(*) FROM meta WHERE key LIKE 'reports.%'") ?? 0
             guard reported == 0 else { return result }
-            let cursor = try db.int64("SELECT acknowledged_seq FROM upload_cursor WHERE destination = ?1",
-                                      [.text(SQLiteUploadQueue.destination)]) ?? 0
+            let cursor =
+                try db.int64(
+                    "SELECT acknowledged_seq FROM upload_cursor WHERE destination = ?1",
+                    [.text(SQLiteUploadQueue.destination)]) ?? 0
             let highest = try db.int64("SELECT max(seq) FROM events") ?? 0
             let bound = min(cursor, highest - 1)
             guard bound > 0 else { return result }
@@ -68,22 +70,27 @@ extension EventStore {
                 let perEvent = max(1, used / Int(events))
                 let excess = (used - policy.byteBudget + perEvent - 1) / perEvent
                 let take = Int64(max(1, excess + excess / 4))
-                let nth = try db.int64("""
+                let nth = try db.int64(
+                    """
                     SELECT seq FROM events AS e
                     WHERE seq <= ?1 AND NOT EXISTS (SELECT 1 FROM outbox AS o WHERE o.event_rowid = e.seq)
                     ORDER BY seq LIMIT 1 OFFSET ?2
                     """, [.integer(bound), .integer(take - 1)])
-                if let last = try nth ?? db.int64("""
-                    SELECT max(seq) FROM events AS e
-                    WHERE seq <= ?1 AND NOT EXISTS (SELECT 1 FROM outbox AS o WHERE o.event_rowid = e.seq)
-                    """, [.integer(bound)]) {
+                if let last = try nth
+                    ?? db.int64(
+                        """
+                        SELECT max(seq) FROM events AS e
+                        WHERE seq <= ?1 AND NOT EXISTS (SELECT 1 FROM outbox AS o WHERE o.event_rowid = e.seq)
+                        """, [.integer(bound)])
+                {
                     result.deletedForBudget = try Self.delete(db, through: last, recordedBefore: Int64.max)
                 }
             }
             result.bytesAfter = try Self.bytesInUse(db)
             if result.deleted > 0 {
-                _ = try db.run("INSERT INTO retention_deletions (deleted_at, count) VALUES (?1, ?2)",
-                           [.integer(now), .integer(Int64(result.deleted))])
+                _ = try db.run(
+                    "INSERT INTO retention_deletions (deleted_at, count) VALUES (?1, ?2)",
+                    [.integer(now), .integer(Int64(result.deleted))])
             }
             return result
         }
@@ -100,17 +107,20 @@ extension EventStore {
     /// dead letters (first, while the triggers can still find the event) and deliveries.
     private static func delete(_ db: Database, through: Int64, recordedBefore: Int64) throws -> Int {
         let values: [SQLValue] = [.integer(through), .integer(recordedBefore)]
-        _ = try db.run("""
+        _ = try db.run(
+            """
             DELETE FROM dead_letters WHERE event_id IN (
               SELECT id FROM events AS e WHERE seq <= ?1 AND recorded_at < ?2
                 AND NOT EXISTS (SELECT 1 FROM outbox AS o WHERE o.event_rowid = e.seq))
             """, values)
-        _ = try db.run("""
+        _ = try db.run(
+            """
             DELETE FROM deliveries WHERE event_rowid IN (
               SELECT seq FROM events AS e WHERE seq <= ?1 AND recorded_at < ?2
                 AND NOT EXISTS (SELECT 1 FROM outbox AS o WHERE o.event_rowid = e.seq))
             """, values)
-        return try db.run("""
+        return try db.run(
+            """
             DELETE FROM events WHERE seq <= ?1 AND recorded_at < ?2
               AND NOT EXISTS (SELECT 1 FROM outbox AS o WHERE o.event_rowid = events.seq)
             """, values)

@@ -24,17 +24,21 @@ extension EventStore {
                 // Pending: the outbox; delivered: the trigger-kept buckets (never a scan of the
                 // history); dead: impressions with an open dead letter.
                 stats.outboxPending = Int(try db.int64("SELECT count(*) FROM outbox") ?? 0)
-                stats.outboxDelivered = Int(try db.int64("SELECT coalesce(sum(delivered), 0) FROM report_delivery_buckets") ?? 0)
+                stats.outboxDelivered = Int(
+                    try db.int64("SELECT coalesce(sum(delivered), 0) FROM report_delivery_buckets") ?? 0)
                 if try db.int64("SELECT count(*) FROM pragma_table_info('deliveries') WHERE name = 'by_device'") == 1 {
-                    stats.outboxForwardedByDevice = Int(try db.int64(
-                        "SELECT count(*) FROM deliveries WHERE by_device = 1") ?? 0)
+                    stats.outboxForwardedByDevice = Int(
+                        try db.int64(
+                            "SELECT count(*) FROM deliveries WHERE by_device = 1") ?? 0)
                 }
-                stats.outboxDead = Int(try db.int64(
-                    "SELECT count(DISTINCT event_id) FROM dead_letters WHERE requeued_at IS NULL") ?? 0)
+                stats.outboxDead = Int(
+                    try db.int64(
+                        "SELECT count(DISTINCT event_id) FROM dead_letters WHERE requeued_at IS NULL") ?? 0)
             }
             stats.quarantined = Int(try db.int64("SELECT count(*) FROM quarantine") ?? 0)
             stats.deadLetters = Int(try db.int64("SELECT count(*) FROM dead_letters WHERE requeued_at IS NULL") ?? 0)
-            stats.deadLettersRequeued = Int(try db.int64("SELECT count(*) FROM dead_letters WHERE requeued_at IS NOT NULL") ?? 0)
+            stats.deadLettersRequeued = Int(
+                try db.int64("SELECT count(*) FROM dead_letters WHERE requeued_at IS NOT NULL") ?? 0)
             stats.droppedAtBound = Int(try db.int64("SELECT coalesce(sum(count), 0) FROM drops") ?? 0)
             if try db.int64("SELECT count(*) FROM sqlite_schema WHERE name = 'suppressions'") == 1 {
                 stats.suppressed = Int(try db.int64("SELECT coalesce(sum(count), 0) FROM suppressed_events") ?? 0)
@@ -51,10 +55,12 @@ extension EventStore {
         guard try db.int64("SELECT count(*) FROM sqlite_schema WHERE name = 'upload_cursor'") == 1 else { return }
         stats.outboxHandedToCollector = Int(try db.int64("SELECT count(*) FROM deliveries WHERE to_collector = 1") ?? 0)
         stats.deletedByRetention = Int(try db.int64("SELECT coalesce(sum(count), 0) FROM retention_deletions") ?? 0)
-        stats.uploadedThroughSeq = try db.int64("SELECT acknowledged_seq FROM upload_cursor WHERE destination = ?1",
-                                                [.text(SQLiteUploadQueue.destination)])
+        stats.uploadedThroughSeq = try db.int64(
+            "SELECT acknowledged_seq FROM upload_cursor WHERE destination = ?1",
+            [.text(SQLiteUploadQueue.destination)])
         if let cursor = stats.uploadedThroughSeq {
-            stats.uploadPending = Int(try db.int64("SELECT count(*) FROM events WHERE seq > ?1", [.integer(cursor)]) ?? 0)
+            stats.uploadPending = Int(
+                try db.int64("SELECT count(*) FROM events WHERE seq > ?1", [.integer(cursor)]) ?? 0)
         }
     }
 

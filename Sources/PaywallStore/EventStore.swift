@@ -44,23 +44,29 @@ public final class EventStore: Sendable {
     /// - Returns: how many events were new (neither duplicates nor conflicts).
     /// - Throws: `StorageError`; on failure nothing of the batch is stored.
     @discardableResult
-    public func insert(_ events: [EventRecord], forwarded: Bool = false, droppedAtBound: Int = 0,
-                       durable: Bool = false) throws -> Int {
+    public func insert(
+        _ events: [EventRecord], forwarded: Bool = false, droppedAtBound: Int = 0,
+        durable: Bool = false
+    ) throws -> Int {
         try insert(sequence: events, forwarded: forwarded, droppedAtBound: droppedAtBound, durable: durable)
     }
 
     /// ``insert(_:forwarded:droppedAtBound:durable:)`` for any collection (the recorder's segments).
     @discardableResult
-    func insert<Events: Collection<EventRecord>>(sequence events: Events, forwarded: Bool = false, droppedAtBound: Int = 0,
-                                                 durable: Bool = false) throws -> Int {
+    func insert<Events: Collection<EventRecord>>(
+        sequence events: Events, forwarded: Bool = false, droppedAtBound: Int = 0,
+        durable: Bool = false
+    ) throws -> Int {
         try insertReporting(events, forwarded: forwarded, droppedAtBound: droppedAtBound, durable: durable).inserted
     }
 
     /// Stores `events` in one transaction and says what became of each: inserted, duplicate, or
     /// conflict (other content under a stored id: quarantined with `provenance`, the stored row kept).
-    func insertReporting<Events: Collection<EventRecord>>(_ events: Events, forwarded: Bool = false,
-                                                          droppedAtBound: Int = 0, durable: Bool = false,
-                                                          provenance: EventProvenance = .unknown) throws -> InsertOutcome {
+    func insertReporting<Events: Collection<EventRecord>>(
+        _ events: Events, forwarded: Bool = false,
+        droppedAtBound: Int = 0, durable: Bool = false,
+        provenance: EventProvenance = .unknown
+    ) throws -> InsertOutcome {
         let time = now.milliseconds()
         return try connection.withDatabase { db in
             if durable { try db.execute("PRAGMA synchronous = FULL") }

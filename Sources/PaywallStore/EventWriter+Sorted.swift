@@ -51,16 +51,19 @@ extension EventWriter {
     /// `uuid`'s 16 bytes as a big-endian integer pair.
     static func sortKey(_ uuid: UUID) -> IDSortKey {
         withUnsafeBytes(of: uuid.uuid) { bytes in
-            IDSortKey(high: UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: 0, as: UInt64.self)),
-                      low: UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+            IDSortKey(
+                high: UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: 0, as: UInt64.self)),
+                low: UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
         }
     }
 
     /// The sorted path: probe the stored ids in id order (one index descent each, in key order, so
     /// the index pages are read once per transaction), decide each event's fate, give the new rows
     /// rowids in batch order, then insert them in id order (``WritePath/sorted``) or batch order.
-    func insertSorted(_ events: [EventRecord], keys: [IDSortKey], recordedAt: Int64, forwarded: Bool,
-                      byDevice: Bool = false, provenance: EventProvenance, floor: Int64? = nil) throws -> InsertOutcome {
+    func insertSorted(
+        _ events: [EventRecord], keys: [IDSortKey], recordedAt: Int64, forwarded: Bool,
+        byDevice: Bool = false, provenance: EventProvenance, floor: Int64? = nil
+    ) throws -> InsertOutcome {
         let count = events.count
         var order = Array(0..<count)
         order.sort { keys[$0] < keys[$1] || (keys[$0] == keys[$1] && $0 < $1) }
@@ -114,8 +117,9 @@ extension EventWriter {
             try insertEvent.run()
         }
         for index in 0..<count where isNew[index] {
-            try afterInsert(events[index], index: index, rowid: seq[index], recordedAt: recordedAt,
-                            forwarded: forwarded, byDevice: byDevice)
+            try afterInsert(
+                events[index], index: index, rowid: seq[index], recordedAt: recordedAt,
+                forwarded: forwarded, byDevice: byDevice)
         }
         outcome.duplicates = count - outcome.inserted - differing.count
         if importedDeliveries != nil {
@@ -160,7 +164,9 @@ extension EventWriter {
             while group < groups.count, keys[groups[group].first] < key { group += 1 }
             guard group < groups.count, keys[groups[group].first] == key else { return true }
             var fields: [Int: [String]] = [:]
-            for index in groups[group].members { fields[index] = EventDifference.differences(stored: row, events[index]) }
+            for index in groups[group].members {
+                fields[index] = EventDifference.differences(stored: row, events[index])
+            }
             found[groups[group].first] = fields
             return true
         }

@@ -59,11 +59,14 @@ struct EventWriter {
     ///
     /// Events of a forgotten customer (``Suppression``) are not stored: they are counted in the
     /// outcome's ``InsertOutcome/suppressed`` and in `suppressed_events`.
-    func insert<Events: Collection<EventRecord>>(_ events: Events, recordedAt: Int64, forwarded: Bool = false,
-                                                 byDevice: Bool = false,
-                                                 provenance: EventProvenance = .unknown) throws -> InsertOutcome {
+    func insert<Events: Collection<EventRecord>>(
+        _ events: Events, recordedAt: Int64, forwarded: Bool = false,
+        byDevice: Bool = false,
+        provenance: EventProvenance = .unknown
+    ) throws -> InsertOutcome {
         if let suppression = try Suppression.load(db) {
-            var kept: [EventRecord] = [], lines: [Int]? = provenance.lines.map { _ in [] }
+            var kept: [EventRecord] = []
+            var lines: [Int]? = provenance.lines.map { _ in [] }
             kept.reserveCapacity(events.count)
             // One hash per customer of the batch, not per event (keyed by bytes: `String` equality
             // would merge canonically equivalent ids, which are different customers).
@@ -81,13 +84,15 @@ struct EventWriter {
             }
             let suppressed = events.count - kept.count
             try Suppression.recordSuppressed(suppressed, at: recordedAt, db)
-            var outcome = try insertUnsuppressed(kept, recordedAt: recordedAt, forwarded: forwarded, byDevice: byDevice,
-                                                 provenance: EventProvenance(origin: provenance.origin, lines: lines))
+            var outcome = try insertUnsuppressed(
+                kept, recordedAt: recordedAt, forwarded: forwarded, byDevice: byDevice,
+                provenance: EventProvenance(origin: provenance.origin, lines: lines))
             outcome.suppressed = suppressed
             return outcome
         }
-        return try insertUnsuppressed(events, recordedAt: recordedAt, forwarded: forwarded, byDevice: byDevice,
-                                      provenance: provenance)
+        return try insertUnsuppressed(
+            events, recordedAt: recordedAt, forwarded: forwarded, byDevice: byDevice,
+            provenance: provenance)
     }
 
     /// ``insert(_:recordedAt:forwarded:byDevice:provenance:)`` once suppressed events are taken out.
@@ -96,19 +101,23 @@ struct EventWriter {
     ) throws -> InsertOutcome {
         let floor = try SequenceFloor.pending(db)
         if path != .plain, let keys = Self.keysIfUnordered(events) {
-            return try insertSorted(Array(events), keys: keys, recordedAt: recordedAt, forwarded: forwarded,
-                                    byDevice: byDevice, provenance: provenance, floor: floor)
+            return try insertSorted(
+                Array(events), keys: keys, recordedAt: recordedAt, forwarded: forwarded,
+                byDevice: byDevice, provenance: provenance, floor: floor)
         }
-        return try insertPlain(events, recordedAt: recordedAt, forwarded: forwarded, byDevice: byDevice,
-                               provenance: provenance, floor: floor)
+        return try insertPlain(
+            events, recordedAt: recordedAt, forwarded: forwarded, byDevice: byDevice,
+            provenance: provenance, floor: floor)
     }
 
     /// The plain path: one `INSERT … ON CONFLICT DO NOTHING` per event in batch order; an id already
     /// stored is then read back and compared. Used for batches already in id order (time-ordered
     /// UUIDv7 ids: the recorder, most imports), where it writes the id index in order anyway.
-    func insertPlain<Events: Sequence<EventRecord>>(_ events: Events, recordedAt: Int64, forwarded: Bool,
-                                                    byDevice: Bool = false,
-                                                    provenance: EventProvenance, floor: Int64? = nil) throws -> InsertOutcome {
+    func insertPlain<Events: Sequence<EventRecord>>(
+        _ events: Events, recordedAt: Int64, forwarded: Bool,
+        byDevice: Bool = false,
+        provenance: EventProvenance, floor: Int64? = nil
+    ) throws -> InsertOutcome {
         let insertEvent = try db.cachedStatement(Self.insertEventSQL)
         var outcome = InsertOutcome()
         var conflicts: [(index: Int, event: EventRecord, fields: [String])] = []
@@ -121,8 +130,9 @@ struct EventWriter {
             if db.changes == 1 {
                 forcedSeq = nil
                 outcome.inserted += 1
-                try afterInsert(event, index: index, rowid: db.lastInsertRowID, recordedAt: recordedAt,
-                                forwarded: forwarded, byDevice: byDevice)
+                try afterInsert(
+                    event, index: index, rowid: db.lastInsertRowID, recordedAt: recordedAt,
+                    forwarded: forwarded, byDevice: byDevice)
                 continue
             }
             let fields = try storedDifferences(event)
@@ -163,14 +173,17 @@ struct EventWriter {
 
     /// The outbox row (or delivery, or the imported dead letter) of a newly stored impression,
     /// the `index`th of its batch.
-    func afterInsert(_ event: EventRecord, index: Int, rowid: Int64, recordedAt: Int64, forwarded: Bool,
-                     byDevice: Bool = false) throws {
+    func afterInsert(
+        _ event: EventRecord, index: Int, rowid: Int64, recordedAt: Int64, forwarded: Bool,
+        byDevice: Bool = false
+    ) throws {
         guard event.name == .paywallShown else { return }
         if let imported = importedDeliveries?[index], imported != .pending {
             try imported.record(db, id: event.id, eventRowid: rowid, occurredAt: event.occurredAt)
         } else if forwarded {
-            try Deliveries.record(db, eventRowid: rowid, occurredAt: event.occurredAt, deliveredAt: recordedAt,
-                                  byDevice: byDevice)
+            try Deliveries.record(
+                db, eventRowid: rowid, occurredAt: event.occurredAt, deliveredAt: recordedAt,
+                byDevice: byDevice)
         } else {
             let insertOutbox = try db.cachedStatement(Self.insertOutboxSQL)
             insertOutbox.bind(rowid, at: 1)
@@ -189,13 +202,17 @@ struct EventWriter {
     }
 
     /// The quarantine entries of conflicts: each incoming version as its NDJSON line, with what differs.
-    func conflictEntries(_ conflicts: [(index: Int, event: EventRecord, fields: [String])], at time: Int64,
-                         provenance: EventProvenance, into outcome: inout InsertOutcome) {
+    func conflictEntries(
+        _ conflicts: [(index: Int, event: EventRecord, fields: [String])], at time: Int64,
+        provenance: EventProvenance, into outcome: inout InsertOutcome
+    ) {
         for conflict in conflicts {
             outcome.conflicts += 1
-            outcome.conflictEntries.append(QuarantineEntry(
-                quarantinedAt: time, reasons: [EventDifference.reason(conflict.fields)],
-                payload: NDJSONLine.encode(conflict.event), origin: provenance.origin, line: provenance.line(conflict.index)))
+            outcome.conflictEntries.append(
+                QuarantineEntry(
+                    quarantinedAt: time, reasons: [EventDifference.reason(conflict.fields)],
+                    payload: NDJSONLine.encode(conflict.event), origin: provenance.origin,
+                    line: provenance.line(conflict.index)))
         }
     }
 
@@ -213,7 +230,9 @@ struct EventWriter {
     /// ``quarantine(_:)``, saying whether an entry not stored was a repeat or a forgotten customer's.
     func quarantineResult(_ entry: QuarantineEntry) throws -> QuarantineResult {
         if try Suppression.anyForgotten(db),
-           try Suppression.contains(anyOf: QuarantineUserIDs.ids(in: entry.rawPayload ?? Array(entry.payload.utf8)), db) {
+            try Suppression.contains(
+                anyOf: QuarantineUserIDs.ids(in: entry.rawPayload ?? Array(entry.payload.utf8)), db)
+        {
             try Suppression.recordSuppressed(1, at: entry.quarantinedAt, db)
             return .suppressed
         }

@@ -25,8 +25,10 @@ public struct ImportOptions: Sendable, Hashable {
 
     /// Creates options: forward, 1 MiB line limit, batches of 10,000 lines, 100,000 NDJSON events per
     /// transaction, 1 MiB reads, the plain write path and a page cache sized from the store.
-    public init(forward: Bool = true, maxLineBytes: Int = 1 << 20, batchSize: Int = 10_000, chunkBytes: Int = 1 << 20,
-                writePath: WritePath = .plain, cacheBytes: Int? = nil, transactionEvents: Int = 100_000) {
+    public init(
+        forward: Bool = true, maxLineBytes: Int = 1 << 20, batchSize: Int = 10_000, chunkBytes: Int = 1 << 20,
+        writePath: WritePath = .plain, cacheBytes: Int? = nil, transactionEvents: Int = 100_000
+    ) {
         self.forward = forward
         self.maxLineBytes = max(1, maxLineBytes)
         self.batchSize = max(1, batchSize)
@@ -58,8 +60,10 @@ public struct ImportResult: Sendable, Hashable {
     public var suppressed = 0
 
     /// Creates a result.
-    public init(imported: Int = 0, duplicates: Int = 0, quarantined: Int = 0, alreadyQuarantined: Int = 0,
-                conflicts: Int = 0) {
+    public init(
+        imported: Int = 0, duplicates: Int = 0, quarantined: Int = 0, alreadyQuarantined: Int = 0,
+        conflicts: Int = 0
+    ) {
         self.imported = imported
         self.duplicates = duplicates
         self.quarantined = quarantined
@@ -69,10 +73,11 @@ public struct ImportResult: Sendable, Hashable {
 
     /// Adds another result (for several files).
     public static func + (lhs: ImportResult, rhs: ImportResult) -> ImportResult {
-        var sum = ImportResult(imported: lhs.imported + rhs.imported, duplicates: lhs.duplicates + rhs.duplicates,
-                               quarantined: lhs.quarantined + rhs.quarantined,
-                               alreadyQuarantined: lhs.alreadyQuarantined + rhs.alreadyQuarantined,
-                               conflicts: lhs.conflicts + rhs.conflicts)
+        var sum = ImportResult(
+            imported: lhs.imported + rhs.imported, duplicates: lhs.duplicates + rhs.duplicates,
+            quarantined: lhs.quarantined + rhs.quarantined,
+            alreadyQuarantined: lhs.alreadyQuarantined + rhs.alreadyQuarantined,
+            conflicts: lhs.conflicts + rhs.conflicts)
         sum.suppressed = lhs.suppressed + rhs.suppressed
         return sum
     }

@@ -29,7 +29,8 @@ enum ImportedDelivery: Sendable, Hashable {
     /// Only the open letter travels; letters closed by a requeue stay in the source.
     case dead(status: Int64, reason: String, at: Int64)
 
-    static let insertDeadLetterSQL = "INSERT INTO dead_letters (event_id, status, reason, dead_at) VALUES (?1, ?2, ?3, ?4)"
+    static let insertDeadLetterSQL =
+        "INSERT INTO dead_letters (event_id, status, reason, dead_at) VALUES (?1, ?2, ?3, ?4)"
 
     /// Records this state for the stored impression `id` (`events.rowid` = `eventRowid`), which is
     /// in neither the outbox nor the deliveries; `.pending` records nothing (the caller queues it).
@@ -38,7 +39,8 @@ enum ImportedDelivery: Sendable, Hashable {
         case .pending:
             return
         case .delivered(let at, let byDevice):
-            try Deliveries.record(db, eventRowid: eventRowid, occurredAt: occurredAt, deliveredAt: at, byDevice: byDevice)
+            try Deliveries.record(
+                db, eventRowid: eventRowid, occurredAt: occurredAt, deliveredAt: at, byDevice: byDevice)
         case .dead(let status, let reason, let at):
             let insert = try db.cachedStatement(Self.insertDeadLetterSQL)
             UUIDText.withCanonical(id) { insert.bindText($0, at: 1) }

@@ -3,8 +3,10 @@ import PaywallCore
 import PaywallSQLite
 
 extension Importer {
-    static let sourceColumns = ["id", "name", "occurred_at", "user_id", "session_id", "catalog_version", "pw_id",
-                                "source", "offering_id", "placement_id", "product", "result", "via", "open_s"]
+    static let sourceColumns = [
+        "id", "name", "occurred_at", "user_id", "session_id", "catalog_version", "pw_id",
+        "source", "offering_id", "placement_id", "product", "result", "via", "open_s",
+    ]
 
     /// Imports the events of another store's SQLite file, attached read-only: each row is
     /// validated against the catalog like an NDJSON line, stored once by id, or quarantined
@@ -27,7 +29,8 @@ extension Importer {
         let total: Int64
         do {
             total = try connection.scalar("SELECT count(*) FROM import_source.events")?.int64 ?? 0
-            _ = try connection.scalar("SELECT \(Self.sourceColumns.joined(separator: ", ")) FROM import_source.events LIMIT 0")
+            _ = try connection.scalar(
+                "SELECT \(Self.sourceColumns.joined(separator: ", ")) FROM import_source.events LIMIT 0")
         } catch let error as StorageError {
             throw ImportError(error.kind == .corrupt ? .unreadable : .notAStore, path: path, detail: error.message)
         }
@@ -59,8 +62,10 @@ extension Importer {
                             deliveries.append(delivery.state)
                             batch.add(event, line: Int(lastRowID))
                         case .invalid(let issues):
-                            batch.add(QuarantineEntry(quarantinedAt: store.now.milliseconds(), reasons: issues.map(\.description),
-                                                      payload: Self.json(members), origin: path, line: Int(lastRowID)))
+                            batch.add(
+                                QuarantineEntry(
+                                    quarantinedAt: store.now.milliseconds(), reasons: issues.map(\.description),
+                                    payload: Self.json(members), origin: path, line: Int(lastRowID)))
                         }
                         return true
                     }
@@ -70,9 +75,10 @@ extension Importer {
                 }
                 if rows == 0 { break }
                 done += Int64(rows)
-                let (outcome, already) = try commit(batch.events, quarantine: batch.quarantine,
-                                                    provenance: EventProvenance(origin: path, lines: batch.lines),
-                                                    path: plan.path, deliveries: deliveries)
+                let (outcome, already) = try commit(
+                    batch.events, quarantine: batch.quarantine,
+                    provenance: EventProvenance(origin: path, lines: batch.lines),
+                    path: plan.path, deliveries: deliveries)
                 result.add(outcome, quarantined: batch.quarantine.count, alreadyQuarantined: already)
                 progress(ImportProgress(origin: path, done: done, total: total, result: result))
             }

@@ -17,11 +17,14 @@ extension Importer {
 
     /// Imports NDJSON from an open descriptor (closed here unless it is standard input), the bytes
     /// `alreadyRead` from it first.
-    func importNDJSON(descriptor: Int32, alreadyRead: [UInt8], path: String,
-                      progress: (ImportProgress) -> Void) throws -> ImportResult {
+    func importNDJSON(
+        descriptor: Int32, alreadyRead: [UInt8], path: String,
+        progress: (ImportProgress) -> Void
+    ) throws -> ImportResult {
         defer { if descriptor != STDIN_FILENO { close(descriptor) } }
         var info = stat()
-        let total: Int64? = fstat(descriptor, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG ? Int64(info.st_size) : nil
+        let total: Int64? =
+            fstat(descriptor, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG ? Int64(info.st_size) : nil
         let origin = path == "-" ? "stdin" : path
         let pipeline = NDJSONPipeline(validator: validator, options: options, now: store.now, origin: origin)
         let reader = pipeline.start(descriptor: descriptor, path: path, alreadyRead: alreadyRead)
@@ -39,9 +42,10 @@ extension Importer {
         let plan = bulkPlan(inputBytes: total)
         func commitPending() throws {
             guard !pending.isEmpty else { return }
-            let (outcome, already) = try commit(pending.events, quarantine: pending.quarantine,
-                                                provenance: EventProvenance(origin: origin, lines: pending.lines),
-                                                path: plan.path)
+            let (outcome, already) = try commit(
+                pending.events, quarantine: pending.quarantine,
+                provenance: EventProvenance(origin: origin, lines: pending.lines),
+                path: plan.path)
             result.add(outcome, quarantined: pending.quarantine.count, alreadyQuarantined: already)
             pending = Batch(capacity: 0)
             progress(ImportProgress(origin: path, done: done, total: total, result: result))
@@ -52,7 +56,7 @@ extension Importer {
                 do {
                     item = try reader.next()
                 } catch {
-                    try commitPending()   // what was read before the failure stays imported
+                    try commitPending()  // what was read before the failure stays imported
                     throw error
                 }
                 guard let item else { break }

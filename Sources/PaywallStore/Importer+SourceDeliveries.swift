@@ -21,17 +21,20 @@ extension Importer {
         /// Reads the layout of the attached `import_source`.
         static func of(_ db: Database) throws -> SourceLayout {
             func columns(_ table: String) throws -> Set<String> {
-                Set(try db.all("SELECT name FROM pragma_table_info(?1, 'import_source')", [.text(table)]) {
-                    $0.string(at: 0) ?? ""
-                })
+                Set(
+                    try db.all("SELECT name FROM pragma_table_info(?1, 'import_source')", [.text(table)]) {
+                        $0.string(at: 0) ?? ""
+                    })
             }
             let deliveries = try columns("deliveries")
             let ownByDevice = try columns("write_keys").isEmpty
             if !deliveries.isEmpty {
-                return .rowidKeyed(byDevice: deliveries.contains("by_device"), toCollector: deliveries.contains("to_collector"),
-                                   ownByDevice: ownByDevice)
+                return .rowidKeyed(
+                    byDevice: deliveries.contains("by_device"), toCollector: deliveries.contains("to_collector"),
+                    ownByDevice: ownByDevice)
             }
-            return try columns("outbox").contains("state") ? .stateColumn
+            return try columns("outbox").contains("state")
+                ? .stateColumn
                 : .rowidKeyed(byDevice: false, toCollector: false, ownByDevice: ownByDevice)
         }
     }
@@ -50,12 +53,15 @@ extension Importer {
         let joins: String
         switch layout {
         case .rowidKeyed(let byDevice, let toCollector, let ownByDevice):
-            state = "v.delivered_at, \(ownByDevice ? "1" : byDevice ? "v.by_device" : "0"), "
+            state =
+                "v.delivered_at, \(ownByDevice ? "1" : byDevice ? "v.by_device" : "0"), "
                 + "CASE WHEN \(impression) AND v.event_rowid IS NULL THEN \(openLetter) END"
-            joins = "LEFT JOIN import_source.deliveries AS v ON v.event_rowid = e.rowid AND \(impression)"
+            joins =
+                "LEFT JOIN import_source.deliveries AS v ON v.event_rowid = e.rowid AND \(impression)"
                 + (toCollector ? " AND v.to_collector = 0" : "")
         case .stateColumn:
-            state = "CASE WHEN o.state = 'delivered' THEN coalesce(o.delivered_at, 0) END, 1, "
+            state =
+                "CASE WHEN o.state = 'delivered' THEN coalesce(o.delivered_at, 0) END, 1, "
                 + "CASE WHEN \(impression) AND coalesce(o.state, '') <> 'delivered' THEN \(openLetter) END"
             joins = "LEFT JOIN import_source.outbox AS o ON o.event_id = e.id AND \(impression)"
         }
@@ -77,7 +83,8 @@ extension Importer {
     /// The open dead letter `rowid` of the source, as a state to keep (`nil`: it vanished).
     static func deadLetter(_ db: Database, rowid: Int64) throws -> ImportedDelivery? {
         // Not cached: the statement names the attached database, which is detached after the import.
-        let statement = try db.makeStatement("SELECT status, reason, dead_at FROM import_source.dead_letters WHERE rowid = ?1")
+        let statement = try db.makeStatement(
+            "SELECT status, reason, dead_at FROM import_source.dead_letters WHERE rowid = ?1")
         statement.bind(rowid, at: 1)
         guard try statement.step() else { return nil }
         let row = statement.row

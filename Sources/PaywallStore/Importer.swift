@@ -21,7 +21,9 @@ public struct Importer: Sendable {
     public let options: ImportOptions
 
     /// Creates an importer.
-    public init(store: EventStore, validator: EventValidator = EventValidator(), options: ImportOptions = ImportOptions()) {
+    public init(
+        store: EventStore, validator: EventValidator = EventValidator(), options: ImportOptions = ImportOptions()
+    ) {
         self.store = store
         self.validator = validator
         self.options = options
@@ -48,8 +50,11 @@ public struct Importer: Sendable {
                 }
                 total = total + (try importDatabase(path: path, progress: progress))
             } else {
-                total = total + (try importNDJSON(descriptor: input.descriptor, alreadyRead: input.header, path: path,
-                                                  progress: progress))
+                total =
+                    total
+                    + (try importNDJSON(
+                        descriptor: input.descriptor, alreadyRead: input.header, path: path,
+                        progress: progress))
             }
         }
         return total
@@ -100,8 +105,9 @@ public struct Importer: Sendable {
             }
         }
         let isSQLite = count == header.count && header == sqliteHeader
-        return SniffedInput(descriptor: descriptor, header: regular ? [] : Array(header.prefix(count)),
-                            isSQLite: isSQLite, isRegularFile: regular)
+        return SniffedInput(
+            descriptor: descriptor, header: regular ? [] : Array(header.prefix(count)),
+            isSQLite: isSQLite, isRegularFile: regular)
     }
 
     static func openForReading(_ path: String) throws -> Int32 {
@@ -117,9 +123,12 @@ public struct Importer: Sendable {
     /// quarantine entries (bad lines and conflicts) were already in the quarantine (same payload).
     /// `deliveries` (a database import: one per event) are the source's delivery states: a new
     /// impression takes its state, and a duplicate pending here takes a delivery or dead letter.
-    func commit(_ events: [EventRecord], quarantine: [QuarantineEntry], provenance: EventProvenance,
-                path: WritePath, deliveries: [ImportedDelivery]? = nil) throws
-        -> (outcome: InsertOutcome, alreadyQuarantined: Int) {
+    func commit(
+        _ events: [EventRecord], quarantine: [QuarantineEntry], provenance: EventProvenance,
+        path: WritePath, deliveries: [ImportedDelivery]? = nil
+    ) throws
+        -> (outcome: InsertOutcome, alreadyQuarantined: Int)
+    {
         let time = store.now.milliseconds()
         let forwarded = !options.forward
         return try store.connection.transaction { db in
@@ -130,15 +139,20 @@ public struct Importer: Sendable {
             if let deliveries {
                 for index in outcome.duplicateIndexes where deliveries[index] != .pending {
                     let event = events[index]
-                    guard event.name == .paywallShown, let taken = try Deliveries.take(db, id: event.id) else { continue }
-                    try deliveries[index].record(db, id: event.id, eventRowid: taken.rowid, occurredAt: taken.occurredAt)
+                    guard event.name == .paywallShown, let taken = try Deliveries.take(db, id: event.id) else {
+                        continue
+                    }
+                    try deliveries[index].record(
+                        db, id: event.id, eventRowid: taken.rowid, occurredAt: taken.occurredAt)
                 }
             }
             // Conflicts and bad lines enter the quarantine in line order, whatever the transaction size.
             var entries = quarantine + outcome.conflictEntries
             if !outcome.conflictEntries.isEmpty {
-                entries = entries.enumerated().sorted { ($0.element.line ?? 0, $0.offset) < ($1.element.line ?? 0, $1.offset) }
-                    .map(\.element)
+                entries = entries.enumerated().sorted {
+                    ($0.element.line ?? 0, $0.offset) < ($1.element.line ?? 0, $1.offset)
+                }
+                .map(\.element)
             }
             var already = 0
             for entry in entries {

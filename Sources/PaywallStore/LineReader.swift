@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import PaywallCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Splits a file descriptor's bytes into lines, reading fixed-size chunks: memory stays bounded by
 /// the chunk size plus the line limit, however large the file. A line longer than the limit is
@@ -63,7 +64,8 @@ struct LineReader {
 
         mutating func finish(number: Int) -> Line {
             if let held, held != 0x0D { hash.update([held]) } else if held == 0x0D { length -= 1 }
-            return .oversized(prefix: Array(prefix.prefix(length)), length: length, digest: hash.finalize(), number: number)
+            return .oversized(
+                prefix: Array(prefix.prefix(length)), length: length, digest: hash.finalize(), number: number)
         }
     }
 
@@ -74,7 +76,8 @@ struct LineReader {
         var carry: [UInt8] = []
         var oversized: Oversized?
         var number = 0
-        var markPending = true, markMatched = 0
+        var markPending = true
+        var markMatched = 0
         // Room for the content at the limit plus the `\r` of a CRLF terminator.
         let bufferLimit = maxLineBytes + 1
         func finish(_ bytes: UnsafeRawBufferPointer, number: Int) throws {
@@ -99,7 +102,7 @@ struct LineReader {
             bytesRead += Int64(count)
             var start = 0
             let base = chunk.baseAddress!
-            while markPending, start < count {   // a byte-order mark at the very start, maybe split across reads
+            while markPending, start < count {  // a byte-order mark at the very start, maybe split across reads
                 if chunk[start] == Self.byteOrderMark[markMatched] {
                     markMatched += 1
                     start += 1

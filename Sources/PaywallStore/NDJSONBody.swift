@@ -30,8 +30,9 @@ public struct NDJSONBody: Sendable {
 
     /// Splits `bytes` into lines and validates each one; `origin` is recorded with quarantined lines.
     public func validate(_ bytes: UnsafeRawBufferPointer, origin: String) -> Validated {
-        let pipeline = NDJSONPipeline(validator: self.pipeline.validator, options: self.pipeline.options,
-                                      now: self.pipeline.now, origin: origin)
+        let pipeline = NDJSONPipeline(
+            validator: self.pipeline.validator, options: self.pipeline.options,
+            now: self.pipeline.now, origin: origin)
         var batch = Batch(capacity: 128)
         var number = 0
         var start = 0
@@ -49,7 +50,8 @@ public struct NDJSONBody: Sendable {
                 let digest = SHA256.digest(UnsafeRawBufferPointer(rebasing: bytes[start..<contentEnd]))
                 batch = pipeline.finish(batch, oversized: [(prefix, length, digest, number)])
             } else {
-                pipeline.validateLine(UnsafeRawBufferPointer(rebasing: bytes[start..<end]), number: number, into: &batch)
+                pipeline.validateLine(
+                    UnsafeRawBufferPointer(rebasing: bytes[start..<end]), number: number, into: &batch)
             }
             start = end + 1
         }

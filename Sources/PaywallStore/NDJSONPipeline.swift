@@ -35,8 +35,9 @@ struct NDJSONPipeline: Sendable {
         // `transactionEvents` before it writes, so a smaller channel would stop this thread during
         // every commit and the two threads would take turns instead of overlapping.
         return BackgroundReader(capacity: Self.channelCapacity(options), name: "PaywallStore.Import.reader") { send in
-            var reader = LineReader(descriptor: descriptor, path: path, chunkBytes: pipeline.options.chunkBytes,
-                                    maxLineBytes: pipeline.options.maxLineBytes, alreadyRead: alreadyRead)
+            var reader = LineReader(
+                descriptor: descriptor, path: path, chunkBytes: pipeline.options.chunkBytes,
+                maxLineBytes: pipeline.options.maxLineBytes, alreadyRead: alreadyRead)
             var readSoFar: Int64 = 0
             var open = true
             // Bytes of lines per batch. One line buffer is reused (validation happens on this thread
@@ -53,17 +54,18 @@ struct NDJSONPipeline: Sendable {
                 lines.oversized.removeAll()
             }
             do {
-                try reader.forEachLine({ line in
-                    switch line {
-                    case .text(let bytes, let number):
-                        lines.lines.append((lines.bytes.count, bytes.count, number))
-                        lines.bytes.append(contentsOf: bytes)
-                    case .oversized(let prefix, let length, let digest, let number):
-                        lines.oversized.append((prefix, length, digest, number))
-                    }
-                    if lines.count >= pipeline.options.batchSize || lines.bytes.count >= byteBudget { ship() }
-                    if !open { throw CancellationError() }
-                }, afterChunk: { readSoFar = $0 })
+                try reader.forEachLine(
+                    { line in
+                        switch line {
+                        case .text(let bytes, let number):
+                            lines.lines.append((lines.bytes.count, bytes.count, number))
+                            lines.bytes.append(contentsOf: bytes)
+                        case .oversized(let prefix, let length, let digest, let number):
+                            lines.oversized.append((prefix, length, digest, number))
+                        }
+                        if lines.count >= pipeline.options.batchSize || lines.bytes.count >= byteBudget { ship() }
+                        if !open { throw CancellationError() }
+                    }, afterChunk: { readSoFar = $0 })
                 ship()
             } catch is CancellationError {
                 // The importer stopped reading.
@@ -85,19 +87,27 @@ struct NDJSONPipeline: Sendable {
 
     /// Validates a batch of lines, splitting it across the machine's cores but one; keeps input order.
     func validate(_ batch: LineBatch) -> Batch {
-        validate(batch, workers: Self.validationWorkers(cores: ProcessInfo.processInfo.activeProcessorCount,
-                                                        lines: batch.lines.count))
+        validate(
+            batch,
+            workers: Self.validationWorkers(
+                cores: ProcessInfo.processInfo.activeProcessorCount,
+                lines: batch.lines.count))
     }
 
     /// Validates a batch of lines on `workers` threads (the calling one alone when 1); keeps input order.
     func validate(_ batch: LineBatch, workers: Int) -> Batch {
-        guard workers > 1 else { return finish(validate(batch, lines: 0..<batch.lines.count), oversized: batch.oversized) }
+        guard workers > 1 else {
+            return finish(validate(batch, lines: 0..<batch.lines.count), oversized: batch.oversized)
+        }
         let parts = (0..<workers).map { worker in
             (batch.lines.count * worker / workers)..<(batch.lines.count * (worker + 1) / workers)
         }
         let results = UnsafeMutableBufferPointer<Batch>.allocate(capacity: workers)
         results.initialize(repeating: Batch(capacity: 0))
-        defer { results.deinitialize(); results.deallocate() }
+        defer {
+            results.deinitialize()
+            results.deallocate()
+        }
         nonisolated(unsafe) let output = results
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
             output[worker] = validate(batch, lines: parts[worker])
@@ -117,21 +127,26 @@ struct NDJSONPipeline: Sendable {
         batch.bytes.withUnsafeBytes { all in
             for index in lines {
                 let line = batch.lines[index]
-                validateLine(UnsafeRawBufferPointer(rebasing: all[line.start..<(line.start + line.count)]),
-                             number: line.number, into: &part)
+                validateLine(
+                    UnsafeRawBufferPointer(rebasing: all[line.start..<(line.start + line.count)]),
+                    number: line.number, into: &part)
             }
         }
         return part
     }
 
     /// Adds the quarantine entries of the batch's oversized lines.
-    func finish(_ validated: Batch, oversized: [(prefix: [UInt8], length: Int, digest: [UInt8], number: Int)]) -> Batch {
+    func finish(_ validated: Batch, oversized: [(prefix: [UInt8], length: Int, digest: [UInt8], number: Int)]) -> Batch
+    {
         var merged = validated
         for long in oversized {
-            let reason = "(line): \(long.length) bytes, longer than the \(options.maxLineBytes)-byte limit; an event is "
+            let reason =
+                "(line): \(long.length) bytes, longer than the \(options.maxLineBytes)-byte limit; an event is "
                 + "a small flat JSON object — fix or split the line (payload keeps the first \(long.prefix.count) bytes)"
-            merged.add(QuarantineEntry(quarantinedAt: now.milliseconds(), reasons: [reason], kept: long.prefix,
-                                       identity: long.digest, whole: false, origin: origin, line: long.number))
+            merged.add(
+                QuarantineEntry(
+                    quarantinedAt: now.milliseconds(), reasons: [reason], kept: long.prefix,
+                    identity: long.digest, whole: false, origin: origin, line: long.number))
         }
         return merged
     }
@@ -145,8 +160,10 @@ struct NDJSONPipeline: Sendable {
         case .valid(let event):
             batch.add(event, line: number)
         case .invalid(let issues):
-            batch.add(QuarantineEntry(quarantinedAt: now.milliseconds(), reasons: issues.map(\.description),
-                                      bytes: bytes, origin: origin, line: number))
+            batch.add(
+                QuarantineEntry(
+                    quarantinedAt: now.milliseconds(), reasons: issues.map(\.description),
+                    bytes: bytes, origin: origin, line: number))
         }
     }
 }

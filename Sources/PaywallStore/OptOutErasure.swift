@@ -42,13 +42,16 @@ public struct OptOutErasure: Sendable {
         var report = try connection.transaction(.immediate) { db in
             var events: [ErasedEvents.Event] = []
             try db.forEachRow(Self.pendingSQL, [.integer(uploadedThrough ?? 0)]) { row in
-                events.append(.init(seq: row.int64(at: 0), pwID: row.string(at: 1) ?? "", occurredAt: row.int64(at: 2),
-                                    isImpression: row.int64(at: 3) == 1))
+                events.append(
+                    .init(
+                        seq: row.int64(at: 0), pwID: row.string(at: 1) ?? "", occurredAt: row.int64(at: 2),
+                        isImpression: row.int64(at: 3) == 1))
                 if ids.count <= Self.searchedIDs { ids.append(row.withUnsafeText(at: 4) { Array($0) }) }
                 return true
             }
-            let erased = ErasedEvents(userIDs: [], events: events,
-                                      sharedPresentations: try EventRowErasure.sharedPresentations(of: events, db))
+            let erased = ErasedEvents(
+                userIDs: [], events: events,
+                sharedPresentations: try EventRowErasure.sharedPresentations(of: events, db))
             var report = ErasureReport()
             for participant in participants { report.tables += try participant.erase(erased, in: db) }
             report.tables = try EventRowErasure.erase(erased, db) + report.tables

@@ -44,18 +44,23 @@ public struct QuarantineEntry: Sendable, Hashable {
     }
 
     /// Creates an entry for raw input bytes (an NDJSON line without its terminator), kept whole.
-    public init(quarantinedAt: Int64, reasons: [String], bytes: UnsafeRawBufferPointer, origin: String? = nil,
-                line: Int? = nil) {
+    public init(
+        quarantinedAt: Int64, reasons: [String], bytes: UnsafeRawBufferPointer, origin: String? = nil,
+        line: Int? = nil
+    ) {
         var hash = SHA256()
         hash.update(bytes)
-        self.init(quarantinedAt: quarantinedAt, reasons: reasons, kept: Array(bytes), identity: hash.finalize(),
-                  whole: true, origin: origin, line: line)
+        self.init(
+            quarantinedAt: quarantinedAt, reasons: reasons, kept: Array(bytes), identity: hash.finalize(),
+            whole: true, origin: origin, line: line)
     }
 
     /// Creates an entry that keeps only `kept` (the first bytes of a longer input) and is
     /// identified by `identity`, the SHA-256 of the whole input.
-    public init(quarantinedAt: Int64, reasons: [String], kept: [UInt8], identity: [UInt8], whole: Bool,
-                origin: String? = nil, line: Int? = nil) {
+    public init(
+        quarantinedAt: Int64, reasons: [String], kept: [UInt8], identity: [UInt8], whole: Bool,
+        origin: String? = nil, line: Int? = nil
+    ) {
         let shown = QuarantinePayload.display(kept)
         self.quarantinedAt = quarantinedAt
         self.reasons = Self.capped(reasons)
@@ -72,7 +77,8 @@ public struct QuarantineEntry: Sendable, Hashable {
     static func capped(_ reasons: [String]) -> [String] {
         // Keyed by UTF-8 bytes: reasons quote data, and `String` equality would fold canonically
         // equivalent spellings (two different keys) into one.
-        var order: [String] = [], counts: [[UInt8]: Int] = [:]
+        var order: [String] = []
+        var counts: [[UInt8]: Int] = [:]
         for reason in reasons {
             let key = Array(reason.utf8)
             if counts[key] == nil { order.append(reason) }
@@ -85,6 +91,8 @@ public struct QuarantineEntry: Sendable, Hashable {
         guard folded.count > maxReasons else { return folded }
         let more = folded.count - maxReasons
         return Array(folded.prefix(maxReasons))
-            + ["… and \(more) more problem\(more == 1 ? "" : "s") in this input (only the first \(maxReasons) are kept)"]
+            + [
+                "… and \(more) more problem\(more == 1 ? "" : "s") in this input (only the first \(maxReasons) are kept)"
+            ]
     }
 }

@@ -11,7 +11,9 @@ enum QuarantineErasure {
     static func erase(_ ids: [String], _ db: Database) throws -> Int {
         let wanted = Set(ids.map { Array($0.utf8) })
         var doomed: [Int64] = []
-        try db.forEachRow("SELECT seq, coalesce(payload_raw, CAST(payload AS BLOB)), CAST(reasons AS BLOB) FROM quarantine") { row in
+        try db.forEachRow(
+            "SELECT seq, coalesce(payload_raw, CAST(payload AS BLOB)), CAST(reasons AS BLOB) FROM quarantine"
+        ) { row in
             let payload = row.withUnsafeBlob(at: 1) { Array($0) }
             let reasons = row.withUnsafeBlob(at: 2) { Array($0) }
             if matches(payload, reasons: reasons, wanted: wanted) { doomed.append(row.int64(at: 0)) }

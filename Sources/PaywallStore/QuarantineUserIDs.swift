@@ -37,12 +37,20 @@ enum QuarantineUserIDs {
                 continue
             }
             var cursor = index + key.count
-            func skipSpace() { while cursor < bytes.count, [0x20, 0x09, 0x0D, 0x0A].contains(bytes[cursor]) { cursor += 1 } }
+            func skipSpace() {
+                while cursor < bytes.count, [0x20, 0x09, 0x0D, 0x0A].contains(bytes[cursor]) { cursor += 1 }
+            }
             skipSpace()
-            guard cursor < bytes.count, bytes[cursor] == UInt8(ascii: ":") else { index += 1; continue }
+            guard cursor < bytes.count, bytes[cursor] == UInt8(ascii: ":") else {
+                index += 1
+                continue
+            }
             cursor += 1
             skipSpace()
-            guard cursor < bytes.count, bytes[cursor] == UInt8(ascii: "\"") else { index += 1; continue }
+            guard cursor < bytes.count, bytes[cursor] == UInt8(ascii: "\"") else {
+                index += 1
+                continue
+            }
             let start = cursor
             cursor += 1
             while cursor < bytes.count, bytes[cursor] != UInt8(ascii: "\"") {
@@ -50,7 +58,8 @@ enum QuarantineUserIDs {
             }
             if cursor < bytes.count {
                 let literal = Data(bytes[start...cursor])
-                if let value = try? JSONSerialization.jsonObject(with: literal, options: [.fragmentsAllowed]) as? String {
+                if let value = try? JSONSerialization.jsonObject(with: literal, options: [.fragmentsAllowed]) as? String
+                {
                     found.append(value)
                 } else {
                     found.append(String(decoding: bytes[(start + 1)..<cursor], as: UTF8.self))

@@ -1,7 +1,7 @@
 import Foundation
 import PaywallCore
-import PaywallSQLite
 import PaywallLock
+import PaywallSQLite
 
 /// The batching event sink: `record` appends to a bounded in-memory buffer and returns at once;
 /// a background committer writes batches to the ``EventStore``, one transaction each.
@@ -30,8 +30,10 @@ public final class Recorder: EventSink {
     ///   - clock: drives the interval (a manual clock in tests).
     ///   - diagnostics: receives failures, recoveries and drop reports; called on the committer
     ///     thread, so it should return quickly.
-    public init(store: EventStore, policy: FlushPolicy = FlushPolicy(), clock: any Clock<Duration> = ContinuousClock(),
-                diagnostics: @escaping @Sendable (RecorderDiagnostic) -> Void = { _ in }) {
+    public init(
+        store: EventStore, policy: FlushPolicy = FlushPolicy(), clock: any Clock<Duration> = ContinuousClock(),
+        diagnostics: @escaping @Sendable (RecorderDiagnostic) -> Void = { _ in }
+    ) {
         let core = RecorderCore(store: store, policy: policy, diagnostics: diagnostics)
         self.core = core
         let thread = Thread { core.runCommitter() }
@@ -49,11 +51,14 @@ public final class Recorder: EventSink {
     /// Opens (creating and migrating) the store at `path` and starts a recorder on it.
     ///
     /// - Throws: `StorageError` from opening the store (`.corrupt`, `.readOnly`, `.schemaTooNew`, …).
-    public convenience init(path: String, options: OpenOptions = .default, now: Now, policy: FlushPolicy = FlushPolicy(),
-                            clock: any Clock<Duration> = ContinuousClock(),
-                            diagnostics: @escaping @Sendable (RecorderDiagnostic) -> Void = { _ in }) throws {
-        self.init(store: try EventStore(path: path, options: options, now: now), policy: policy, clock: clock,
-                  diagnostics: diagnostics)
+    public convenience init(
+        path: String, options: OpenOptions = .default, now: Now, policy: FlushPolicy = FlushPolicy(),
+        clock: any Clock<Duration> = ContinuousClock(),
+        diagnostics: @escaping @Sendable (RecorderDiagnostic) -> Void = { _ in }
+    ) throws {
+        self.init(
+            store: try EventStore(path: path, options: options, now: now), policy: policy, clock: clock,
+            diagnostics: diagnostics)
     }
 
     deinit {

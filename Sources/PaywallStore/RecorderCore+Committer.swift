@@ -1,6 +1,6 @@
 import Dispatch
-import PaywallLock
 import PaywallCore
+import PaywallLock
 import PaywallSQLite
 
 extension RecorderCore {
@@ -48,7 +48,9 @@ extension RecorderCore {
                 pending = []
                 for index in recycled.indices { recycled[index].removeAll(keepingCapacity: true) }
                 let ready = state.withLock { state in
-                    while state.freeSegments.count < 4, let segment = recycled.popLast() { state.freeSegments.append(segment) }
+                    while state.freeSegments.count < 4, let segment = recycled.popLast() {
+                        state.freeSegments.append(segment)
+                    }
                     state.committed = upTo
                     state.inflight = 0
                     state.droppingEpisode = false
@@ -60,7 +62,8 @@ extension RecorderCore {
                 failures = 0
                 for waiter in ready { waiter.continuation.resume() }
             } catch {
-                let storageError = (error as? StorageError)
+                let storageError =
+                    (error as? StorageError)
                     ?? StorageError(code: 0, message: "\(error)", path: store.path, kind: .other)
                 failures += 1
                 let waiting = state.withLock { state in
@@ -71,8 +74,10 @@ extension RecorderCore {
                     }
                     return state.waiters.removeAllReturning()
                 }
-                diagnostics(shuttingDown ? .lostOnClose(storageError, events: pendingCount)
-                                         : .commitFailed(storageError, heldEvents: pendingCount))
+                diagnostics(
+                    shuttingDown
+                        ? .lostOnClose(storageError, events: pendingCount)
+                        : .commitFailed(storageError, heldEvents: pendingCount))
                 for waiter in waiting { waiter.continuation.resume(throwing: storageError) }
             }
             if shuttingDown { return }
@@ -93,14 +98,16 @@ extension RecorderCore {
         let limit = max(policy.batchSize, Self.transactionLimit)
         var start = 0
         repeat {
-            var end = start, count = 0
+            var end = start
+            var count = 0
             while end < segments.count, end == start || count + segments[end].count <= limit {
                 count += segments[end].count
                 end += 1
             }
             let last = end >= segments.count
-            let outcome = try store.insertReporting(segments[start..<end].joined(), droppedAtBound: last ? drops : 0,
-                                                    durable: durable && last, provenance: Self.provenance)
+            let outcome = try store.insertReporting(
+                segments[start..<end].joined(), droppedAtBound: last ? drops : 0,
+                durable: durable && last, provenance: Self.provenance)
             if outcome.conflicts > 0 { diagnostics(.conflictsQuarantined(count: outcome.conflicts)) }
             start = end
         } while start < segments.count

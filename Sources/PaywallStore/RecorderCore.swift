@@ -1,7 +1,7 @@
 import Dispatch
 import PaywallCore
-import PaywallSQLite
 import PaywallLock
+import PaywallSQLite
 
 /// The recorder's shared state and its committer loop, run on a dedicated thread so blocking
 /// SQLite work never occupies Swift's cooperative pool.
@@ -62,7 +62,11 @@ final class RecorderCore: Sendable {
     /// Registers a waiter for everything accepted so far; resumes at once when nothing is outstanding.
     func waitForCommit(closing: Bool) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            enum Action { case resume, fail(StorageError), wait }
+            enum Action {
+                case resume
+                case fail(StorageError)
+                case wait
+            }
             let action = state.withLock { state -> Action in
                 if closing { state.closing = true }
                 if state.finished {

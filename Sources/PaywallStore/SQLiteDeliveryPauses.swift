@@ -13,9 +13,12 @@ public struct SQLiteDeliveryPauses: DeliveryPauses {
     public func pause(of destination: String) throws -> DeliveryPause? {
         try connection.withDatabase { db in
             var found: DeliveryPause?
-            try db.forEachRow("SELECT paused_until, failures, reason FROM delivery_pauses WHERE destination = ?1",
-                              [.text(destination)]) { row in
-                found = DeliveryPause(until: row.int64(at: 0), failures: Int(row.int64(at: 1)), reason: row.string(at: 2) ?? "")
+            try db.forEachRow(
+                "SELECT paused_until, failures, reason FROM delivery_pauses WHERE destination = ?1",
+                [.text(destination)]
+            ) { row in
+                found = DeliveryPause(
+                    until: row.int64(at: 0), failures: Int(row.int64(at: 1)), reason: row.string(at: 2) ?? "")
                 return false
             }
             return found
@@ -24,7 +27,8 @@ public struct SQLiteDeliveryPauses: DeliveryPauses {
 
     /// Stores (replacing) the pause of `destination`.
     public func setPause(_ pause: DeliveryPause, of destination: String) throws {
-        _ = try connection.run("""
+        _ = try connection.run(
+            """
             INSERT INTO delivery_pauses (destination, paused_until, failures, reason) VALUES (?1, ?2, ?3, ?4)
             ON CONFLICT(destination) DO UPDATE SET paused_until = excluded.paused_until, failures = excluded.failures,
               reason = excluded.reason

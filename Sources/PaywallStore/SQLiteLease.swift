@@ -12,11 +12,13 @@ struct SQLiteLease: Sendable {
     func acquire(owner: String, now: Int64, durationMs: Int64) throws -> Bool {
         try connection.transaction(.immediate) { db in
             if let value = try db.scalar("SELECT value FROM meta WHERE key = ?1", [.text(key)])?.string,
-               let lease = Self.parse(value), lease.owner != owner, lease.expiresAt > now {
+                let lease = Self.parse(value), lease.owner != owner, lease.expiresAt > now
+            {
                 return false
             }
-            try db.run("INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                       [.text(key), .text("\(now + durationMs) \(owner)")])
+            try db.run(
+                "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                [.text(key), .text("\(now + durationMs) \(owner)")])
             return true
         }
     }
@@ -25,7 +27,8 @@ struct SQLiteLease: Sendable {
     func release(owner: String) throws {
         try connection.transaction(.immediate) { db in
             if let value = try db.scalar("SELECT value FROM meta WHERE key = ?1", [.text(key)])?.string,
-               Self.parse(value)?.owner == owner {
+                Self.parse(value)?.owner == owner
+            {
                 try db.run("DELETE FROM meta WHERE key = ?1", [.text(key)])
             }
         }

@@ -26,7 +26,8 @@ public final class SQLiteOutbox: EventOutbox {
     /// Takes the lease unless another owner holds an unexpired one; the same owner renews it.
     /// - Throws: `StorageError` (`.busy` when another process keeps the database locked).
     public func acquireLease(owner: String, now: Int64, durationMs: Int64) throws -> Bool {
-        try SQLiteLease(connection: connection, key: Self.leaseKey).acquire(owner: owner, now: now, durationMs: durationMs)
+        try SQLiteLease(connection: connection, key: Self.leaseKey).acquire(
+            owner: owner, now: now, durationMs: durationMs)
     }
 
     /// Deletes the lease row if `owner` holds it.
@@ -66,7 +67,9 @@ public final class SQLiteOutbox: EventOutbox {
             var items: [OutboxItem] = []
             try statement.forEachRow { row in
                 // The store writes canonical ids; a row whose id does not parse is left alone.
-                if let event = Self.event(from: row) { items.append(OutboxItem(event: event, attempts: Int(row.int64(at: 15)))) }
+                if let event = Self.event(from: row) {
+                    items.append(OutboxItem(event: event, attempts: Int(row.int64(at: 15))))
+                }
                 return true
             }
             return items
@@ -91,7 +94,8 @@ public final class SQLiteOutbox: EventOutbox {
     /// Stores the attempt count and the earliest next attempt of pending impressions.
     public func scheduleRetry(_ ids: [UUID], attempts: Int, notBefore: Int64) throws {
         try connection.transaction(.immediate) { db in
-            let statement = try db.cachedStatement("""
+            let statement = try db.cachedStatement(
+                """
                 UPDATE outbox SET attempts = ?2, next_attempt_at = ?3
                 WHERE event_rowid = (SELECT rowid FROM events WHERE id = ?1)
                 """)
@@ -149,7 +153,8 @@ public final class SQLiteOutbox: EventOutbox {
 
     static func event(from row: Row) -> EventRecord? {
         // Parsed from the column's bytes (no String, no Foundation parser): the uploader reads every event this way.
-        let uuid = { (index: Int) in row.isNull(at: index) ? nil : row.withUnsafeText(at: index) { UUIDText.parse($0) } }
+        let uuid = { (index: Int) in row.isNull(at: index) ? nil : row.withUnsafeText(at: index) { UUIDText.parse($0) }
+        }
         guard let id = uuid(0), let pwID = uuid(7) else { return nil }
         return EventRecord(
             id: id,

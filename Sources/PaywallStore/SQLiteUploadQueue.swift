@@ -27,7 +27,8 @@ public final class SQLiteUploadQueue: EventUploadQueue {
 
     /// Takes the uploader's lease unless another owner holds an unexpired one.
     public func acquireLease(owner: String, now: Int64, durationMs: Int64) throws -> Bool {
-        try SQLiteLease(connection: connection, key: Self.leaseKey).acquire(owner: owner, now: now, durationMs: durationMs)
+        try SQLiteLease(connection: connection, key: Self.leaseKey).acquire(
+            owner: owner, now: now, durationMs: durationMs)
     }
 
     /// Gives the uploader's lease back if `owner` holds it.
@@ -52,8 +53,9 @@ public final class SQLiteUploadQueue: EventUploadQueue {
 
     /// The highest `seq` the collector acknowledged, 0 before the first acknowledgement.
     public func uploadCursor() throws -> Int64 {
-        try connection.scalar("SELECT acknowledged_seq FROM upload_cursor WHERE destination = ?1",
-                              [.text(Self.destination)])?.int64 ?? 0
+        try connection.scalar(
+            "SELECT acknowledged_seq FROM upload_cursor WHERE destination = ?1",
+            [.text(Self.destination)])?.int64 ?? 0
     }
 
     /// Events not acknowledged yet: up to `limit` with `seq` greater than `seq`, in `seq` order, each
@@ -69,7 +71,8 @@ public final class SQLiteUploadQueue: EventUploadQueue {
                 // The store writes canonical ids; a row whose id does not parse cannot be sent and is
                 // passed over (the cursor moves past it with the rest of its batch).
                 if let event = SQLiteOutbox.event(from: row) {
-                    items.append(UploadItem(seq: row.int64(at: 15), event: event, forwardedHere: row.int64(at: 16) == 1))
+                    items.append(
+                        UploadItem(seq: row.int64(at: 15), event: event, forwardedHere: row.int64(at: 16) == 1))
                 }
                 return true
             }
@@ -82,18 +85,23 @@ public final class SQLiteUploadQueue: EventUploadQueue {
     /// one transaction: the collector's 2xx is recorded whole or not at all.
     public func acknowledge(through seq: Int64, handOffImpressions: Bool, at: Int64) throws {
         try connection.transaction(.immediate) { db in
-            let previous = try db.int64("SELECT acknowledged_seq FROM upload_cursor WHERE destination = ?1",
-                                        [.text(Self.destination)]) ?? 0
+            let previous =
+                try db.int64(
+                    "SELECT acknowledged_seq FROM upload_cursor WHERE destination = ?1",
+                    [.text(Self.destination)]) ?? 0
             guard seq > previous else { return }
-            try db.run("""
+            try db.run(
+                """
                 INSERT INTO upload_cursor (destination, acknowledged_seq, acknowledged_at) VALUES (?1, ?2, ?3)
                 ON CONFLICT(destination) DO UPDATE SET acknowledged_seq = excluded.acknowledged_seq,
                   acknowledged_at = excluded.acknowledged_at
                 """, [.text(Self.destination), .integer(seq), .integer(at)])
             guard handOffImpressions else { return }
-            let taken = try db.all("""
+            let taken = try db.all(
+                """
                 DELETE FROM outbox WHERE event_rowid > ?1 AND event_rowid <= ?2 RETURNING event_rowid, occurred_at
-                """, [.integer(previous), .integer(seq)]) { ($0.int64(at: 0), $0.int64(at: 1)) }
+                """, [.integer(previous), .integer(seq)]
+            ) { ($0.int64(at: 0), $0.int64(at: 1)) }
             for (rowid, occurredAt) in taken {
                 try Deliveries.record(db, eventRowid: rowid, occurredAt: occurredAt, deliveredAt: at, toCollector: true)
             }

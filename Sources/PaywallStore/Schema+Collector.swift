@@ -5,8 +5,10 @@ extension Schema {
     /// that uploaded it to a collector (`X-Paywall-Forwarding: device`), 0 when by this store's
     /// forwarder (or imported with `--no-forward`). A partial index keeps the count of device
     /// deliveries cheap for `stats`; `export events` shows them as `forwarded_by_device`.
-    static let deliveriesByDevice = Migration("deliveries-by-device", sql: """
-        ALTER TABLE deliveries ADD COLUMN by_device INTEGER NOT NULL DEFAULT 0;
-        CREATE INDEX deliveries_by_device ON deliveries (event_rowid) WHERE by_device = 1;
-        """)
+    static let deliveriesByDevice = Migration(
+        "deliveries-by-device",
+        sql: """
+            ALTER TABLE deliveries ADD COLUMN by_device INTEGER NOT NULL DEFAULT 0;
+            CREATE INDEX deliveries_by_device ON deliveries (event_rowid) WHERE by_device = 1;
+            """)
 }

@@ -22,45 +22,47 @@ extension Schema {
     /// stored is not counted when the event arrives later. `INSERT OR REPLACE` on a dead letter's
     /// rowid fires no delete trigger (SQLite's `recursive_triggers` is off) and is not counted
     /// either; the program never does either.
-    static let deadLetterBuckets = Migration("dead-letter-buckets", sql: """
-        CREATE TABLE report_dead_buckets (bucket INTEGER PRIMARY KEY, dead INTEGER NOT NULL) STRICT;
-        INSERT INTO report_dead_buckets (bucket, dead)
-          SELECT e.occurred_at / 900000, count(*)
-          FROM (SELECT DISTINCT event_id FROM dead_letters WHERE requeued_at IS NULL) AS l
-          CROSS JOIN events AS e ON e.id = l.event_id AND e.name = 'paywall_shown'
-          GROUP BY 1;
-        CREATE TRIGGER dead_letters_count_insert AFTER INSERT ON dead_letters
-        WHEN new.requeued_at IS NULL
-          AND NOT EXISTS (SELECT 1 FROM dead_letters
-                          WHERE event_id = new.event_id AND requeued_at IS NULL AND rowid != new.rowid)
-        BEGIN
-          INSERT INTO report_dead_buckets (bucket, dead)
-            SELECT occurred_at / 900000, 1 FROM events WHERE id = new.event_id AND name = 'paywall_shown'
-            ON CONFLICT(bucket) DO UPDATE SET dead = dead + 1;
-        END;
-        CREATE TRIGGER dead_letters_count_delete AFTER DELETE ON dead_letters
-        WHEN old.requeued_at IS NULL
-          AND NOT EXISTS (SELECT 1 FROM dead_letters WHERE event_id = old.event_id AND requeued_at IS NULL)
-        BEGIN
-          UPDATE report_dead_buckets SET dead = dead - 1
-          WHERE bucket = (SELECT occurred_at / 900000 FROM events WHERE id = old.event_id AND name = 'paywall_shown');
-        END;
-        CREATE TRIGGER dead_letters_count_close AFTER UPDATE OF event_id, requeued_at ON dead_letters
-        WHEN old.requeued_at IS NULL
-          AND NOT EXISTS (SELECT 1 FROM dead_letters WHERE event_id = old.event_id AND requeued_at IS NULL)
-        BEGIN
-          UPDATE report_dead_buckets SET dead = dead - 1
-          WHERE bucket = (SELECT occurred_at / 900000 FROM events WHERE id = old.event_id AND name = 'paywall_shown');
-        END;
-        CREATE TRIGGER dead_letters_count_open AFTER UPDATE OF event_id, requeued_at ON dead_letters
-        WHEN new.requeued_at IS NULL
-          AND NOT (old.requeued_at IS NULL AND old.event_id = new.event_id)
-          AND NOT EXISTS (SELECT 1 FROM dead_letters
-                          WHERE event_id = new.event_id AND requeued_at IS NULL AND rowid != new.rowid)
-        BEGIN
-          INSERT INTO report_dead_buckets (bucket, dead)
-            SELECT occurred_at / 900000, 1 FROM events WHERE id = new.event_id AND name = 'paywall_shown'
-            ON CONFLICT(bucket) DO UPDATE SET dead = dead + 1;
-        END;
-        """)
+    static let deadLetterBuckets = Migration(
+        "dead-letter-buckets",
+        sql: """
+            CREATE TABLE report_dead_buckets (bucket INTEGER PRIMARY KEY, dead INTEGER NOT NULL) STRICT;
+            INSERT INTO report_dead_buckets (bucket, dead)
+              SELECT e.occurred_at / 900000, count(*)
+              FROM (SELECT DISTINCT event_id FROM dead_letters WHERE requeued_at IS NULL) AS l
+              CROSS JOIN events AS e ON e.id = l.event_id AND e.name = 'paywall_shown'
+              GROUP BY 1;
+            CREATE TRIGGER dead_letters_count_insert AFTER INSERT ON dead_letters
+            WHEN new.requeued_at IS NULL
+              AND NOT EXISTS (SELECT 1 FROM dead_letters
+                              WHERE event_id = new.event_id AND requeued_at IS NULL AND rowid != new.rowid)
+            BEGIN
+              INSERT INTO report_dead_buckets (bucket, dead)
+                SELECT occurred_at / 900000, 1 FROM events WHERE id = new.event_id AND name = 'paywall_shown'
+                ON CONFLICT(bucket) DO UPDATE SET dead = dead + 1;
+            END;
+            CREATE TRIGGER dead_letters_count_delete AFTER DELETE ON dead_letters
+            WHEN old.requeued_at IS NULL
+              AND NOT EXISTS (SELECT 1 FROM dead_letters WHERE event_id = old.event_id AND requeued_at IS NULL)
+            BEGIN
+              UPDATE report_dead_buckets SET dead = dead - 1
+              WHERE bucket = (SELECT occurred_at / 900000 FROM events WHERE id = old.event_id AND name = 'paywall_shown');
+            END;
+            CREATE TRIGGER dead_letters_count_close AFTER UPDATE OF event_id, requeued_at ON dead_letters
+            WHEN old.requeued_at IS NULL
+              AND NOT EXISTS (SELECT 1 FROM dead_letters WHERE event_id = old.event_id AND requeued_at IS NULL)
+            BEGIN
+              UPDATE report_dead_buckets SET dead = dead - 1
+              WHERE bucket = (SELECT occurred_at / 900000 FROM events WHERE id = old.event_id AND name = 'paywall_shown');
+            END;
+            CREATE TRIGGER dead_letters_count_open AFTER UPDATE OF event_id, requeued_at ON dead_letters
+            WHEN new.requeued_at IS NULL
+              AND NOT (old.requeued_at IS NULL AND old.event_id = new.event_id)
+              AND NOT EXISTS (SELECT 1 FROM dead_letters
+                              WHERE event_id = new.event_id AND requeued_at IS NULL AND rowid != new.rowid)
+            BEGIN
+              INSERT INTO report_dead_buckets (bucket, dead)
+                SELECT occurred_at / 900000, 1 FROM events WHERE id = new.event_id AND name = 'paywall_shown'
+                ON CONFLICT(bucket) DO UPDATE SET dead = dead + 1;
+            END;
+            """)
 }

@@ -22,7 +22,9 @@ extension Schema {
     /// `store/application-id`: marks a store created before application ids with ``applicationID`` (the
     /// migrator marks a new store in its first transaction already). `StoreIdentityTests` holds the
     /// literal equal to the constant.
-    static let storeApplicationID = Migration("application-id", sql: """
-        PRAGMA application_id = 1347895630;
-        """)
+    static let storeApplicationID = Migration(
+        "application-id",
+        sql: """
+            PRAGMA application_id = 1347895630;
+            """)
 }

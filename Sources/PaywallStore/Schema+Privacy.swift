@@ -7,8 +7,10 @@ extension Schema {
     ///   was forgotten. The salt is the `meta` key ``Suppression/saltKey``.
     /// - `suppressed_events`: how many later events of forgotten customers were refused, per write
     ///   (`suppressed_at`, the write's time), as `drops` counts the recorder's drops.
-    static let privacy = Migration("privacy", sql: """
-        CREATE TABLE suppressions (user_sha256 BLOB PRIMARY KEY NOT NULL, since INTEGER NOT NULL) STRICT, WITHOUT ROWID;
-        CREATE TABLE suppressed_events (suppressed_at INTEGER NOT NULL, count INTEGER NOT NULL) STRICT;
-        """)
+    static let privacy = Migration(
+        "privacy",
+        sql: """
+            CREATE TABLE suppressions (user_sha256 BLOB PRIMARY KEY NOT NULL, since INTEGER NOT NULL) STRICT, WITHOUT ROWID;
+            CREATE TABLE suppressed_events (suppressed_at INTEGER NOT NULL, count INTEGER NOT NULL) STRICT;
+            """)
 }

@@ -7,11 +7,13 @@ extension Schema {
     /// valid UTF-8 (`payload` then shows each invalid byte as `\xHH`). Rows stored before have no
     /// digest; an exact repeat of one of them is still recognised by its payload text (through a
     /// partial index over those rows only).
-    static let quarantineIdentityByBytes = Migration("quarantine-identity-by-bytes", sql: """
-        ALTER TABLE quarantine ADD COLUMN line_sha256 BLOB;
-        ALTER TABLE quarantine ADD COLUMN payload_raw BLOB;
-        CREATE UNIQUE INDEX quarantine_by_line_sha256 ON quarantine (line_sha256);
-        DROP INDEX quarantine_by_payload;
-        CREATE INDEX quarantine_legacy_payload ON quarantine (payload) WHERE line_sha256 IS NULL;
-        """)
+    static let quarantineIdentityByBytes = Migration(
+        "quarantine-identity-by-bytes",
+        sql: """
+            ALTER TABLE quarantine ADD COLUMN line_sha256 BLOB;
+            ALTER TABLE quarantine ADD COLUMN payload_raw BLOB;
+            CREATE UNIQUE INDEX quarantine_by_line_sha256 ON quarantine (line_sha256);
+            DROP INDEX quarantine_by_payload;
+            CREATE INDEX quarantine_legacy_payload ON quarantine (payload) WHERE line_sha256 IS NULL;
+            """)
 }

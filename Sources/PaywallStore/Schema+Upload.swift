@@ -12,14 +12,16 @@ extension Schema {
     ///   collector that forwards it (`X-Paywall-Forwarding: collector`); this store never sends it.
     /// - `retention_deletions`: one row per pruning that deleted events (device retention), with how
     ///   many; `stats` shows the total.
-    static let uploadCursorAndPauses = Migration("upload-cursor-and-delivery-pauses", sql: """
-        CREATE TABLE upload_cursor (
-          destination TEXT PRIMARY KEY NOT NULL, acknowledged_seq INTEGER NOT NULL,
-          acknowledged_at INTEGER NOT NULL) STRICT;
-        CREATE TABLE delivery_pauses (
-          destination TEXT PRIMARY KEY NOT NULL, paused_until INTEGER NOT NULL, failures INTEGER NOT NULL,
-          reason TEXT NOT NULL) STRICT;
-        ALTER TABLE deliveries ADD COLUMN to_collector INTEGER NOT NULL DEFAULT 0;
-        CREATE TABLE retention_deletions (deleted_at INTEGER NOT NULL, count INTEGER NOT NULL) STRICT;
-        """)
+    static let uploadCursorAndPauses = Migration(
+        "upload-cursor-and-delivery-pauses",
+        sql: """
+            CREATE TABLE upload_cursor (
+              destination TEXT PRIMARY KEY NOT NULL, acknowledged_seq INTEGER NOT NULL,
+              acknowledged_at INTEGER NOT NULL) STRICT;
+            CREATE TABLE delivery_pauses (
+              destination TEXT PRIMARY KEY NOT NULL, paused_until INTEGER NOT NULL, failures INTEGER NOT NULL,
+              reason TEXT NOT NULL) STRICT;
+            ALTER TABLE deliveries ADD COLUMN to_collector INTEGER NOT NULL DEFAULT 0;
+            CREATE TABLE retention_deletions (deleted_at INTEGER NOT NULL, count INTEGER NOT NULL) STRICT;
+            """)
 }

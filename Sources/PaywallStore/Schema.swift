@@ -15,20 +15,22 @@ import PaywallSQLite
 /// A database created by a newer program is refused and left untouched (see ``Migrator``).
 public enum Schema {
     /// The store's migrations, oldest first.
-    public static let storeMigrations = MigrationGroup(owner: "store", [
-        Migration("events-outbox-dead-letters-quarantine-drops-meta", sql: version1),
-        outboxKeyedByEventRowid,
-        quarantineOncePerPayload,
-        eventsWithStableRowids,
-        deadLetterBuckets,
-        storeApplicationID,
-        quarantineIdentityByBytes,
-        deliveriesByDevice,
-        deliveryBucketsByDevice,
-        privacy,
-        uploadCursorAndPauses,
-        // Append later store migrations here.
-    ])
+    public static let storeMigrations = MigrationGroup(
+        owner: "store",
+        [
+            Migration("events-outbox-dead-letters-quarantine-drops-meta", sql: version1),
+            outboxKeyedByEventRowid,
+            quarantineOncePerPayload,
+            eventsWithStableRowids,
+            deadLetterBuckets,
+            storeApplicationID,
+            quarantineIdentityByBytes,
+            deliveriesByDevice,
+            deliveryBucketsByDevice,
+            privacy,
+            uploadCursorAndPauses,
+            // Append later store migrations here.
+        ])
 
     /// The identifiers of the nine migrations that programs counting migrations in `user_version`
     /// applied, in their order (version N = the first N). Frozen history: never edit or extend it.
@@ -41,10 +43,12 @@ public enum Schema {
 
     /// The tables the store's migrations create (`report_delivery_buckets` and `report_dead_buckets`
     /// are the store's: triggers on its tables keep them exact).
-    public static let tables = ["events", "outbox", "deliveries", "dead_letters", "quarantine", "drops", "meta",
-                                "report_delivery_buckets", "report_dead_buckets",
-                                "suppressions", "suppressed_events", "upload_cursor", "delivery_pauses",
-                                "retention_deletions"]
+    public static let tables = [
+        "events", "outbox", "deliveries", "dead_letters", "quarantine", "drops", "meta",
+        "report_delivery_buckets", "report_dead_buckets",
+        "suppressions", "suppressed_events", "upload_cursor", "delivery_pauses",
+        "retention_deletions",
+    ]
 
     /// The migrator for the store's migrations followed by `groups` (modules that build on the store);
     /// it refuses another program's SQLite file (``identity``).
@@ -64,8 +68,10 @@ public enum Schema {
     /// - Throws: `StorageError`: `.foreignDatabase` (another program's SQLite file, untouched),
     ///   `.schemaTooNew` (file untouched), `.corrupt`, `.readOnly`,
     ///   `.cannotOpen`, `.busy`, `.walUnavailable`.
-    public static func open(path: String, options: OpenOptions = .default,
-                            registering groups: [MigrationGroup] = []) throws -> Connection {
+    public static func open(
+        path: String, options: OpenOptions = .default,
+        registering groups: [MigrationGroup] = []
+    ) throws -> Connection {
         try (groups.isEmpty ? migrator : migrator(registering: groups)).open(path: path, options: options)
     }
 
@@ -99,9 +105,11 @@ extension Schema {
     /// Migration 7: an index on the quarantined payload, so a bad line imported again (the same
     /// file twice, or the same line in two files) is quarantined once — a re-import adds nothing.
     /// Rows already stored twice by older versions are left as they were.
-    static let quarantineOncePerPayload = Migration("quarantine-once-per-payload", sql: """
-        CREATE INDEX quarantine_by_payload ON quarantine (payload);
-        """)
+    static let quarantineOncePerPayload = Migration(
+        "quarantine-once-per-payload",
+        sql: """
+            CREATE INDEX quarantine_by_payload ON quarantine (payload);
+            """)
 }
 
 extension Schema {
@@ -110,20 +118,22 @@ extension Schema {
     /// on the events rowid; SQLite only promises that a rowid survives `VACUUM` when it is declared
     /// as an INTEGER PRIMARY KEY, so this makes them safe from a `VACUUM` run by hand. The existing
     /// rows keep their rowids (copied in rowid order); the columns keep their order, `seq` last.
-    static let eventsWithStableRowids = Migration("events-with-stable-rowids", sql: """
-        CREATE TABLE events_v8 (
-          id TEXT NOT NULL UNIQUE,
-          name TEXT NOT NULL, occurred_at INTEGER NOT NULL, recorded_at INTEGER NOT NULL,
-          user_id TEXT NOT NULL, session_id TEXT, catalog_version INTEGER NOT NULL,
-          pw_id TEXT NOT NULL, source TEXT NOT NULL, offering_id TEXT, placement_id TEXT,
-          product TEXT, result TEXT, via TEXT, open_s REAL,
-          seq INTEGER PRIMARY KEY) STRICT;
-        INSERT INTO events_v8 (seq, id, name, occurred_at, recorded_at, user_id, session_id, catalog_version, pw_id,
-                               source, offering_id, placement_id, product, result, via, open_s)
-          SELECT rowid, id, name, occurred_at, recorded_at, user_id, session_id, catalog_version, pw_id,
-                 source, offering_id, placement_id, product, result, via, open_s
-          FROM events ORDER BY rowid;
-        DROP TABLE events;
-        ALTER TABLE events_v8 RENAME TO events;
-        """)
+    static let eventsWithStableRowids = Migration(
+        "events-with-stable-rowids",
+        sql: """
+            CREATE TABLE events_v8 (
+              id TEXT NOT NULL UNIQUE,
+              name TEXT NOT NULL, occurred_at INTEGER NOT NULL, recorded_at INTEGER NOT NULL,
+              user_id TEXT NOT NULL, session_id TEXT, catalog_version INTEGER NOT NULL,
+              pw_id TEXT NOT NULL, source TEXT NOT NULL, offering_id TEXT, placement_id TEXT,
+              product TEXT, result TEXT, via TEXT, open_s REAL,
+              seq INTEGER PRIMARY KEY) STRICT;
+            INSERT INTO events_v8 (seq, id, name, occurred_at, recorded_at, user_id, session_id, catalog_version, pw_id,
+                                   source, offering_id, placement_id, product, result, via, open_s)
+              SELECT rowid, id, name, occurred_at, recorded_at, user_id, session_id, catalog_version, pw_id,
+                     source, offering_id, placement_id, product, result, via, open_s
+              FROM events ORDER BY rowid;
+            DROP TABLE events;
+            ALTER TABLE events_v8 RENAME TO events;
+            """)
 }

@@ -2,9 +2,9 @@ import Foundation
 import PaywallSQLite
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Makes erased bytes leave the files (``UserErasure``, opt-out): checkpoints the WAL into the
@@ -31,11 +31,13 @@ enum SecureWipe {
             try db.all("PRAGMA wal_checkpoint(TRUNCATE)") { $0.int64(at: 0) }.first ?? 0
         }
         guard busy == 0 else {
-            throw StorageError(code: 0, message: """
-                the erasure is committed, but another program was reading the store, so the write-ahead log \
-                (\(connection.path)-wal) could not be checkpointed and truncated and may still hold the erased rows' \
-                old pages. Run the same command again once that program has finished reading (it is safe to repeat)
-                """, path: connection.path, kind: .busy)
+            throw StorageError(
+                code: 0,
+                message: """
+                    the erasure is committed, but another program was reading the store, so the write-ahead log \
+                    (\(connection.path)-wal) could not be checkpointed and truncated and may still hold the erased rows' \
+                    old pages. Run the same command again once that program has finished reading (it is safe to repeat)
+                    """, path: connection.path, kind: .busy)
         }
     }
 
@@ -53,8 +55,9 @@ enum SecureWipe {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         if descriptor < 0 {
             if errno == ENOENT { return false }
-            throw StorageError(code: 0, message: "cannot read \(path) to check the erasure: \(String(cString: strerror(errno)))",
-                               path: path, kind: .ioError)
+            throw StorageError(
+                code: 0, message: "cannot read \(path) to check the erasure: \(String(cString: strerror(errno)))",
+                path: path, kind: .ioError)
         }
         defer { close(descriptor) }
         let overlap = needles.map(\.count).max()! - 1
@@ -65,17 +68,21 @@ enum SecureWipe {
             let got = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + kept, chunk) }
             if got < 0, errno == EINTR { continue }
             if got < 0 {
-                throw StorageError(code: 0, message: "cannot read \(path) to check the erasure: \(String(cString: strerror(errno)))",
-                                   path: path, kind: .ioError)
+                throw StorageError(
+                    code: 0, message: "cannot read \(path) to check the erasure: \(String(cString: strerror(errno)))",
+                    path: path, kind: .ioError)
             }
             let filled = kept + got
             let found = buffer.withUnsafeBytes { bytes in
-                needles.contains { needle in Self.find(needle, in: UnsafeRawBufferPointer(rebasing: bytes[0..<filled])) }
+                needles.contains { needle in Self.find(needle, in: UnsafeRawBufferPointer(rebasing: bytes[0..<filled]))
+                }
             }
             if found { return true }
             if got == 0 { return false }
             kept = min(overlap, filled)
-            buffer.withUnsafeMutableBytes { $0.baseAddress!.copyMemory(from: $0.baseAddress! + filled - kept, byteCount: kept) }
+            buffer.withUnsafeMutableBytes {
+                $0.baseAddress!.copyMemory(from: $0.baseAddress! + filled - kept, byteCount: kept)
+            }
         }
     }
 

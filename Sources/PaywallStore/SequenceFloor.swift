@@ -28,7 +28,8 @@ enum SequenceFloor {
 
     /// Raises the floor to `largest` (the largest rowid about to be erased), inside the erasing transaction.
     static func raise(to largest: Int64, _ db: Database) throws {
-        try db.run("""
+        try db.run(
+            """
             INSERT INTO meta (key, value) VALUES (?1, CAST(?2 AS TEXT))
             ON CONFLICT (key) DO UPDATE SET value = CAST(max(CAST(value AS INTEGER), ?2) AS TEXT)
             """, [.text(key), .integer(largest)])

@@ -38,9 +38,12 @@ public struct StoreStats: Sendable, Hashable {
     public var deletedByRetention = 0
 
     /// Creates statistics.
-    public init(eventsByName: [String: Int] = [:], firstOccurredAt: Int64? = nil, lastOccurredAt: Int64? = nil,
-                outboxPending: Int = 0, outboxDelivered: Int = 0, outboxForwardedByDevice: Int = 0, outboxDead: Int = 0, quarantined: Int = 0,
-                deadLetters: Int = 0, droppedAtBound: Int = 0) {
+    public init(
+        eventsByName: [String: Int] = [:], firstOccurredAt: Int64? = nil, lastOccurredAt: Int64? = nil,
+        outboxPending: Int = 0, outboxDelivered: Int = 0, outboxForwardedByDevice: Int = 0, outboxDead: Int = 0,
+        quarantined: Int = 0,
+        deadLetters: Int = 0, droppedAtBound: Int = 0
+    ) {
         self.eventsByName = eventsByName
         self.firstOccurredAt = firstOccurredAt
         self.lastOccurredAt = lastOccurredAt

@@ -63,7 +63,9 @@ public struct Suppression: Sendable {
 
     /// The store's salt, if one was made.
     static func existingSalt(_ db: Database) throws -> [UInt8]? {
-        guard let hex = try db.scalar("SELECT value FROM meta WHERE key = ?1", [.text(saltKey)])?.string else { return nil }
+        guard let hex = try db.scalar("SELECT value FROM meta WHERE key = ?1", [.text(saltKey)])?.string else {
+            return nil
+        }
         return Self.bytes(hex: hex)
     }
 
@@ -72,8 +74,9 @@ public struct Suppression: Sendable {
         if let salt = try existingSalt(db), salt.count == 32 { return salt }
         var generator = SystemRandomNumberGenerator()
         let salt = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        try db.run("INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                   [.text(saltKey), .text(SHA256.hex(salt))])
+        try db.run(
+            "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            [.text(saltKey), .text(SHA256.hex(salt))])
         return salt
     }
 
@@ -82,8 +85,9 @@ public struct Suppression: Sendable {
         let salt = try makeSalt(db)
         var added = 0
         for id in userIDs {
-            added += try db.run("INSERT INTO suppressions (user_sha256, since) VALUES (?1, ?2) ON CONFLICT DO NOTHING",
-                                [.blob(Data(hash(id, salt: salt))), .integer(time)])
+            added += try db.run(
+                "INSERT INTO suppressions (user_sha256, since) VALUES (?1, ?2) ON CONFLICT DO NOTHING",
+                [.blob(Data(hash(id, salt: salt))), .integer(time)])
         }
         return added
     }
@@ -93,7 +97,8 @@ public struct Suppression: Sendable {
         guard let salt = try existingSalt(db) else { return 0 }
         var removed = 0
         for id in userIDs {
-            removed += try db.run("DELETE FROM suppressions WHERE user_sha256 = ?1", [.blob(Data(hash(id, salt: salt)))])
+            removed += try db.run(
+                "DELETE FROM suppressions WHERE user_sha256 = ?1", [.blob(Data(hash(id, salt: salt)))])
         }
         return removed
     }
@@ -101,8 +106,9 @@ public struct Suppression: Sendable {
     /// Records `count` suppressed events at `time` (nothing when zero).
     static func recordSuppressed(_ count: Int, at time: Int64, _ db: Database) throws {
         guard count > 0 else { return }
-        try db.run("INSERT INTO suppressed_events (suppressed_at, count) VALUES (?1, ?2)",
-                   [.integer(time), .integer(Int64(count))])
+        try db.run(
+            "INSERT INTO suppressed_events (suppressed_at, count) VALUES (?1, ?2)",
+            [.integer(time), .integer(Int64(count))])
     }
 
     private static func bytes(hex: String) -> [UInt8]? {

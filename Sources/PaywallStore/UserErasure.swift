@@ -37,7 +37,8 @@ public struct UserErasure: Sendable {
     /// - Throws: ``ErasureError``.
     public static func validated(_ userIDs: [String]) throws(ErasureError) -> [String] {
         guard !userIDs.isEmpty else { throw ErasureError(.noIDs) }
-        var seen = Set<[UInt8]>(), out: [String] = []
+        var seen = Set<[UInt8]>()
+        var out: [String] = []
         for (index, id) in userIDs.enumerated() {
             let bytes = Array(id.utf8)
             if bytes.isEmpty { throw ErasureError(.emptyID(position: index + 1)) }
@@ -72,8 +73,9 @@ public struct UserErasure: Sendable {
             }
             report.tables = try EventRowErasure.erase(erased, db) + report.tables
             report.tables.insert(TableCount(table: "quarantine", rows: try QuarantineErasure.erase(ids, db)), at: 1)
-            report.tables.insert(TableCount(table: Self.redactedReasons, rows: try Self.redactDeadLetterReasons(ids, db)),
-                                 at: 5)
+            report.tables.insert(
+                TableCount(table: Self.redactedReasons, rows: try Self.redactDeadLetterReasons(ids, db)),
+                at: 5)
             if suppress { report.suppressionsAdded = try Suppression.add(ids, at: time, db) }
             return report
         }
@@ -99,12 +101,16 @@ public struct UserErasure: Sendable {
     /// The customers' events, and which of their presentations other customers share.
     static func erasedEvents(_ ids: [String], json: String, _ db: Database) throws -> ErasedEvents {
         var events: [ErasedEvents.Event] = []
-        try db.forEachRow("""
+        try db.forEachRow(
+            """
             SELECT seq, pw_id, occurred_at, name = 'paywall_shown' FROM events
             WHERE user_id IN (SELECT value FROM json_each(?1)) ORDER BY seq
-            """, [.text(json)]) { row in
-            events.append(.init(seq: row.int64(at: 0), pwID: row.string(at: 1) ?? "", occurredAt: row.int64(at: 2),
-                                isImpression: row.int64(at: 3) == 1))
+            """, [.text(json)]
+        ) { row in
+            events.append(
+                .init(
+                    seq: row.int64(at: 0), pwID: row.string(at: 1) ?? "", occurredAt: row.int64(at: 2),
+                    isImpression: row.int64(at: 3) == 1))
             return true
         }
         let shared = try EventRowErasure.sharedPresentations(of: events, db)
@@ -122,7 +128,8 @@ public struct UserErasure: Sendable {
         for id in ids {
             let escaped = String(JSONString.quoted(id).dropFirst().dropLast())
             for form in Set([id, escaped]) {
-                changed += try db.run("""
+                changed += try db.run(
+                    """
                     UPDATE dead_letters SET reason = replace(reason, ?1, '[a forgotten customer]') WHERE instr(reason, ?1) > 0
                     """, [.text(form)])
             }

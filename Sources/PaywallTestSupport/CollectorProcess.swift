@@ -1,8 +1,9 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The built `paywall-analytics serve`, run as an operator runs it: own process, stdout and stderr
@@ -20,8 +21,10 @@ public final class CollectorProcess: @unchecked Sendable {
     public let stderrPath: String
 
     /// Starts `serve --listen 127.0.0.1:0 --db <db>` plus `arguments`; waits for the listening line.
-    public init(db: String, folder: TemporaryDirectory, arguments: [String] = [], environment: [String: String] = [:],
-         tag: String = UUID().uuidString) throws {
+    public init(
+        db: String, folder: TemporaryDirectory, arguments: [String] = [], environment: [String: String] = [:],
+        tag: String = UUID().uuidString
+    ) throws {
         let binary = try CommandRunner(product: "paywall-analytics").executable
         stdoutPath = folder.path("serve-\(tag).stdout")
         stderrPath = folder.path("serve-\(tag).stderr")
@@ -70,9 +73,15 @@ public final class CollectorProcess: @unchecked Sendable {
         while process.isRunning, Date().timeIntervalSince(started) < timeout { usleep(10_000) }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
-        let status = process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+        let status =
+            process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
         return (status, Date().timeIntervalSince(started))
     }
 
-    deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() } }
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
 }

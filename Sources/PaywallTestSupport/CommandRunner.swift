@@ -32,8 +32,12 @@ public struct CommandRunner: Sendable {
         }
         candidates.append(Golden.packageRoot(from: filePath).appendingPathComponent(".build/debug/\(name)"))
         guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
-            throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey:
-                "cannot find the built \(name) (looked in \(candidates.map(\.path))); run `swift build` first"])
+            throw CocoaError(
+                .fileNoSuchFile,
+                userInfo: [
+                    NSLocalizedDescriptionKey:
+                        "cannot find the built \(name) (looked in \(candidates.map(\.path))); run `swift build` first"
+                ])
         }
         executable = found
     }
@@ -41,20 +45,25 @@ public struct CommandRunner: Sendable {
     /// Runs the executable with `arguments`, optional standard input, extra environment and working
     /// directory; waits for it to exit. The waiting happens on a Dispatch thread, never on the
     /// concurrency pool (two threads on a 2-core machine), so parallel tests are not starved.
-    public func run(_ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:],
-                    directory: URL? = nil) async throws -> Output {
+    public func run(
+        _ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:],
+        directory: URL? = nil
+    ) async throws -> Output {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
-                continuation.resume(with: Result {
-                    try self.runBlocking(arguments, stdin: stdin, environment: environment, directory: directory)
-                })
+                continuation.resume(
+                    with: Result {
+                        try self.runBlocking(arguments, stdin: stdin, environment: environment, directory: directory)
+                    })
             }
         }
     }
 
     /// The blocking form of ``run(_:stdin:environment:directory:)``, for synchronous callers.
-    public func runBlocking(_ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:],
-                            directory: URL? = nil) throws -> Output {
+    public func runBlocking(
+        _ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:],
+        directory: URL? = nil
+    ) throws -> Output {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -62,22 +71,27 @@ public struct CommandRunner: Sendable {
         env.merge(environment) { _, new in new }
         process.environment = env
         if let directory { process.currentDirectoryURL = directory }
-        let out = Pipe(), err = Pipe(), input = Pipe()
+        let out = Pipe()
+        let err = Pipe()
+        let input = Pipe()
         process.standardOutput = out
         process.standardError = err
         process.standardInput = input
         try process.run()
         // Drain both pipes concurrently so a chatty child never blocks on a full pipe.
         let group = DispatchGroup()
-        nonisolated(unsafe) var outData = Data(), errData = Data()
+        nonisolated(unsafe) var outData = Data()
+        nonisolated(unsafe) var errData = Data()
         DispatchQueue.global().async(group: group) { outData = out.fileHandleForReading.readDataToEndOfFile() }
         DispatchQueue.global().async(group: group) { errData = err.fileHandleForReading.readDataToEndOfFile() }
         if let stdin { try input.fileHandleForWriting.write(contentsOf: stdin) }
         try input.fileHandleForWriting.close()
         process.waitUntilExit()
         group.wait()
-        let status = process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
-        return Output(status: status, stdout: String(decoding: outData, as: UTF8.self),
-                      stderr: String(decoding: errData, as: UTF8.self))
+        let status =
+            process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+        return Output(
+            status: status, stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errData, as: UTF8.self))
     }
 }

@@ -41,8 +41,12 @@ public enum Golden {
         let new = actual.components(separatedBy: "\n")
         var first = 0
         while first < min(old.count, new.count), old[first] == new[first] { first += 1 }
-        var oldEnd = old.count, newEnd = new.count
-        while oldEnd > first, newEnd > first, old[oldEnd - 1] == new[newEnd - 1] { oldEnd -= 1; newEnd -= 1 }
+        var oldEnd = old.count
+        var newEnd = new.count
+        while oldEnd > first, newEnd > first, old[oldEnd - 1] == new[newEnd - 1] {
+            oldEnd -= 1
+            newEnd -= 1
+        }
         var lines = ["@@ line \(first + 1) @@"]
         for index in max(0, first - context)..<first { lines.append("  \(old[index])") }
         for index in first..<oldEnd { lines.append("- \(old[index])") }

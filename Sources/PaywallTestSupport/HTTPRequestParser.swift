@@ -46,10 +46,13 @@ enum HTTPRequestParser {
         var headers: [ReceivedHTTPRequest.HeaderLine] = []
         for line in lines {
             guard let colon = line.firstIndex(of: ":") else { return .invalid("header line without a colon") }
-            headers.append(.init(name: String(line[..<colon]),
-                                 value: line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+            headers.append(
+                .init(
+                    name: String(line[..<colon]),
+                    value: line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
         }
-        var request = ReceivedHTTPRequest(method: String(requestLine[0]), path: String(requestLine[1]), headerLines: headers, body: Data())
+        var request = ReceivedHTTPRequest(
+            method: String(requestLine[0]), path: String(requestLine[1]), headerLines: headers, body: Data())
         let bodyStart = end + 4
         if request.header("Transfer-Encoding")?.lowercased().contains("chunked") == true {
             return parseChunked(buffer, from: bodyStart, request: request)
@@ -68,7 +71,9 @@ enum HTTPRequestParser {
         while true {
             guard let lineEnd = find([13, 10], in: buffer, from: position) else { return .incomplete }
             let sizeText = String(decoding: buffer[position..<lineEnd], as: UTF8.self).split(separator: ";").first ?? ""
-            guard let size = Int(sizeText.trimmingCharacters(in: .whitespaces), radix: 16) else { return .invalid("bad chunk size") }
+            guard let size = Int(sizeText.trimmingCharacters(in: .whitespaces), radix: 16) else {
+                return .invalid("bad chunk size")
+            }
             position = lineEnd + 2
             if size == 0 {
                 guard let trailerEnd = find([13, 10], in: buffer, from: position) else { return .incomplete }

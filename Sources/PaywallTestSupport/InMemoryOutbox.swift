@@ -116,11 +116,15 @@ public final class InMemoryOutbox: EventOutbox {
     public func due(now: Int64, limit: Int) throws -> [OutboxItem] {
         storage.withLock { storage in
             var dropped = 0
-            while dropped < storage.order.count, storage.entries[storage.order[dropped]]?.state != .pending { dropped += 1 }
+            while dropped < storage.order.count, storage.entries[storage.order[dropped]]?.state != .pending {
+                dropped += 1
+            }
             if dropped > 0 { storage.order.removeFirst(dropped) }
             var items: [OutboxItem] = []
             for id in storage.order where items.count < limit {
-                guard let entry = storage.entries[id], entry.state == .pending, entry.nextAttemptAt <= now else { continue }
+                guard let entry = storage.entries[id], entry.state == .pending, entry.nextAttemptAt <= now else {
+                    continue
+                }
                 items.append(OutboxItem(event: entry.event, attempts: entry.attempts))
             }
             return items

@@ -67,7 +67,10 @@ struct JSONParser {
         defer { depth -= 1 }
         var fields: [String: JSONValue] = [:]
         skipSpace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; return .object(fields) }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+            index += 1
+            return .object(fields)
+        }
         while true {
             skipSpace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\""), let key = string() else { return nil }
@@ -77,7 +80,10 @@ struct JSONParser {
             guard let value = value(), fields.updateValue(value, forKey: key) == nil else { return nil }
             skipSpace()
             guard index < bytes.count else { return nil }
-            if bytes[index] == UInt8(ascii: "}") { index += 1; return .object(fields) }
+            if bytes[index] == UInt8(ascii: "}") {
+                index += 1
+                return .object(fields)
+            }
             guard bytes[index] == UInt8(ascii: ",") else { return nil }
             index += 1
         }
@@ -89,13 +95,19 @@ struct JSONParser {
         defer { depth -= 1 }
         var items: [JSONValue] = []
         skipSpace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "]") { index += 1; return .array(items) }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+            index += 1
+            return .array(items)
+        }
         while true {
             guard let item = value() else { return nil }
             items.append(item)
             skipSpace()
             guard index < bytes.count else { return nil }
-            if bytes[index] == UInt8(ascii: "]") { index += 1; return .array(items) }
+            if bytes[index] == UInt8(ascii: "]") {
+                index += 1
+                return .array(items)
+            }
             guard bytes[index] == UInt8(ascii: ",") else { return nil }
             index += 1
         }
@@ -147,7 +159,8 @@ struct JSONParser {
         case UInt8(ascii: "u"):
             guard let high = hex4() else { return nil }
             if (0xD800..<0xDC00).contains(high) {
-                guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else { return nil }
+                guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+                else { return nil }
                 index += 2
                 guard let low = hex4(), (0xDC00..<0xE000).contains(low) else { return nil }
                 return Unicode.Scalar(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
@@ -158,7 +171,9 @@ struct JSONParser {
     }
 
     private mutating func hex4() -> UInt32? {
-        guard index + 4 <= bytes.count, let value = UInt32(String(decoding: bytes[index..<(index + 4)], as: UTF8.self), radix: 16) else { return nil }
+        guard index + 4 <= bytes.count,
+            let value = UInt32(String(decoding: bytes[index..<(index + 4)], as: UTF8.self), radix: 16)
+        else { return nil }
         index += 4
         return value
     }
@@ -168,7 +183,9 @@ struct JSONParser {
         if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }
         let digitsStart = index
         while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
-        guard index > digitsStart, !(bytes[digitsStart] == UInt8(ascii: "0") && index - digitsStart > 1) else { return nil }
+        guard index > digitsStart, !(bytes[digitsStart] == UInt8(ascii: "0") && index - digitsStart > 1) else {
+            return nil
+        }
         var isInteger = true
         if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
             isInteger = false
@@ -180,7 +197,9 @@ struct JSONParser {
         if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
             isInteger = false
             index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                index += 1
+            }
             let exponent = index
             while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
             guard index > exponent else { return nil }

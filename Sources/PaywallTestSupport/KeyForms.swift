@@ -32,18 +32,23 @@ public enum KeyForms {
             Echo(form: "verbatim", body: message(key)),
             Echo(form: "lower case", body: message(key.lowercased())),
             Echo(form: "upper case", body: message(key.uppercased())),
-            Echo(form: "pieces of 7 bytes", body: message(stride(from: 0, to: bytes.count, by: pieceLength).map { start in
-                String(decoding: bytes[start..<min(start + pieceLength, bytes.count)], as: UTF8.self)
-            }.joined(separator: " ... "))),
+            Echo(
+                form: "pieces of 7 bytes",
+                body: message(
+                    stride(from: 0, to: bytes.count, by: pieceLength).map { start in
+                        String(decoding: bytes[start..<min(start + pieceLength, bytes.count)], as: UTF8.self)
+                    }.joined(separator: " ... "))),
         ]
         for (name, encode) in perCharacter {
             // JSON escapes go into the body raw (they are escapes of the JSON string itself).
             result.append(Echo(form: name, body: message(bytes.enumerated().map { encode($1, $0) }.joined())))
         }
-        let plaintexts = [("the key", key), ("Bearer key", "Bearer \(key)"),
-                          ("Authorization: Bearer key", "Authorization: Bearer \(key)"),
-                          ("the key after 1 byte", "x\(key)"), ("the key after 2 bytes", "xy\(key)"),
-                          ("the lower-case key", key.lowercased())]
+        let plaintexts = [
+            ("the key", key), ("Bearer key", "Bearer \(key)"),
+            ("Authorization: Bearer key", "Authorization: Bearer \(key)"),
+            ("the key after 1 byte", "x\(key)"), ("the key after 2 bytes", "xy\(key)"),
+            ("the lower-case key", key.lowercased()),
+        ]
         for (name, plaintext) in plaintexts {
             let standard = Data(plaintext.utf8).base64EncodedString()
             result.append(Echo(form: "base64 of \(name)", body: message(standard)))
@@ -95,10 +100,15 @@ public enum KeyForms {
 
     private static func plain(_ byte: UInt8) -> String { String(decoding: [byte], as: UTF8.self) }
 
-    private static func message(_ echoed: String) -> String { "{\"code\":7225,\"message\":\"Invalid API key: \(echoed)\"}" }
+    private static func message(_ echoed: String) -> String {
+        "{\"code\":7225,\"message\":\"Invalid API key: \(echoed)\"}"
+    }
 
     private static func urlSafe(_ base64: String) -> String {
-        String(base64.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").prefix { $0 != "=" })
+        String(
+            base64.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").prefix {
+                $0 != "="
+            })
     }
 
     /// For each piece of ``pieceLength``+ bytes and each of the three alignments, the base64

@@ -7,7 +7,7 @@ public enum LegacyStore {
     /// SQL that count-based programs ran with a migration and its identifier-keyed version no
     /// longer runs: legacy migration 2 indexed the old outbox, which legacy migration 6 dropped.
     static let historicAdditions = [
-        "reports/rollups": "CREATE INDEX report_outbox_by_time ON outbox (occurred_at, state)",
+        "reports/rollups": "CREATE INDEX report_outbox_by_time ON outbox (occurred_at, state)"
     ]
 
     /// Creates the database at `path` at legacy `version` (1 to `migrator.legacy.count`), from the
@@ -18,8 +18,9 @@ public enum LegacyStore {
     /// ```
     public static func create(at path: String, version: Int, from migrator: Migrator) throws -> Connection {
         let steps = Array(migrator.steps.prefix(version))
-        precondition(version <= migrator.legacy.count && steps.map(\.identifier) == Array(migrator.legacy.prefix(version)),
-                     "the migrator does not register the first \(version) legacy migrations")
+        precondition(
+            version <= migrator.legacy.count && steps.map(\.identifier) == Array(migrator.legacy.prefix(version)),
+            "the migrator does not register the first \(version) legacy migrations")
         let connection = try Connection(path: path)
         for (index, step) in steps.enumerated() {
             try connection.transaction(.immediate) { db in

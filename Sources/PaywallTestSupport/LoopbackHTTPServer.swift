@@ -1,11 +1,12 @@
 import Foundation
 import PaywallLock
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// How the stand-in answers one request.
@@ -59,22 +60,24 @@ final class LoopbackHTTPServer: Sendable {
     init(handler: @escaping @Sendable (ReceivedHTTPRequest) -> StandInResponse) throws {
         self.handler = handler
         #if canImport(Darwin)
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
+            let fd = socket(AF_INET, SOCK_STREAM, 0)
         #else
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #endif
         guard fd >= 0 else { throw StandInError.socket(call: "socket", errno: errno) }
         var yes: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
         var address = sockaddr_in()
         #if canImport(Darwin)
-        address.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
+            address.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
         #endif
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = 0
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard bound == 0, listen(fd, 128) == 0 else {
             let code = errno
@@ -128,7 +131,7 @@ final class LoopbackHTTPServer: Sendable {
             var yes: Int32 = 1
             setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &yes, socklen_t(MemoryLayout<Int32>.size))
             #if canImport(Darwin)
-            setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &yes, socklen_t(MemoryLayout<Int32>.size))
+                setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &yes, socklen_t(MemoryLayout<Int32>.size))
             #endif
             let thread = Thread { [self] in serve(fd) }
             thread.name = "stand-in-connection"
@@ -188,12 +191,17 @@ final class LoopbackHTTPServer: Sendable {
         switch response {
         case .status(let code, let body, let headers):
             let bodyBytes = Array(body.utf8)
-            var head = "HTTP/1.1 \(code) \(reasonPhrase(code))\r\nContent-Type: application/json\r\nContent-Length: \(bodyBytes.count)\r\n"
+            var head =
+                "HTTP/1.1 \(code) \(reasonPhrase(code))\r\nContent-Type: application/json\r\nContent-Length: \(bodyBytes.count)\r\n"
             for (name, value) in headers.sorted(by: { $0.key < $1.key }) { head += "\(name): \(value)\r\n" }
             head += "\r\n"
             return (Array(head.utf8) + bodyBytes, true)
         case .closeMidResponse:
-            return (Array("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 400\r\n\r\n{\"events\":".utf8), false)
+            return (
+                Array(
+                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 400\r\n\r\n{\"events\":".utf8),
+                false
+            )
         case .malformed:
             return (Array("THIS IS NOT HTTP\r\n\u{1}\u{2}garbage\r\n\r\n".utf8), false)
         case .hangUp, .delayed:
@@ -203,9 +211,9 @@ final class LoopbackHTTPServer: Sendable {
 
     private func write(_ bytes: [UInt8], to fd: Int32) -> Bool {
         #if canImport(Darwin)
-        let flags: Int32 = 0
+            let flags: Int32 = 0
         #else
-        let flags = Int32(MSG_NOSIGNAL)
+            let flags = Int32(MSG_NOSIGNAL)
         #endif
         var offset = 0
         while offset < bytes.count {

@@ -44,7 +44,8 @@ public enum Python {
     }
 
     /// What to tell a reader when a checker is missing.
-    public static let installAdvice = "run scripts/test once (it installs the Python checkers into \(venvFolder)), "
+    public static let installAdvice =
+        "run scripts/test once (it installs the Python checkers into \(venvFolder)), "
         + "or set PAYWALL_PYTHON to a python3 that has duckdb, chdb, pandas, pillow and prometheus-client"
 }
 
@@ -53,8 +54,10 @@ public struct PythonRunner: Sendable {
     let command: (executable: URL, arguments: [String])
 
     /// Runs `python3 arguments…` (through the resolved interpreter) and waits for it.
-    public func run(_ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:],
-                    directory: URL? = nil) async throws -> CommandRunner.Output {
+    public func run(
+        _ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:],
+        directory: URL? = nil
+    ) async throws -> CommandRunner.Output {
         try await CommandRunner(executable: command.executable)
             .run(command.arguments + arguments, stdin: stdin, environment: environment, directory: directory)
     }

@@ -7,7 +7,9 @@ public enum RevenueCatRequestValidator {
         "id", "version", "type", "app_user_id", "app_session_id", "timestamp", "paywall_id", "offering_id",
         "presented_offering_context",
     ]
-    private static let allowedContextKeys: Set<String> = ["placement_identifier", "targeting_revision", "targeting_rule_id"]
+    private static let allowedContextKeys: Set<String> = [
+        "placement_identifier", "targeting_revision", "targeting_rule_id",
+    ]
 
     /// Every way `request` departs from the documented method, path, headers and body.
     public static func violations(in request: ReceivedHTTPRequest) -> [String] {
@@ -37,7 +39,9 @@ public enum RevenueCatRequestValidator {
         guard let root = JSONValue.parse(body) else { return ["body is not JSON"] }
         guard case .object(let object) = root else { return ["body is not a JSON object"] }
         var problems: [String] = []
-        if Set(object.keys) != ["events"] { problems.append("body keys are \(object.keys.sorted()), expected only events") }
+        if Set(object.keys) != ["events"] {
+            problems.append("body keys are \(object.keys.sorted()), expected only events")
+        }
         guard case .array(let events)? = object["events"] else { return problems + ["events is not an array"] }
         if events.isEmpty || events.count > 50 { problems.append("events has \(events.count) entries, expected 1…50") }
         var seen = Set<String>()
@@ -53,15 +57,23 @@ public enum RevenueCatRequestValidator {
     private static func eventViolations(_ event: JSONValue) -> [String] {
         guard case .object(let fields) = event else { return ["not an object"] }
         var problems = Set(fields.keys).subtracting(allowedEventKeys).sorted().map { "unknown key \($0)" }
-        for (key, value) in fields where value == .null { problems.append("\(key) is null (absent keys must be omitted)") }
+        for (key, value) in fields where value == .null {
+            problems.append("\(key) is null (absent keys must be omitted)")
+        }
         if !isUppercaseUUID(fields["id"]) { problems.append("id is not an uppercase canonical UUID") }
         if fields["version"] != .integer(1) { problems.append("version is not the integer 1") }
-        if fields["type"] != .string("custom_paywall_impression") { problems.append("type is not custom_paywall_impression") }
-        if case .string(let user)? = fields["app_user_id"], !user.isEmpty {} else { problems.append("app_user_id is not a non-empty string") }
+        if fields["type"] != .string("custom_paywall_impression") {
+            problems.append("type is not custom_paywall_impression")
+        }
+        if case .string(let user)? = fields["app_user_id"], !user.isEmpty {
+        } else {
+            problems.append("app_user_id is not a non-empty string")
+        }
         if let session = fields["app_session_id"], session != .null, !isUppercaseUUID(session) {
             problems.append("app_session_id is not an uppercase canonical UUID")
         }
-        if case .integer(let time)? = fields["timestamp"], time > 1_000_000_000_000 {} else {
+        if case .integer(let time)? = fields["timestamp"], time > 1_000_000_000_000 {
+        } else {
             problems.append("timestamp is not an integer in Unix milliseconds")
         }
         for key in ["paywall_id", "offering_id"] {
@@ -75,14 +87,17 @@ public enum RevenueCatRequestValidator {
 
     private static func contextViolations(_ context: JSONValue) -> [String] {
         guard case .object(let fields) = context else { return ["presented_offering_context is not an object"] }
-        var problems = Set(fields.keys).subtracting(allowedContextKeys).sorted().map { "unknown key presented_offering_context.\($0)" }
+        var problems = Set(fields.keys).subtracting(allowedContextKeys).sorted().map {
+            "unknown key presented_offering_context.\($0)"
+        }
         if fields.isEmpty { problems.append("presented_offering_context is empty (omit it instead)") }
         for (key, value) in fields {
-            let ok = switch (key, value) {
-            case ("targeting_revision", .integer): true
-            case ("placement_identifier", .string), ("targeting_rule_id", .string): true
-            default: !allowedContextKeys.contains(key)
-            }
+            let ok =
+                switch (key, value) {
+                case ("targeting_revision", .integer): true
+                case ("placement_identifier", .string), ("targeting_rule_id", .string): true
+                default: !allowedContextKeys.contains(key)
+                }
             if !ok { problems.append("presented_offering_context.\(key) has the wrong type") }
         }
         return problems

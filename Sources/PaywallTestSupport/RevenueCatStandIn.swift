@@ -95,14 +95,17 @@ public final class RevenueCatStandIn: Sendable {
             if response.isCompleteSuccess { for id in ids { state.acceptedIDs[id, default: 0] += 1 } }
             state.violations += problems.map { "request \(index): \($0)" }
             if state.keepExchanges {
-                state.exchanges.append(Exchange(index: index, request: request, eventIDs: ids, response: response, violations: problems))
+                state.exchanges.append(
+                    Exchange(index: index, request: request, eventIDs: ids, response: response, violations: problems))
             }
             return response
         }
     }
 
     private static func eventIDs(in body: Data) -> [String] {
-        guard case .object(let root)? = JSONValue.parse(body), case .array(let events)? = root["events"] else { return [] }
+        guard case .object(let root)? = JSONValue.parse(body), case .array(let events)? = root["events"] else {
+            return []
+        }
         return events.compactMap { event in
             guard case .object(let fields) = event, case .string(let id)? = fields["id"] else { return nil }
             return id

@@ -45,7 +45,9 @@ struct CollectorDestination: DeliveryDestination {
         // `device`, so the collector never sends them again; other events join either side.
         var forwarding: ForwardingParty?
         for item in items {
-            let side: ForwardingParty? = configuration.forwarding == .device ? .device
+            let side: ForwardingParty? =
+                configuration.forwarding == .device
+                ? .device
                 : item.event.name != .paywallShown ? nil : item.forwardedHere ? .device : .collector
             if let side, let chosen = forwarding, side != chosen { break }
             let start = body.count
@@ -60,7 +62,8 @@ struct CollectorDestination: DeliveryDestination {
             lastSeq = item.seq
         }
         let sent = configuration.gzip ? Gzip.deflate(body, level: 1) : body
-        return Batch(count: count, lastSeq: lastSeq, body: Data(sent), forwarding: forwarding ?? configuration.forwarding)
+        return Batch(
+            count: count, lastSeq: lastSeq, body: Data(sent), forwarding: forwarding ?? configuration.forwarding)
     }
 
     func count(of batch: Batch) -> Int { batch.count }
@@ -86,38 +89,50 @@ struct CollectorDestination: DeliveryDestination {
         switch status {
         case 200..<300:
             guard let counts = Self.counts(in: response.body), counts.total == batch.count else {
-                let got = Self.counts(in: response.body).map {
-                    "accepted \($0.accepted), duplicates \($0.duplicates), quarantined \($0.quarantined)"
-                } ?? "no readable counts"
+                let got =
+                    Self.counts(in: response.body).map {
+                        "accepted \($0.accepted), duplicates \($0.duplicates), quarantined \($0.quarantined)"
+                    } ?? "no readable counts"
                 let wait = policy.backoff(attempt: attempt)
-                return .retry(after: wait, reason: "the collector answered HTTP \(status) for \(lines) with \(got), which "
-                              + "does not account for every line sent; nothing is marked uploaded and the batch is sent again "
-                              + "in \(Self.seconds(wait)) (check that the endpoint is a paywall-analytics collector)")
+                return .retry(
+                    after: wait,
+                    reason: "the collector answered HTTP \(status) for \(lines) with \(got), which "
+                        + "does not account for every line sent; nothing is marked uploaded and the batch is sent again "
+                        + "in \(Self.seconds(wait)) (check that the endpoint is a paywall-analytics collector)")
             }
             return .delivered(counts)
         case 413 where batch.count > 1:
-            return .shrink(reason: "the collector answered HTTP 413 (body too large) for \(lines); sending half as many")
+            return .shrink(
+                reason: "the collector answered HTTP 413 (body too large) for \(lines); sending half as many")
         case 401, 403:
-            return .retry(after: policy.cap, reason: "the collector refused the write key (HTTP \(status)): nothing was "
-                          + "uploaded and every event is kept. Check the write key (\(CollectorKey.environmentVariable), or the "
-                          + "configuration's collector write key) against the collector's list of keys; uploading retries in "
-                          + "\(Self.seconds(policy.cap))")
+            return .retry(
+                after: policy.cap,
+                reason: "the collector refused the write key (HTTP \(status)): nothing was "
+                    + "uploaded and every event is kept. Check the write key (\(CollectorKey.environmentVariable), or the "
+                    + "configuration's collector write key) against the collector's list of keys; uploading retries in "
+                    + "\(Self.seconds(policy.cap))")
         case 300..<400:
             let wait = policy.backoff(attempt: attempt)
-            return .retry(after: wait, reason: "the collector's endpoint answered HTTP \(status), a redirect, which is never "
-                          + "followed (the write key goes only to the configured endpoint); check the endpoint. Every event is "
-                          + "kept; retrying in \(Self.seconds(wait))")
+            return .retry(
+                after: wait,
+                reason: "the collector's endpoint answered HTTP \(status), a redirect, which is never "
+                    + "followed (the write key goes only to the configured endpoint); check the endpoint. Every event is "
+                    + "kept; retrying in \(Self.seconds(wait))")
         default:
             let retryAfter = RetryPolicy.retryAfter(header: response.headers["retry-after"], now: now)
             let excerpt = Self.excerpt(response.body, key: configuration.writeKey.value)
             switch policy.decide(status: status, retryAfter: retryAfter, attempt: attempt) {
             case .retry(let wait):
-                return .retry(after: wait, reason: "the collector answered HTTP \(status)\(excerpt); every event is kept and "
-                              + "uploading pauses for \(Self.seconds(wait))")
+                return .retry(
+                    after: wait,
+                    reason: "the collector answered HTTP \(status)\(excerpt); every event is kept and "
+                        + "uploading pauses for \(Self.seconds(wait))")
             case .delivered, .deadLetter:
-                return .retry(after: policy.cap, reason: "the collector refused the request with HTTP \(status)\(excerpt); "
-                              + "every event is kept and uploading retries in \(Self.seconds(policy.cap)). Check the endpoint "
-                              + "and that this program and the collector are the same version")
+                return .retry(
+                    after: policy.cap,
+                    reason: "the collector refused the request with HTTP \(status)\(excerpt); "
+                        + "every event is kept and uploading retries in \(Self.seconds(policy.cap)). Check the endpoint "
+                        + "and that this program and the collector are the same version")
             }
         }
     }
@@ -127,13 +142,16 @@ struct CollectorDestination: DeliveryDestination {
         let what: String
         switch error {
         case .timedOut: what = "the collector did not answer before the timeout"
-        case .cannotConnect(let detail): what = "cannot connect to the collector (\(detail)); check the endpoint and network"
+        case .cannotConnect(let detail):
+            what = "cannot connect to the collector (\(detail)); check the endpoint and network"
         case .connectionLost: what = "the connection to the collector closed mid-response"
         case .unreadableResponse(let detail): what = "the collector's response was not valid HTTP (\(detail))"
-        case .redirected(let status): what = "the collector's endpoint answered HTTP \(status), a redirect, which is never followed"
+        case .redirected(let status):
+            what = "the collector's endpoint answered HTTP \(status), a redirect, which is never followed"
         case .other(let detail): what = "sending to the collector failed (\(detail))"
         }
-        return .retry(after: wait, reason: "\(what); every event is kept and uploading pauses for \(Self.seconds(wait))")
+        return .retry(
+            after: wait, reason: "\(what); every event is kept and uploading pauses for \(Self.seconds(wait))")
     }
 
     func record(_ verdict: DeliveryVerdict, of batch: Batch, attempt: Int, at: Int64) throws {
@@ -145,12 +163,14 @@ struct CollectorDestination: DeliveryDestination {
     /// a collector sends only when it refused events of forgotten customers), `nil` when one is missing.
     static func counts(in body: Data) -> DeliveryCounts? {
         guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any],
-              let accepted = object["accepted"] as? Int, let duplicates = object["duplicates"] as? Int,
-              let quarantined = object["quarantined"] as? Int,
-              accepted >= 0, duplicates >= 0, quarantined >= 0 else { return nil }
+            let accepted = object["accepted"] as? Int, let duplicates = object["duplicates"] as? Int,
+            let quarantined = object["quarantined"] as? Int,
+            accepted >= 0, duplicates >= 0, quarantined >= 0
+        else { return nil }
         let suppressed = object["suppressed"] as? Int ?? 0
         guard suppressed >= 0 else { return nil }
-        return DeliveryCounts(accepted: accepted, duplicates: duplicates, quarantined: quarantined, suppressed: suppressed)
+        return DeliveryCounts(
+            accepted: accepted, duplicates: duplicates, quarantined: quarantined, suppressed: suppressed)
     }
 
     /// ` ("…")`: the start of the answer (at most 200 bytes, the key redacted), or nothing when empty.

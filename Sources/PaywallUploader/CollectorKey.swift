@@ -1,7 +1,9 @@
 /// A collector write key (`pwk_…`, made by `paywall-analytics keys add NAME` on the collector). Its
 /// description, debug description and mirror never show the value, so it cannot reach a log,
 /// an error message or an output by accident.
-public struct CollectorKey: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+public struct CollectorKey: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible,
+    CustomReflectable
+{
     /// The key, sent only as `Authorization: Bearer …` to the configured endpoint.
     public let value: String
 
@@ -16,11 +18,16 @@ public struct CollectorKey: Sendable, Equatable, CustomStringConvertible, Custom
     public init(_ value: String, source: String = "the configuration") throws(CollectorKeyError) {
         let trimmed = value.trimmingPrefixAndSuffixSpaces()
         guard !trimmed.isEmpty else { throw .missing(source: source) }
-        guard trimmed.hasPrefix(Self.prefix), trimmed.utf8.count > Self.prefix.utf8.count + 8, trimmed.utf8.count <= 256 else {
+        guard trimmed.hasPrefix(Self.prefix), trimmed.utf8.count > Self.prefix.utf8.count + 8, trimmed.utf8.count <= 256
+        else {
             throw .malformed(source: source)
         }
-        guard trimmed.utf8.allSatisfy({ $0 == 0x5F || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0)
-            || (0x61...0x7A).contains($0) }) else {
+        guard
+            trimmed.utf8.allSatisfy({
+                $0 == 0x5F || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0)
+                    || (0x61...0x7A).contains($0)
+            })
+        else {
             throw .malformed(source: source)
         }
         self.value = trimmed
@@ -28,7 +35,9 @@ public struct CollectorKey: Sendable, Equatable, CustomStringConvertible, Custom
 
     /// The configured key, else `PAYWALL_COLLECTOR_KEY` from `environment`.
     /// - Throws: ``CollectorKeyError``: `.missing` when neither holds a key.
-    public static func resolve(configured: String?, environment: [String: String]) throws(CollectorKeyError) -> CollectorKey {
+    public static func resolve(configured: String?, environment: [String: String]) throws(CollectorKeyError)
+        -> CollectorKey
+    {
         if let configured, !configured.isEmpty { return try CollectorKey(configured, source: "the configuration") }
         guard let value = environment[environmentVariable], !value.isEmpty else {
             throw .missing(source: environmentVariable)

@@ -27,11 +27,14 @@ public final class Uploader: Sendable {
     ///   - transport: how requests are sent (`URLSessionTransport` in production).
     ///   - configuration: endpoint, key, forwarding side, limits and retry policy.
     ///   - now: the wall clock for the lease and the pause.
-    public init(queue: any EventUploadQueue, transport: any HTTPTransport, configuration: UploaderConfiguration, now: Now) {
+    public init(
+        queue: any EventUploadQueue, transport: any HTTPTransport, configuration: UploaderConfiguration, now: Now
+    ) {
         self.configuration = configuration
         destination = CollectorDestination(queue: queue, configuration: configuration)
-        engine = DeliveryEngine(lease: queue, pauses: queue, transport: transport, now: now,
-                                leaseDuration: configuration.leaseDuration, leaseOwner: configuration.leaseOwner)
+        engine = DeliveryEngine(
+            lease: queue, pauses: queue, transport: transport, now: now,
+            leaseDuration: configuration.leaseDuration, leaseOwner: configuration.leaseOwner)
     }
 
     /// Runs one pass: up to ``UploaderConfiguration/maxBatches`` requests, unless the collector is
@@ -51,7 +54,8 @@ extension Uploader: DeliveryPassRunning {
 extension DeliveryReport {
     /// `uploaded 1000, duplicates 0, quarantined 0 (1 request, 41,233 bytes sent; nothing due)`.
     public var uploadDescription: String {
-        var text = "uploaded \(accepted), duplicates \(duplicates), quarantined \(quarantined) "
+        var text =
+            "uploaded \(accepted), duplicates \(duplicates), quarantined \(quarantined) "
             + "(\(requests) request\(requests == 1 ? "" : "s"), \(bytesSent) bytes sent; \(stop.rawValue))"
         if unavailable, let lastFailure { text += ": \(lastFailure)" }
         return text

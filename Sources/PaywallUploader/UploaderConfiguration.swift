@@ -33,10 +33,12 @@ public struct UploaderConfiguration: Sendable {
     public var retryPolicy: RetryPolicy
 
     /// Creates a configuration.
-    public init(endpoint: URL, writeKey: CollectorKey, forwarding: ForwardingParty,
-                batchSize: Int = UploaderConfiguration.maxBatchEvents, batchBytes: Int = UploaderConfiguration.maxBatchBytes,
-                maxBatches: Int = 100, gzip: Bool = true, leaseDuration: Duration = .seconds(120),
-                leaseOwner: String = "uploader-\(UUID().uuidString)", retryPolicy: RetryPolicy = RetryPolicy()) {
+    public init(
+        endpoint: URL, writeKey: CollectorKey, forwarding: ForwardingParty,
+        batchSize: Int = UploaderConfiguration.maxBatchEvents, batchBytes: Int = UploaderConfiguration.maxBatchBytes,
+        maxBatches: Int = 100, gzip: Bool = true, leaseDuration: Duration = .seconds(120),
+        leaseOwner: String = "uploader-\(UUID().uuidString)", retryPolicy: RetryPolicy = RetryPolicy()
+    ) {
         self.endpoint = endpoint
         self.writeKey = writeKey
         self.forwarding = forwarding

@@ -34,10 +34,12 @@ public struct APIKey: Sendable, Equatable, CustomStringConvertible, CustomDebugS
     public static func resolve(configured: String?, environment: [String: String]) throws -> APIKeyResolution {
         let source: APIKeySource = configured == nil ? .environment : .configuration
         guard let raw = configured ?? environment[environmentVariable],
-              let key = try check(raw, source: source) else {
+            let key = try check(raw, source: source)
+        else {
             throw APIKeyError.missing(source: source, placeholder: false)
         }
-        let warning = knownPrefixes.contains { key.value.hasPrefix($0) } ? nil : APIKeyWarning.unknownShape(source: source)
+        let warning =
+            knownPrefixes.contains { key.value.hasPrefix($0) } ? nil : APIKeyWarning.unknownShape(source: source)
         return APIKeyResolution(key: key, warning: warning)
     }
 
@@ -68,7 +70,9 @@ public struct APIKey: Sendable, Equatable, CustomStringConvertible, CustomDebugS
     /// `test_YOUR_TEST_KEY_HERE` or `appl_YOUR_…`.
     public static func isPlaceholder(_ value: String) -> Bool {
         var rest = Substring(value.uppercased())
-        if let prefix = knownPrefixes.first(where: { rest.hasPrefix($0.uppercased()) }) { rest = rest.dropFirst(prefix.count) }
+        if let prefix = knownPrefixes.first(where: { rest.hasPrefix($0.uppercased()) }) {
+            rest = rest.dropFirst(prefix.count)
+        }
         let markers = ["YOUR_", "YOUR-", "<YOUR", "{YOUR", "REPLACE_ME", "REPLACE-ME", "INSERT_"]
         return markers.contains { rest.hasPrefix($0) } || rest.hasSuffix("_HERE") || rest == "…" || rest == "..."
     }
@@ -131,7 +135,8 @@ public enum APIKeyError: Error, Sendable, Equatable, CustomStringConvertible {
                 + "\(minimum) characters after its appl_/goog_/amzn_/rcb_/test_ prefix); copy the whole key from the RevenueCat "
                 + "dashboard (Project settings → API keys). Nothing was sent and no impression was lost."
         case .missing(let source, let placeholder):
-            let problem = placeholder
+            let problem =
+                placeholder
                 ? "the RevenueCat API key in \(source == .environment ? "REVENUECAT_API_KEY" : "the configuration") is still a template placeholder"
                 : "no RevenueCat API key is configured"
             return "\(problem); set REVENUECAT_API_KEY (or the revenueCatAPIKey configuration value) to your project's "

@@ -38,9 +38,11 @@ public final class ClosureForwarder: Sendable {
     ///   - leaseOwner: names the lease holder (each pass appends a fresh UUID).
     ///   - now: the wall clock for lease and backoff times.
     ///   - handler: delivers one impression; return when it is handed over, throw to retry later.
-    public init(outbox: any EventOutbox, retryPolicy: RetryPolicy = RetryPolicy(), maxPerPass: Int = 500,
-                leaseDuration: Duration = .seconds(120), leaseOwner: String = "closure-forwarder",
-                now: Now, handler: @escaping Handler) {
+    public init(
+        outbox: any EventOutbox, retryPolicy: RetryPolicy = RetryPolicy(), maxPerPass: Int = 500,
+        leaseDuration: Duration = .seconds(120), leaseOwner: String = "closure-forwarder",
+        now: Now, handler: @escaping Handler
+    ) {
         self.outbox = outbox
         self.handler = handler
         self.retryPolicy = retryPolicy
@@ -76,9 +78,15 @@ extension ClosureForwarder: ImpressionForwarding {
         var handed = 0
         while handed < maxPerPass {
             let items = try outbox.due(now: now.milliseconds(), limit: min(50, maxPerPass - handed))
-            if items.isEmpty { summary.stop = .nothingDue; return }
+            if items.isEmpty {
+                summary.stop = .nothingDue
+                return
+            }
             for item in items {
-                if Task.isCancelled { summary.stop = .cancelled; return }
+                if Task.isCancelled {
+                    summary.stop = .cancelled
+                    return
+                }
                 guard try outbox.acquireLease(owner: owner, now: now.milliseconds(), durationMs: leaseMs) else {
                     summary.stop = .leaseLost
                     return

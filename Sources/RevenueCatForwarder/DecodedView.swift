@@ -16,7 +16,8 @@ struct DecodedView {
         let identity = DecodedView(bytes: original, spans: original.indices.map { $0..<($0 + 1) })
         let once = identity.unescaped()
         let twice = once.unescaped()
-        return [identity, once, twice] + (0..<4).map { twice.base64(offset: $0) } + (0..<2).map { twice.hex(offset: $0) }
+        return [identity, once, twice] + (0..<4).map { twice.base64(offset: $0) }
+            + (0..<2).map { twice.hex(offset: $0) }
     }
 
     private mutating func append(_ byte: UInt8, _ span: Range<Int>) {
@@ -87,8 +88,11 @@ struct DecodedView {
         var value: UInt32 = 0
         let first = cursor
         while cursor < bytes.count, cursor - first < 8 {
-            let digit = isHex ? Self.hexValue(bytes[cursor]) : (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[cursor])
-                ? bytes[cursor] - UInt8(ascii: "0") : nil
+            let digit =
+                isHex
+                ? Self.hexValue(bytes[cursor])
+                : (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[cursor])
+                    ? bytes[cursor] - UInt8(ascii: "0") : nil
             guard let digit else { break }
             value = value * (isHex ? 16 : 10) + UInt32(digit)
             cursor += 1
@@ -104,13 +108,15 @@ struct DecodedView {
         var view = DecodedView()
         let lineBreaks: Set<UInt8> = [UInt8(ascii: "\r"), UInt8(ascii: "\n")]
         for run in runs(where: { Self.base64Value($0) != nil || lineBreaks.contains($0) }, minimumLength: 10) {
-            let characters = run.compactMap { index in Self.base64Value(bytes[index]).map { (value: $0, index: index) } }
+            let characters = run.compactMap { index in Self.base64Value(bytes[index]).map { (value: $0, index: index) }
+            }
             var start = offset
             while start + 1 < characters.count {
                 let group = characters[start..<min(start + 4, characters.count)]
                 // 2 characters make 1 byte, 3 make 2, 4 make 3.
                 for byte in 0..<(group.count - 1) {
-                    let first = group[group.startIndex + byte], second = group[group.startIndex + byte + 1]
+                    let first = group[group.startIndex + byte]
+                    let second = group[group.startIndex + byte + 1]
                     let high = first.value << (2 + 2 * byte)
                     let low = second.value >> (4 - 2 * byte)
                     view.append(high | low, span(first.index..<(second.index + 1)))
@@ -128,7 +134,8 @@ struct DecodedView {
         for run in runs(where: { Self.hexValue($0) != nil }, minimumLength: 14) {
             var index = run.lowerBound + offset
             while index + 1 < run.upperBound {
-                view.append(Self.hexValue(bytes[index])! << 4 | Self.hexValue(bytes[index + 1])!, span(index..<(index + 2)))
+                view.append(
+                    Self.hexValue(bytes[index])! << 4 | Self.hexValue(bytes[index + 1])!, span(index..<(index + 2)))
                 index += 2
             }
             view.append(Self.separator, span(run))

@@ -27,7 +27,8 @@ public final class Forwarder: Sendable {
     ///   - transport: how requests are sent (``URLSessionTransport`` in production).
     ///   - configuration: key, endpoint, limits and retry policy.
     ///   - now: the wall clock for lease and backoff times.
-    public init(outbox: any EventOutbox, transport: any HTTPTransport, configuration: ForwarderConfiguration, now: Now) {
+    public init(outbox: any EventOutbox, transport: any HTTPTransport, configuration: ForwarderConfiguration, now: Now)
+    {
         self.outbox = outbox
         self.transport = transport
         self.configuration = configuration
@@ -40,10 +41,13 @@ public final class Forwarder: Sendable {
     /// - Returns: ``ForwardingPass/busy`` when another pass holds the lease, else a summary.
     /// - Throws: the outbox's storage errors (the lease is released first when possible).
     public func forwardOnce() async throws -> ForwardingPass {
-        let engine = DeliveryEngine(lease: outbox, pauses: outbox, transport: transport, now: now,
-                                    leaseDuration: configuration.leaseDuration, leaseOwner: configuration.leaseOwner)
+        let engine = DeliveryEngine(
+            lease: outbox, pauses: outbox, transport: transport, now: now,
+            leaseDuration: configuration.leaseDuration, leaseOwner: configuration.leaseOwner)
         let destination = RevenueCatDestination(outbox: outbox, configuration: configuration)
-        switch try await engine.run(destination, maxBatches: configuration.maxBatches, batchLimit: configuration.batchSize) {
+        switch try await engine.run(
+            destination, maxBatches: configuration.maxBatches, batchLimit: configuration.batchSize)
+        {
         case .busy:
             return .busy
         case .completed(let report):

@@ -10,13 +10,13 @@ public struct ForwarderConfiguration: Sendable {
     /// The `X-Platform` value for the platform this was compiled for.
     public static var defaultPlatform: String {
         #if os(iOS)
-        "iOS"
+            "iOS"
         #elseif os(macOS)
-        "macOS"
+            "macOS"
         #elseif os(Linux)
-        "linux"
+            "linux"
         #else
-        "other"
+            "other"
         #endif
     }
 

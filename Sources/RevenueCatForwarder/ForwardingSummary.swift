@@ -71,7 +71,8 @@ public struct ForwardingSummary: Sendable, Equatable, CustomStringConvertible {
 
     /// `delivered 50, will retry 0, dead-lettered 0 (1 request; nothing due)`.
     public var description: String {
-        var text = "delivered \(delivered), will retry \(willRetry), dead-lettered \(deadLettered) "
+        var text =
+            "delivered \(delivered), will retry \(willRetry), dead-lettered \(deadLettered) "
             + "(\(requests) request\(requests == 1 ? "" : "s"); \(stop.rawValue))"
         if let lastFailure, stop == .revenueCatUnavailable { text += ": \(lastFailure)" }
         return text

@@ -44,7 +44,8 @@ public struct HTTPRequest: Sendable, CustomStringConvertible, CustomReflectable 
     /// A mirror whose `Authorization` value is redacted, so `dump` prints no key.
     public var customMirror: Mirror {
         let shown = headers.map { header in
-            header.name.caseInsensitiveCompare("Authorization") == .orderedSame ? HTTPHeader(header.name, "(redacted)") : header
+            header.name.caseInsensitiveCompare("Authorization") == .orderedSame
+                ? HTTPHeader(header.name, "(redacted)") : header
         }
         return Mirror(self, children: ["method": method, "url": url, "headers": shown, "body": body])
     }
@@ -62,7 +63,8 @@ public struct HTTPResponse: Sendable {
     /// Creates a response; header names are lowercased.
     public init(status: Int, headers: [String: String] = [:], body: Data = Data()) {
         self.status = status
-        self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
+        self.headers = Dictionary(
+            headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
         self.body = body
     }
 }
@@ -86,13 +88,17 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
     public var description: String {
         switch self {
         case .timedOut: "RevenueCat did not answer before the timeout; the impressions stay pending and are retried"
-        case .cannotConnect(let detail): "cannot connect to RevenueCat (\(detail)); check the endpoint and network, the impressions stay pending"
-        case .connectionLost: "the connection to RevenueCat closed mid-response; the impressions stay pending and are retried"
-        case .unreadableResponse(let detail): "RevenueCat's response was not valid HTTP (\(detail)); the impressions stay pending and are retried"
+        case .cannotConnect(let detail):
+            "cannot connect to RevenueCat (\(detail)); check the endpoint and network, the impressions stay pending"
+        case .connectionLost:
+            "the connection to RevenueCat closed mid-response; the impressions stay pending and are retried"
+        case .unreadableResponse(let detail):
+            "RevenueCat's response was not valid HTTP (\(detail)); the impressions stay pending and are retried"
         case .redirected(let status):
             "RevenueCat's endpoint answered HTTP \(status), a redirect to another address, which is never followed "
                 + "(the API key goes only to the configured endpoint); check --endpoint, the impressions stay pending and are retried"
-        case .other(let detail): "sending to RevenueCat failed (\(detail)); the impressions stay pending and are retried"
+        case .other(let detail):
+            "sending to RevenueCat failed (\(detail)); the impressions stay pending and are retried"
         }
     }
 }

@@ -30,11 +30,14 @@ struct RevenueCatDestination: DeliveryDestination {
         // The API key, and every piece of 7 bytes or more of it, is replaced in every form
         // ``KeyRedaction`` knows, so an echoing server cannot smuggle it into a dead-letter reason.
         let body = KeyRedaction.redact(response.body, key: configuration.apiKey.value)
-        switch configuration.retryPolicy.decide(status: response.status, retryAfter: retryAfter, attempt: attempt, body: body) {
+        switch configuration.retryPolicy.decide(
+            status: response.status, retryAfter: retryAfter, attempt: attempt, body: body)
+        {
         case .delivered:
             return .delivered(DeliveryCounts(accepted: batch.count))
         case .retry(let after):
-            let reason = (300..<400).contains(response.status)
+            let reason =
+                (300..<400).contains(response.status)
                 ? TransportError.redirected(status: response.status).description
                 : "RevenueCat answered HTTP \(response.status)"
             return .retry(after: after, reason: reason)
@@ -46,7 +49,8 @@ struct RevenueCatDestination: DeliveryDestination {
     func verdict(for error: TransportError, of batch: [OutboxItem], attempt: Int) -> DeliveryVerdict {
         switch configuration.retryPolicy.decide(transportError: error, attempt: attempt) {
         case .retry(let after): .retry(after: after, reason: error.description)
-        case .delivered, .deadLetter: .retry(after: configuration.retryPolicy.backoff(attempt: attempt), reason: error.description)
+        case .delivered, .deadLetter:
+            .retry(after: configuration.retryPolicy.backoff(attempt: attempt), reason: error.description)
         }
     }
 

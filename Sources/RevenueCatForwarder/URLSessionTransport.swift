@@ -1,7 +1,8 @@
 import Dispatch
 import Foundation
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// ``HTTPTransport`` over `URLSession` (FoundationNetworking on Linux), with a per-request
@@ -72,7 +73,8 @@ public final class URLSessionTransport: HTTPTransport {
     private func perform(_ request: URLRequest) async throws -> (Data, URLResponse) {
         let pending = PendingRequest()
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(Data, URLResponse), any Error>) in
+            try await withCheckedThrowingContinuation {
+                (continuation: CheckedContinuation<(Data, URLResponse), any Error>) in
                 let task = session.dataTask(with: request) { data, response, error in
                     if let error {
                         continuation.resume(throwing: error)
@@ -109,7 +111,7 @@ public final class URLSessionTransport: HTTPTransport {
             .cannotConnect(detail: "URLError \(error.code.rawValue)")
         case .networkConnectionLost: .connectionLost
         case .badServerResponse, .cannotParseResponse, .cannotDecodeRawData, .cannotDecodeContentData,
-             .zeroByteResource:
+            .zeroByteResource:
             .unreadableResponse(detail: "URLError \(error.code.rawValue)")
         default: .other(detail: "URLError \(error.code.rawValue)")
         }
@@ -119,8 +121,10 @@ public final class URLSessionTransport: HTTPTransport {
 /// Answers every redirect with `nil`: the 3xx response is delivered as the final response.
 /// Stateless, so it is `Sendable` as it is.
 final class RedirectRefusal: NSObject, URLSessionTaskDelegate, Sendable {
-    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-                    newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
         completionHandler(nil)
     }
 }

@@ -31,14 +31,17 @@ do {
         leaseOwner: "crash-helper-\(ProcessInfo.processInfo.processIdentifier)",
         retryPolicy: RetryPolicy(base: .seconds(1), cap: .seconds(60), random: { 0.5 })
     )
-    let forwarder = Forwarder(outbox: SQLiteOutbox(store: store), transport: URLSessionTransport(timeout: .seconds(30)),
-                              configuration: configuration, now: now)
+    let forwarder = Forwarder(
+        outbox: SQLiteOutbox(store: store), transport: URLSessionTransport(timeout: .seconds(30)),
+        configuration: configuration, now: now)
     switch try await forwarder.forwardOnce() {
     case .busy:
         print("busy")
     case .completed(let summary):
-        print("delivered=\(summary.delivered) will_retry=\(summary.willRetry) dead_lettered=\(summary.deadLettered) "
-              + "requests=\(summary.requests) unavailable=\(summary.revenueCatUnavailable ? 1 : 0) next=\(summary.nextAttemptAt ?? -1)")
+        print(
+            "delivered=\(summary.delivered) will_retry=\(summary.willRetry) dead_lettered=\(summary.deadLettered) "
+                + "requests=\(summary.requests) unavailable=\(summary.revenueCatUnavailable ? 1 : 0) next=\(summary.nextAttemptAt ?? -1)"
+        )
     }
 } catch let error as APIKeyError {
     fail("\(error)", code: 64)

@@ -6,7 +6,8 @@ enum BenchSupport {
     /// `--events N` from `arguments`, or `fallback`.
     static func eventCount(_ arguments: [String], default fallback: Int) -> Int {
         guard let index = arguments.firstIndex(of: "--events"), index + 1 < arguments.count,
-              let value = Int(arguments[index + 1]) else { return fallback }
+            let value = Int(arguments[index + 1])
+        else { return fallback }
         return value
     }
 
@@ -23,8 +24,10 @@ enum BenchSupport {
             let user = "user-\(Int.random(in: 0..<50_000, using: &generator))"
             func add(_ name: EventName, _ properties: EventProperties) {
                 time += Int64.random(in: 1...400, using: &generator)
-                events.append(EventRecord(id: UUIDv7.make(milliseconds: time, using: &generator), name: name, occurredAt: time,
-                                          userID: user, sessionID: pwID, properties: properties))
+                events.append(
+                    EventRecord(
+                        id: UUIDv7.make(milliseconds: time, using: &generator), name: name, occurredAt: time,
+                        userID: user, sessionID: pwID, properties: properties))
             }
             add(.paywallShown, EventProperties(pwID: pwID, source: source, offeringID: "default"))
             let buys = Int.random(in: 0..<4, using: &generator) == 0
@@ -32,9 +35,12 @@ enum BenchSupport {
                 add(.paywallPlanSelected, EventProperties(pwID: pwID, source: source, product: "annual"))
                 add(.paywallPurchaseStarted, EventProperties(pwID: pwID, source: source, product: "annual"))
             }
-            add(.paywallClosed, EventProperties(pwID: pwID, source: source, product: buys ? "annual" : nil,
-                                                result: buys ? .purchased : .dismissed, via: buys ? .auto : .closeButton,
-                                                openS: Double(Int.random(in: 1...600, using: &generator)) / 10))
+            add(
+                .paywallClosed,
+                EventProperties(
+                    pwID: pwID, source: source, product: buys ? "annual" : nil,
+                    result: buys ? .purchased : .dismissed, via: buys ? .auto : .closeButton,
+                    openS: Double(Int.random(in: 1...600, using: &generator)) / 10))
         }
         return Array(events.prefix(count))
     }
@@ -66,10 +72,12 @@ enum BenchSupport {
         let widths = (0..<rows[0].count).map { column in rows.map { $0[column].count }.max() ?? 0 }
         print(title)
         for (index, row) in rows.enumerated() {
-            print(row.enumerated().map { column, cell in
-                column == 0 ? cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
-                            : String(repeating: " ", count: widths[column] - cell.count) + cell
-            }.joined(separator: "  "))
+            print(
+                row.enumerated().map { column, cell in
+                    column == 0
+                        ? cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+                        : String(repeating: " ", count: widths[column] - cell.count) + cell
+                }.joined(separator: "  "))
             if index == 0 { print(widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")) }
         }
     }

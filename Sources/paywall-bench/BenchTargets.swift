@@ -20,8 +20,11 @@ struct BenchTarget: Decodable, Sendable {
 
     /// The bound as the tables print it, e.g. `≥ 0.8`.
     var text: String {
-        [atLeast.map { "≥ \(Self.number($0))" }, atMost.map { "≤ \(Self.number($0))" }, below.map { "< \(Self.number($0))" }]
-            .compactMap { $0 }.joined(separator: ", ")
+        [
+            atLeast.map { "≥ \(Self.number($0))" }, atMost.map { "≤ \(Self.number($0))" },
+            below.map { "< \(Self.number($0))" },
+        ]
+        .compactMap { $0 }.joined(separator: ", ")
     }
 
     static func number(_ value: Double) -> String {
@@ -65,8 +68,9 @@ enum BenchTargets {
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw BenchError("cannot read the benchmark targets at \(path) (\(error.localizedDescription)); "
-                             + "pass --targets PATH")
+            throw BenchError(
+                "cannot read the benchmark targets at \(path) (\(error.localizedDescription)); "
+                    + "pass --targets PATH")
         }
         let targets: [BenchTarget]
         do {
@@ -74,7 +78,10 @@ enum BenchTargets {
         } catch {
             throw BenchError("\(path) is not a JSON array of {benchmark, measure, atLeast|atMost|below}: \(error)")
         }
-        state.withLock { $0.targets = targets; $0.path = path }
+        state.withLock {
+            $0.targets = targets
+            $0.path = path
+        }
     }
 
     /// Names the benchmark whose tables follow.
@@ -113,11 +120,16 @@ enum BenchTargets {
             print("no targets for \(benchmarks.joined(separator: ", ")) in \(path)")
             return true
         }
-        BenchSupport.printTable("paywall-bench --check — targets from \(path)", [["benchmark", "measure", "value", "target", ""]]
-            + outcomes.map { outcome in
-                [outcome.target.benchmark, outcome.target.measure, outcome.value.map { String(format: abs($0) >= 1000 ? "%.0f" : "%.3g", $0) } ?? "not measured",
-                 outcome.target.text, outcome.met ? "✔" : "✘ missed"]
-            })
+        BenchSupport.printTable(
+            "paywall-bench --check — targets from \(path)",
+            [["benchmark", "measure", "value", "target", ""]]
+                + outcomes.map { outcome in
+                    [
+                        outcome.target.benchmark, outcome.target.measure,
+                        outcome.value.map { String(format: abs($0) >= 1000 ? "%.0f" : "%.3g", $0) } ?? "not measured",
+                        outcome.target.text, outcome.met ? "✔" : "✘ missed",
+                    ]
+                })
         let missed = outcomes.filter { !$0.met }.count
         print(missed == 0 ? "every target met" : "\(missed) of \(outcomes.count) targets missed")
         return missed == 0

@@ -1,7 +1,7 @@
 import Foundation
-import PaywallGzip
 import PaywallCollector
 import PaywallCore
+import PaywallGzip
 import PaywallStore
 
 /// `paywall-bench collector [--seconds 30] [--connections 64]`: wrk posting NDJSON batches of 100
@@ -27,49 +27,76 @@ enum CollectorBench {
         let binary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
             .deletingLastPathComponent().appendingPathComponent("paywall-analytics").path
         guard FileManager.default.isExecutableFile(atPath: binary) else {
-            fatalError("build paywall-analytics next to paywall-bench first: swift build -c release --product paywall-analytics")
+            fatalError(
+                "build paywall-analytics next to paywall-bench first: swift build -c release --product paywall-analytics"
+            )
         }
 
-        let plain = try collectorRun(binary: binary, directory: directory, name: "plain", seconds: seconds,
-                                     connections: connections, threads: threads) { key in
+        let plain = try collectorRun(
+            binary: binary, directory: directory, name: "plain", seconds: seconds,
+            connections: connections, threads: threads
+        ) { key in
             CollectorBenchScripts.plain(key: key)
         }
         let bodiesPath = directory.appendingPathComponent("gzip-bodies").path
         let bodyCount = max(2_000, min(40_000, plain.wrk.requests * 5 / 2))
         try writeGzipBodies(count: bodyCount, to: bodiesPath)
-        let gzip = try collectorRun(binary: binary, directory: directory, name: "gzip", seconds: seconds,
-                                    connections: connections, threads: threads) { key in
+        let gzip = try collectorRun(
+            binary: binary, directory: directory, name: "gzip", seconds: seconds,
+            connections: connections, threads: threads
+        ) { key in
             CollectorBenchScripts.gzip(key: key, bodies: bodiesPath, threads: threads)
         }
         let importRate = try importBaseline(binary: binary, directory: directory, events: max(100_000, plain.stored))
-        let nginx = try nginxBaseline(directory: directory, seconds: seconds, connections: connections, threads: threads)
+        let nginx = try nginxBaseline(
+            directory: directory, seconds: seconds, connections: connections, threads: threads)
 
         func ms(_ value: Double) -> String { String(format: "%.1f", value * 1000) }
         let plainRate = Double(plain.stored) / plain.wrk.seconds
         let gzipRate = Double(gzip.stored) / gzip.wrk.seconds
-        BenchSupport.printTable("paywall-bench collector — wrk -t\(threads) -c\(connections) -d\(seconds)s, batches of 100 events", [
-            ["run", "events/s", "requests/s", "p50 ms", "p99 ms", "peak RSS MB", "non-2xx", "× import"],
-            ["collector, plain NDJSON", String(format: "%.0f", plainRate), String(format: "%.0f", Double(plain.wrk.requests) / plain.wrk.seconds),
-             ms(plain.wrk.p50), ms(plain.wrk.p99), String(plain.peakRSS / 1_048_576), String(plain.wrk.non2xx + plain.wrk.errors),
-             String(format: "%.2f", plainRate / importRate)],
-            ["collector, gzip NDJSON", String(format: "%.0f", gzipRate), String(format: "%.0f", Double(gzip.wrk.requests) / gzip.wrk.seconds),
-             ms(gzip.wrk.p50), ms(gzip.wrk.p99), String(gzip.peakRSS / 1_048_576), String(gzip.wrk.non2xx + gzip.wrk.errors),
-             String(format: "%.2f", gzipRate / importRate)],
-            ["baseline: import of \(max(100_000, plain.stored)) events (NDJSON file, fresh store)", String(format: "%.0f", importRate),
-             "", "", "", "", "", "1.00"],
-            ["baseline: nginx answering 204, storing nothing", String(format: "%.0f", Double(nginx.requests) * 100 / nginx.seconds),
-             String(format: "%.0f", Double(nginx.requests) / nginx.seconds), ms(nginx.p50), ms(nginx.p99), "", String(nginx.non2xx + nginx.errors), ""],
-        ])
-        BenchSupport.printTable("paywall-bench collector — against the targets", [
-            ["measure", "value", "target"],
-            ["collector events/s / import (plain)", String(format: "%.2f", plainRate / importRate), ""],
-            ["collector events/s / import (gzip)", String(format: "%.2f", gzipRate / importRate), ""],
-            ["collector p99 ms (plain)", ms(plain.wrk.p99), ""],
-            ["collector p99 ms (gzip)", ms(gzip.wrk.p99), ""],
-            ["collector peak RSS MB", String(max(plain.peakRSS, gzip.peakRSS) / 1_048_576), ""],
-        ])
-        print("gzip run: \(bodyCount) prepared bodies (each sent once while they last; a resent body is all duplicates, "
-            + "so events/s counts only events newly stored). events/s = events stored / wrk's duration.")
+        BenchSupport.printTable(
+            "paywall-bench collector — wrk -t\(threads) -c\(connections) -d\(seconds)s, batches of 100 events",
+            [
+                ["run", "events/s", "requests/s", "p50 ms", "p99 ms", "peak RSS MB", "non-2xx", "× import"],
+                [
+                    "collector, plain NDJSON", String(format: "%.0f", plainRate),
+                    String(format: "%.0f", Double(plain.wrk.requests) / plain.wrk.seconds),
+                    ms(plain.wrk.p50), ms(plain.wrk.p99), String(plain.peakRSS / 1_048_576),
+                    String(plain.wrk.non2xx + plain.wrk.errors),
+                    String(format: "%.2f", plainRate / importRate),
+                ],
+                [
+                    "collector, gzip NDJSON", String(format: "%.0f", gzipRate),
+                    String(format: "%.0f", Double(gzip.wrk.requests) / gzip.wrk.seconds),
+                    ms(gzip.wrk.p50), ms(gzip.wrk.p99), String(gzip.peakRSS / 1_048_576),
+                    String(gzip.wrk.non2xx + gzip.wrk.errors),
+                    String(format: "%.2f", gzipRate / importRate),
+                ],
+                [
+                    "baseline: import of \(max(100_000, plain.stored)) events (NDJSON file, fresh store)",
+                    String(format: "%.0f", importRate),
+                    "", "", "", "", "", "1.00",
+                ],
+                [
+                    "baseline: nginx answering 204, storing nothing",
+                    String(format: "%.0f", Double(nginx.requests) * 100 / nginx.seconds),
+                    String(format: "%.0f", Double(nginx.requests) / nginx.seconds), ms(nginx.p50), ms(nginx.p99), "",
+                    String(nginx.non2xx + nginx.errors), "",
+                ],
+            ])
+        BenchSupport.printTable(
+            "paywall-bench collector — against the targets",
+            [
+                ["measure", "value", "target"],
+                ["collector events/s / import (plain)", String(format: "%.2f", plainRate / importRate), ""],
+                ["collector events/s / import (gzip)", String(format: "%.2f", gzipRate / importRate), ""],
+                ["collector p99 ms (plain)", ms(plain.wrk.p99), ""],
+                ["collector p99 ms (gzip)", ms(gzip.wrk.p99), ""],
+                ["collector peak RSS MB", String(max(plain.peakRSS, gzip.peakRSS) / 1_048_576), ""],
+            ])
+        print(
+            "gzip run: \(bodyCount) prepared bodies (each sent once while they last; a resent body is all duplicates, "
+                + "so events/s counts only events newly stored). events/s = events stored / wrk's duration.")
     }
 
     static func value(_ arguments: [String], _ name: String) -> String? {
@@ -84,8 +111,10 @@ enum CollectorBench {
     }
 
     /// A fresh store and collector, loaded by wrk with `script`; counts what was stored.
-    static func collectorRun(binary: String, directory: URL, name: String, seconds: Int, connections: Int, threads: Int,
-                             script: (String) -> String) throws -> CollectorRun {
+    static func collectorRun(
+        binary: String, directory: URL, name: String, seconds: Int, connections: Int, threads: Int,
+        script: (String) -> String
+    ) throws -> CollectorRun {
         let db = directory.appendingPathComponent("\(name).sqlite").path
         let key = try output(binary, ["keys", "add", "bench", "--db", db]).trimmingCharacters(in: .newlines)
         let stderrPath = directory.appendingPathComponent("\(name).stderr").path
@@ -104,11 +133,15 @@ enum CollectorBench {
                 port = Int(text[range.upperBound...].prefix { $0.isNumber })
             }
         }
-        guard let port else { serve.terminate(); fatalError("serve did not start") }
+        guard let port else {
+            serve.terminate()
+            fatalError("serve did not start")
+        }
         let scriptPath = directory.appendingPathComponent("\(name).lua").path
         try script(key).write(toFile: scriptPath, atomically: true, encoding: .utf8)
-        let wrk = try runWrk(url: "http://127.0.0.1:\(port)/v1/events", script: scriptPath, seconds: seconds,
-                             connections: connections, threads: threads)
+        let wrk = try runWrk(
+            url: "http://127.0.0.1:\(port)/v1/events", script: scriptPath, seconds: seconds,
+            connections: connections, threads: threads)
         let peak = peakRSS(pid: serve.processIdentifier)
         kill(serve.processIdentifier, SIGTERM)
         serve.waitUntilExit()
@@ -118,7 +151,9 @@ enum CollectorBench {
     }
 
     static func runWrk(url: String, script: String, seconds: Int, connections: Int, threads: Int) throws -> WrkResult {
-        let text = try output("/usr/bin/wrk", ["-t\(threads)", "-c\(connections)", "-d\(seconds)s", "--timeout", "10s", "-s", script, url])
+        let text = try output(
+            "/usr/bin/wrk",
+            ["-t\(threads)", "-c\(connections)", "-d\(seconds)s", "--timeout", "10s", "-s", script, url])
         guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("RESULT ") }) else {
             fatalError("wrk printed no result:\n\(text)")
         }
@@ -127,9 +162,10 @@ enum CollectorBench {
             let parts = pair.split(separator: "=")
             fields[String(parts[0])] = Double(parts[1]) ?? 0
         }
-        return WrkResult(requests: Int(fields["requests"] ?? 0), seconds: (fields["duration_us"] ?? 1) / 1e6,
-                         p50: (fields["p50_us"] ?? 0) / 1e6, p99: (fields["p99_us"] ?? 0) / 1e6,
-                         errors: Int(fields["errors"] ?? 0), non2xx: Int(fields["non2xx"] ?? 0))
+        return WrkResult(
+            requests: Int(fields["requests"] ?? 0), seconds: (fields["duration_us"] ?? 1) / 1e6,
+            p50: (fields["p50_us"] ?? 0) / 1e6, p99: (fields["p99_us"] ?? 0) / 1e6,
+            errors: Int(fields["errors"] ?? 0), non2xx: Int(fields["non2xx"] ?? 0))
     }
 
     /// `VmHWM` of a running process, in bytes.
@@ -153,9 +189,11 @@ enum CollectorBench {
                 let ms = base + Int64(counter / 10)
                 let pw = uuid(ms, kind: 2, counter)
                 let user = "bench-user-\(counter % 5000)"
-                body += "{\"id\":\"\(uuid(ms, kind: 0, counter))\",\"name\":\"paywall_shown\",\"occurred_at\":\(ms),\"user_id\":\"\(user)\","
+                body +=
+                    "{\"id\":\"\(uuid(ms, kind: 0, counter))\",\"name\":\"paywall_shown\",\"occurred_at\":\(ms),\"user_id\":\"\(user)\","
                     + "\"catalog_version\":1,\"pw_id\":\"\(pw)\",\"source\":\"onboarding\"}\n"
-                body += "{\"id\":\"\(uuid(ms, kind: 1, counter))\",\"name\":\"paywall_closed\",\"occurred_at\":\(ms + 4000),"
+                body +=
+                    "{\"id\":\"\(uuid(ms, kind: 1, counter))\",\"name\":\"paywall_closed\",\"occurred_at\":\(ms + 4000),"
                     + "\"user_id\":\"\(user)\",\"catalog_version\":1,\"pw_id\":\"\(pw)\",\"source\":\"onboarding\","
                     + "\"result\":\"dismissed\",\"via\":\"close_button\",\"open_s\":4}\n"
             }
@@ -175,7 +213,8 @@ enum CollectorBench {
             let text = String(value, radix: 16)
             return String(repeating: "0", count: max(0, width - text.count)) + text
         }
-        return "\(hex(ms / 65_536, 8))-\(hex(ms % 65_536, 4))-7\(hex(999, 3))-8\(hex(Int64(kind), 3))-\(hex(Int64(counter), 12))"
+        return
+            "\(hex(ms / 65_536, 8))-\(hex(ms % 65_536, 4))-7\(hex(999, 3))-8\(hex(Int64(kind), 3))-\(hex(Int64(counter), 12))"
     }
 
     /// `paywall-analytics import` of `events` fresh events from an NDJSON file into a fresh store.
@@ -198,17 +237,24 @@ enum CollectorBench {
         let probe = try ListenSocket.bind(host: "127.0.0.1", port: 0)
         let port = probe.port
         close(probe.descriptor)
-        try CollectorBenchScripts.nginx(port: port, prefix: prefix).write(toFile: prefix + "/nginx.conf", atomically: true, encoding: .utf8)
+        try CollectorBenchScripts.nginx(port: port, prefix: prefix).write(
+            toFile: prefix + "/nginx.conf", atomically: true, encoding: .utf8)
         let nginx = Process()
         nginx.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
-        nginx.arguments = ["-p", prefix, "-c", prefix + "/nginx.conf", "-e", prefix + "/nginx-error.log", "-g", "daemon off;"]
+        nginx.arguments = [
+            "-p", prefix, "-c", prefix + "/nginx.conf", "-e", prefix + "/nginx-error.log", "-g", "daemon off;",
+        ]
         try nginx.run()
-        defer { kill(nginx.processIdentifier, SIGQUIT); nginx.waitUntilExit() }
+        defer {
+            kill(nginx.processIdentifier, SIGQUIT)
+            nginx.waitUntilExit()
+        }
         usleep(500_000)
         let script = directory.appendingPathComponent("nginx.lua").path
         try CollectorBenchScripts.plain(key: "none").write(toFile: script, atomically: true, encoding: .utf8)
-        return try runWrk(url: "http://127.0.0.1:\(port)/v1/events", script: script, seconds: seconds,
-                          connections: connections, threads: threads)
+        return try runWrk(
+            url: "http://127.0.0.1:\(port)/v1/events", script: script, seconds: seconds,
+            connections: connections, threads: threads)
     }
 
     /// Runs a tool and returns its standard output; fails the benchmark when it fails.
@@ -221,7 +267,9 @@ enum CollectorBench {
         try process.run()
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        guard process.terminationStatus == 0 else { fatalError("\(tool) \(arguments.prefix(2)) exited \(process.terminationStatus)") }
+        guard process.terminationStatus == 0 else {
+            fatalError("\(tool) \(arguments.prefix(2)) exited \(process.terminationStatus)")
+        }
         return String(decoding: data, as: UTF8.self)
     }
 }

@@ -29,81 +29,81 @@ enum CollectorBenchScripts {
     /// time-ordered ids (milliseconds since the thread started, then a per-thread counter).
     static func plain(key: String) -> String {
         prelude(key: key) + """
-        local counter = 0
-        local base = 0
-        function init(args)
-          base = os.time() * 1000
-        end
-        local function uuid(ms, kind, n)
-          return string.format("%08x-%04x-7%03x-8%03x-%012x", math.floor(ms / 65536), ms % 65536, tid, kind, n)
-        end
-        function request()
-          local lines = {}
-          for i = 1, 50 do
-            counter = counter + 1
-            local ms = base + math.floor(counter / 10)
-            local pw = uuid(ms, 2, counter)
-            local user = "bench-user-" .. tid .. "-" .. (counter % 5000)
-            lines[#lines + 1] = '{"id":"' .. uuid(ms, 0, counter) .. '","name":"paywall_shown","occurred_at":' .. ms
-              .. ',"user_id":"' .. user .. '","catalog_version":1,"pw_id":"' .. pw .. '","source":"onboarding"}'
-            lines[#lines + 1] = '{"id":"' .. uuid(ms, 1, counter) .. '","name":"paywall_closed","occurred_at":' .. (ms + 4000)
-              .. ',"user_id":"' .. user .. '","catalog_version":1,"pw_id":"' .. pw
-              .. '","source":"onboarding","result":"dismissed","via":"close_button","open_s":4}'
-          end
-          return wrk.format(nil, nil, nil, table.concat(lines, "\\n") .. "\\n")
-        end
-        """
+            local counter = 0
+            local base = 0
+            function init(args)
+              base = os.time() * 1000
+            end
+            local function uuid(ms, kind, n)
+              return string.format("%08x-%04x-7%03x-8%03x-%012x", math.floor(ms / 65536), ms % 65536, tid, kind, n)
+            end
+            function request()
+              local lines = {}
+              for i = 1, 50 do
+                counter = counter + 1
+                local ms = base + math.floor(counter / 10)
+                local pw = uuid(ms, 2, counter)
+                local user = "bench-user-" .. tid .. "-" .. (counter % 5000)
+                lines[#lines + 1] = '{"id":"' .. uuid(ms, 0, counter) .. '","name":"paywall_shown","occurred_at":' .. ms
+                  .. ',"user_id":"' .. user .. '","catalog_version":1,"pw_id":"' .. pw .. '","source":"onboarding"}'
+                lines[#lines + 1] = '{"id":"' .. uuid(ms, 1, counter) .. '","name":"paywall_closed","occurred_at":' .. (ms + 4000)
+                  .. ',"user_id":"' .. user .. '","catalog_version":1,"pw_id":"' .. pw
+                  .. '","source":"onboarding","result":"dismissed","via":"close_button","open_s":4}'
+              end
+              return wrk.format(nil, nil, nil, table.concat(lines, "\\n") .. "\\n")
+            end
+            """
     }
 
     /// Gzip bodies prepared by the benchmark (wrk's Lua has no zlib): thread `tid` of `threads` sends
     /// bodies tid, tid + threads, … from the file (each as "<length>\\n<bytes>"), each once while they last.
     static func gzip(key: String, bodies: String, threads: Int) -> String {
         prelude(key: key) + """
-        wrk.headers["Content-Encoding"] = "gzip"
-        local bodies = {}
-        local next_body = 1
-        function init(args)
-          local file = io.open("\(bodies)", "rb")
-          local index = 0
-          while true do
-            local line = file:read("*l")
-            if not line then break end
-            local body = file:read(tonumber(line))
-            if index % \(threads) == tid then bodies[#bodies + 1] = body end
-            index = index + 1
-          end
-          file:close()
-        end
-        function request()
-          local body = bodies[next_body]
-          next_body = next_body % #bodies + 1
-          return wrk.format(nil, nil, nil, body)
-        end
-        """
+            wrk.headers["Content-Encoding"] = "gzip"
+            local bodies = {}
+            local next_body = 1
+            function init(args)
+              local file = io.open("\(bodies)", "rb")
+              local index = 0
+              while true do
+                local line = file:read("*l")
+                if not line then break end
+                local body = file:read(tonumber(line))
+                if index % \(threads) == tid then bodies[#bodies + 1] = body end
+                index = index + 1
+              end
+              file:close()
+            end
+            function request()
+              local body = bodies[next_body]
+              next_body = next_body % #bodies + 1
+              return wrk.format(nil, nil, nil, body)
+            end
+            """
     }
 
     /// nginx answering every POST with 204, storing nothing: what HTTP on this machine can carry.
     static func nginx(port: Int, prefix: String) -> String {
         let user = geteuid() == 0 ? "user root;\n" : ""
         return """
-        \(user)worker_processes 2;
-        pid \(prefix)/nginx.pid;
-        error_log \(prefix)/nginx-error.log;
-        events { worker_connections 1024; }
-        http {
-          access_log off;
-          client_body_temp_path \(prefix)/body;
-          proxy_temp_path \(prefix)/proxy;
-          fastcgi_temp_path \(prefix)/fastcgi;
-          uwsgi_temp_path \(prefix)/uwsgi;
-          scgi_temp_path \(prefix)/scgi;
-          client_max_body_size 1m;
-          client_body_buffer_size 1m;
-          server {
-            listen 127.0.0.1:\(port);
-            location / { return 204; }
-          }
-        }
-        """
+            \(user)worker_processes 2;
+            pid \(prefix)/nginx.pid;
+            error_log \(prefix)/nginx-error.log;
+            events { worker_connections 1024; }
+            http {
+              access_log off;
+              client_body_temp_path \(prefix)/body;
+              proxy_temp_path \(prefix)/proxy;
+              fastcgi_temp_path \(prefix)/fastcgi;
+              uwsgi_temp_path \(prefix)/uwsgi;
+              scgi_temp_path \(prefix)/scgi;
+              client_max_body_size 1m;
+              client_body_buffer_size 1m;
+              server {
+                listen 127.0.0.1:\(port);
+                location / { return 204; }
+              }
+            }
+            """
     }
 }

@@ -13,7 +13,9 @@ enum ForwarderBench {
         var index = 0
         while index < arguments.count {
             switch arguments[index] {
-            case "--count" where index + 1 < arguments.count: count = Int(arguments[index + 1]) ?? count; index += 1
+            case "--count" where index + 1 < arguments.count:
+                count = Int(arguments[index + 1]) ?? count
+                index += 1
             case "--outbox" where index + 1 < arguments.count:
                 outboxes = arguments[index + 1] == "both" ? ["memory", "sqlite"] : [arguments[index + 1]]
                 index += 1
@@ -33,7 +35,8 @@ enum ForwarderBench {
 
     static func drain(count: Int, kind: String) async throws {
         let events = makeImpressions(count)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("paywall-bench-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "paywall-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let outbox: any EventOutbox
@@ -59,8 +62,9 @@ enum ForwarderBench {
             maxBatches: 1_000_000,
             leaseOwner: "paywall-bench"
         )
-        let forwarder = Forwarder(outbox: outbox, transport: URLSessionTransport(timeout: .seconds(10)),
-                                  configuration: configuration, now: .system)
+        let forwarder = Forwarder(
+            outbox: outbox, transport: URLSessionTransport(timeout: .seconds(10)),
+            configuration: configuration, now: .system)
         let clock = ContinuousClock()
         let start = clock.now
         guard case .completed(let summary) = try await forwarder.forwardOnce() else {
@@ -70,11 +74,13 @@ enum ForwarderBench {
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let accepted = standIn.acceptedEventIDs.count
         guard summary.delivered == count, accepted == count, standIn.violations.isEmpty else {
-            throw BenchError(message: "incomplete drain: delivered \(summary.delivered), stand-in accepted \(accepted), "
-                             + "violations \(standIn.violations.prefix(3))")
+            throw BenchError(
+                message: "incomplete drain: delivered \(summary.delivered), stand-in accepted \(accepted), "
+                    + "violations \(standIn.violations.prefix(3))")
         }
-        let line = String(format: "forwarder[%@]: %d impressions in %.2f s over %d requests: %.0f impressions/s, %.0f requests/s",
-                          kind, count, seconds, summary.requests, Double(count) / seconds, Double(summary.requests) / seconds)
+        let line = String(
+            format: "forwarder[%@]: %d impressions in %.2f s over %d requests: %.0f impressions/s, %.0f requests/s",
+            kind, count, seconds, summary.requests, Double(count) / seconds, Double(summary.requests) / seconds)
         print(line)
         BenchTargets.measured("impressions/s (\(kind) outbox)", String(Double(count) / seconds))
     }
@@ -90,9 +96,10 @@ enum ForwarderBench {
                 occurredAt: time,
                 userID: "user_\(index % 5_000)",
                 sessionID: UUIDv7.make(milliseconds: time, using: &generator),
-                properties: EventProperties(pwID: UUIDv7.make(milliseconds: time, using: &generator),
-                                            source: ["onboarding", "settings", "paywall_gate"][index % 3],
-                                            offeringID: "default", placementID: index % 2 == 0 ? "home" : nil)
+                properties: EventProperties(
+                    pwID: UUIDv7.make(milliseconds: time, using: &generator),
+                    source: ["onboarding", "settings", "paywall_gate"][index % 3],
+                    offeringID: "default", placementID: index % 2 == 0 ? "home" : nil)
             )
         }
     }

@@ -4,9 +4,9 @@ import PaywallSQLite
 import PaywallStore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// `paywall-bench import`: NDJSON import through the validator and the store, next to the
@@ -25,35 +25,48 @@ enum ImportBench {
         var transactionEvents: Int
     }
 
-    static let shipped = Variant(label: "import (shipped: plain, sized cache, 100k/transaction)", path: .plain,
-                                 cacheBytes: nil, transactionEvents: 100_000)
+    static let shipped = Variant(
+        label: "import (shipped: plain, sized cache, 100k/transaction)", path: .plain,
+        cacheBytes: nil, transactionEvents: 100_000)
     static let ideas: [Variant] = [
-        Variant(label: "plain, 2 MB cache, 10k/transaction (before)", path: .plain, cacheBytes: 0, transactionEvents: 10_000),
+        Variant(
+            label: "plain, 2 MB cache, 10k/transaction (before)", path: .plain, cacheBytes: 0, transactionEvents: 10_000
+        ),
         Variant(label: "plain, sized cache, 10k/transaction", path: .plain, cacheBytes: nil, transactionEvents: 10_000),
         Variant(label: "sorted, 2 MB cache, 10k/transaction", path: .sorted, cacheBytes: 0, transactionEvents: 10_000),
-        Variant(label: "sorted, sized cache, 10k/transaction", path: .sorted, cacheBytes: nil, transactionEvents: 10_000),
-        Variant(label: "plain, sized cache, 100k/transaction", path: .plain, cacheBytes: nil, transactionEvents: 100_000),
-        Variant(label: "sorted probe, file-order insert, sized, 100k", path: .sortedProbe, cacheBytes: nil,
-                transactionEvents: 100_000),
-        Variant(label: "sorted, one batched probe statement, sized, 100k", path: .sortedBatchProbe, cacheBytes: nil,
-                transactionEvents: 100_000),
+        Variant(
+            label: "sorted, sized cache, 10k/transaction", path: .sorted, cacheBytes: nil, transactionEvents: 10_000),
+        Variant(
+            label: "plain, sized cache, 100k/transaction", path: .plain, cacheBytes: nil, transactionEvents: 100_000),
+        Variant(
+            label: "sorted probe, file-order insert, sized, 100k", path: .sortedProbe, cacheBytes: nil,
+            transactionEvents: 100_000),
+        Variant(
+            label: "sorted, one batched probe statement, sized, 100k", path: .sortedBatchProbe, cacheBytes: nil,
+            transactionEvents: 100_000),
     ]
 
     static func run(_ arguments: [String]) throws {
         if arguments.first == "child" { return try child(Array(arguments.dropFirst())) }
         let count = BenchSupport.eventCount(arguments, default: 500_000)
         if arguments.contains("--key-experiment") {
-            return try ImportKeyExperiment.run(count: count, cacheBytes: ImportCache.bytes(storeBytes: 0,
-                                                                                         inputBytes: Int64(count) * 300))
+            return try ImportKeyExperiment.run(
+                count: count,
+                cacheBytes: ImportCache.bytes(
+                    storeBytes: 0,
+                    inputBytes: Int64(count) * 300))
         }
-        let kinds = arguments.firstIndex(of: "--ids").flatMap { index in
-            index + 1 < arguments.count ? IDs(rawValue: arguments[index + 1]).map { [$0] } : nil
-        } ?? IDs.allCases
+        let kinds =
+            arguments.firstIndex(of: "--ids").flatMap { index in
+                index + 1 < arguments.count ? IDs(rawValue: arguments[index + 1]).map { [$0] } : nil
+            } ?? IDs.allCases
         // `--variants`: every idea; `--pick 5,6`: those ideas (1-based, in the order of `ideas`).
         var picked = arguments.contains("--variants") ? ideas : []
         if let index = arguments.firstIndex(of: "--pick"), index + 1 < arguments.count {
-            picked = arguments[index + 1].split(separator: ",").compactMap { Int($0) }.filter { (1...ideas.count).contains($0) }
-                .map { ideas[$0 - 1] }
+            picked = arguments[index + 1].split(separator: ",").compactMap { Int($0) }.filter {
+                (1...ideas.count).contains($0)
+            }
+            .map { ideas[$0 - 1] }
         }
         for kind in kinds {
             try measure(count: count, ids: kind, variants: picked)
@@ -72,29 +85,40 @@ enum ImportBench {
         let theirs = Double(count) / sqlite3.seconds
         let sqlite3Store = directory.appendingPathComponent("sqlite3.sqlite")
         var rows: [[String]] = [["measure", "events/s", "× sqlite3", "CPU s", "peak RSS MB", "store MB"]]
-        rows.append(["sqlite3 .import --csv (same rows, same table and index)", String(format: "%.0f", theirs), "1.00",
-                     String(format: "%.1f", sqlite3.cpu), "", "\(megabytes(sqlite3Store))"])
-        var shippedRatio = 0.0, shippedRSS = 0
+        rows.append([
+            "sqlite3 .import --csv (same rows, same table and index)", String(format: "%.0f", theirs), "1.00",
+            String(format: "%.1f", sqlite3.cpu), "", "\(megabytes(sqlite3Store))",
+        ])
+        var shippedRatio = 0.0
+        var shippedRSS = 0
         for (offset, variant) in ([shipped] + variants).enumerated() {
             let store = directory.appendingPathComponent("import-\(offset).sqlite")
             let measured = try importChild(store: store, ndjson: ndjson, variant: variant)
             let ours = Double(count) / measured.seconds
-            if offset == 0 { shippedRatio = ours / theirs; shippedRSS = measured.rssMB }
-            rows.append([variant.label, String(format: "%.0f", ours), String(format: "%.2f", ours / theirs),
-                         String(format: "%.1f", measured.cpu), "\(measured.rssMB)", "\(megabytes(store))"])
+            if offset == 0 {
+                shippedRatio = ours / theirs
+                shippedRSS = measured.rssMB
+            }
+            rows.append([
+                variant.label, String(format: "%.0f", ours), String(format: "%.2f", ours / theirs),
+                String(format: "%.1f", measured.cpu), "\(measured.rssMB)", "\(megabytes(store))",
+            ])
             if offset > 0 { try? FileManager.default.removeItem(at: store) }
         }
         let target = ids == .ordered ? "≥ 1.5" : (count >= 5_000_000 ? "≥ 2.0" : "≥ 1.5")
-        BenchSupport.printTable("paywall-bench import — \(count) events, \(ids == .ordered ? "time-ordered UUIDv7" : "random UUIDv4") ids "
-                                + "(\(size / 1_000_000) MB of NDJSON); target import / sqlite3 \(target), peak RSS ≤ 300 MB", rows)
+        BenchSupport.printTable(
+            "paywall-bench import — \(count) events, \(ids == .ordered ? "time-ordered UUIDv7" : "random UUIDv4") ids "
+                + "(\(size / 1_000_000) MB of NDJSON); target import / sqlite3 \(target), peak RSS ≤ 300 MB", rows)
         print("")
         // The shipped path's figures against targets.json (one label per kind of id).
         let ratioLabel = ids == .ordered ? "import / sqlite3 (time-ordered ids)" : "import / sqlite3 (random ids)"
-        BenchSupport.printTable("paywall-bench import — targets", [
-            ["measure", "value", "target"],
-            [ratioLabel, String(format: "%.2f", shippedRatio), ""],
-            ["import peak RSS MB", "\(shippedRSS)", ""],
-        ])
+        BenchSupport.printTable(
+            "paywall-bench import — targets",
+            [
+                ["measure", "value", "target"],
+                [ratioLabel, String(format: "%.2f", shippedRatio), ""],
+                ["import peak RSS MB", "\(shippedRSS)", ""],
+            ])
         print("")
     }
 
@@ -118,9 +142,9 @@ enum ImportBench {
     static func childrenCPU() -> Double {
         var usage = rusage()
         #if os(Linux)
-        getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+            getrusage(RUSAGE_CHILDREN.rawValue, &usage)
         #else
-        getrusage(RUSAGE_CHILDREN, &usage)
+            getrusage(RUSAGE_CHILDREN, &usage)
         #endif
         let time = { (value: timeval) in Double(value.tv_sec) + Double(value.tv_usec) / 1e6 }
         return time(usage.ru_utime) + time(usage.ru_stime)
@@ -132,8 +156,10 @@ enum ImportBench {
         Thread.sleep(forTimeInterval: 1)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-        process.arguments = ["import", "child", store.path, ndjson.path, "\(variant.path)",
-                             variant.cacheBytes.map(String.init) ?? "auto", "\(variant.transactionEvents)"]
+        process.arguments = [
+            "import", "child", store.path, ndjson.path, "\(variant.path)",
+            variant.cacheBytes.map(String.init) ?? "auto", "\(variant.transactionEvents)",
+        ]
         let pipe = Pipe()
         process.standardOutput = pipe
         let cpuBefore = childrenCPU()
@@ -143,7 +169,7 @@ enum ImportBench {
         let cpu = childrenCPU() - cpuBefore
         let parts = String(decoding: data, as: UTF8.self).split(separator: " ")
         guard process.terminationStatus == 0, parts.count == 2, let seconds = Double(parts[0]),
-              let rss = Int(parts[1].trimmingCharacters(in: .whitespacesAndNewlines))
+            let rss = Int(parts[1].trimmingCharacters(in: .whitespacesAndNewlines))
         else { throw BenchError("import child failed with status \(process.terminationStatus)") }
         return Measurement(seconds: seconds, rssMB: rss / 1024, cpu: cpu)
     }
@@ -152,8 +178,9 @@ enum ImportBench {
     /// "<seconds> <peak RSS in KiB>".
     static func child(_ arguments: [String]) throws {
         let path = WritePath.allCases.first { "\($0)" == arguments[2] } ?? .sorted
-        let options = ImportOptions(writePath: path, cacheBytes: Int(arguments[3]),
-                                    transactionEvents: Int(arguments[4]) ?? 100_000)
+        let options = ImportOptions(
+            writePath: path, cacheBytes: Int(arguments[3]),
+            transactionEvents: Int(arguments[4]) ?? 100_000)
         let store = try EventStore(path: arguments[0], now: .system)
         var result = ImportResult()
         let seconds = try BenchSupport.seconds {
@@ -168,7 +195,8 @@ enum ImportBench {
     /// imports empty CSV fields as '' which a STRICT REAL column refuses), WAL, synchronous NORMAL.
     static func sqlite3Import(csv: URL, database: URL) throws -> (seconds: Double, cpu: Double) {
         let setup = try Connection(path: database.path)
-        try setup.execute("""
+        try setup.execute(
+            """
             CREATE TABLE events (
               id TEXT NOT NULL UNIQUE, name TEXT NOT NULL, occurred_at INTEGER NOT NULL, recorded_at INTEGER NOT NULL,
               user_id TEXT NOT NULL, session_id TEXT, catalog_version INTEGER NOT NULL, pw_id TEXT NOT NULL,
@@ -179,8 +207,10 @@ enum ImportBench {
         Thread.sleep(forTimeInterval: 1)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["sqlite3", database.path, "PRAGMA journal_mode = WAL;", "PRAGMA synchronous = NORMAL;",
-                             ".import --csv \(csv.path) events"]
+        process.arguments = [
+            "sqlite3", database.path, "PRAGMA journal_mode = WAL;", "PRAGMA synchronous = NORMAL;",
+            ".import --csv \(csv.path) events",
+        ]
         process.standardOutput = FileHandle.nullDevice
         let cpuBefore = childrenCPU()
         let seconds = try BenchSupport.seconds {
@@ -188,7 +218,8 @@ enum ImportBench {
             process.waitUntilExit()
         }
         guard process.terminationStatus == 0 else {
-            throw BenchError("sqlite3 .import failed (status \(process.terminationStatus)); install the sqlite3 command-line tool")
+            throw BenchError(
+                "sqlite3 .import failed (status \(process.terminationStatus)); install the sqlite3 command-line tool")
         }
         let imported = try setup.scalar("SELECT count(*) FROM events")?.int64 ?? 0
         precondition(imported > 0, "sqlite3 imported nothing")

@@ -3,9 +3,9 @@ import PaywallCore
 import PaywallStore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The events of `paywall-bench import`, generated and written in chunks (10M events never sit in
@@ -49,10 +49,14 @@ enum ImportBenchData {
             return text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" })
                 ? "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : text
         }
-        return [event.id.uuidString, event.name.rawValue, String(event.occurredAt), String(event.occurredAt), field(event.userID),
-                event.sessionID?.uuidString ?? "", String(event.catalogVersion), p.pwID.uuidString, field(p.source),
-                field(p.offeringID), field(p.placementID), field(p.product), p.result?.rawValue ?? "", p.via?.rawValue ?? "",
-                p.openS.map { "\($0)" } ?? "", String(seq)].joined(separator: ",")
+        return [
+            event.id.uuidString, event.name.rawValue, String(event.occurredAt), String(event.occurredAt),
+            field(event.userID),
+            event.sessionID?.uuidString ?? "", String(event.catalogVersion), p.pwID.uuidString, field(p.source),
+            field(p.offeringID), field(p.placementID), field(p.product), p.result?.rawValue ?? "",
+            p.via?.rawValue ?? "",
+            p.openS.map { "\($0)" } ?? "", String(seq),
+        ].joined(separator: ",")
     }
 }
 
@@ -72,8 +76,10 @@ struct PresentationStream {
             let user = "user-\(Int.random(in: 0..<50_000, using: &generator))"
             func add(_ name: EventName, _ properties: EventProperties) {
                 time += Int64.random(in: 1...400, using: &generator)
-                events.append(EventRecord(id: UUIDv7.make(milliseconds: time, using: &generator), name: name, occurredAt: time,
-                                          userID: user, sessionID: pwID, properties: properties))
+                events.append(
+                    EventRecord(
+                        id: UUIDv7.make(milliseconds: time, using: &generator), name: name, occurredAt: time,
+                        userID: user, sessionID: pwID, properties: properties))
             }
             add(.paywallShown, EventProperties(pwID: pwID, source: source, offeringID: "default"))
             let buys = Int.random(in: 0..<4, using: &generator) == 0
@@ -81,9 +87,12 @@ struct PresentationStream {
                 add(.paywallPlanSelected, EventProperties(pwID: pwID, source: source, product: "annual"))
                 add(.paywallPurchaseStarted, EventProperties(pwID: pwID, source: source, product: "annual"))
             }
-            add(.paywallClosed, EventProperties(pwID: pwID, source: source, product: buys ? "annual" : nil,
-                                                result: buys ? .purchased : .dismissed, via: buys ? .auto : .closeButton,
-                                                openS: Double(Int.random(in: 1...600, using: &generator)) / 10))
+            add(
+                .paywallClosed,
+                EventProperties(
+                    pwID: pwID, source: source, product: buys ? "annual" : nil,
+                    result: buys ? .purchased : .dismissed, via: buys ? .auto : .closeButton,
+                    openS: Double(Int.random(in: 1...600, using: &generator)) / 10))
         }
         carry = Array(events[count...])
         return Array(events.prefix(count))
@@ -95,13 +104,13 @@ extension BenchSupport {
     /// inherit the parent's peak across fork and exec), `ru_maxrss` elsewhere.
     static func peakResidentKiB() -> Int {
         #if os(Linux)
-        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
-        let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
-        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? -1
+            let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+            let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
+            return Int(line.split(separator: " ").dropFirst().first ?? "") ?? -1
         #else
-        var usage = rusage()
-        getrusage(RUSAGE_SELF, &usage)
-        return Int(usage.ru_maxrss / 1024)   // bytes on Darwin
+            var usage = rusage()
+            getrusage(RUSAGE_SELF, &usage)
+            return Int(usage.ru_maxrss / 1024)  // bytes on Darwin
         #endif
     }
 }

@@ -7,10 +7,10 @@ import PaywallSQLite
 /// 10,000 rows inserted in key order with `seq` given in arrival order, with the same page cache.
 enum ImportKeyExperiment {
     /// The UUID's bytes as a big-endian integer (the order of its canonical text).
-    static func key(_ uuid: UUID) -> UInt128 { // floors: ok
+    static func key(_ uuid: UUID) -> UInt128 {  // floors: ok
         withUnsafeBytes(of: uuid.uuid) { bytes in
-            UInt128(UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: 0, as: UInt64.self))) << 64 // floors: ok
-                | UInt128(UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self))) // floors: ok
+            UInt128(UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: 0, as: UInt64.self))) << 64  // floors: ok
+                | UInt128(UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))  // floors: ok
         }
     }
 
@@ -22,9 +22,10 @@ enum ImportKeyExperiment {
             let path = directory.appendingPathComponent(blob ? "blob.sqlite" : "text.sqlite").path
             let connection = try Connection(path: path)
             try connection.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL")
-            try connection.execute(blob
-                ? "CREATE TABLE t (k BLOB NOT NULL UNIQUE, seq INTEGER PRIMARY KEY, payload TEXT NOT NULL)"
-                : "CREATE TABLE t (k TEXT NOT NULL UNIQUE, seq INTEGER PRIMARY KEY, payload TEXT NOT NULL)")
+            try connection.execute(
+                blob
+                    ? "CREATE TABLE t (k BLOB NOT NULL UNIQUE, seq INTEGER PRIMARY KEY, payload TEXT NOT NULL)"
+                    : "CREATE TABLE t (k TEXT NOT NULL UNIQUE, seq INTEGER PRIMARY KEY, payload TEXT NOT NULL)")
             try connection.execute("PRAGMA cache_size = -\(cacheBytes / 1_024)")
             var generator = SystemRandomNumberGenerator()
             var seq: Int64 = 0
@@ -60,12 +61,17 @@ enum ImportKeyExperiment {
             }
             try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             let pageSize = try connection.scalar("PRAGMA page_size")?.int64 ?? 4_096
-            let indexPages = (try? connection.scalar("SELECT count(*) FROM dbstat WHERE name = 'sqlite_autoindex_t_1'")?.int64) ?? nil
+            let indexPages =
+                (try? connection.scalar("SELECT count(*) FROM dbstat WHERE name = 'sqlite_autoindex_t_1'")?.int64)
+                ?? nil
             let file = ((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0) / 1_000_000
-            rows.append([blob ? "16-byte BLOB" : "36-byte text", BenchSupport.rate(count, seconds),
-                         indexPages.map { "\(Int($0 * pageSize) / 1_000_000)" } ?? "n/a", "\(file)"])
+            rows.append([
+                blob ? "16-byte BLOB" : "36-byte text", BenchSupport.rate(count, seconds),
+                indexPages.map { "\(Int($0 * pageSize) / 1_000_000)" } ?? "n/a", "\(file)",
+            ])
         }
-        BenchSupport.printTable("paywall-bench import --key-experiment — \(count) random keys, "
-                                + "\(cacheBytes >> 20) MB cache, sorted 10k-row transactions", rows)
+        BenchSupport.printTable(
+            "paywall-bench import --key-experiment — \(count) random keys, "
+                + "\(cacheBytes >> 20) MB cache, sorted 10k-row transactions", rows)
     }
 }

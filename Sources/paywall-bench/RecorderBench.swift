@@ -13,8 +13,9 @@ enum RecorderBench {
         defer { try? FileManager.default.removeItem(at: directory) }
 
         // 1. Latency on the caller while the committer writes batches (capacity holds every event: no drops).
-        let recorder = try Recorder(path: directory.appendingPathComponent("recorder.sqlite").path, now: .system,
-                                    policy: FlushPolicy(batchSize: 10_000, capacity: count + 1))
+        let recorder = try Recorder(
+            path: directory.appendingPathComponent("recorder.sqlite").path, now: .system,
+            policy: FlushPolicy(batchSize: 10_000, capacity: count + 1))
         var latencies = [UInt64](repeating: 0, count: count)
         let start = ContinuousClock.now
         latencies.withUnsafeMutableBufferPointer { out in
@@ -36,23 +37,27 @@ enum RecorderBench {
         }
 
         // 2. The ceiling: the same schema, one prepared INSERT in a bare loop, 10,000 rows per transaction.
-        let ceilingSeconds = try ceiling(events, path: directory.appendingPathComponent("ceiling.sqlite").path, outbox: false)
-        let outboxSeconds = try ceiling(events, path: directory.appendingPathComponent("ceiling-outbox.sqlite").path, outbox: true)
+        let ceilingSeconds = try ceiling(
+            events, path: directory.appendingPathComponent("ceiling.sqlite").path, outbox: false)
+        let outboxSeconds = try ceiling(
+            events, path: directory.appendingPathComponent("ceiling-outbox.sqlite").path, outbox: true)
         let ingestRate = Double(count) / ingestSeconds
         let ceilingRate = Double(count) / ceilingSeconds
         let outboxRate = Double(count) / outboxSeconds
-        BenchSupport.printTable("paywall-bench recorder — \(count) events (stored \(stored), dropped \(dropped))", [
-            ["measure", "value", "target"],
-            ["record latency p50 (µs)", percentile(0.50), ""],
-            ["record latency p99 (µs)", percentile(0.99), ""],
-            ["record latency max (µs)", String(format: "%.1f", Double(latencies[count - 1]) / 1000), ""],
-            ["caller record rate (events/s)", BenchSupport.rate(count, recordSeconds), ""],
-            ["recorder ingest (events/s)", String(format: "%.0f", ingestRate), ""],
-            ["ceiling: bare INSERT loop (rows/s)", String(format: "%.0f", ceilingRate), ""],
-            ["ingest / ceiling", String(format: "%.2f", ingestRate / ceilingRate), ""],
-            ["ceiling + outbox rows for impressions (rows/s)", String(format: "%.0f", outboxRate), ""],
-            ["ingest / ceiling with the same outbox rows", String(format: "%.2f", ingestRate / outboxRate), ""],
-        ])
+        BenchSupport.printTable(
+            "paywall-bench recorder — \(count) events (stored \(stored), dropped \(dropped))",
+            [
+                ["measure", "value", "target"],
+                ["record latency p50 (µs)", percentile(0.50), ""],
+                ["record latency p99 (µs)", percentile(0.99), ""],
+                ["record latency max (µs)", String(format: "%.1f", Double(latencies[count - 1]) / 1000), ""],
+                ["caller record rate (events/s)", BenchSupport.rate(count, recordSeconds), ""],
+                ["recorder ingest (events/s)", String(format: "%.0f", ingestRate), ""],
+                ["ceiling: bare INSERT loop (rows/s)", String(format: "%.0f", ceilingRate), ""],
+                ["ingest / ceiling", String(format: "%.2f", ingestRate / ceilingRate), ""],
+                ["ceiling + outbox rows for impressions (rows/s)", String(format: "%.0f", outboxRate), ""],
+                ["ingest / ceiling with the same outbox rows", String(format: "%.2f", ingestRate / outboxRate), ""],
+            ])
     }
 
     /// Fills the events table by a bare loop over one prepared INSERT with pre-rendered values

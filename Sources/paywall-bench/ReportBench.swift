@@ -1,12 +1,13 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import PaywallCore
 import PaywallReports
 import PaywallSQLite
 import PaywallStore
 import PaywallTestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `paywall-bench report`: a generated dataset (default 10M events over 30 days), the full report
 /// next to DuckDB (from the exported CSV and from a loaded table), a nightly run after one more day
@@ -30,7 +31,9 @@ enum ReportBench {
         let perDay = count / days
         var generator = ReportDataGenerator(seed: 42, start: start, eventsPerDay: perDay)
         let generateSeconds = try BenchSupport.seconds { try generator.append(days: days, to: db) }
-        log("generated \(generator.events) events, \(generator.presentations) presentations in \(fmt(generateSeconds)) s")
+        log(
+            "generated \(generator.events) events, \(generator.presentations) presentations in \(fmt(generateSeconds)) s"
+        )
         // The nightly job's own store, copied before any report ran: its first run is the full recompute.
         let nightlyDB = directory.appendingPathComponent("nightly.sqlite").path
         try FileManager.default.copyItem(atPath: db, toPath: nightlyDB)
@@ -45,7 +48,8 @@ enum ReportBench {
         log("export events: \(fmt(export.seconds)) s, \(export.rssMB) MB")
         let sqlite3 = try BenchSupport.seconds {
             // The export's event columns (not the internal `seq`).
-            let query = "'SELECT id, name, occurred_at, recorded_at, user_id, session_id, catalog_version, pw_id, source, "
+            let query =
+                "'SELECT id, name, occurred_at, recorded_at, user_id, session_id, catalog_version, pw_id, source, "
                 + "offering_id, placement_id, product, result, via, open_s FROM events'"
             let status = try shell("sqlite3 -csv '\(db)' \(query) > '\(csv).sqlite3'")
             precondition(status == 0, "sqlite3 -csv failed; apt-get install sqlite3")
@@ -56,7 +60,9 @@ enum ReportBench {
 
         let nightlyOut = directory.appendingPathComponent("nightly").path
         let recompute = try child(["nightly", nightlyDB, nightlyOut, "0"])
-        log("first nightly (full recompute: rollups and day partials from scratch): \(fmt(recompute.seconds)) s, \(recompute.rssMB) MB")
+        log(
+            "first nightly (full recompute: rollups and day partials from scratch): \(fmt(recompute.seconds)) s, \(recompute.rssMB) MB"
+        )
         try generator.append(days: 1, to: nightlyDB)
         let nightly = try child(["nightly", nightlyDB, nightlyOut, "0"])
         log("nightly after one more day: \(fmt(nightly.seconds)) s, \(nightly.rssMB) MB")
@@ -64,25 +70,27 @@ enum ReportBench {
         let duckCSV = duck["csv_seconds"] as? Double ?? .nan
         let duckTable = duck["table_seconds"] as? Double ?? .nan
         let rows = Double(generator.eventsBeforeLastAppend)
-        BenchSupport.printTable("paywall-bench report — \(generator.eventsBeforeLastAppend) events, \(days) days, UTC", [
-            ["measure", "value", "target"],
-            ["full report: rollup from scratch + 6 reports (s)", fmt(full.seconds), ""],
-            ["report with rollups current (s)", fmt(warm.seconds), ""],
-            ["DuckDB read_csv + same reports (s)", fmt(duckCSV), ""],
-            ["DuckDB loaded table, query only (s)", fmt(duckTable), ""],
-            ["full report / DuckDB-from-CSV", fmt(full.seconds / duckCSV), ""],
-            ["current-rollup report / DuckDB-from-CSV", fmt(warm.seconds / duckCSV), ""],
-            ["current-rollup report / DuckDB table", fmt(warm.seconds / duckTable), ""],
-            ["first nightly = full recompute (s)", fmt(recompute.seconds), ""],
-            ["nightly after +1 day (s)", fmt(nightly.seconds), ""],
-            ["nightly / full recompute", String(format: "%.1f %%", 100 * nightly.seconds / recompute.seconds), ""],
-            ["nightly / full report", String(format: "%.1f %%", 100 * nightly.seconds / full.seconds), ""],
-            ["peak RSS report (MB)", "\(max(full.rssMB, warm.rssMB, recompute.rssMB, nightly.rssMB))", ""],
-            ["peak RSS export (MB)", "\(export.rssMB)", ""],
-            ["export events rows/s", String(format: "%.0f", rows / export.seconds), ""],
-            ["sqlite3 -csv rows/s", String(format: "%.0f", rows / sqlite3), ""],
-            ["export / sqlite3 -csv", fmt(sqlite3 / export.seconds), ""],
-        ])
+        BenchSupport.printTable(
+            "paywall-bench report — \(generator.eventsBeforeLastAppend) events, \(days) days, UTC",
+            [
+                ["measure", "value", "target"],
+                ["full report: rollup from scratch + 6 reports (s)", fmt(full.seconds), ""],
+                ["report with rollups current (s)", fmt(warm.seconds), ""],
+                ["DuckDB read_csv + same reports (s)", fmt(duckCSV), ""],
+                ["DuckDB loaded table, query only (s)", fmt(duckTable), ""],
+                ["full report / DuckDB-from-CSV", fmt(full.seconds / duckCSV), ""],
+                ["current-rollup report / DuckDB-from-CSV", fmt(warm.seconds / duckCSV), ""],
+                ["current-rollup report / DuckDB table", fmt(warm.seconds / duckTable), ""],
+                ["first nightly = full recompute (s)", fmt(recompute.seconds), ""],
+                ["nightly after +1 day (s)", fmt(nightly.seconds), ""],
+                ["nightly / full recompute", String(format: "%.1f %%", 100 * nightly.seconds / recompute.seconds), ""],
+                ["nightly / full report", String(format: "%.1f %%", 100 * nightly.seconds / full.seconds), ""],
+                ["peak RSS report (MB)", "\(max(full.rssMB, warm.rssMB, recompute.rssMB, nightly.rssMB))", ""],
+                ["peak RSS export (MB)", "\(export.rssMB)", ""],
+                ["export events rows/s", String(format: "%.0f", rows / export.seconds), ""],
+                ["sqlite3 -csv rows/s", String(format: "%.0f", rows / sqlite3), ""],
+                ["export / sqlite3 -csv", fmt(sqlite3 / export.seconds), ""],
+            ])
     }
 
     /// `paywall-bench report nightly [--events N] [--prepared DIR]`: only the nightly ratio (full
@@ -100,8 +108,9 @@ enum ReportBench {
         if let prepared, FileManager.default.fileExists(atPath: prepared.appendingPathComponent("plus1.sqlite").path) {
             try FileManager.default.copyItem(atPath: prepared.appendingPathComponent("plus1.sqlite").path, toPath: db)
             try FileManager.default.copyItem(atPath: prepared.appendingPathComponent("plus1-out").path, toPath: out)
-            recomputeSeconds = Double(try String(contentsOf: prepared.appendingPathComponent("recompute-seconds"), encoding: .utf8)
-                .trimmingCharacters(in: .whitespacesAndNewlines))
+            recomputeSeconds = Double(
+                try String(contentsOf: prepared.appendingPathComponent("recompute-seconds"), encoding: .utf8)
+                    .trimmingCharacters(in: .whitespacesAndNewlines))
         } else {
             var generator = ReportDataGenerator(seed: 42, start: start, eventsPerDay: count / 30)
             try generator.append(days: 30, to: db)
@@ -111,7 +120,8 @@ enum ReportBench {
             try generator.append(days: 1, to: db)
             if let prepared {
                 try FileManager.default.createDirectory(at: prepared, withIntermediateDirectories: true)
-                try FileManager.default.copyItem(atPath: db, toPath: prepared.appendingPathComponent("plus1.sqlite").path)
+                try FileManager.default.copyItem(
+                    atPath: db, toPath: prepared.appendingPathComponent("plus1.sqlite").path)
                 try FileManager.default.copyItem(atPath: out, toPath: prepared.appendingPathComponent("plus1-out").path)
                 try Data("\(recompute.seconds)\n".utf8).write(to: prepared.appendingPathComponent("recompute-seconds"))
             }
@@ -146,7 +156,7 @@ enum ReportBench {
         process.waitUntilExit()
         let parts = String(decoding: data, as: UTF8.self).split(separator: " ")
         guard process.terminationStatus == 0, parts.count == 2, let seconds = Double(parts[0]),
-              let rss = Int(parts[1].trimmingCharacters(in: .whitespacesAndNewlines))
+            let rss = Int(parts[1].trimmingCharacters(in: .whitespacesAndNewlines))
         else { throw BenchError("child \(arguments.first ?? "") failed with status \(process.terminationStatus)") }
         return Measurement(seconds: seconds, rssMB: rss / 1024)
     }
@@ -161,7 +171,7 @@ enum ReportBench {
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0,
-              let json = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+            let json = try JSONSerialization.jsonObject(with: data) as? [String: Any]
         else { throw BenchError("DuckDB baseline failed: \(Python.installAdvice)") }
         return json
     }

@@ -5,9 +5,9 @@ import PaywallSQLite
 import PaywallStore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The measured operations of `paywall-bench report`, each run in its own process so its peak
@@ -20,7 +20,8 @@ enum ReportBenchChild {
         case "report":
             let reports = FunnelReport(connection: connection, now: .system)
             seconds = try BenchSupport.seconds {
-                try reports.report(from: try ReportDate(arguments[3]), to: try ReportDate(arguments[4]), into: arguments[2])
+                try reports.report(
+                    from: try ReportDate(arguments[3]), to: try ReportDate(arguments[4]), into: arguments[2])
             }
         case "nightly":
             let reports = FunnelReport(connection: connection, now: .system)
@@ -34,11 +35,11 @@ enum ReportBenchChild {
         }
         var usage = rusage()
         #if os(Linux)
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        let kibibytes = usage.ru_maxrss
+            getrusage(RUSAGE_SELF.rawValue, &usage)
+            let kibibytes = usage.ru_maxrss
         #else
-        getrusage(RUSAGE_SELF, &usage)
-        let kibibytes = usage.ru_maxrss / 1024   // bytes on Darwin
+            getrusage(RUSAGE_SELF, &usage)
+            let kibibytes = usage.ru_maxrss / 1024  // bytes on Darwin
         #endif
         print(String(format: "%.3f", seconds), kibibytes)
     }

@@ -17,8 +17,10 @@ struct ReportDataGenerator {
     private(set) var presentations = 0
     private(set) var eventsBeforeLastAppend = 0
     private var nextDay = 0
-    static let placements = ["onboarding", "settings", "paywall_gate", "home_banner", "Ünïcødé 🚀", "limit, reached",
-                             "=promo", "upgrade"]
+    static let placements = [
+        "onboarding", "settings", "paywall_gate", "home_banner", "Ünïcødé 🚀", "limit, reached",
+        "=promo", "upgrade",
+    ]
 
     init(seed: UInt64, start: Int64, eventsPerDay: Int) {
         random = SeededGenerator(seed: seed)
@@ -38,24 +40,28 @@ struct ReportDataGenerator {
 
     private mutating func appendDay(_ connection: Connection) throws {
         let dayStart = start + Int64(nextDay) * 86_400_000
-        let perPresentation = 2.27   // measured mean events per presentation of this mix
+        let perPresentation = 2.27  // measured mean events per presentation of this mix
         let count = Int(Double(eventsPerDay) / perPresentation)
         let step = 86_400_000 / Int64(max(count, 1))
         var written = 0
         var index = 0
         while index < count {
             try connection.transaction { db in
-                let insert = try db.cachedStatement("""
+                let insert = try db.cachedStatement(
+                    """
                     INSERT INTO events (id, name, occurred_at, recorded_at, user_id, session_id, catalog_version, pw_id,
                       source, offering_id, placement_id, product, result, via, open_s)
                     VALUES (?, ?, ?, ?, ?, NULL, 1, ?, ?, ?, NULL, ?, ?, ?, ?)
                     """)
                 let outbox = Delivery(
-                    pending: try db.cachedStatement("INSERT INTO outbox (event_rowid, occurred_at) VALUES (last_insert_rowid(), ?)"),
+                    pending: try db.cachedStatement(
+                        "INSERT INTO outbox (event_rowid, occurred_at) VALUES (last_insert_rowid(), ?)"),
                     delivered: try db.cachedStatement(
-                        "INSERT INTO deliveries (event_rowid, occurred_at, delivered_at) VALUES (last_insert_rowid(), ?1, ?1 + 60000)"),
+                        "INSERT INTO deliveries (event_rowid, occurred_at, delivered_at) VALUES (last_insert_rowid(), ?1, ?1 + 60000)"
+                    ),
                     dead: try db.cachedStatement(
-                        "INSERT INTO dead_letters (event_id, status, reason, dead_at) VALUES (?, 400, 'refused by the benchmark', ?)"))
+                        "INSERT INTO dead_letters (event_id, status, reason, dead_at) VALUES (?, 400, 'refused by the benchmark', ?)"
+                    ))
                 let end = min(count, index + 20_000)
                 while index < end {
                     written += try presentation(at: dayStart + Int64(index) * step, insert, outbox)
@@ -72,15 +78,26 @@ struct ReportDataGenerator {
         let pw = UUIDv7.make(milliseconds: t, using: &random).uuidString
         let customer = random.next() % 300_000
         let user = "user-\(customer)"
-        let offering = customer % 3 == 0 ? "variant_b" : "default"   // from the customer: no extra draw
+        let offering = customer % 3 == 0 ? "variant_b" : "default"  // from the customer: no extra draw
         let source = Self.placements[Int(random.next() % UInt64(Self.placements.count))]
         var written = 0
-        func add(_ name: String, _ product: String?, _ result: String?, _ via: String?, _ openS: Double?) throws -> String {
+        func add(_ name: String, _ product: String?, _ result: String?, _ via: String?, _ openS: Double?) throws
+            -> String
+        {
             let id = UUIDv7.make(milliseconds: t, using: &random).uuidString
             insert.reset()
-            insert.bind(id, at: 1); insert.bind(name, at: 2); insert.bind(t, at: 3); insert.bind(t + 40, at: 4)
-            insert.bind(user, at: 5); insert.bind(pw, at: 6); insert.bind(source, at: 7); insert.bind(offering, at: 8)
-            insert.bind(product, at: 9); insert.bind(result, at: 10); insert.bind(via, at: 11); insert.bind(openS, at: 12)
+            insert.bind(id, at: 1)
+            insert.bind(name, at: 2)
+            insert.bind(t, at: 3)
+            insert.bind(t + 40, at: 4)
+            insert.bind(user, at: 5)
+            insert.bind(pw, at: 6)
+            insert.bind(source, at: 7)
+            insert.bind(offering, at: 8)
+            insert.bind(product, at: 9)
+            insert.bind(result, at: 10)
+            insert.bind(via, at: 11)
+            insert.bind(openS, at: 12)
             try insert.run()
             written += 1
             return id
@@ -98,15 +115,22 @@ struct ReportDataGenerator {
                 outbox.pending.bind(t, at: 1)
                 try outbox.pending.run()
             } else {
-                outbox.dead.bind(id, at: 1); outbox.dead.bind(t, at: 2)
+                outbox.dead.bind(id, at: 1)
+                outbox.dead.bind(t, at: 2)
                 try outbox.dead.run()
             }
         }
         let product = random.chance(0.5) ? "pro.month" : "pro.year"
         let selected = shown && random.chance(0.4)
-        if selected { t += 2000; _ = try add("paywall_plan_selected", product, nil, nil, nil) }
+        if selected {
+            t += 2000
+            _ = try add("paywall_plan_selected", product, nil, nil, nil)
+        }
         let started = selected && random.chance(0.4)
-        if started { t += 2000; _ = try add("paywall_purchase_started", product, nil, nil, nil) }
+        if started {
+            t += 2000
+            _ = try add("paywall_purchase_started", product, nil, nil, nil)
+        }
         if !shown || random.chance(0.93) {
             let openS = shown ? Double(1000 + Int(random.next() % 60_000)) / 1000 : Double(random.next() % 1000) / 1000
             t = time + Int64(openS * 1000)
@@ -115,8 +139,9 @@ struct ReportDataGenerator {
             } else if shown && random.chance(0.02) {
                 _ = try add("paywall_closed", nil, "restored", "auto", openS)
             } else {
-                _ = try add("paywall_closed", selected ? product : nil, "dismissed",
-                            random.chance(0.7) ? "close_button" : "continue_free", openS)
+                _ = try add(
+                    "paywall_closed", selected ? product : nil, "dismissed",
+                    random.chance(0.7) ? "close_button" : "continue_free", openS)
             }
         }
         return written

@@ -26,7 +26,9 @@ enum UploadBench {
         let binary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
             .deletingLastPathComponent().appendingPathComponent("paywall-analytics").path
         guard FileManager.default.isExecutableFile(atPath: binary) else {
-            fatalError("build paywall-analytics next to paywall-bench first: swift build -c release --product paywall-analytics")
+            fatalError(
+                "build paywall-analytics next to paywall-bench first: swift build -c release --product paywall-analytics"
+            )
         }
         let events = BenchSupport.events(count)
         let prepared = directory.appendingPathComponent("device.sqlite")
@@ -36,34 +38,47 @@ enum UploadBench {
         }
         try store.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
-        let clientPlain = try await clientOnly(directory: directory, prepared: prepared, name: "client-plain", gzip: false)
+        let clientPlain = try await clientOnly(
+            directory: directory, prepared: prepared, name: "client-plain", gzip: false)
         let clientGzip = try await clientOnly(directory: directory, prepared: prepared, name: "client-gzip", gzip: true)
-        let plain = try await upload(binary: binary, directory: directory, prepared: prepared, name: "plain", gzip: false)
+        let plain = try await upload(
+            binary: binary, directory: directory, prepared: prepared, name: "plain", gzip: false)
         let gzip = try await upload(binary: binary, directory: directory, prepared: prepared, name: "gzip", gzip: true)
         let importRate = try CollectorBench.importBaseline(binary: binary, directory: directory, events: count)
 
         func rate(_ run: Run) -> String { String(format: "%.0f", Double(run.stored) / run.seconds) }
         func row(_ label: String, _ run: Run) -> [String] {
-            [label, rate(run), String(format: "%.0f", Double(run.report.requests) / run.seconds),
-             String(run.report.bytesSent), String(format: "%.1f", Double(run.report.bytesSent) / Double(max(1, run.stored))),
-             String(run.stored), String(format: "%.2f", Double(run.stored) / run.seconds / importRate)]
+            [
+                label, rate(run), String(format: "%.0f", Double(run.report.requests) / run.seconds),
+                String(run.report.bytesSent),
+                String(format: "%.1f", Double(run.report.bytesSent) / Double(max(1, run.stored))),
+                String(run.stored), String(format: "%.2f", Double(run.stored) / run.seconds / importRate),
+            ]
         }
-        BenchSupport.printTable("paywall-bench upload — \(count) stored events to a local collector, batches of ≤ 1,000", [
-            ["run", "events/s", "requests/s", "bytes sent", "bytes/event", "stored centrally", "× import"],
-            row("upload, plain NDJSON", plain),
-            row("upload, gzip NDJSON", gzip),
-            row("the uploader alone, plain (a transport that answers at once)", clientPlain),
-            row("the uploader alone, gzip (a transport that answers at once)", clientGzip),
-            ["baseline: import of the same \(count) events (NDJSON file, fresh store)", String(format: "%.0f", importRate),
-             "", "", "", "", "1.00"],
-        ])
-        BenchSupport.printTable("paywall-bench upload — against the targets", [
-            ["measure", "value", "target"],
-            ["upload events/s (gzip)", rate(gzip), ""],
-            ["upload events/s (plain)", rate(plain), ""],
-        ])
-        print("events/s = events stored centrally / seconds from the first request to the last answer; both runs ended "
-            + "with every event stored once (checked).")
+        BenchSupport.printTable(
+            "paywall-bench upload — \(count) stored events to a local collector, batches of ≤ 1,000",
+            [
+                ["run", "events/s", "requests/s", "bytes sent", "bytes/event", "stored centrally", "× import"],
+                row("upload, plain NDJSON", plain),
+                row("upload, gzip NDJSON", gzip),
+                row("the uploader alone, plain (a transport that answers at once)", clientPlain),
+                row("the uploader alone, gzip (a transport that answers at once)", clientGzip),
+                [
+                    "baseline: import of the same \(count) events (NDJSON file, fresh store)",
+                    String(format: "%.0f", importRate),
+                    "", "", "", "", "1.00",
+                ],
+            ])
+        BenchSupport.printTable(
+            "paywall-bench upload — against the targets",
+            [
+                ["measure", "value", "target"],
+                ["upload events/s (gzip)", rate(gzip), ""],
+                ["upload events/s (plain)", rate(plain), ""],
+            ])
+        print(
+            "events/s = events stored centrally / seconds from the first request to the last answer; both runs ended "
+                + "with every event stored once (checked).")
     }
 
     /// The uploader's own cost: it drains a copy of the prepared store through a transport that
@@ -72,13 +87,17 @@ enum UploadBench {
         let device = directory.appendingPathComponent("device-\(name).sqlite")
         try FileManager.default.copyItem(at: prepared, to: device)
         let store = try EventStore(path: device.path, now: .system)
-        let configuration = UploaderConfiguration(endpoint: URL(string: "http://127.0.0.1:9")!,
-                                                  writeKey: try CollectorKey("pwk_0123456789abcdef0123456789abcdef"),
-                                                  forwarding: .device, maxBatches: 1_000_000, gzip: gzip)
-        let uploader = Uploader(queue: SQLiteUploadQueue(store: store), transport: CountingTransport(),
-                                configuration: configuration, now: .system)
+        let configuration = UploaderConfiguration(
+            endpoint: URL(string: "http://127.0.0.1:9")!,
+            writeKey: try CollectorKey("pwk_0123456789abcdef0123456789abcdef"),
+            forwarding: .device, maxBatches: 1_000_000, gzip: gzip)
+        let uploader = Uploader(
+            queue: SQLiteUploadQueue(store: store), transport: CountingTransport(),
+            configuration: configuration, now: .system)
         let start = ContinuousClock.now
-        guard case .completed(let report) = try await uploader.uploadOnce() else { fatalError("the device store was busy") }
+        guard case .completed(let report) = try await uploader.uploadOnce() else {
+            fatalError("the device store was busy")
+        }
         let seconds = (ContinuousClock.now - start).seconds
         return Run(seconds: seconds, report: report, stored: report.accepted)
     }
@@ -88,7 +107,8 @@ enum UploadBench {
         let device = directory.appendingPathComponent("device-\(name).sqlite")
         try FileManager.default.copyItem(at: prepared, to: device)
         let central = directory.appendingPathComponent("central-\(name).sqlite").path
-        let key = try CollectorBench.output(binary, ["keys", "add", "bench", "--db", central]).trimmingCharacters(in: .newlines)
+        let key = try CollectorBench.output(binary, ["keys", "add", "bench", "--db", central]).trimmingCharacters(
+            in: .newlines)
         let stderrPath = directory.appendingPathComponent("serve-\(name).stderr").path
         _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
         let serve = Process()
@@ -111,12 +131,16 @@ enum UploadBench {
         }
         guard let port else { fatalError("serve did not start") }
         let store = try EventStore(path: device.path, now: .system)
-        let configuration = UploaderConfiguration(endpoint: URL(string: "http://127.0.0.1:\(port)")!, writeKey: try CollectorKey(key),
-                                                  forwarding: .device, maxBatches: 1_000_000, gzip: gzip)
-        let uploader = Uploader(queue: SQLiteUploadQueue(store: store), transport: URLSessionTransport(timeout: .seconds(30)),
-                                configuration: configuration, now: .system)
+        let configuration = UploaderConfiguration(
+            endpoint: URL(string: "http://127.0.0.1:\(port)")!, writeKey: try CollectorKey(key),
+            forwarding: .device, maxBatches: 1_000_000, gzip: gzip)
+        let uploader = Uploader(
+            queue: SQLiteUploadQueue(store: store), transport: URLSessionTransport(timeout: .seconds(30)),
+            configuration: configuration, now: .system)
         let start = ContinuousClock.now
-        guard case .completed(let report) = try await uploader.uploadOnce() else { fatalError("the device store was busy") }
+        guard case .completed(let report) = try await uploader.uploadOnce() else {
+            fatalError("the device store was busy")
+        }
         let seconds = (ContinuousClock.now - start).seconds
         guard report.stop == .nothingDue else { fatalError("upload stopped early: \(report.uploadDescription)") }
         let stored = try EventStore(path: central, now: .system).stats().totalEvents

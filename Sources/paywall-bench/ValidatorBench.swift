@@ -10,8 +10,11 @@ enum ValidatorBench {
         let count = BenchSupport.eventCount(arguments, default: 200_000)
         let lines = BenchSupport.events(count).map { Array(NDJSONLine.encode($0).utf8) }
         // The same lines with one broken rule each: catalog_version 2 is above the catalog's maximum.
-        let invalidLines = lines.map { Array(String(decoding: $0, as: UTF8.self)
-            .replacingOccurrences(of: "\"catalog_version\":1", with: "\"catalog_version\":2").utf8) }
+        let invalidLines = lines.map {
+            Array(
+                String(decoding: $0, as: UTF8.self)
+                    .replacingOccurrences(of: "\"catalog_version\":1", with: "\"catalog_version\":2").utf8)
+        }
         let validator = EventValidator()
         var valid = 0
         var parsed = 0
@@ -28,7 +31,8 @@ enum ValidatorBench {
         }
         let invalidSeconds = BenchSupport.seconds {
             for line in invalidLines {
-                if case .invalid(let issues) = line.withUnsafeBytes({ validator.validate(line: $0) }), issues.count == 1 {
+                if case .invalid(let issues) = line.withUnsafeBytes({ validator.validate(line: $0) }), issues.count == 1
+                {
                     invalid += 1
                 }
             }
@@ -36,11 +40,16 @@ enum ValidatorBench {
         precondition(valid == count && parsed == count, "every generated line must be valid")
         precondition(invalid == count, "every altered line must have exactly one issue")
         func perLine(_ seconds: Double) -> String { String(format: "%.2f", seconds / Double(count) * 1e6) }
-        BenchSupport.printTable("Validator, \(count) NDJSON lines, one core", [
-            ["step", "lines/s", "µs/line"],
-            ["parse (FlatJSON, generic)", BenchSupport.rate(count, parseSeconds), perLine(parseSeconds)],
-            ["parse + validate, valid lines", BenchSupport.rate(count, seconds), perLine(seconds)],
-            ["parse + validate, invalid lines (reasons)", BenchSupport.rate(count, invalidSeconds), perLine(invalidSeconds)],
-        ])
+        BenchSupport.printTable(
+            "Validator, \(count) NDJSON lines, one core",
+            [
+                ["step", "lines/s", "µs/line"],
+                ["parse (FlatJSON, generic)", BenchSupport.rate(count, parseSeconds), perLine(parseSeconds)],
+                ["parse + validate, valid lines", BenchSupport.rate(count, seconds), perLine(seconds)],
+                [
+                    "parse + validate, invalid lines (reasons)", BenchSupport.rate(count, invalidSeconds),
+                    perLine(invalidSeconds),
+                ],
+            ])
     }
 }

@@ -20,26 +20,28 @@ func runBenchmark(_ name: String, _ arguments: [String]) async throws {
 }
 
 func usage() -> Never {
-    FileHandle.standardError.write(Data("""
-        usage: paywall-bench <benchmark> [options] [--check] [--targets PATH]
-          all                     every benchmark below with its defaults, one after the other
-          forwarder [--count N] [--outbox memory|sqlite|both]
-          recorder [--events N]   record latency, recorder ingest vs a bare INSERT loop
-          import [--events N] [--ids ordered|random] [--variants | --pick 5,6]
-                                  NDJSON import vs sqlite3 .import --csv, time-ordered and random ids; peak RSS
-          import --key-experiment [--events N]
-                                  36-byte text vs 16-byte BLOB id, the key alone
-          validator [--events N]  NDJSON lines parsed and validated per second
-          report [--events N]     reports (full, incremental nightly) vs DuckDB; export vs sqlite3 -csv; peak RSS
-          collector [--seconds 30] [--connections 64]
-                                  serve under wrk (plain, gzip) vs import and nginx answering 204; p50, p99, peak RSS
-          upload [--events N]     the uploader draining N stored events (default 200,000) into serve, plain vs gzip
-          report nightly [--events N] [--prepared DIR]
-                                  only the nightly run after one more day vs the full recompute
-        --check          print every target of the benchmarks run beside its value; exit 1 if one is missed
-        --targets PATH   the targets file (default: Sources/paywall-bench/targets.json of this checkout)
+    FileHandle.standardError.write(
+        Data(
+            """
+            usage: paywall-bench <benchmark> [options] [--check] [--targets PATH]
+              all                     every benchmark below with its defaults, one after the other
+              forwarder [--count N] [--outbox memory|sqlite|both]
+              recorder [--events N]   record latency, recorder ingest vs a bare INSERT loop
+              import [--events N] [--ids ordered|random] [--variants | --pick 5,6]
+                                      NDJSON import vs sqlite3 .import --csv, time-ordered and random ids; peak RSS
+              import --key-experiment [--events N]
+                                      36-byte text vs 16-byte BLOB id, the key alone
+              validator [--events N]  NDJSON lines parsed and validated per second
+              report [--events N]     reports (full, incremental nightly) vs DuckDB; export vs sqlite3 -csv; peak RSS
+              collector [--seconds 30] [--connections 64]
+                                      serve under wrk (plain, gzip) vs import and nginx answering 204; p50, p99, peak RSS
+              upload [--events N]     the uploader draining N stored events (default 200,000) into serve, plain vs gzip
+              report nightly [--events N] [--prepared DIR]
+                                      only the nightly run after one more day vs the full recompute
+            --check          print every target of the benchmarks run beside its value; exit 1 if one is missed
+            --targets PATH   the targets file (default: Sources/paywall-bench/targets.json of this checkout)
 
-        """.utf8))
+            """.utf8))
     exit(64)
 }
 

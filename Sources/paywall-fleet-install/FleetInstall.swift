@@ -48,8 +48,9 @@ struct FleetInstall: Sendable {
                 Self.say("diagnostic: \(message)", to: FileHandle.standardError)
             }
         } catch {
-            Self.say("cannot open the install's store \(databasePath): \(error); check the path and its folder",
-                     to: FileHandle.standardError)
+            Self.say(
+                "cannot open the install's store \(databasePath): \(error); check the path and its folder",
+                to: FileHandle.standardError)
             exit(74)
         }
         if case .off(let reason) = analytics.uploadStatus {
@@ -66,7 +67,7 @@ struct FleetInstall: Sendable {
             presentations += 1
             if presentations % 8 == 0 { await flush(analytics) }
             if presentations % 40 == 0 {
-                await analytics.suspend(budget: .seconds(2))   // the app goes to the background and back
+                await analytics.suspend(budget: .seconds(2))  // the app goes to the background and back
                 analytics.resume()
             }
             try? await Task.sleep(for: .milliseconds(Int.random(in: 10...80, using: &random)))

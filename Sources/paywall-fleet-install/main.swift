@@ -19,14 +19,18 @@ import Foundation
 
 let arguments = CommandLine.arguments
 guard arguments.count == 6, let endpoint = URL(string: arguments[2]), let seed = UInt64(arguments[4]),
-      let party = FleetInstall.Party(rawValue: arguments[3]) else {
-    FileHandle.standardError.write(Data("""
-        usage: paywall-fleet-install DB ENDPOINT device|collector SEED STOPFILE (the write key in PAYWALL_COLLECTOR_KEY)
+    let party = FleetInstall.Party(rawValue: arguments[3])
+else {
+    FileHandle.standardError.write(
+        Data(
+            """
+            usage: paywall-fleet-install DB ENDPOINT device|collector SEED STOPFILE (the write key in PAYWALL_COLLECTOR_KEY)
 
-        """.utf8))
+            """.utf8))
     exit(64)
 }
-let install = FleetInstall(databasePath: arguments[1], endpoint: endpoint, party: party, seed: seed,
-                           stopFile: arguments[5],
-                           writeKey: ProcessInfo.processInfo.environment["PAYWALL_COLLECTOR_KEY"] ?? "")
+let install = FleetInstall(
+    databasePath: arguments[1], endpoint: endpoint, party: party, seed: seed,
+    stopFile: arguments[5],
+    writeKey: ProcessInfo.processInfo.environment["PAYWALL_COLLECTOR_KEY"] ?? "")
 await install.run()

@@ -45,10 +45,13 @@ final class Fleet: @unchecked Sendable {
         let key = try makeWriteKey()
         let collector = FleetCollector(binary: binary("paywall-analytics"), database: central, logs: folder + "/logs")
         try collector.start()
-        FleetTally.say("fleet: \(settings.installs) installs, collector on \(collector.endpoint), seed \(settings.seed), work folder \(folder)")
+        FleetTally.say(
+            "fleet: \(settings.installs) installs, collector on \(collector.endpoint), seed \(settings.seed), work folder \(folder)"
+        )
         let members = (0..<settings.installs).map { index in
-            FleetMember(index: index, party: index % 2 == 0 ? "device" : "collector", folder: folder,
-                        binary: binary("paywall-fleet-install"), seed: settings.seed &+ UInt64(index))
+            FleetMember(
+                index: index, party: index % 2 == 0 ? "device" : "collector", folder: folder,
+                binary: binary("paywall-fleet-install"), seed: settings.seed &+ UInt64(index))
         }
         for member in members { try member.start(endpoint: collector.endpoint, writeKey: key, stopFile: stopFile) }
         for member in members where !member.waitFor("started", seconds: 120) {
@@ -59,7 +62,10 @@ final class Fleet: @unchecked Sendable {
         try drain(collector: collector, members: members, key: key)
         for member in members { _ = member.kill() }
         let stopped = collector.terminate()
-        if stopped != 0 { tally.fail("the collector exited \(stopped) on SIGTERM instead of 0: \(collector.child?.stderrTail() ?? "")") }
+        if stopped != 0 {
+            tally.fail(
+                "the collector exited \(stopped) on SIGTERM instead of 0: \(collector.child?.stderrTail() ?? "")")
+        }
         var checks = FleetChecks(folder: folder, cli: binary("paywall-analytics"), writeKey: key)
         tally.failures += checks.run()
         tally.figures = checks.figures
@@ -69,10 +75,13 @@ final class Fleet: @unchecked Sendable {
 
     /// `keys add fleet`: the key is read from its standard output (a pipe) and kept in memory only.
     func makeWriteKey() throws -> String {
-        let output = try CommandRunner(executable: binary("paywall-analytics")).runBlocking(["keys", "add", "fleet", "--db", central])
+        let output = try CommandRunner(executable: binary("paywall-analytics")).runBlocking([
+            "keys", "add", "fleet", "--db", central,
+        ])
         let key = output.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         guard output.status == 0, !key.isEmpty else {
-            throw FleetError("`paywall-analytics keys add fleet --db \(central)` exited \(output.status): \(output.stderr)")
+            throw FleetError(
+                "`paywall-analytics keys add fleet --db \(central)` exited \(output.status): \(output.stderr)")
         }
         return key
     }
@@ -87,32 +96,42 @@ final class Fleet: @unchecked Sendable {
         var lastProgress = (count: 0, at: Date())
         while Date() < end || tally.kills < settings.kills {
             guard Date() < hardEnd else {
-                tally.fail("only \(tally.kills) of \(settings.kills) kills in \(Int(Self.killLoopGrace)) s past the time")
+                tally.fail(
+                    "only \(tally.kills) of \(settings.kills) kills in \(Int(Self.killLoopGrace)) s past the time")
                 return
             }
             usleep(UInt32.random(in: 50_000...400_000, using: &random))
             let count = FleetStoreReader.eventCount(central)
             if count > lastProgress.count { lastProgress = (count, Date()) }
             if Date().timeIntervalSince(lastProgress.at) > Self.progressTimeout {
-                tally.fail("the central store received no event for \(Int(Self.progressTimeout)) s (it holds \(count)); "
-                           + "see the install logs under \(settings.folder)/logs (is the uploader configured?)")
+                tally.fail(
+                    "the central store received no event for \(Int(Self.progressTimeout)) s (it holds \(count)); "
+                        + "see the install logs under \(settings.folder)/logs (is the uploader configured?)")
                 return
             }
             try restartExited(members, endpoint: collector.endpoint, key: key)
             if !collector.isRunning {
-                tally.fail("the collector exited \(collector.kill()) on its own: \(collector.child?.stderrTail() ?? "")")
+                tally.fail(
+                    "the collector exited \(collector.kill()) on its own: \(collector.child?.stderrTail() ?? "")")
                 try collector.start()
             }
             if count > centralAtCollectorKill, Int.random(in: 0..<5, using: &random) == 0 {
                 let status = collector.kill()
-                if status != 137 { tally.fail("the collector exited \(status) before its SIGKILL: \(collector.child?.stderrTail() ?? "")") }
+                if status != 137 {
+                    tally.fail(
+                        "the collector exited \(status) before its SIGKILL: \(collector.child?.stderrTail() ?? "")")
+                }
                 tally.collectorKills += 1
                 centralAtCollectorKill = count
                 try collector.start()
             } else {
                 let member = members.randomElement(using: &random)!
                 let status = member.kill()
-                if status != 137 { tally.fail("install \(member.index) exited \(status) before its SIGKILL: \(member.child?.stderrTail() ?? "")") }
+                if status != 137 {
+                    tally.fail(
+                        "install \(member.index) exited \(status) before its SIGKILL: \(member.child?.stderrTail() ?? "")"
+                    )
+                }
                 tally.installKills += 1
                 try member.start(endpoint: collector.endpoint, writeKey: key, stopFile: stopFile)
             }
@@ -139,7 +158,8 @@ final class Fleet: @unchecked Sendable {
         for member in members {
             if !member.isRunning { try member.start(endpoint: collector.endpoint, writeKey: key, stopFile: stopFile) }
             if !member.waitFor("quiet", seconds: max(1, deadline.timeIntervalSinceNow)) {
-                tally.fail("install \(member.index) did not go quiet after the stop file: \(member.child?.stderrTail() ?? "")")
+                tally.fail(
+                    "install \(member.index) did not go quiet after the stop file: \(member.child?.stderrTail() ?? "")")
             }
         }
         var waiting = members
@@ -148,8 +168,9 @@ final class Fleet: @unchecked Sendable {
             if !waiting.isEmpty { usleep(200_000) }
         }
         for member in waiting {
-            tally.fail("install \(member.index) still holds events the collector lacks (or impressions to forward) "
-                       + "after \(Int(Self.drainTimeout)) s: \(member.child?.stderrTail() ?? "")")
+            tally.fail(
+                "install \(member.index) still holds events the collector lacks (or impressions to forward) "
+                    + "after \(Int(Self.drainTimeout)) s: \(member.child?.stderrTail() ?? "")")
         }
         tally.drainSeconds = Date().timeIntervalSince(started)
     }

@@ -58,10 +58,13 @@ struct FleetChecks {
     /// `paywall-analytics import` of every install's file into a fresh reference store.
     mutating func importReference(_ installs: [(path: String, party: String)]) throws -> [String] {
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: reference + suffix) }
-        let output = try CommandRunner(executable: cli).runBlocking(["import"] + installs.map(\.path) + ["--db", reference])
+        let output = try CommandRunner(executable: cli).runBlocking(
+            ["import"] + installs.map(\.path) + ["--db", reference])
         figures.append(("reference import", output.stdout.trimmingCharacters(in: .newlines)))
         guard output.status == 0, output.stdout.contains("duplicates 0, conflicts 0, quarantined 0") else {
-            return ["importing the install files into \(reference) exited \(output.status): \(output.stdout) \(output.stderr)"]
+            return [
+                "importing the install files into \(reference) exited \(output.status): \(output.stdout) \(output.stderr)"
+            ]
         }
         return []
     }
@@ -70,25 +73,34 @@ struct FleetChecks {
     mutating func sameEvents(_ installs: [(path: String, party: String)]) throws -> [String] {
         let connection = try Connection(path: central, options: .readOnly)
         _ = try connection.run("ATTACH DATABASE ?1 AS reference", [.text(reference)])
-        let columns = "id, name, occurred_at, user_id, session_id, catalog_version, pw_id, source, offering_id, "
+        let columns =
+            "id, name, occurred_at, user_id, session_id, catalog_version, pw_id, source, offering_id, "
             + "placement_id, product, result, via, open_s"
         let count = { (sql: String) in Int(try connection.scalar(sql)?.int64 ?? -1) }
-        let lost = try count("SELECT count(*) FROM (SELECT \(columns) FROM reference.events EXCEPT SELECT \(columns) FROM main.events)")
-        let extra = try count("SELECT count(*) FROM (SELECT \(columns) FROM main.events EXCEPT SELECT \(columns) FROM reference.events)")
+        let lost = try count(
+            "SELECT count(*) FROM (SELECT \(columns) FROM reference.events EXCEPT SELECT \(columns) FROM main.events)")
+        let extra = try count(
+            "SELECT count(*) FROM (SELECT \(columns) FROM main.events EXCEPT SELECT \(columns) FROM reference.events)")
         let centralCount = try count("SELECT count(*) FROM main.events")
         let quarantined = try count("SELECT count(*) FROM main.quarantine")
         var installTotal = 0
         for install in installs {
-            installTotal += Int(try Connection(path: install.path, options: .readOnly).scalar("SELECT count(*) FROM events")?.int64 ?? 0)
+            installTotal += Int(
+                try Connection(path: install.path, options: .readOnly).scalar("SELECT count(*) FROM events")?.int64 ?? 0
+            )
         }
-        figures.append(("events", "\(centralCount) in the central store, \(installTotal) in the \(installs.count) installs"))
+        figures.append(
+            ("events", "\(centralCount) in the central store, \(installTotal) in the \(installs.count) installs"))
         var failures: [String] = []
         if lost > 0 { failures.append("\(lost) events of the installs are missing from the central store (lost)") }
         if extra > 0 { failures.append("\(extra) events of the central store are in no install's store, or differ") }
         if centralCount != installTotal {
-            failures.append("the central store holds \(centralCount) events, the installs \(installTotal) (a duplicate or a loss)")
+            failures.append(
+                "the central store holds \(centralCount) events, the installs \(installTotal) (a duplicate or a loss)")
         }
-        if quarantined != 0 { failures.append("the central store quarantined \(quarantined) lines (the installs record valid events)") }
+        if quarantined != 0 {
+            failures.append("the central store quarantined \(quarantined) lines (the installs record valid events)")
+        }
         if installTotal == 0 { failures.append("the installs recorded no event at all") }
         return failures
     }
@@ -105,7 +117,8 @@ struct FleetChecks {
         }
         var tallies: [String: Int] = [:]
         for install in installs {
-            let wanted = install.party == "device"
+            let wanted =
+                install.party == "device"
                 ? (central: FleetDeliveryStates.forwardedByDevice, reference: FleetDeliveryStates.forwardedByDevice)
                 : (central: FleetDeliveryStates.pending, reference: FleetDeliveryStates.pending)
             for (store, state) in [(central, wanted.central), (reference, wanted.reference)] {
@@ -116,8 +129,12 @@ struct FleetChecks {
             }
             tallies[install.party, default: 0] += try FleetDeliveryStates.impressionCount(install.path)
         }
-        figures.append(("impressions", tallies.sorted { $0.key < $1.key }.map { "\($0.value) of \($0.key) installs" }
-            .joined(separator: ", ")))
+        figures.append(
+            (
+                "impressions",
+                tallies.sorted { $0.key < $1.key }.map { "\($0.value) of \($0.key) installs" }
+                    .joined(separator: ", ")
+            ))
         return failures
     }
 
@@ -128,9 +145,13 @@ struct FleetChecks {
         var failures: [String] = []
         for (store, out) in [(central, "central-report"), (reference, "reference-report")] {
             try? FileManager.default.removeItem(atPath: folder + "/" + out)
-            let output = try CommandRunner(executable: cli).runBlocking(["report", "--nightly", "--out", folder + "/" + out,
-                                                                         "--db", store, "--now", now])
-            if output.status != 0 { failures.append("report --nightly over \(store) exited \(output.status): \(output.stderr)") }
+            let output = try CommandRunner(executable: cli).runBlocking([
+                "report", "--nightly", "--out", folder + "/" + out,
+                "--db", store, "--now", now,
+            ])
+            if output.status != 0 {
+                failures.append("report --nightly over \(store) exited \(output.status): \(output.stderr)")
+            }
         }
         guard failures.isEmpty else { return failures }
         let compared = try FleetReportComparison(folder + "/central-report", folder + "/reference-report")
@@ -148,7 +169,8 @@ struct FleetChecks {
             let path = folder + "/" + name
             var directory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &directory), !directory.boolValue,
-                  let bytes = FileManager.default.contents(atPath: path) else { continue }
+                let bytes = FileManager.default.contents(atPath: path)
+            else { continue }
             searched += 1
             if bytes.range(of: Data(writeKey.utf8)) != nil { failures.append("the write key is in \(path)") }
         }

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A child process of the fleet with its standard output and error in files (so what it wrote can
@@ -52,7 +53,8 @@ final class FleetChild: @unchecked Sendable {
     func wait() -> Int32 {
         process.waitUntilExit()
         FleetChildren.remove(process.processIdentifier)
-        return process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+        return process.terminationReason == .uncaughtSignal
+            ? 128 + process.terminationStatus : process.terminationStatus
     }
 
     /// Polls standard output every 20 ms until `found` holds for it, the process exits, or
@@ -68,5 +70,10 @@ final class FleetChild: @unchecked Sendable {
         return nil
     }
 
-    deinit { if process.isRunning { _ = kill(process.processIdentifier, SIGKILL); process.waitUntilExit() } }
+    deinit {
+        if process.isRunning {
+            _ = kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
 }

@@ -1,8 +1,9 @@
 import Dispatch
 import Foundation
 import PaywallLock
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Every child process the driver started and has not seen exit, so that a SIGTERM or SIGINT of the
@@ -22,7 +23,8 @@ enum FleetChildren {
             source.setEventHandler {
                 let pids = running.withLock { $0 }
                 for pid in pids { _ = kill(pid, SIGKILL) }
-                FileHandle.standardError.write(Data("fleet: stopped by signal \(signalNumber); SIGKILLed \(pids.count) children\n".utf8))
+                FileHandle.standardError.write(
+                    Data("fleet: stopped by signal \(signalNumber); SIGKILLed \(pids.count) children\n".utf8))
                 exit(130)
             }
             source.resume()

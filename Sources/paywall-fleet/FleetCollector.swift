@@ -29,8 +29,9 @@ final class FleetCollector: @unchecked Sendable {
         while Date() < deadline {
             starts += 1
             let listen = "127.0.0.1:\(port)"
-            let child = try FleetChild(binary, ["serve", "--listen", listen, "--db", database],
-                                       logs: "\(logs)/collector-\(String(format: "%03d", starts))")
+            let child = try FleetChild(
+                binary, ["serve", "--listen", listen, "--db", database],
+                logs: "\(logs)/collector-\(String(format: "%03d", starts))")
             let text = child.waitForOutput(seconds: max(1, deadline.timeIntervalSinceNow)) { Self.port(in: $0) != nil }
             if let text, let found = Self.port(in: text) {
                 port = found
@@ -41,8 +42,9 @@ final class FleetCollector: @unchecked Sendable {
             child.stop()
             usleep(200_000)
         }
-        throw FleetError("the collector (paywall-analytics serve on 127.0.0.1:\(port)) did not start within "
-                         + "\(Int(seconds)) s: \(lastError); see \(logs)/collector-*.err")
+        throw FleetError(
+            "the collector (paywall-analytics serve on 127.0.0.1:\(port)) did not start within "
+                + "\(Int(seconds)) s: \(lastError); see \(logs)/collector-*.err")
     }
 
     /// SIGKILLs the collector; returns its exit status (137 unless it had exited already).

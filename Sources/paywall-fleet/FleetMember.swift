@@ -39,9 +39,13 @@ final class FleetMember: @unchecked Sendable {
     func start(endpoint: URL, writeKey: String, stopFile: String) throws {
         starts += 1
         let name = "install-\(String(format: "%02d", index))-\(String(format: "%03d", starts))"
-        child = try FleetChild(binary, [database, endpoint.absoluteString, party, String(seed &* 1_000 &+ UInt64(starts)),
-                                        stopFile],
-                               environment: ["PAYWALL_COLLECTOR_KEY": writeKey], logs: "\(logs)/\(name)")
+        child = try FleetChild(
+            binary,
+            [
+                database, endpoint.absoluteString, party, String(seed &* 1_000 &+ UInt64(starts)),
+                stopFile,
+            ],
+            environment: ["PAYWALL_COLLECTOR_KEY": writeKey], logs: "\(logs)/\(name)")
     }
 
     /// Waits (at most `seconds`) until the current process printed `line`.

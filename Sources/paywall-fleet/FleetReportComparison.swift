@@ -20,10 +20,14 @@ struct FleetReportComparison {
             guard let other = rightEntries[path] else { continue }
             switch (entry, other) {
             case (.link(let target), .link(let otherTarget)):
-                if target != otherTarget { differences.append("\(path) links to \(target) in one, \(otherTarget) in the other") }
+                if target != otherTarget {
+                    differences.append("\(path) links to \(target) in one, \(otherTarget) in the other")
+                }
             case (.file(let bytes), .file(let otherBytes)):
                 files += 1
-                let equal = path.hasSuffix("run.json") ? Self.withoutDuration(bytes) == Self.withoutDuration(otherBytes)
+                let equal =
+                    path.hasSuffix("run.json")
+                    ? Self.withoutDuration(bytes) == Self.withoutDuration(otherBytes)
                     : bytes == otherBytes
                 if !equal { differences.append("\(path) differs between \(left) and \(right)") }
             default:

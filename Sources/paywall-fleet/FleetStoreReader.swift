@@ -15,7 +15,8 @@ enum FleetStoreReader {
         do {
             let connection = try Connection(path: central, options: .readOnly)
             _ = try connection.run("ATTACH DATABASE ?1 AS install", [.text(member.database)])
-            let missing = try connection.scalar("""
+            let missing = try connection.scalar(
+                """
                 SELECT count(*) FROM install.events AS i WHERE NOT EXISTS (SELECT 1 FROM main.events AS c WHERE c.id = i.id)
                 """)?.int64
             guard missing == 0 else { return false }

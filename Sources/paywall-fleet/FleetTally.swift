@@ -23,7 +23,9 @@ struct FleetTally {
     var summary: String {
         var lines = [
             "kills: \(kills) SIGKILLs (\(installKills) installs, \(collectorKills) collector)",
-            String(format: "time: %.0f s of kills, %.0f s of drain, %.0f s in all", killLoopSeconds, drainSeconds, totalSeconds),
+            String(
+                format: "time: %.0f s of kills, %.0f s of drain, %.0f s in all", killLoopSeconds, drainSeconds,
+                totalSeconds),
         ]
         lines += figures.map { "\($0.0): \($0.1)" }
         lines += failures.map { "FAILED: \($0)" }

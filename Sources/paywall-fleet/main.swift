@@ -6,15 +6,18 @@
 //   paywall-fleet run [--minutes M] [--installs N] [--kills K] [--seed S] --work DIR
 //   paywall-fleet check --work DIR        the checks again, on a finished run's folder
 import Foundation
+
 FleetChildren.killAllOnTermination()
 let arguments = Array(CommandLine.arguments.dropFirst())
 func usage(_ problem: String) -> Never {
-    FileHandle.standardError.write(Data("""
-        paywall-fleet: \(problem)
-        usage: paywall-fleet run [--minutes M] [--installs N] [--kills K] [--seed S] --work DIR
-               paywall-fleet check --work DIR
+    FileHandle.standardError.write(
+        Data(
+            """
+            paywall-fleet: \(problem)
+            usage: paywall-fleet run [--minutes M] [--installs N] [--kills K] [--seed S] --work DIR
+                   paywall-fleet check --work DIR
 
-        """.utf8))
+            """.utf8))
     exit(64)
 }
 func value(_ name: String) -> String? {
@@ -29,12 +32,14 @@ let binaries = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksI
 switch command {
 case "run":
     guard let minutes = Double(value("--minutes") ?? "1"), minutes >= 0,
-          let installs = Int(value("--installs") ?? "20"), installs > 0,
-          let kills = Int(value("--kills") ?? "50"), kills >= 0,
-          let seed = UInt64(value("--seed") ?? String(UInt64(Date().timeIntervalSince1970))) else {
+        let installs = Int(value("--installs") ?? "20"), installs > 0,
+        let kills = Int(value("--kills") ?? "50"), kills >= 0,
+        let seed = UInt64(value("--seed") ?? String(UInt64(Date().timeIntervalSince1970)))
+    else {
         usage("--minutes, --installs, --kills and --seed take non-negative numbers (installs at least 1)")
     }
-    let fleet = Fleet(settings: Fleet.Settings(minutes: minutes, installs: installs, kills: kills, folder: folder, seed: seed))
+    let fleet = Fleet(
+        settings: Fleet.Settings(minutes: minutes, installs: installs, kills: kills, folder: folder, seed: seed))
     do {
         let tally = try fleet.run()
         FleetTally.say(tally.summary)

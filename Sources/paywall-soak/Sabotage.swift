@@ -18,16 +18,20 @@ enum Sabotage {
             _ = try connection.run("DELETE FROM deliveries WHERE event_rowid = ?1", [.integer(rowid)])
             _ = try connection.run("DELETE FROM events WHERE id = ?1", [.text(id)])
         case "stale-rollup":
-            _ = try connection.run("UPDATE report_presentations SET plan_selected = 1 - plan_selected WHERE pw_id = (SELECT min(pw_id) FROM report_presentations)")
+            _ = try connection.run(
+                "UPDATE report_presentations SET plan_selected = 1 - plan_selected WHERE pw_id = (SELECT min(pw_id) FROM report_presentations)"
+            )
         case "undeliver":
             try connection.transaction { db in
                 guard let rowid = try db.int64("SELECT min(event_rowid) FROM deliveries") else { return }
-                try db.run("INSERT INTO outbox (event_rowid, occurred_at, next_attempt_at) SELECT event_rowid, occurred_at, ?2 FROM deliveries WHERE event_rowid = ?1",
-                           [.integer(rowid), .integer(Int64.max / 2)])
+                try db.run(
+                    "INSERT INTO outbox (event_rowid, occurred_at, next_attempt_at) SELECT event_rowid, occurred_at, ?2 FROM deliveries WHERE event_rowid = ?1",
+                    [.integer(rowid), .integer(Int64.max / 2)])
                 try db.run("DELETE FROM deliveries WHERE event_rowid = ?1", [.integer(rowid)])
             }
         default:
-            FileHandle.standardError.write(Data("soak: unknown PAYWALL_SOAK_SABOTAGE \(kind); use lose-event, stale-rollup or undeliver\n".utf8))
+            FileHandle.standardError.write(
+                Data("soak: unknown PAYWALL_SOAK_SABOTAGE \(kind); use lose-event, stale-rollup or undeliver\n".utf8))
             exit(64)
         }
         print("soak: sabotage \(kind) applied")

@@ -1,7 +1,7 @@
 import Foundation
 import PaywallCore
-import PaywallTestSupport
 import PaywallLock
+import PaywallTestSupport
 
 /// One soak run: three loops (recording, forwarding, nightly report) until the time is up, then the
 /// final drain and the checks of ``SoakChecks``.
@@ -38,7 +38,10 @@ final class Soak: Sendable {
         DispatchQueue.global().async(group: group) { self.forwardLoop(until: deadline, endpoint: standIn.baseURL) }
         DispatchQueue.global().async(group: group) { self.nightlyLoop(until: deadline) }
         await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { group.wait(); continuation.resume() }
+            DispatchQueue.global().async {
+                group.wait()
+                continuation.resume()
+            }
         }
         let loopSeconds = Date().timeIntervalSince(started)
         if let sabotage = ProcessInfo.processInfo.environment["PAYWALL_SOAK_SABOTAGE"] {
@@ -46,7 +49,8 @@ final class Soak: Sendable {
         }
         let checks = SoakChecks(soak: self, standIn: standIn)
         let failures = try checks.run()
-        var report = SoakReport(tally: tally.withLock { $0 }, faults: faults.served, checks: checks.figures, failures: failures)
+        var report = SoakReport(
+            tally: tally.withLock { $0 }, faults: faults.served, checks: checks.figures, failures: failures)
         report.loopSeconds = loopSeconds
         report.totalSeconds = Date().timeIntervalSince(started)
         return report
@@ -72,8 +76,13 @@ final class Soak: Sendable {
                     .filter { $0.utf8.count == 36 }.map(String.init)
                 // the last line may be cut by the kill; a cut line is not acknowledged (it has no newline)
                 let complete = result.stdout.hasSuffix("\n") ? ids : Array(ids.dropLast())
-                tally.withLock { $0.recorderKills += 1; $0.acknowledged.append(contentsOf: complete) }
-                if result.status != 137 { note("recorder exited \(result.status) before the kill: \(result.stderr.prefix(500))") }
+                tally.withLock {
+                    $0.recorderKills += 1
+                    $0.acknowledged.append(contentsOf: complete)
+                }
+                if result.status != 137 {
+                    note("recorder exited \(result.status) before the kill: \(result.stderr.prefix(500))")
+                }
             } catch { note("cannot start the recorder: \(error)") }
         }
     }
@@ -95,12 +104,18 @@ final class Soak: Sendable {
             let product = Bool.random(using: &random)
             let name = product ? "forward" : "helper"
             do {
-                let child = product
-                    ? try SoakChild(binary("paywall-analytics"), ["forward", "--db", db, "--endpoint", endpoint.absoluteString, "--max-batches", "20"],
-                                    environment: ["REVENUECAT_API_KEY": key])
-                    : try SoakChild(binary("forwarder-crash-helper"), ["forward", db, String(endpoint.port ?? 0), "system", "3000"],
-                                    environment: ["REVENUECAT_API_KEY": key])
-                let killed = product
+                let child =
+                    product
+                    ? try SoakChild(
+                        binary("paywall-analytics"),
+                        ["forward", "--db", db, "--endpoint", endpoint.absoluteString, "--max-batches", "20"],
+                        environment: ["REVENUECAT_API_KEY": key])
+                    : try SoakChild(
+                        binary("forwarder-crash-helper"),
+                        ["forward", db, String(endpoint.port ?? 0), "system", "3000"],
+                        environment: ["REVENUECAT_API_KEY": key])
+                let killed =
+                    product
                     ? Date().timeIntervalSince(lastProductKill) > 240 && Double.random(in: 0..<1, using: &random) < 0.3
                     : Bool.random(using: &random)
                 if killed {
@@ -129,8 +144,10 @@ final class Soak: Sendable {
             Thread.sleep(forTimeInterval: Double.random(in: 4...10, using: &random))
             guard FileManager.default.fileExists(atPath: db) else { continue }
             do {
-                let result = try SoakChild(binary("paywall-analytics"),
-                                           ["report", "--nightly", "--out", folder.appendingPathComponent("nightly").path, "--db", db]).wait()
+                let result = try SoakChild(
+                    binary("paywall-analytics"),
+                    ["report", "--nightly", "--out", folder.appendingPathComponent("nightly").path, "--db", db]
+                ).wait()
                 tally.withLock { $0.nightlyExits[result.status, default: 0] += 1 }
                 if result.status != 0 { note("nightly report exited \(result.status): \(result.stderr.prefix(500))") }
             } catch { note("cannot start the nightly report: \(error)") }

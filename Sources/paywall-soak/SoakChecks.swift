@@ -1,7 +1,7 @@
 import Foundation
+import PaywallLock
 import PaywallSQLite
 import PaywallTestSupport
-import PaywallLock
 
 /// The end-of-soak checks: drain, then no loss, no duplicate, every impression delivered or
 /// dead-lettered (and delivered only if RevenueCat accepted it), integrity, and the nightly outputs
@@ -34,9 +34,14 @@ final class SoakChecks {
         standIn.respondByDefault { _, _ in .accepted }
         let future = Int64(Date().timeIntervalSince1970 * 1000) + 3 * 3_600_000
         for pass in 1...100 {
-            let result = try SoakChild(soak.binary("forwarder-crash-helper"), ["forward", soak.db, String(standIn.port), String(future + Int64(pass))],
-                                       environment: ["REVENUECAT_API_KEY": soak.key]).wait()
-            expect(result.status == 0, "final drain: forwarder-crash-helper exited \(result.status): \(result.stderr.prefix(300))")
+            let result = try SoakChild(
+                soak.binary("forwarder-crash-helper"),
+                ["forward", soak.db, String(standIn.port), String(future + Int64(pass))],
+                environment: ["REVENUECAT_API_KEY": soak.key]
+            ).wait()
+            expect(
+                result.status == 0,
+                "final drain: forwarder-crash-helper exited \(result.status): \(result.stderr.prefix(300))")
             if result.stdout.hasPrefix("delivered=0 will_retry=0 ") || result.status != 0 { break }
         }
     }
@@ -49,33 +54,42 @@ final class SoakChecks {
         let lost = Set(acknowledged).subtracting(stored)
         expect(lost.isEmpty, "\(lost.count) acknowledged events are missing, e.g. \(Array(lost.prefix(3)))")
         expect(Set(acknowledged).count == acknowledged.count, "an id was acknowledged twice")
-        let duplicates = try count("SELECT count(*) FROM (SELECT pw_id, name FROM events GROUP BY pw_id, name HAVING count(*) > 1)")
+        let duplicates = try count(
+            "SELECT count(*) FROM (SELECT pw_id, name FROM events GROUP BY pw_id, name HAVING count(*) > 1)")
         expect(duplicates == 0, "\(duplicates) presentations hold the same event twice")
         let impressions = try count("SELECT count(*) FROM events WHERE name = 'paywall_shown'")
         // Every stored impression is in exactly one place: outbox, deliveries or an open dead letter.
-        let misplaced = try count("""
+        let misplaced = try count(
+            """
             SELECT count(*) FROM events AS e WHERE e.name = 'paywall_shown'
               AND (EXISTS (SELECT 1 FROM outbox AS o WHERE o.event_rowid = e.rowid))
                 + (EXISTS (SELECT 1 FROM deliveries AS v WHERE v.event_rowid = e.rowid))
                 + (EXISTS (SELECT 1 FROM dead_letters AS d WHERE d.event_id = e.id AND d.requeued_at IS NULL)) != 1
             """)
-        expect(misplaced == 0, "\(misplaced) impressions are not in exactly one of outbox, deliveries and open dead letters")
-        let strays = try count("""
+        expect(
+            misplaced == 0,
+            "\(misplaced) impressions are not in exactly one of outbox, deliveries and open dead letters")
+        let strays = try count(
+            """
             SELECT count(*) FROM (SELECT event_rowid FROM outbox UNION ALL SELECT event_rowid FROM deliveries) AS r
             WHERE NOT EXISTS (SELECT 1 FROM events AS e WHERE e.rowid = r.event_rowid AND e.name = 'paywall_shown')
             """)
         expect(strays == 0, "\(strays) outbox or delivery rows do not belong to a stored impression")
         let pending = try count("SELECT count(*) FROM outbox")
         expect(pending == 0, "\(pending) impressions are neither delivered nor dead-lettered after the drain")
-        let delivered = try connection.all("SELECT e.id FROM deliveries AS v JOIN events AS e ON e.rowid = v.event_rowid") { $0.string(at: 0) ?? "" }
+        let delivered = try connection.all(
+            "SELECT e.id FROM deliveries AS v JOIN events AS e ON e.rowid = v.event_rowid"
+        ) { $0.string(at: 0) ?? "" }
         let accepted = standIn.acceptedEventIDs
         let unconfirmed = delivered.filter { accepted[$0] == nil }
         expect(unconfirmed.isEmpty, "\(unconfirmed.count) impressions are delivered but RevenueCat never accepted them")
-        let shown = Set(try connection.all("SELECT id FROM events WHERE name = 'paywall_shown'") { $0.string(at: 0) ?? "" })
+        let shown = Set(
+            try connection.all("SELECT id FROM events WHERE name = 'paywall_shown'") { $0.string(at: 0) ?? "" })
         let phantom = accepted.keys.filter { !shown.contains($0) }
         expect(phantom.isEmpty, "\(phantom.count) ids reached RevenueCat that are not stored impressions")
         let dead = try count("SELECT count(DISTINCT event_id) FROM dead_letters WHERE requeued_at IS NULL")
-        let bucketErrors = try count("""
+        let bucketErrors = try count(
+            """
             SELECT (SELECT count(*) FROM (
                       SELECT bucket, delivered, by_device FROM report_delivery_buckets WHERE delivered != 0
                       EXCEPT SELECT occurred_at / 900000, count(*), sum(by_device) FROM deliveries GROUP BY 1))
@@ -84,7 +98,8 @@ final class SoakChecks {
                       EXCEPT SELECT bucket, delivered, by_device FROM report_delivery_buckets))
             """)
         expect(bucketErrors == 0, "\(bucketErrors) delivery buckets differ from a direct count of the deliveries")
-        let deadBucketErrors = try count("""
+        let deadBucketErrors = try count(
+            """
             WITH direct AS (
               SELECT e.occurred_at / 900000 AS bucket, count(*) AS dead
               FROM (SELECT DISTINCT event_id FROM dead_letters WHERE requeued_at IS NULL) AS l
@@ -93,15 +108,23 @@ final class SoakChecks {
             SELECT (SELECT count(*) FROM (SELECT bucket, dead FROM report_dead_buckets WHERE dead != 0 EXCEPT SELECT * FROM direct))
                  + (SELECT count(*) FROM (SELECT * FROM direct EXCEPT SELECT bucket, dead FROM report_dead_buckets))
             """)
-        expect(deadBucketErrors == 0, "\(deadBucketErrors) dead-letter buckets differ from a direct count of the open dead letters")
+        expect(
+            deadBucketErrors == 0,
+            "\(deadBucketErrors) dead-letter buckets differ from a direct count of the open dead letters")
         expect(standIn.violations.isEmpty, "wire-format violations: \(Array(standIn.violations.prefix(3)))")
         let integrity = try connection.scalar("PRAGMA integrity_check")?.string
         expect(integrity == "ok", "integrity_check: \(integrity ?? "nil")")
         let resent = accepted.values.filter { $0 > 1 }.count
         figures += [
-            ("events", "\(stored.count) stored (\(acknowledged.count) acknowledged, 0 lost: \(lost.isEmpty)), \(duplicates) duplicated"),
+            (
+                "events",
+                "\(stored.count) stored (\(acknowledged.count) acknowledged, 0 lost: \(lost.isEmpty)), \(duplicates) duplicated"
+            ),
             ("impressions", "\(impressions): \(delivered.count) delivered, \(dead) dead-lettered, \(pending) pending"),
-            ("RevenueCat", "\(accepted.count) distinct ids accepted, \(resent) accepted more than once (at-least-once after a kill), \(standIn.requestCount) requests"),
+            (
+                "RevenueCat",
+                "\(accepted.count) distinct ids accepted, \(resent) accepted more than once (at-least-once after a kill), \(standIn.requestCount) requests"
+            ),
             ("integrity_check", integrity ?? "nil"),
         ]
     }

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A child process whose output is collected on a Dispatch thread; can be SIGKILLed at any moment.
@@ -15,7 +16,8 @@ final class SoakChild: @unchecked Sendable {
         process.executableURL = executable
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let err = Pipe()
         process.standardOutput = out
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
@@ -31,7 +33,8 @@ final class SoakChild: @unchecked Sendable {
     func wait() -> (status: Int32, stdout: String, stderr: String) {
         process.waitUntilExit()
         group.wait()
-        let status = process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+        let status =
+            process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
         return (status, String(decoding: output, as: UTF8.self), String(decoding: errors, as: UTF8.self))
     }
 }

@@ -12,7 +12,8 @@ enum SoakRecorderChild {
     static func run(path: String, seed: UInt64) async {
         let recorder: Recorder
         do {
-            recorder = try Recorder(path: path, now: .system, policy: FlushPolicy(batchSize: 64, capacity: 100_000)) { diagnostic in
+            recorder = try Recorder(path: path, now: .system, policy: FlushPolicy(batchSize: 64, capacity: 100_000)) {
+                diagnostic in
                 FileHandle.standardError.write(Data("\(diagnostic)\n".utf8))
             }
         } catch {
@@ -45,12 +46,15 @@ enum SoakRecorderChild {
         let placement = placements.randomElement(using: &random)!
         var base = EventProperties(pwID: pwID, source: placement)
         base.placementID = placement
-        func event(_ name: EventName, _ offset: Int64, _ change: (inout EventProperties) -> Void = { _ in }) -> EventRecord {
+        func event(_ name: EventName, _ offset: Int64, _ change: (inout EventProperties) -> Void = { _ in })
+            -> EventRecord
+        {
             var properties = base
             if name != .paywallShown { properties.placementID = nil }
             change(&properties)
-            return EventRecord(id: UUIDv7.make(milliseconds: now + offset), name: name, occurredAt: now + offset,
-                               userID: user, properties: properties)
+            return EventRecord(
+                id: UUIDv7.make(milliseconds: now + offset), name: name, occurredAt: now + offset,
+                userID: user, properties: properties)
         }
         var events = [event(.paywallShown, 0)]
         let product = products.randomElement(using: &random)!
@@ -60,14 +64,14 @@ enum SoakRecorderChild {
             events.append(event(.paywallPurchaseStarted, 2) { $0.product = product })
         }
         if Int.random(in: 0..<10, using: &random) < 9 {
-            events.append(event(.paywallClosed, 3) {
-                $0.result = buys ? .purchased : .dismissed
-                $0.via = buys ? .auto : .closeButton
-                $0.openS = Double(Int.random(in: 1...120, using: &random))
-                if buys { $0.product = product }
-            })
+            events.append(
+                event(.paywallClosed, 3) {
+                    $0.result = buys ? .purchased : .dismissed
+                    $0.via = buys ? .auto : .closeButton
+                    $0.openS = Double(Int.random(in: 1...120, using: &random))
+                    if buys { $0.product = product }
+                })
         }
         return events
     }
 }
-

@@ -1,7 +1,7 @@
 import Foundation
 import PaywallCore
-import PaywallTestSupport
 import PaywallLock
+import PaywallTestSupport
 
 /// Random RevenueCat behaviour for the soak: mostly acceptance, with every failure the forwarder
 /// must survive (5xx, 429 with Retry-After, refusals, hang-ups, truncated and malformed responses, slow
@@ -16,17 +16,18 @@ final class StandInFaults: Sendable {
     func next() -> StandInResponse {
         state.withLock { state in
             let roll = Int.random(in: 0..<100, using: &state.random)
-            let (name, response): (String, StandInResponse) = switch roll {
-            case 0..<62: ("200", .accepted)
-            case 62..<72: ("503", .status(503, body: "{\"message\":\"unavailable\"}"))
-            case 72..<78: ("429", .retryAfter("1"))
-            case 78..<83: ("400 refusal", .status(400, body: "{\"code\":7225,\"message\":\"invalid event\"}"))
-            case 83..<87: ("hang-up", .hangUp)
-            case 87..<91: ("truncated", .closeMidResponse)
-            case 91..<94: ("malformed", .malformed)
-            case 94..<97: ("500", .status(500))
-            default: ("slow 200", .delayed(.milliseconds(800), .accepted))
-            }
+            let (name, response): (String, StandInResponse) =
+                switch roll {
+                case 0..<62: ("200", .accepted)
+                case 62..<72: ("503", .status(503, body: "{\"message\":\"unavailable\"}"))
+                case 72..<78: ("429", .retryAfter("1"))
+                case 78..<83: ("400 refusal", .status(400, body: "{\"code\":7225,\"message\":\"invalid event\"}"))
+                case 83..<87: ("hang-up", .hangUp)
+                case 87..<91: ("truncated", .closeMidResponse)
+                case 91..<94: ("malformed", .malformed)
+                case 94..<97: ("500", .status(500))
+                default: ("slow 200", .delayed(.milliseconds(800), .accepted))
+                }
             state.served[name, default: 0] += 1
             return response
         }

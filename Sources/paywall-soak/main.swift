@@ -10,7 +10,8 @@ import Foundation
 
 let arguments = CommandLine.arguments
 func usage() -> Never {
-    FileHandle.standardError.write(Data("usage: paywall-soak run MINUTES WORKDIR [SEED] | paywall-soak record DB SEED\n".utf8))
+    FileHandle.standardError.write(
+        Data("usage: paywall-soak run MINUTES WORKDIR [SEED] | paywall-soak record DB SEED\n".utf8))
     exit(64)
 }
 guard arguments.count >= 4 else { usage() }

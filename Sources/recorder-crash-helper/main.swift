@@ -25,7 +25,8 @@ switch arguments[1] {
 case "record":
     let recorder: Recorder
     do {
-        recorder = try Recorder(path: path, now: .system, policy: FlushPolicy(batchSize: 64, capacity: 100_000)) { diagnostic in
+        recorder = try Recorder(path: path, now: .system, policy: FlushPolicy(batchSize: 64, capacity: 100_000)) {
+            diagnostic in
             FileHandle.standardError.write(Data("\(diagnostic)\n".utf8))
         }
     } catch {
@@ -40,10 +41,15 @@ case "record":
             let now = Now.system.milliseconds()
             let name = names.randomElement(using: &generator)!
             var properties = EventProperties(pwID: UUIDv7.make(milliseconds: now), source: "crash-test")
-            if name == .paywallClosed { properties.result = .dismissed; properties.via = .closeButton; properties.openS = 1 }
+            if name == .paywallClosed {
+                properties.result = .dismissed
+                properties.via = .closeButton
+                properties.openS = 1
+            }
             if name == .paywallPlanSelected || name == .paywallPurchaseStarted { properties.product = "monthly" }
-            let event = EventRecord(id: UUIDv7.make(milliseconds: now), name: name, occurredAt: now,
-                                    userID: "crash-user", properties: properties)
+            let event = EventRecord(
+                id: UUIDv7.make(milliseconds: now), name: name, occurredAt: now,
+                userID: "crash-user", properties: properties)
             recorder.record(event)
             ids.append(event.id)
         }
@@ -56,7 +62,8 @@ case "record":
 case "hold-lock":
     do {
         let connection = try Schema.open(path: path)
-        try connection.execute("BEGIN IMMEDIATE; INSERT INTO meta (key, value) VALUES ('holder', 'hold-lock') ON CONFLICT(key) DO NOTHING")
+        try connection.execute(
+            "BEGIN IMMEDIATE; INSERT INTO meta (key, value) VALUES ('holder', 'hold-lock') ON CONFLICT(key) DO NOTHING")
         emit("locked")
         _ = readLine()
         try connection.execute("COMMIT")
@@ -73,7 +80,9 @@ case "import":
         let options = ImportOptions(writePath: path, transactionEvents: transaction)
         let result = try Importer(store: store, options: options).importFiles([arguments[3]])
         let peak = peakResidentKilobytes()
-        emit("imported=\(result.imported) duplicates=\(result.duplicates) quarantined=\(result.quarantined) conflicts=\(result.conflicts) maxrss_kb=\(peak)")
+        emit(
+            "imported=\(result.imported) duplicates=\(result.duplicates) quarantined=\(result.quarantined) conflicts=\(result.conflicts) maxrss_kb=\(peak)"
+        )
     } catch {
         FileHandle.standardError.write(Data("\(error)\n".utf8))
         exit(74)
@@ -87,12 +96,12 @@ default:
 /// `ru_maxrss` it does not inherit the parent's peak across fork and exec), `ru_maxrss` elsewhere.
 func peakResidentKilobytes() -> Int {
     #if os(Linux)
-    let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
-    let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
-    return Int(line.split(separator: " ").dropFirst().first ?? "") ?? -1
+        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
+        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? -1
     #else
-    var usage = rusage()
-    getrusage(RUSAGE_SELF, &usage)
-    return Int(usage.ru_maxrss / 1024)
+        var usage = rusage()
+        getrusage(RUSAGE_SELF, &usage)
+        return Int(usage.ru_maxrss / 1024)
     #endif
 }

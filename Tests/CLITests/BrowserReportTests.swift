@@ -13,18 +13,26 @@ struct BrowserReportTests {
         where FileManager.default.isExecutableFile(atPath: path) {
             return CommandRunner(executable: URL(fileURLWithPath: path))
         }
-        throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "chromium is not installed; run scripts/test once (it installs chromium), or `apt-get install -y chromium`"])
+        throw CocoaError(
+            .fileNoSuchFile,
+            userInfo: [
+                NSLocalizedDescriptionKey:
+                    "chromium is not installed; run scripts/test once (it installs chromium), or `apt-get install -y chromium`"
+            ])
     }
 
     static func browse(_ html: String, _ mode: String, _ scratch: Scratch) async throws -> CommandRunner.Output {
-        try await chromium().run(["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=1280,2000",
-                                  "--user-data-dir=\(scratch.path("profile"))", mode, "file://\(html)"])
+        try await chromium().run([
+            "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=1280,2000",
+            "--user-data-dir=\(scratch.path("profile"))", mode, "file://\(html)",
+        ])
     }
 
     @Test func theDemoReportRendersWithEveryPlacementAndTheNumbersOfTheCSVs() async throws {
         let scratch = try Scratch()
-        let demo = try await cli.run(["demo", "--customers", "800", "--days", "10", "--quiet"],
-                                     environment: ["REVENUECAT_API_KEY": ""], directory: scratch.url)
+        let demo = try await cli.run(
+            ["demo", "--customers", "800", "--days", "10", "--quiet"],
+            environment: ["REVENUECAT_API_KEY": ""], directory: scratch.url)
         #expect(demo.status == 0, "\(demo.stderr)")
         let html = scratch.path("paywall-report/report.html")
         // The picture is not blank
@@ -43,7 +51,9 @@ struct BrowserReportTests {
         #expect(dom.contains("onboarding_classic (control)") || dom.contains("onboarding_trial (control)"))
         #expect(dom.components(separatedBy: "class=\"verdict").count >= 3, "a verdict in words per compared placement")
         let summary = try String(contentsOfFile: scratch.path("paywall-report/placement_summary.csv"), encoding: .utf8)
-        let rows = summary.split(separator: "\r\n").dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        let rows = summary.split(separator: "\r\n").dropFirst().map {
+            $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        }
         #expect(rows.count == 6)
         for row in rows {
             #expect(dom.contains("Placement <q><bdi>\(row[0])</bdi></q>"), "section for \(row[0])")
@@ -56,17 +66,22 @@ struct BrowserReportTests {
     @Test func aPlacementNamedLikeAScriptShowsAsTextAndRunsNothing() async throws {
         let scratch = try Scratch()
         let db = scratch.path("hostile.sqlite")
-        let hostile = [#"<script>document.title='pwned'</script>"#, #"<img src=x onerror="document.title='pwned'">"#,
-                       "<b id=pwned>bold</b>", "=cmd|' /C calc'!A0"]
+        let hostile = [
+            #"<script>document.title='pwned'</script>"#, #"<img src=x onerror="document.title='pwned'">"#,
+            "<b id=pwned>bold</b>", "=cmd|' /C calc'!A0",
+        ]
         let lines = hostile.enumerated().map { index, source in
-            let escaped = source.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            let escaped = source.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(
+                of: "\"", with: "\\\"")
             return Sample.shown(index + 1, source: escaped)
         }
         let file = try scratch.write("h.ndjson", lines.joined(separator: "\n") + "\n")
         let imported = try await cli.run(["import", file, "--db", db])
         #expect(imported.status == 0, "\(imported.stdout) \(imported.stderr)")
         let out = scratch.path("out")
-        #expect(try await cli.run(["report", "--from", "2025-11-29", "--to", "2025-11-29", "--out", out, "--db", db]).status == 0)
+        #expect(
+            try await cli.run(["report", "--from", "2025-11-29", "--to", "2025-11-29", "--out", out, "--db", db]).status
+                == 0)
         let dom = try await Self.browse(out + "/report.html", "--dump-dom", scratch).stdout
         #expect(dom.contains("<title>Paywall report"), "no script from the data ran (the title is intact)")
         #expect(!dom.contains("pwned</title>"))

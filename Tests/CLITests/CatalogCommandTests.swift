@@ -17,9 +17,11 @@ struct CatalogCommandTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         var text = try String(contentsOf: root.appendingPathComponent("catalog/catalog.json"), encoding: .utf8)
-        text = text.replacingOccurrences(of: #""name": "open_s", "type": "number""#, with: #""name": "open_s", "type": "float""#)
-        text = text.replacingOccurrences(of: #""when_property": "result", "when_values": ["purchased"]"#,
-                                         with: #""when_property": "outcome", "when_values": ["purchased"]"#)
+        text = text.replacingOccurrences(
+            of: #""name": "open_s", "type": "number""#, with: #""name": "open_s", "type": "float""#)
+        text = text.replacingOccurrences(
+            of: #""when_property": "result", "when_values": ["purchased"]"#,
+            with: #""when_property": "outcome", "when_values": ["purchased"]"#)
         let broken = folder.appendingPathComponent("broken.json")
         try text.write(to: broken, atomically: true, encoding: .utf8)
         let result = try await cli.run(["catalog", "check", broken.path])
@@ -47,10 +49,13 @@ struct CatalogCommandTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gen-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let code = folder.appendingPathComponent("code.swift"), docs = folder.appendingPathComponent("docs.md")
+        let code = folder.appendingPathComponent("code.swift")
+        let docs = folder.appendingPathComponent("docs.md")
         #expect(try await cli.run(["catalog", "generate", "--output", code.path], directory: root).status == 0)
         #expect(try await cli.run(["catalog", "docs", "--output", docs.path], directory: root).status == 0)
-        let checkedInCode = try String(contentsOf: root.appendingPathComponent("Sources/PaywallCore/Generated/CatalogEvents.generated.swift"), encoding: .utf8)
+        let checkedInCode = try String(
+            contentsOf: root.appendingPathComponent("Sources/PaywallCore/Generated/CatalogEvents.generated.swift"),
+            encoding: .utf8)
         #expect(try String(contentsOf: code, encoding: .utf8) == checkedInCode)
         let checkedInDocs = try String(contentsOf: root.appendingPathComponent("catalog/README.md"), encoding: .utf8)
         #expect(try String(contentsOf: docs, encoding: .utf8) == checkedInDocs)
@@ -60,8 +65,10 @@ struct CatalogCommandTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gen-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let broken = folder.appendingPathComponent("c.json"), output = folder.appendingPathComponent("out.swift")
-        try Data(#"{"catalog_version":0,"description":"","envelope":[],"properties":[],"events":[]}"#.utf8).write(to: broken)
+        let broken = folder.appendingPathComponent("c.json")
+        let output = folder.appendingPathComponent("out.swift")
+        try Data(#"{"catalog_version":0,"description":"","envelope":[],"properties":[],"events":[]}"#.utf8).write(
+            to: broken)
         let result = try await cli.run(["catalog", "generate", "--catalog", broken.path, "--output", output.path])
         #expect(result.status == 65)
         #expect(!FileManager.default.fileExists(atPath: output.path))

@@ -4,13 +4,16 @@ import Testing
 
 struct DemoCommandTests {
     let cli = try! CommandRunner()
-    static let reports = ["encounter_funnel", "conversion_funnel", "cohort_conversion", "placement_summary",
-                          "product_mix", "offering_comparison", "data_quality"]
+    static let reports = [
+        "encounter_funnel", "conversion_funnel", "cohort_conversion", "placement_summary",
+        "product_mix", "offering_comparison", "data_quality",
+    ]
 
     func csvs(in folder: URL) throws -> [String: Data] {
-        try Dictionary(uniqueKeysWithValues: Self.reports.map {
-            ($0, try Data(contentsOf: folder.appendingPathComponent("paywall-report/\($0).csv")))
-        })
+        try Dictionary(
+            uniqueKeysWithValues: Self.reports.map {
+                ($0, try Data(contentsOf: folder.appendingPathComponent("paywall-report/\($0).csv")))
+            })
     }
 
     @Test func theDemoRecordsReportsAndGivesTheSameNumbersTwice() async throws {
@@ -26,11 +29,14 @@ struct DemoCommandTests {
         // The offering comparison: a clear winner at onboarding, none at settings (the same every run: fixed seed)
         #expect(first.stdout.contains("Offering comparison (by customer, against each placement's control):"))
         #expect(first.stdout.contains("  onboarding: onboarding_trial converts better than onboarding_classic ("))
-        #expect(first.stdout.contains("  settings: no winner yet — no offering differs from settings_classic at p < 0.05"))
+        #expect(
+            first.stdout.contains("  settings: no winner yet — no offering differs from settings_classic at p < 0.05"))
         #expect(first.stdout.contains("RevenueCat forwarding: skipped: no RevenueCat API key"))
         #expect(first.stdout.contains("Database: paywall-demo.sqlite"))
         #expect(FileManager.default.fileExists(atPath: scratch.path("paywall-demo.sqlite")))
-        let run = try JSONSerialization.jsonObject(with: Data(contentsOf: scratch.url.appendingPathComponent("paywall-report/run.json"))) as? [String: Any]
+        let run =
+            try JSONSerialization.jsonObject(
+                with: Data(contentsOf: scratch.url.appendingPathComponent("paywall-report/run.json"))) as? [String: Any]
         #expect((run?["days_recomputed"] as? [String])?.count == 3)
         let before = try csvs(in: scratch.url)
         let second = try await cli.run(["demo"], environment: ["REVENUECAT_API_KEY": ""], directory: scratch.url)
@@ -43,9 +49,12 @@ struct DemoCommandTests {
     @Test func anotherSeedGivesOtherNumbersAndQuietPrintsNothing() async throws {
         let scratch = try Scratch()
         let out = scratch.path("out")
-        let result = try await cli.run(["demo", "--seed", "7", "--customers", "300", "--days", "10", "--out", out,
-                                        "--db", scratch.path("demo.sqlite"), "--quiet"],
-                                       environment: ["REVENUECAT_API_KEY": ""])
+        let result = try await cli.run(
+            [
+                "demo", "--seed", "7", "--customers", "300", "--days", "10", "--out", out,
+                "--db", scratch.path("demo.sqlite"), "--quiet",
+            ],
+            environment: ["REVENUECAT_API_KEY": ""])
         #expect(result.status == 0)
         #expect(result.stdout.isEmpty)
         #expect(FileManager.default.fileExists(atPath: out + "/placement_summary.csv"))
@@ -59,11 +68,13 @@ struct DemoCommandTests {
         let scratch = try Scratch()
         let standIn = try RevenueCatStandIn(recordExchanges: false)
         defer { standIn.stop() }
-        let result = try await cli.run(["demo", "--customers", "200", "--days", "5", "--endpoint", standIn.baseURL.absoluteString],
-                                       environment: ["REVENUECAT_API_KEY": "test_DemoKey123"], directory: scratch.url)
+        let result = try await cli.run(
+            ["demo", "--customers", "200", "--days", "5", "--endpoint", standIn.baseURL.absoluteString],
+            environment: ["REVENUECAT_API_KEY": "test_DemoKey123"], directory: scratch.url)
         #expect(result.status == 0, "\(result.stderr)")
         let stats = try await cli.run(["stats", "--db", scratch.path("paywall-demo.sqlite")]).stdout
-        let shown = stats.split(separator: "\n").first { $0.contains("paywall_shown") }?.split(separator: " ").last.flatMap { Int($0) }
+        let shown = stats.split(separator: "\n").first { $0.contains("paywall_shown") }?.split(separator: " ").last
+            .flatMap { Int($0) }
         #expect(shown != nil && standIn.acceptedEventIDs.count == shown)
         #expect(result.stdout.contains("RevenueCat forwarding: delivered \(shown ?? -1),"))
         #expect(standIn.violations.isEmpty)

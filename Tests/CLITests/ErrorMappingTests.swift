@@ -5,6 +5,7 @@ import PaywallSQLite
 import PaywallStore
 import RevenueCatForwarder
 import Testing
+
 @testable import paywall_analytics
 
 /// The executable's one table from library errors and outcomes to exit codes and advice
@@ -33,9 +34,11 @@ struct ErrorMappingTests {
     }
 
     @Test(arguments: [
-        (ReportError.invalidDate("x"), Int32(64)), (.dateOutOfRange("0001-01-01"), 64), (.invalidRange(from: "b", to: "a"), 64),
+        (ReportError.invalidDate("x"), Int32(64)), (.dateOutOfRange("0001-01-01"), 64),
+        (.invalidRange(from: "b", to: "a"), 64),
         (.unknownTimeZone("Mars/Base"), 64), (.unsupportedTimeZone("X", date: "1900-01-01"), 64), (.invalidDays(0), 64),
-        (.daysBeforeHistory(days: 30000, maximum: 20789), 64), (.invalidDuration("3x"), 64), (.durationOverCap("400d"), 64),
+        (.daysBeforeHistory(days: 30000, maximum: 20789), 64), (.invalidDuration("3x"), 64),
+        (.durationOverCap("400d"), 64),
         (.busy(holder: "nightly"), 75), (.outputBusy(path: "out"), 75), (.notAStore(path: "db", missing: "events"), 65),
         (.cannotCreateOutput(path: "out", reason: "read-only"), 73), (.io(path: "out", reason: "EIO"), 74),
         (.storage(StorageError(code: 0, message: "", kind: .busy)), 75),
@@ -47,7 +50,9 @@ struct ErrorMappingTests {
         #expect(!error.description.contains("--"), "the library's message names no flag: \(error.description)")
     }
 
-    @Test(arguments: [(ImportError.Kind.missingInput, Int32(66)), (.unreadable, 74), (.notAStore, 65), (.databaseFromStream, 65)])
+    @Test(arguments: [
+        (ImportError.Kind.missingInput, Int32(66)), (.unreadable, 74), (.notAStore, 65), (.databaseFromStream, 65),
+    ])
     func mapsEachImportErrorToItsExitCode(kind: ImportError.Kind, code: Int32) {
         #expect(CLIError(ImportError(kind, path: "in.ndjson", detail: "test")).code.rawValue == code)
     }

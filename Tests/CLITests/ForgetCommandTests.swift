@@ -49,26 +49,35 @@ struct ForgetCommandTests {
         defer { standIn.stop() }
         standIn.enqueue(.status(400, body: #"{"message":"invalid app_user_id \#(Self.erased)"}"#))
         let environment = ["REVENUECAT_API_KEY": "appl_ForgetTestKey1234567"]
-        let refused = try scratch.write("refused.ndjson", (Self.presentation(1, user: Self.erased)
-            + Self.presentation(2, user: Self.kept)).joined(separator: "\n") + "\n")
-        let forwarded = try scratch.write("forwarded.ndjson", (Self.presentation(3, user: Self.erased)
-            + Self.presentation(4, user: Self.second) + Self.presentation(5, user: Self.kept)).joined(separator: "\n") + "\n")
-        let pending = try scratch.write("pending.ndjson", (Self.presentation(6, user: Self.erased) + [
-            #"{"name":"paywall_shown","user_id":"\#(Self.erased)"}"#,
-            #"{"user_id": "\#(Self.second)", "name": broken"#,
-        ] + Self.presentation(7, user: Self.kept)).joined(separator: "\n") + "\n")
+        let refused = try scratch.write(
+            "refused.ndjson",
+            (Self.presentation(1, user: Self.erased)
+                + Self.presentation(2, user: Self.kept)).joined(separator: "\n") + "\n")
+        let forwarded = try scratch.write(
+            "forwarded.ndjson",
+            (Self.presentation(3, user: Self.erased)
+                + Self.presentation(4, user: Self.second) + Self.presentation(5, user: Self.kept)).joined(
+                    separator: "\n") + "\n")
+        let pending = try scratch.write(
+            "pending.ndjson",
+            (Self.presentation(6, user: Self.erased) + [
+                #"{"name":"paywall_shown","user_id":"\#(Self.erased)"}"#,
+                #"{"user_id": "\#(Self.second)", "name": broken"#,
+            ] + Self.presentation(7, user: Self.kept)).joined(separator: "\n") + "\n")
         var transcript = ""
         func run(_ arguments: [String], expect status: Int32 = 0) async throws -> CommandRunner.Output {
             let result = try await cli.run(arguments + ["--db", db], environment: environment, directory: scratch.url)
             #expect(result.status == status, "\(arguments): \(result.stderr)")
-            transcript += result.stdout + "\n" + result.stderr + "\n"   // outputs only (the arguments name the ids)
+            transcript += result.stdout + "\n" + result.stderr + "\n"  // outputs only (the arguments name the ids)
             return result
         }
         _ = try await run(["import", refused])
         _ = try await run(["forward", "--endpoint", standIn.baseURL.absoluteString], expect: 65)
         _ = try await run(["import", forwarded, "--no-forward"])
         _ = try await run(["import", pending], expect: 65)
-        _ = try await run(["report", "--nightly", "--out", data.appendingPathComponent("before").path, "--now", "2025-12-01T02:00:00Z"])
+        _ = try await run([
+            "report", "--nightly", "--out", data.appendingPathComponent("before").path, "--now", "2025-12-01T02:00:00Z",
+        ])
         #expect(try !Self.holders(of: [Self.erased, Self.second], in: data).isEmpty)
 
         // When both customers are forgotten
@@ -77,11 +86,14 @@ struct ForgetCommandTests {
 
         // Then it says what it erased per table, never naming them
         #expect(forgot.stdout.contains("forgot 2 customers (ids are not shown); rows erased:\n"))
-        for (table, rows) in [("events", 12), ("quarantine", 2), ("outbox", 1), ("deliveries", 2), ("dead_letters", 1),
-                              ("dead_letters (reasons redacted)", 1), ("report_presentations", 4), ("report_customers", 2)] {
+        for (table, rows) in [
+            ("events", 12), ("quarantine", 2), ("outbox", 1), ("deliveries", 2), ("dead_letters", 1),
+            ("dead_letters (reasons redacted)", 1), ("report_presentations", 4), ("report_customers", 2),
+        ] {
             let cell = table.count < 24 ? table.padding(toLength: 24, withPad: " ", startingAt: 0) : table + " "
-            #expect(forgot.stdout.contains("  " + cell + "\(rows)\n"),
-                    "\(table): \(forgot.stdout)")
+            #expect(
+                forgot.stdout.contains("  " + cell + "\(rows)\n"),
+                "\(table): \(forgot.stdout)")
         }
         #expect(forgot.stdout.contains("suppression list: 2 added"))
         // And the other customer's events are all there
@@ -89,11 +101,15 @@ struct ForgetCommandTests {
         #expect(stats.stdout.contains("Events: 9 "))
         #expect(stats.stdout.contains("Quarantined: 0"))
         // And after every command that writes files, no byte of any of them holds an erased id
-        _ = try await run(["report", "--nightly", "--out", data.appendingPathComponent("after").path, "--now", "2025-12-01T02:00:00Z"])
+        _ = try await run([
+            "report", "--nightly", "--out", data.appendingPathComponent("after").path, "--now", "2025-12-01T02:00:00Z",
+        ])
         for what in ["events", "quarantine", "dead-letters", "funnels"] {
             _ = try await run(["export", what, "--out", data.appendingPathComponent("\(what).csv").path])
         }
-        _ = try await run(["export", "events", "--format", "ndjson", "--out", data.appendingPathComponent("events.ndjson").path])
+        _ = try await run([
+            "export", "events", "--format", "ndjson", "--out", data.appendingPathComponent("events.ndjson").path,
+        ])
         let holders = try Self.holders(of: [Self.erased, Self.second], in: data)
         #expect(holders.isEmpty, "\(holders)")
         #expect(Self.allFiles(data).contains(db) && Self.allFiles(data).count >= 20, "\(Self.allFiles(data))")
@@ -102,24 +118,36 @@ struct ForgetCommandTests {
         #expect(kept.contains(Self.kept))
 
         // When their events arrive again (an import with a bad line of theirs)
-        let late = try scratch.write("late.ndjson", (Self.presentation(8, user: Self.erased)
-            + [#"{"name":"paywall_shown","user_id":"\#(Self.second)"}"#] + Self.presentation(9, user: Self.kept))
-            .joined(separator: "\n") + "\n")
+        let late = try scratch.write(
+            "late.ndjson",
+            (Self.presentation(8, user: Self.erased)
+                + [#"{"name":"paywall_shown","user_id":"\#(Self.second)"}"#] + Self.presentation(9, user: Self.kept))
+                .joined(separator: "\n") + "\n")
         let imported = try await run(["import", late])
         // Then none is stored, each is counted as suppressed in the import, stats and data_quality.csv
-        #expect(imported.stdout == "imported 3, duplicates 0, conflicts 0, quarantined 0, suppressed 4 (forgotten customers)\n")
+        #expect(
+            imported.stdout
+                == "imported 3, duplicates 0, conflicts 0, quarantined 0, suppressed 4 (forgotten customers)\n")
         let after = try await run(["stats"])
-        #expect(after.stdout.contains("Suppressed (events of forgotten customers, not stored): 4; customers on the suppression list: 2"))
-        _ = try await run(["report", "--from", "2025-11-01", "--to", "2026-12-31", "--out", data.appendingPathComponent("range").path])
-        let quality = try String(contentsOfFile: data.appendingPathComponent("range/data_quality.csv").path, encoding: .utf8)
+        #expect(
+            after.stdout.contains(
+                "Suppressed (events of forgotten customers, not stored): 4; customers on the suppression list: 2"))
+        _ = try await run([
+            "report", "--from", "2025-11-01", "--to", "2026-12-31", "--out", data.appendingPathComponent("range").path,
+        ])
+        let quality = try String(
+            contentsOfFile: data.appendingPathComponent("range/data_quality.csv").path, encoding: .utf8)
         #expect(quality.hasPrefix("date,events_stored,quarantined,dropped,suppressed,impressions_stored,"))
-        #expect(quality.split(separator: "\r\n").dropFirst().map { Int($0.split(separator: ",")[4])! }.reduce(0, +) == 4)
-        _ = try await run(["forget", "--user", "nobody-at-all"])   // checkpoints the import's WAL
+        #expect(
+            quality.split(separator: "\r\n").dropFirst().map { Int($0.split(separator: ",")[4])! }.reduce(0, +) == 4)
+        _ = try await run(["forget", "--user", "nobody-at-all"])  // checkpoints the import's WAL
         #expect(try Self.holders(of: [Self.erased, Self.second], in: data).isEmpty)
 
         // When one suppression is lifted, that customer's events are stored again
         let again = try await run(["forget", "--user", Self.erased, "--allow-again"])
-        #expect(again.stdout == "allowed again: 1 of 1 customer was on the suppression list; their later events will be stored\n")
+        #expect(
+            again.stdout
+                == "allowed again: 1 of 1 customer was on the suppression list; their later events will be stored\n")
         let back = try await run(["import", late])
         #expect(back.stdout.hasPrefix("imported 3, duplicates 3,"))
     }
@@ -129,11 +157,15 @@ struct ForgetCommandTests {
         let db = scratch.path("events.sqlite")
         let input = try scratch.write("in.ndjson", Self.presentation(1, user: Self.kept).joined(separator: "\n") + "\n")
         #expect(try await cli.run(["import", input, "--db", db]).status == 0)
-        for arguments in [["forget"], ["forget", "--user", ""], ["forget", "--user", String(repeating: "x", count: 769)],
-                          ["forget", "stray", "--user", "a"]] {
+        for arguments in [
+            ["forget"], ["forget", "--user", ""], ["forget", "--user", String(repeating: "x", count: 769)],
+            ["forget", "stray", "--user", "a"],
+        ] {
             let result = try await cli.run(arguments + ["--db", db])
             #expect(result.status == 64, "\(arguments)")
-            #expect(result.stderr.hasPrefix("Error: ") && result.stderr.contains("Usage: "), "\(arguments): \(result.stderr)")
+            #expect(
+                result.stderr.hasPrefix("Error: ") && result.stderr.contains("Usage: "),
+                "\(arguments): \(result.stderr)")
         }
         // Given another program holding the write lock
         let holder = try Connection(path: db, options: OpenOptions(create: false))
@@ -151,15 +183,19 @@ struct ForgetCommandTests {
     @Test func exportEventsForOneCustomerWritesCSVAndNDJSONThatImportsBackTheSame() async throws {
         let scratch = try Scratch()
         let db = scratch.path("events.sqlite")
-        let input = try scratch.write("in.ndjson", (Self.presentation(1, user: Self.erased) + Self.presentation(2, user: Self.kept))
-            .joined(separator: "\n") + "\n")
+        let input = try scratch.write(
+            "in.ndjson",
+            (Self.presentation(1, user: Self.erased) + Self.presentation(2, user: Self.kept))
+                .joined(separator: "\n") + "\n")
         #expect(try await cli.run(["import", input, "--db", db]).status == 0)
         let csv = try await cli.run(["export", "events", "--user", Self.kept, "--out", "-", "--db", db])
         #expect(csv.status == 0)
         let rows = csv.stdout.split(separator: "\r\n")
         #expect(rows.count == 4 && rows.dropFirst().allSatisfy { $0.contains(",\(Self.kept),") }, "\(csv.stdout)")
-        let ndjson = try await cli.run(["export", "events", "--user", Self.kept, "--format", "ndjson",
-                                        "--out", scratch.path("kept.ndjson"), "--db", db])
+        let ndjson = try await cli.run([
+            "export", "events", "--user", Self.kept, "--format", "ndjson",
+            "--out", scratch.path("kept.ndjson"), "--db", db,
+        ])
         #expect(ndjson.stdout == "exported 3 lines to \(scratch.path("kept.ndjson"))\n")
         let copy = scratch.path("copy.sqlite")
         let reimported = try await cli.run(["import", scratch.path("kept.ndjson"), "--db", copy])

@@ -14,10 +14,13 @@ struct ForwardCommandTests {
         return db
     }
 
-    func forward(_ db: String, _ standIn: RevenueCatStandIn, _ extra: [String] = [],
-                 key: String = ForwardCommandTests.key) async throws -> CommandRunner.Output {
-        try await cli.run(["forward", "--db", db, "--endpoint", standIn.baseURL.absoluteString] + extra,
-                          environment: ["REVENUECAT_API_KEY": key])
+    func forward(
+        _ db: String, _ standIn: RevenueCatStandIn, _ extra: [String] = [],
+        key: String = ForwardCommandTests.key
+    ) async throws -> CommandRunner.Output {
+        try await cli.run(
+            ["forward", "--db", db, "--endpoint", standIn.baseURL.absoluteString] + extra,
+            environment: ["REVENUECAT_API_KEY": key])
     }
 
     @Test func deliversInBatchesUpToTheLimitThenTheRest() async throws {
@@ -27,13 +30,15 @@ struct ForwardCommandTests {
         defer { standIn.stop() }
         let first = try await forward(db, standIn, ["--max-batches", "2"])
         #expect(first.status == 0, "\(first.stderr)")
-        #expect(first.stdout.hasPrefix("delivered 100, will retry 0, dead-lettered 0 (2 requests; batch limit reached)"))
+        #expect(
+            first.stdout.hasPrefix("delivered 100, will retry 0, dead-lettered 0 (2 requests; batch limit reached)"))
         #expect(first.stdout.contains("more impressions are pending"))
         let second = try await forward(db, standIn)
         #expect(second.stdout.hasPrefix("delivered 20,"))
         #expect(standIn.acceptedEventIDs.count == 120)
         #expect(standIn.violations.isEmpty)
-        #expect(try await cli.run(["stats", "--db", db]).stdout.contains("RevenueCat outbox: 0 pending, 120 delivered"))
+        #expect(
+            try await cli.run(["stats", "--db", db]).stdout.contains("RevenueCat outbox: 0 pending, 120 delivered"))
         for output in [first, second] { #expect(!(output.stdout + output.stderr).contains(Self.key)) }
     }
 
@@ -43,7 +48,9 @@ struct ForwardCommandTests {
         let scratch = try Scratch()
         let standIn = try RevenueCatStandIn()
         defer { standIn.stop() }
-        let runs: [([String], String)] = [([], Self.key), (["--sandbox"], Self.key), ([], "test_CliTestStoreKey0123456789")]
+        let runs: [([String], String)] = [
+            ([], Self.key), (["--sandbox"], Self.key), ([], "test_CliTestStoreKey0123456789"),
+        ]
         for (index, (extra, key)) in runs.enumerated() {
             let db = try await database(impressions: 3, in: scratch, name: "events-\(index).sqlite")
             let run = try await forward(db, standIn, extra, key: key)
@@ -63,8 +70,10 @@ struct ForwardCommandTests {
         let refused = try await forward(db, standIn)
         #expect(refused.status == 65, "a run in which RevenueCat refused impressions is not a success")
         #expect(refused.stdout.hasPrefix("delivered 0, will retry 0, dead-lettered 30"))
-        #expect(refused.stderr.contains("RevenueCat refused the API key (HTTP 401): 30 impressions went to the dead letters"),
-                "\(refused.stderr)")
+        #expect(
+            refused.stderr.contains(
+                "RevenueCat refused the API key (HTTP 401): 30 impressions went to the dead letters"),
+            "\(refused.stderr)")
         #expect(refused.stderr.contains("REVENUECAT_API_KEY") && refused.stderr.contains("--requeue-dead-letters"))
         let stats = try await cli.run(["stats", "--db", db]).stdout
         #expect(stats.contains("30 dead-lettered") && stats.contains("Dead letters: 30"))
@@ -91,7 +100,9 @@ struct ForwardCommandTests {
         #expect(result.status == 65, "\(result.stderr)")
         #expect(result.stdout.hasPrefix("delivered 10, will retry 0, dead-lettered 50"))
         if status == 403 {
-            #expect(result.stderr.contains("RevenueCat refused the API key (HTTP 403): 50 impressions went to the dead letters"))
+            #expect(
+                result.stderr.contains(
+                    "RevenueCat refused the API key (HTTP 403): 50 impressions went to the dead letters"))
         } else {
             #expect(result.stderr.contains("RevenueCat refused 50 impressions (HTTP \(status))"), "\(result.stderr)")
             #expect(!result.stderr.contains("API key"))
@@ -112,8 +123,9 @@ struct ForwardCommandTests {
         #expect(result.stdout.contains("will retry 10"))
         #expect(result.stderr.contains("retried by the next run"))
         #expect(try await cli.run(["stats", "--db", db]).stdout.contains("RevenueCat outbox: 10 pending"))
-        let unreachable = try await cli.run(["forward", "--db", scratch.path("other.sqlite"), "--endpoint", "http://127.0.0.1:9"],
-                                            environment: ["REVENUECAT_API_KEY": Self.key])
+        let unreachable = try await cli.run(
+            ["forward", "--db", scratch.path("other.sqlite"), "--endpoint", "http://127.0.0.1:9"],
+            environment: ["REVENUECAT_API_KEY": Self.key])
         #expect(unreachable.status == 66, "a database that does not exist is missing input, and nothing is created")
     }
 

@@ -10,7 +10,9 @@ struct ForwardRedirectTests {
 
     /// `sqlite3 db sql`'s output, trimmed.
     func query(_ db: String, _ sql: String) throws -> String {
-        let output = try CommandRunner(executable: URL(fileURLWithPath: "/usr/bin/env")).runBlocking(["sqlite3", db, sql])
+        let output = try CommandRunner(executable: URL(fileURLWithPath: "/usr/bin/env")).runBlocking([
+            "sqlite3", db, sql,
+        ])
         return output.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
@@ -30,8 +32,9 @@ struct ForwardRedirectTests {
         endpoint.respondByDefault { _, _ in .status(status, body: "moved", headers: ["Location": location]) }
 
         // When forward runs against A
-        let first = try await cli.run(["forward", "--db", db, "--endpoint", endpoint.baseURL.absoluteString],
-                                      environment: ["REVENUECAT_API_KEY": Self.key])
+        let first = try await cli.run(
+            ["forward", "--db", db, "--endpoint", endpoint.baseURL.absoluteString],
+            environment: ["REVENUECAT_API_KEY": Self.key])
 
         // Then B received not one byte, A got exactly the one batch, nothing is delivered, and the run exits 69
         #expect(target.received.connections == 0 && target.received.bytes == 0, "the redirect target was contacted")
@@ -56,8 +59,9 @@ struct ForwardRedirectTests {
         endpoint.respondByDefault { _, _ in .status(307, body: "", headers: ["Location": "/elsewhere"]) }
 
         // When forward runs
-        let result = try await cli.run(["forward", "--db", db, "--endpoint", endpoint.baseURL.absoluteString],
-                                       environment: ["REVENUECAT_API_KEY": Self.key])
+        let result = try await cli.run(
+            ["forward", "--db", db, "--endpoint", endpoint.baseURL.absoluteString],
+            environment: ["REVENUECAT_API_KEY": Self.key])
 
         // Then only the configured URL was asked, once, and the impressions stay pending
         #expect(result.status == 69)

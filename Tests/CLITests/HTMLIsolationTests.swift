@@ -9,22 +9,30 @@ import Testing
 /// shown as they are. The CSVs keep the raw bytes (they are data).
 struct HTMLIsolationTests {
     let cli = try! CommandRunner()
-    static let override = "\u{202E}txt.exe", nul = "nul\u{0}x", controls = "tab\there\nnext", isolate = "a\u{2067}b\u{200F}"
+    static let override = "\u{202E}txt.exe", nul = "nul\u{0}x", controls = "tab\there\nnext",
+        isolate = "a\u{2067}b\u{200F}"
     static let arabic = "\u{639}\u{631}\u{636}", family = "\u{1F468}\u{200D}\u{1F469}\u{200D}\u{1F467}"
     static let placements = [override, nul, controls, isolate, arabic, family]
 
     func report(_ scratch: Scratch) async throws -> String {
         let lines = Self.placements.enumerated().flatMap { index, placement in
-            let n = String(format: "%012d", index + 1), source = JSONString.quoted(placement)
-            let common = #""occurred_at":1764400000000,"user_id":"u\#(index)","catalog_version":1,"pw_id":"01936B2A-7000-7000-8000-\#(n)","source":\#(source)"#
-            return [#"{"id":"01936B2A-7C00-7000-8000-\#(n)","name":"paywall_shown",\#(common)}"#,
-                    #"{"id":"01936B2A-7C01-7000-8000-\#(n)","name":"paywall_closed",\#(common),"result":"purchased","via":"auto","open_s":5,"product":\#(JSONString.quoted("p\u{202E}x"))}"#]
+            let n = String(format: "%012d", index + 1)
+            let source = JSONString.quoted(placement)
+            let common =
+                #""occurred_at":1764400000000,"user_id":"u\#(index)","catalog_version":1,"pw_id":"01936B2A-7000-7000-8000-\#(n)","source":\#(source)"#
+            return [
+                #"{"id":"01936B2A-7C00-7000-8000-\#(n)","name":"paywall_shown",\#(common)}"#,
+                #"{"id":"01936B2A-7C01-7000-8000-\#(n)","name":"paywall_closed",\#(common),"result":"purchased","via":"auto","open_s":5,"product":\#(JSONString.quoted("p\u{202E}x"))}"#,
+            ]
         }
         let db = scratch.path("e.sqlite")
-        let imported = try await cli.run(["import", "-", "--db", db], stdin: Data((lines.joined(separator: "\n") + "\n").utf8))
+        let imported = try await cli.run(
+            ["import", "-", "--db", db], stdin: Data((lines.joined(separator: "\n") + "\n").utf8))
         #expect(imported.status == 0, "\(imported.stdout) \(imported.stderr)")
         let out = scratch.path("out")
-        let report = try await cli.run(["report", "--from", "2025-11-29", "--to", "2025-11-29", "--out", out, "--db", db])
+        let report = try await cli.run([
+            "report", "--from", "2025-11-29", "--to", "2025-11-29", "--out", out, "--db", db,
+        ])
         #expect(report.status == 0, "\(report.stderr)")
         return out
     }
@@ -62,7 +70,9 @@ struct HTMLIsolationTests {
         let out = try await report(scratch)
         let dom = try await BrowserReportTests.browse(out + "/report.html", "--dump-dom", scratch).stdout
         #expect(dom.contains("<h1>Paywall report</h1>"), "the page rendered")
-        #expect(!dom.unicodeScalars.contains { $0.value == 0x202E || $0.value == 0x2067 || $0.value == 0 }, "no hidden character in the DOM")
+        #expect(
+            !dom.unicodeScalars.contains { $0.value == 0x202E || $0.value == 0x2067 || $0.value == 0 },
+            "no hidden character in the DOM")
         #expect(dom.contains("<q><bdi><span class=\"ctl\">U+202E</span>txt.exe</bdi></q>"), "\(dom.prefix(0))")
         let isolated = dom.components(separatedBy: "<bdi>").count - 1
         #expect(isolated >= Self.placements.count * 2, "\(isolated) isolated texts")

@@ -11,7 +11,8 @@ let commandPaths: [[String]] = {
     while let path = pending.popLast() {
         found.append(path)
         guard let help = try? cli.runBlocking(path + ["--help"]).stdout,
-              let section = help.components(separatedBy: "SUBCOMMANDS:\n").dropFirst().first else { continue }
+            let section = help.components(separatedBy: "SUBCOMMANDS:\n").dropFirst().first
+        else { continue }
         for line in section.components(separatedBy: "\n") {
             guard line.hasPrefix("  "), !line.hasPrefix("   "), let word = line.split(separator: " ").first else {
                 if line.isEmpty { break } else { continue }
@@ -52,14 +53,15 @@ struct HelpAndUsageTests {
         #expect(result.stdout.range(of: #"^\d+\.\d+\.\d+\n$"#, options: .regularExpression) != nil)
     }
 
-    @Test(arguments: [
-        (["frobnicate"], "unknown subcommand 'frobnicate'"),
-        (["catalog", "check", "--bogus"], "unknown option '--bogus'"),
-        (["catalog", "check", "a.json", "b.json"], "at most one file"),
-        (["catalog", "docs", "--output"], "needs a value"),
-        (["catalog", "check", "--quiet=yes"], "takes no value"),
-        (["help", "nothing"], "no such subcommand"),
-    ] as [([String], String)])
+    @Test(
+        arguments: [
+            (["frobnicate"], "unknown subcommand 'frobnicate'"),
+            (["catalog", "check", "--bogus"], "unknown option '--bogus'"),
+            (["catalog", "check", "a.json", "b.json"], "at most one file"),
+            (["catalog", "docs", "--output"], "needs a value"),
+            (["catalog", "check", "--quiet=yes"], "takes no value"),
+            (["help", "nothing"], "no such subcommand"),
+        ] as [([String], String)])
     func usageErrorsExit64WithErrorAndUsageOnStderr(arguments: [String], message: String) async throws {
         let result = try await cli.run(arguments)
         #expect(result.status == 64)

@@ -32,7 +32,8 @@ struct ImportAndStatsCommandTests {
 
     @Test func importStoresGoodLinesQuarantinesBadOnesAndExits65() async throws {
         let scratch = try Scratch()
-        let file = try scratch.write("a.ndjson", ([Sample.shown(1), Sample.shown(2)] + Sample.badLines).joined(separator: "\n") + "\n")
+        let file = try scratch.write(
+            "a.ndjson", ([Sample.shown(1), Sample.shown(2)] + Sample.badLines).joined(separator: "\n") + "\n")
         let db = scratch.path("events.sqlite")
         let first = try await cli.run(["import", file, "--db", db])
         #expect(first.status == 65)
@@ -52,7 +53,8 @@ struct ImportAndStatsCommandTests {
     @Test func importReadsStandardInputAndHonoursNoForward() async throws {
         let scratch = try Scratch()
         let db = scratch.path("events.sqlite")
-        let result = try await cli.run(["import", "-", "--no-forward", "--db", db], stdin: Data((Sample.shown(7) + "\n").utf8))
+        let result = try await cli.run(
+            ["import", "-", "--no-forward", "--db", db], stdin: Data((Sample.shown(7) + "\n").utf8))
         #expect(result.status == 0)
         #expect(result.stdout == "imported 1, duplicates 0, conflicts 0, quarantined 0\n")
         let stats = try await cli.run(["stats"], environment: ["PAYWALL_ANALYTICS_DB": db])
@@ -89,14 +91,18 @@ struct ImportAndStatsCommandTests {
         #expect(try await cli.run(["import", file, "--db", db]).status == 0)
         // Another process takes the write lock and holds it until its standard input closes
         // (after the import gave up), so the hold outlasts the 5 s busy timeout however slow the machine.
-        let holder = Python.process(["-c", """
+        let holder = Python.process([
+            "-c",
+            """
             import sqlite3, sys
             c = sqlite3.connect(sys.argv[1], isolation_level=None)
             c.execute('BEGIN EXCLUSIVE')
             print('locked', flush=True)
             sys.stdin.read()
-            """, db])
-        let ready = Pipe(), release = Pipe()
+            """, db,
+        ])
+        let ready = Pipe()
+        let release = Pipe()
         holder.standardOutput = ready
         holder.standardInput = release
         try holder.run()

@@ -23,7 +23,9 @@ struct ImportConflictTests {
 
     /// The stored events' rows of `export events` (header dropped).
     func storedEvents(_ db: String) async throws -> [String] {
-        let export = try await cli.run(["export", "events", "--out", "-", "--db", db, "--from", "2025-01-01", "--to", "2026-12-31"])
+        let export = try await cli.run([
+            "export", "events", "--out", "-", "--db", db, "--from", "2025-01-01", "--to", "2026-12-31",
+        ])
         #expect(export.status == 0, "\(export.stderr)")
         return Array(export.stdout.split(whereSeparator: \.isNewline).dropFirst().map(String.init))
     }
@@ -38,8 +40,10 @@ struct ImportConflictTests {
         // Given a store holding an impression, and a second file reusing its id with another source and user
         let scratch = try Scratch()
         let db = scratch.path("events.sqlite")
-        let first = try scratch.write("a.ndjson", Self.shown(id: Self.id, source: "onboarding", user: "secret-user-41") + "\n")
-        let second = try scratch.write("b.ndjson", Self.shown(id: Self.id, source: "settings", user: "secret-user-42") + "\n")
+        let first = try scratch.write(
+            "a.ndjson", Self.shown(id: Self.id, source: "onboarding", user: "secret-user-41") + "\n")
+        let second = try scratch.write(
+            "b.ndjson", Self.shown(id: Self.id, source: "settings", user: "secret-user-42") + "\n")
         #expect(try await cli.run(["import", first, "--db", db]).status == 0)
         // When the second file is imported
         let result = try await cli.run(["import", second, "--db", db])
@@ -60,17 +64,21 @@ struct ImportConflictTests {
         let again = try await cli.run(["import", second, "--db", db])
         #expect(again.status == 65)
         #expect(again.stdout == "imported 0, duplicates 0, conflicts 1, quarantined 0\n")
-        #expect(try await quarantine(db).split(whereSeparator: \.isNewline).count == quarantined.split(whereSeparator: \.isNewline).count)
+        #expect(
+            try await quarantine(db).split(whereSeparator: \.isNewline).count
+                == quarantined.split(whereSeparator: \.isNewline).count)
     }
 
     @Test func aPurchasedCloseUnderTheLowerCaseIdOfAStoredDismissalIsAConflict() async throws {
         // Given a dismissed close, then a purchased close with the same id in lower case, in one file
         let scratch = try Scratch()
         let db = scratch.path("events.sqlite")
-        let file = try scratch.write("closes.ndjson", [
-            Self.closed(id: Self.id, result: "dismissed", via: "close_button"),
-            Self.closed(id: Self.id.lowercased(), result: "purchased", via: "auto"),
-        ].joined(separator: "\n") + "\n")
+        let file = try scratch.write(
+            "closes.ndjson",
+            [
+                Self.closed(id: Self.id, result: "dismissed", via: "close_button"),
+                Self.closed(id: Self.id.lowercased(), result: "purchased", via: "auto"),
+            ].joined(separator: "\n") + "\n")
         // When it is imported
         let result = try await cli.run(["import", file, "--db", db])
         // Then the purchase is not lost silently: a conflict, exit 65

@@ -26,8 +26,9 @@ struct ReadOnlyStoreTests {
         let environment = ["REVENUECAT_API_KEY": "appl_ReadOnlyStore0123456789"]
         if getuid() != 0 || asRoot { return try await cli.run(arguments, environment: environment) }
         let setpriv = CommandRunner(executable: URL(fileURLWithPath: "/usr/bin/setpriv"))
-        return try await setpriv.run(["--reuid=\(Self.nobody)", "--regid=\(Self.nobody)", "--clear-groups", cli.executable.path] + arguments,
-                                     environment: environment)
+        return try await setpriv.run(
+            ["--reuid=\(Self.nobody)", "--regid=\(Self.nobody)", "--clear-groups", cli.executable.path] + arguments,
+            environment: environment)
     }
 
     func chattr(_ flag: String, _ path: String) throws {
@@ -38,15 +39,20 @@ struct ReadOnlyStoreTests {
     /// A store with 5 events, one quarantined line and one dead letter, made read-only as `kind`
     /// says; returns the store's path and a folder the user may write exports into.
     func readOnlyStore(_ kind: Kind, in scratch: Scratch) async throws -> (db: String, out: String) {
-        let folder = scratch.path("store"), out = scratch.path("out")
+        let folder = scratch.path("store")
+        let out = scratch.path("out")
         let db = folder + "/events.sqlite"
-        let input = try scratch.write("in.ndjson", ((1...5).map { Sample.shown($0) } + ["not json"]).joined(separator: "\n") + "\n")
+        let input = try scratch.write(
+            "in.ndjson", ((1...5).map { Sample.shown($0) } + ["not json"]).joined(separator: "\n") + "\n")
         #expect(try await cli.run(["import", input, "--db", db]).status == 65, "one line quarantined")
         let standIn = try RevenueCatStandIn()
         defer { standIn.stop() }
         standIn.enqueue(.status(400))
-        #expect(try await cli.run(["forward", "--db", db, "--endpoint", standIn.baseURL.absoluteString],
-                                  environment: ["REVENUECAT_API_KEY": "appl_ReadOnlyStore0123456789"]).status == 65)
+        #expect(
+            try await cli.run(
+                ["forward", "--db", db, "--endpoint", standIn.baseURL.absoluteString],
+                environment: ["REVENUECAT_API_KEY": "appl_ReadOnlyStore0123456789"]
+            ).status == 65)
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
         for path in [scratch.url.path, folder, out] { chmod(path, 0o755) }
         let rootRun = getuid() == 0
@@ -59,7 +65,7 @@ struct ReadOnlyStoreTests {
             chmod(db, 0o400)
         case .readOnlyFolder:
             chown(db, user, user)
-            if !rootRun { chmod(folder, 0o555) }   // as root the folder stays root's, and nobody cannot write it
+            if !rootRun { chmod(folder, 0o555) }  // as root the folder stays root's, and nobody cannot write it
         case .immutableAttribute:
             try chattr("+i", db)
         }
@@ -91,15 +97,19 @@ struct ReadOnlyStoreTests {
         var exports: [String: CommandRunner.Output] = [:]
         for kind in ["events", "quarantine", "dead-letters"] {
             exports[kind] = try await runUnprivileged(["export", kind, "--out", "-", "--db", db], asRoot: asRoot)
-            let toFile = try await runUnprivileged(["export", kind, "--out", "\(out)/\(kind).csv", "--db", db], asRoot: asRoot)
+            let toFile = try await runUnprivileged(
+                ["export", kind, "--out", "\(out)/\(kind).csv", "--db", db], asRoot: asRoot)
             #expect(toFile.status == 0, "\(kind): \(toFile.stderr)")
         }
 
         // Then each succeeds with the store's content
         #expect(stats.status == 0, "\(stats.stderr)")
-        #expect(stats.stdout.contains("Events: 5") && stats.stdout.contains("Quarantined: 1")
+        #expect(
+            stats.stdout.contains("Events: 5") && stats.stdout.contains("Quarantined: 1")
                 && stats.stdout.contains("Dead letters: 5 open"), "\(stats.stdout)")
-        #expect(exports["events"]?.status == 0 && exports["events"]?.stdout.split(separator: "\r\n").count == 6, "\(exports["events"]?.stderr ?? "")")
+        #expect(
+            exports["events"]?.status == 0 && exports["events"]?.stdout.split(separator: "\r\n").count == 6,
+            "\(exports["events"]?.stderr ?? "")")
         #expect(exports["quarantine"]?.stdout.contains("not json") == true)
         #expect(exports["dead-letters"]?.stdout.split(separator: "\r\n").count == 6)
         // And the folder holds exactly what it held (no -wal, no -shm), the store byte for byte and mtime as it was
@@ -116,7 +126,8 @@ struct ReadOnlyStoreTests {
         defer { if kind == .immutableAttribute { try? chattr("-i", db) } }
         let before = try snapshot(db)
         // When it is imported
-        let result = try await runUnprivileged(["import", db, "--db", "\(out)/copy.sqlite"], asRoot: kind == .immutableAttribute)
+        let result = try await runUnprivileged(
+            ["import", db, "--db", "\(out)/copy.sqlite"], asRoot: kind == .immutableAttribute)
         // Then its events arrive and nothing was created beside it (read-only mode used to leave -wal and -shm)
         #expect(result.status == 0 && result.stdout.hasPrefix("imported 5,"), "\(result.status) \(result.stderr)")
         let after = try snapshot(db)

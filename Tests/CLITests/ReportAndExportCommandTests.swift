@@ -8,8 +8,9 @@ struct ReportAndExportCommandTests {
     /// A small demo database (300 customers over 5 days from 2026-10-01).
     func demoDatabase(_ scratch: Scratch) async throws -> String {
         let db = scratch.path("demo.sqlite")
-        let result = try await cli.run(["demo", "--customers", "300", "--days", "5", "--db", db, "--out", scratch.path("demo-out"), "--quiet"],
-                                       environment: ["REVENUECAT_API_KEY": ""])
+        let result = try await cli.run(
+            ["demo", "--customers", "300", "--days", "5", "--db", db, "--out", scratch.path("demo-out"), "--quiet"],
+            environment: ["REVENUECAT_API_KEY": ""])
         #expect(result.status == 0, "\(result.stderr)")
         return db
     }
@@ -18,18 +19,27 @@ struct ReportAndExportCommandTests {
         let scratch = try Scratch()
         let db = try await demoDatabase(scratch)
         let out = scratch.path("range")
-        let result = try await cli.run(["report", "--from", "2026-10-01", "--to", "2026-10-03", "--out", out, "--db", db])
+        let result = try await cli.run([
+            "report", "--from", "2026-10-01", "--to", "2026-10-03", "--out", out, "--db", db,
+        ])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.hasPrefix("wrote 7 reports ("))
-        for name in ["encounter_funnel", "conversion_funnel", "cohort_conversion", "placement_summary", "product_mix",
-                     "offering_comparison", "data_quality"] {
+        for name in [
+            "encounter_funnel", "conversion_funnel", "cohort_conversion", "placement_summary", "product_mix",
+            "offering_comparison", "data_quality",
+        ] {
             #expect(FileManager.default.fileExists(atPath: "\(out)/\(name).csv"), "\(name).csv")
         }
         let encounter = try String(contentsOfFile: "\(out)/encounter_funnel.csv", encoding: .utf8)
-        #expect(encounter.hasPrefix("date,placement,presentations,impressions,dwell_bounces,unique_viewers,impression_rate\r\n"))
+        #expect(
+            encounter.hasPrefix(
+                "date,placement,presentations,impressions,dwell_bounces,unique_viewers,impression_rate\r\n"))
         #expect(!encounter.contains("2026-10-04"))
         let only = scratch.path("only")
-        _ = try await cli.run(["report", "--from", "2026-10-01", "--to", "2026-10-05", "--out", only, "--db", db, "--placement", "onboarding"])
+        _ = try await cli.run([
+            "report", "--from", "2026-10-01", "--to", "2026-10-05", "--out", only, "--db", db, "--placement",
+            "onboarding",
+        ])
         let rows = try String(contentsOfFile: "\(only)/placement_summary.csv", encoding: .utf8).split(separator: "\r\n")
         #expect(rows.count == 2 && rows[1].hasPrefix("onboarding,"))
     }
@@ -39,10 +49,15 @@ struct ReportAndExportCommandTests {
         let db = try await demoDatabase(scratch)
         func controls(_ extra: [String]) async throws -> [String] {
             let out = scratch.path("control-\(extra.count)-\(extra.last ?? "")")
-            let result = try await cli.run(["report", "--from", "2026-10-01", "--to", "2026-10-05", "--out", out, "--db", db] + extra)
+            let result = try await cli.run(
+                ["report", "--from", "2026-10-01", "--to", "2026-10-05", "--out", out, "--db", db] + extra)
             #expect(result.status == 0, "\(result.stderr)")
-            let rows = try String(contentsOfFile: out + "/offering_comparison.csv", encoding: .utf8).split(separator: "\r\n")
-            #expect(rows.first == "placement,offering,customers,impressions,converted,conversion_rate,ci_low,ci_high,is_control,lift,p_value")
+            let rows = try String(contentsOfFile: out + "/offering_comparison.csv", encoding: .utf8).split(
+                separator: "\r\n")
+            #expect(
+                rows.first
+                    == "placement,offering,customers,impressions,converted,conversion_rate,ci_low,ci_high,is_control,lift,p_value"
+            )
             return rows.dropFirst().filter { $0.contains(",true,") }.map { String($0.split(separator: ",")[1]) }
         }
         // The demo's onboarding compares onboarding_classic (60 % of customers) and onboarding_trial
@@ -52,8 +67,10 @@ struct ReportAndExportCommandTests {
         let chosen = try await controls(["--control", "onboarding_trial"])
         #expect(chosen == byDefault.map { $0 == "onboarding_classic" ? "onboarding_trial" : $0 })
         #expect(try await controls(["--control", "nowhere"]) == byDefault)
-        let empty = try await cli.run(["report", "--from", "2026-10-01", "--to", "2026-10-05", "--out", scratch.path("e"), "--db", db,
-                                       "--control", ""])
+        let empty = try await cli.run([
+            "report", "--from", "2026-10-01", "--to", "2026-10-05", "--out", scratch.path("e"), "--db", db,
+            "--control", "",
+        ])
         #expect(empty.status == 64 && empty.stderr.contains("--control needs an offering id"), "\(empty.stderr)")
     }
 
@@ -61,15 +78,22 @@ struct ReportAndExportCommandTests {
         let scratch = try Scratch()
         let db = try await demoDatabase(scratch)
         let out = scratch.path("nightly")
-        let first = try await cli.run(["report", "--nightly", "--out", out, "--db", db, "--now", "2026-10-06T02:00:00Z"])
+        let first = try await cli.run([
+            "report", "--nightly", "--out", out, "--db", db, "--now", "2026-10-06T02:00:00Z",
+        ])
         #expect(first.status == 0, "\(first.stderr)")
-        let again = try await cli.run(["report", "--nightly", "--out", out, "--db", db, "--now", "2026-10-06T02:00:00Z"])
+        let again = try await cli.run([
+            "report", "--nightly", "--out", out, "--db", db, "--now", "2026-10-06T02:00:00Z",
+        ])
         #expect(again.stdout == "no new events since the last run; \(out) is unchanged\n")
         // A late event for 2026-10-03 arrives
-        let late = #"{"id":"01936B2A-7C00-7000-8000-00000000AA01","name":"paywall_shown","occurred_at":1791000000000,"user_id":"late_user","catalog_version":1,"pw_id":"01936B2A-7000-7000-8000-00000000AA01","source":"settings"}"#
+        let late =
+            #"{"id":"01936B2A-7C00-7000-8000-00000000AA01","name":"paywall_shown","occurred_at":1791000000000,"user_id":"late_user","catalog_version":1,"pw_id":"01936B2A-7000-7000-8000-00000000AA01","source":"settings"}"#
         let file = try scratch.write("late.ndjson", late + "\n")
         #expect(try await cli.run(["import", file, "--db", db]).status == 0)
-        let third = try await cli.run(["report", "--nightly", "--out", out, "--db", db, "--now", "2026-10-06T02:00:00Z"])
+        let third = try await cli.run([
+            "report", "--nightly", "--out", out, "--db", db, "--now", "2026-10-06T02:00:00Z",
+        ])
         #expect(third.stdout.hasPrefix("read 1 new events, recomputed 1 day(s) (2026-10-03 … 2026-10-03)"))
     }
 
@@ -80,7 +104,9 @@ struct ReportAndExportCommandTests {
         let lease = "token-of-other-run \(getpid()) 99999999999999 \(ProcessInfo.processInfo.hostName)"
         let sql = Process()
         sql.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        sql.arguments = ["sqlite3", db, "INSERT OR REPLACE INTO meta (key, value) VALUES ('reports.lease', '\(lease)')"]
+        sql.arguments = [
+            "sqlite3", db, "INSERT OR REPLACE INTO meta (key, value) VALUES ('reports.lease', '\(lease)')",
+        ]
         try sql.run()
         sql.waitUntilExit()
         #expect(sql.terminationStatus == 0)
@@ -91,16 +117,20 @@ struct ReportAndExportCommandTests {
         #expect(!FileManager.default.fileExists(atPath: out))
     }
 
-    @Test(arguments: [
-        (["report", "--from", "2026-10-05", "--to", "2026-10-01", "--out", "x"], 64, "after it ends"),
-        (["report", "--from", "2026-13-01", "--to", "2026-10-01", "--out", "x"], 64, "is not a date"),
-        (["report", "--from", "2026-10-01", "--out", "x"], 64, "needs --from and --to"),
-        (["report", "--nightly", "--from", "2026-10-01", "--out", "x"], 64, "leave out --from"),
-        (["report", "--from", "2026-10-01", "--to", "2026-10-02"], 64, "needs --out"),
-        (["report", "--from", "2026-10-01", "--to", "2026-10-02", "--out", "x", "--timezone", "Mars/Olympus"], 64, "Mars/Olympus"),
-        (["export", "everything", "--out", "-"], 64, "events, funnels, quarantine, dead-letters"),
-        (["export", "events"], 64, "needs --out"),
-    ] as [([String], Int32, String)])
+    @Test(
+        arguments: [
+            (["report", "--from", "2026-10-05", "--to", "2026-10-01", "--out", "x"], 64, "after it ends"),
+            (["report", "--from", "2026-13-01", "--to", "2026-10-01", "--out", "x"], 64, "is not a date"),
+            (["report", "--from", "2026-10-01", "--out", "x"], 64, "needs --from and --to"),
+            (["report", "--nightly", "--from", "2026-10-01", "--out", "x"], 64, "leave out --from"),
+            (["report", "--from", "2026-10-01", "--to", "2026-10-02"], 64, "needs --out"),
+            (
+                ["report", "--from", "2026-10-01", "--to", "2026-10-02", "--out", "x", "--timezone", "Mars/Olympus"],
+                64, "Mars/Olympus"
+            ),
+            (["export", "everything", "--out", "-"], 64, "events, funnels, quarantine, dead-letters"),
+            (["export", "events"], 64, "needs --out"),
+        ] as [([String], Int32, String)])
     func badArgumentsExit64(arguments: [String], status: Int32, message: String) async throws {
         let scratch = try Scratch()
         let db = try await demoDatabase(scratch)
@@ -121,7 +151,9 @@ struct ReportAndExportCommandTests {
         let scratch = try Scratch()
         let db = try await demoDatabase(scratch)
         let blocker = try scratch.write("file", "not a folder")
-        let result = try await cli.run(["report", "--from", "2026-10-01", "--to", "2026-10-02", "--out", blocker + "/sub", "--db", db])
+        let result = try await cli.run([
+            "report", "--from", "2026-10-01", "--to", "2026-10-02", "--out", blocker + "/sub", "--db", db,
+        ])
         #expect(result.status == 73)
         let export = try await cli.run(["export", "events", "--out", blocker + "/e.csv", "--db", db])
         #expect(export.status == 73)
@@ -130,15 +162,21 @@ struct ReportAndExportCommandTests {
     @Test func exportStreamsFilteredCSVWithTheFormulaGuardUnlessRaw() async throws {
         let scratch = try Scratch()
         let db = scratch.path("e.sqlite")
-        let file = try scratch.write("a.ndjson", [Sample.shown(1, source: "=HYPERLINK(1)"), Sample.shown(2, source: "plain")].joined(separator: "\n") + "\n")
+        let file = try scratch.write(
+            "a.ndjson",
+            [Sample.shown(1, source: "=HYPERLINK(1)"), Sample.shown(2, source: "plain")].joined(separator: "\n") + "\n")
         #expect(try await cli.run(["import", file, "--db", db]).status == 0)
         let guarded = try await cli.run(["export", "events", "--out", "-", "--db", db])
         #expect(guarded.status == 0)
         #expect(guarded.stdout.contains(",'=HYPERLINK(1),"))
-        let raw = try await cli.run(["export", "events", "--out", "-", "--raw", "--placement", "=HYPERLINK(1)", "--db", db])
+        let raw = try await cli.run([
+            "export", "events", "--out", "-", "--raw", "--placement", "=HYPERLINK(1)", "--db", db,
+        ])
         #expect(raw.stdout.contains(",=HYPERLINK(1),"))
         #expect(!raw.stdout.contains(",plain,"))
-        let toFile = try await cli.run(["export", "events", "--out", scratch.path("e.csv"), "--name", "paywall_closed", "--db", db])
+        let toFile = try await cli.run([
+            "export", "events", "--out", scratch.path("e.csv"), "--name", "paywall_closed", "--db", db,
+        ])
         #expect(toFile.stdout == "exported 0 rows to \(scratch.path("e.csv"))\n")
     }
 }

@@ -15,7 +15,9 @@ struct SingleReadImportTests {
 
     func expectAllImported(_ result: CommandRunner.Output, _ db: String, _ label: String) async throws {
         #expect(result.status == 0, "\(label): \(result.stdout)\(result.stderr)")
-        #expect(result.stdout == "imported 40, duplicates 0, conflicts 0, quarantined 0\n", "\(label): \(result.stdout)\(result.stderr)")
+        #expect(
+            result.stdout == "imported 40, duplicates 0, conflicts 0, quarantined 0\n",
+            "\(label): \(result.stdout)\(result.stderr)")
         let stats = try await cli.run(["stats", "--db", db])
         #expect(stats.stdout.contains("Events: 40 "), "\(label): \(stats.stdout)")
         #expect(stats.stdout.contains("Quarantined: 0"), "\(label): \(stats.stdout)")
@@ -32,8 +34,9 @@ struct SingleReadImportTests {
         let scratch = try Scratch()
         let file = try scratch.write("in.ndjson", Self.body)
         let db = scratch.path("events.sqlite")
-        let result = try await bash.run(["-c", #"exec timeout 60 "$PA" import <(cat "$1") --db "$2""#, "bash", file, db],
-                                        environment: ["PA": cli.executable.path])
+        let result = try await bash.run(
+            ["-c", #"exec timeout 60 "$PA" import <(cat "$1") --db "$2""#, "bash", file, db],
+            environment: ["PA": cli.executable.path])
         try await expectAllImported(result, db, "<(cat f)")
     }
 
@@ -45,8 +48,10 @@ struct SingleReadImportTests {
         let db = scratch.path("events.sqlite")
         // The writer opens the FIFO on its own; a second open by the importer would block for ever
         // (timeout turns that into exit 124).
-        let script = #"cat "$1" > "$2" & timeout 60 "$PA" import "$2" --db "$3"; status=$?; kill %1 2>/dev/null; exit $status"#
-        let result = try await bash.run(["-c", script, "bash", file, fifo, db], environment: ["PA": cli.executable.path])
+        let script =
+            #"cat "$1" > "$2" & timeout 60 "$PA" import "$2" --db "$3"; status=$?; kill %1 2>/dev/null; exit $status"#
+        let result = try await bash.run(
+            ["-c", script, "bash", file, fifo, db], environment: ["PA": cli.executable.path])
         try await expectAllImported(result, db, "FIFO")
     }
 
@@ -57,8 +62,11 @@ struct SingleReadImportTests {
         let db = scratch.path("central.sqlite")
         let imported = try await cli.run(["import", source, "--db", db])
         try await expectAllImported(imported, db, "store file")
-        let piped = try await bash.run(["-c", #"cat "$1" | timeout 60 "$PA" import - --db "$2""#, "bash", source,
-                                        scratch.path("other.sqlite")], environment: ["PA": cli.executable.path])
+        let piped = try await bash.run(
+            [
+                "-c", #"cat "$1" | timeout 60 "$PA" import - --db "$2""#, "bash", source,
+                scratch.path("other.sqlite"),
+            ], environment: ["PA": cli.executable.path])
         #expect(piped.status == 65, "\(piped.stderr)")
         #expect(piped.stderr.contains("is an SQLite database, read from a pipe or device"), "\(piped.stderr)")
         #expect(piped.stderr.contains("Pass the database file itself"), "\(piped.stderr)")

@@ -25,7 +25,8 @@ struct TerminalMannersTests {
         #expect(screen.contains("\r\u{1B}[2K["), "a bar was drawn")
         #expect(screen.contains("big.ndjson: "))
         #expect(screen.contains("imported 25000, duplicates 0, conflicts 0, quarantined 0"))
-        let report = try await inTerminal("\(cli.executable.path) report --nightly --out \(scratch.path("out")) --db \(scratch.path("t.sqlite"))")
+        let report = try await inTerminal(
+            "\(cli.executable.path) report --nightly --out \(scratch.path("out")) --db \(scratch.path("t.sqlite"))")
         #expect(report.contains("] 100% folding new events into the report rollups"))
         #expect(report.contains("\r\u{1B}[2Kread 25000 new events"), "the bar is cleared before the summary")
     }
@@ -33,7 +34,8 @@ struct TerminalMannersTests {
     @Test func quietOrAPipeGetsNoProgress() async throws {
         let scratch = try Scratch()
         let file = try bigFile(scratch)
-        let quiet = try await inTerminal("\(cli.executable.path) import \(file) --quiet --db \(scratch.path("q.sqlite"))")
+        let quiet = try await inTerminal(
+            "\(cli.executable.path) import \(file) --quiet --db \(scratch.path("q.sqlite"))")
         #expect(!quiet.contains("\u{1B}["))
         #expect(quiet.isEmpty, "--quiet prints neither progress nor the summary")
         let piped = try await cli.run(["import", file, "--db", scratch.path("p.sqlite")])

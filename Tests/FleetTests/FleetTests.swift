@@ -40,8 +40,10 @@ struct FleetTests {
         // Given the fleet run: 20 installs, at least 50 SIGKILLs, then the drain and the checks
         let work = directory.path("fleet")
         let fleet = try CommandRunner(product: "paywall-fleet")
-        let run = try await fleet.run(["run", "--installs", "20", "--kills", "50", "--minutes", "0",
-                                         "--seed", String(UInt64.random(in: 1...UInt64(UInt32.max))), "--work", work])
+        let run = try await fleet.run([
+            "run", "--installs", "20", "--kills", "50", "--minutes", "0",
+            "--seed", String(UInt64.random(in: 1...UInt64(UInt32.max))), "--work", work,
+        ])
         print(run.stdout)
         // Then every check of the driver passed, after 50 kills or more, some of the collector
         #expect(run.status == 0, "\(run.stdout)\n\(run.stderr.suffix(3_000))")
@@ -62,7 +64,8 @@ struct FleetTests {
         #expect(Set(central) == Set(union))
         #expect(Set(union).count == union.count)
         // And every central impression is in exactly one delivery state
-        let states = try Connection(path: work + "/central.sqlite", options: .readOnly).scalar("""
+        let states = try Connection(path: work + "/central.sqlite", options: .readOnly).scalar(
+            """
             SELECT count(*) FROM events AS e WHERE e.name = 'paywall_shown'
               AND (SELECT count(*) FROM outbox WHERE event_rowid = e.rowid)
                 + (SELECT count(*) FROM deliveries WHERE event_rowid = e.rowid)
@@ -82,8 +85,10 @@ struct FleetTests {
         let copy = directory.path("damaged")
         try FileManager.default.copyItem(atPath: work, toPath: copy)
         let damaged = try Connection(path: copy + "/central.sqlite")
-        try damaged.execute("DELETE FROM events WHERE seq = (SELECT max(seq) FROM events WHERE name = 'paywall_closed')")
-        try damaged.execute("""
+        try damaged.execute(
+            "DELETE FROM events WHERE seq = (SELECT max(seq) FROM events WHERE name = 'paywall_closed')")
+        try damaged.execute(
+            """
             INSERT INTO deliveries (event_rowid, occurred_at, delivered_at)
               SELECT event_rowid, occurred_at, 0 FROM outbox ORDER BY event_rowid LIMIT 1
             """)

@@ -16,10 +16,12 @@ struct ConsentTests {
     }
 
     static func open(_ path: String, _ standIn: RevenueCatStandIn) throws -> PaywallAnalytics {
-        try PaywallAnalytics(configuration: .init(databasePath: path, revenueCatAPIKey: "appl_ConsentTestKey42",
-                                                  revenueCatEndpoint: standIn.baseURL, forwardingInterval: .seconds(3_600),
-                                                  impressionMode: .appReported),
-                             environment: [:])
+        try PaywallAnalytics(
+            configuration: .init(
+                databasePath: path, revenueCatAPIKey: "appl_ConsentTestKey42",
+                revenueCatEndpoint: standIn.baseURL, forwardingInterval: .seconds(3_600),
+                impressionMode: .appReported),
+            environment: [:])
     }
 
     /// One presentation: an impression (app-reported) and a close.
@@ -51,11 +53,13 @@ struct ConsentTests {
         try await analytics.flush()
         #expect(await Self.eventually { standIn.requestCount >= 2 })
         let store = analytics.recorder.store
-        let unsent = try store.connection.all("""
+        let unsent = try store.connection.all(
+            """
             SELECT id FROM events WHERE seq NOT IN (SELECT event_rowid FROM deliveries)
             UNION ALL SELECT DISTINCT pw_id FROM events
             WHERE pw_id NOT IN (SELECT e.pw_id FROM events AS e JOIN deliveries AS d ON d.event_rowid = e.seq)
-            """) { $0.string(at: 0)! }
+            """
+        ) { $0.string(at: 0)! }
         // the first close, the second presentation's impression and close, and that presentation's id
         #expect(unsent.count == 4)
 

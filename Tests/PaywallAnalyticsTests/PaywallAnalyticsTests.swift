@@ -1,10 +1,10 @@
 import Foundation
 import PaywallAnalytics
 import PaywallCore
+import PaywallLock
 import PaywallSQLite
 import PaywallStore
 import PaywallTestSupport
-import PaywallLock
 import Testing
 
 struct PaywallAnalyticsTests {
@@ -18,9 +18,10 @@ struct PaywallAnalyticsTests {
         defer { standIn.stop() }
         let path = Self.scratchPath()
         let analytics = try PaywallAnalytics(
-            configuration: .init(databasePath: path, revenueCatAPIKey: "appl_FacadeTestKey42",
-                                 revenueCatEndpoint: standIn.baseURL, forwardingInterval: .seconds(3_600),
-                                 impressionMode: .appReported),
+            configuration: .init(
+                databasePath: path, revenueCatAPIKey: "appl_FacadeTestKey42",
+                revenueCatEndpoint: standIn.baseURL, forwardingInterval: .seconds(3_600),
+                impressionMode: .appReported),
             environment: [:])
         // When a presentation makes an impression and the app flushes
         let paywall = try analytics.tracker.open(source: "settings", userID: "user_7")
@@ -44,10 +45,12 @@ struct PaywallAnalyticsTests {
         standIn.respondByDefault { _, _ in .status(401, body: "{\"message\":\"invalid key\"}") }
         let messages = Lock<[String]>([])
         let analytics = try PaywallAnalytics(
-            configuration: .init(databasePath: Self.scratchPath(), revenueCatAPIKey: "appl_FacadeTestKey42",
-                                 revenueCatEndpoint: standIn.baseURL, forwardingInterval: .seconds(3_600),
-                                 impressionMode: .appReported),
-            environment: [:]) { message in messages.withLock { $0.append(message) } }
+            configuration: .init(
+                databasePath: Self.scratchPath(), revenueCatAPIKey: "appl_FacadeTestKey42",
+                revenueCatEndpoint: standIn.baseURL, forwardingInterval: .seconds(3_600),
+                impressionMode: .appReported),
+            environment: [:]
+        ) { message in messages.withLock { $0.append(message) } }
         // When an impression is flushed and forwarded
         let paywall = try analytics.tracker.open(source: "settings", userID: "user_7")
         try paywall.reportImpression()
@@ -55,16 +58,20 @@ struct PaywallAnalyticsTests {
         let refused = { messages.withLock { $0 }.first { $0.contains("refused the API key") } }
         for _ in 0..<500 where refused() == nil { try await Task.sleep(for: .milliseconds(10)) }
         // Then the app hears that the key was refused and how many impressions went to the dead letters
-        #expect(refused()?.contains("RevenueCat refused the API key (HTTP 401): 1 impression went to the dead letters") == true,
-                "\(messages.withLock { $0 })")
+        #expect(
+            refused()?.contains("RevenueCat refused the API key (HTTP 401): 1 impression went to the dead letters")
+                == true,
+            "\(messages.withLock { $0 })")
         #expect(messages.withLock { $0 }.allSatisfy { !$0.contains("appl_FacadeTestKey42") })
         try await analytics.shutdown()
     }
 
     @Test func withoutAKeyForwardingIsOffSaidOnceAndNothingIsLost() async throws {
         let messages = Lock<[String]>([])
-        let analytics = try PaywallAnalytics(configuration: .init(databasePath: Self.scratchPath(), impressionMode: .appReported),
-                                             environment: ["REVENUECAT_API_KEY": "YOUR_REVENUECAT_API_KEY_HERE"]) { message in
+        let analytics = try PaywallAnalytics(
+            configuration: .init(databasePath: Self.scratchPath(), impressionMode: .appReported),
+            environment: ["REVENUECAT_API_KEY": "YOUR_REVENUECAT_API_KEY_HERE"]
+        ) { message in
             messages.withLock { $0.append(message) }
         }
         #expect(analytics.forwarding == nil)

@@ -12,7 +12,8 @@ struct CollectorForgetTests {
         let harness = try CollectorHarness()
         let user = "central-forget-\(UUID().uuidString)"
         let other = "central-keep-\(UUID().uuidString.prefix(8))"
-        let mine = EventLines.batch(pairs: 4, user: user), theirs = EventLines.batch(pairs: 2, user: other)
+        let mine = EventLines.batch(pairs: 4, user: user)
+        let theirs = EventLines.batch(pairs: 2, user: other)
         #expect(try harness.post(EventLines.body(mine.lines + theirs.lines)).status == 200)
         #expect(harness.events == 12)
         // When the customer is forgotten on the central store, with the collector still serving it
@@ -22,7 +23,8 @@ struct CollectorForgetTests {
         #expect(harness.events == 4)
         // And an install uploads their events again (a late retry, and new ones, with a bad line of theirs)
         let later = EventLines.batch(pairs: 2, user: user)
-        let lines = mine.lines + later.lines + ["{\"user_id\":\"\(user)\",\"name\":\"paywall_shown\"}"]
+        let lines =
+            mine.lines + later.lines + ["{\"user_id\":\"\(user)\",\"name\":\"paywall_shown\"}"]
             + EventLines.batch(pairs: 1, user: other).lines
         let reply = try harness.post(EventLines.body(lines))
         // Then the answer counts them as suppressed (the counts still add up to the lines sent), nothing of
@@ -31,17 +33,21 @@ struct CollectorForgetTests {
         #expect(reply.json["accepted"] as? Int == 2)
         #expect(reply.json["suppressed"] as? Int == 13)
         #expect(reply.json["quarantined"] as? Int == 0)
-        #expect(["accepted", "duplicates", "quarantined", "suppressed"].compactMap { reply.json[$0] as? Int }.reduce(0, +) == lines.count)
+        #expect(
+            ["accepted", "duplicates", "quarantined", "suppressed"].compactMap { reply.json[$0] as? Int }.reduce(0, +)
+                == lines.count)
         #expect(harness.events == 6)
         #expect(try harness.count("SELECT count(*) FROM quarantine") == 0)
         let metrics = try harness.get("/metrics").text
-        #expect(metrics.contains("paywall_collector_events_total{key=\"ios-app\",outcome=\"suppressed\"} 13"), "\(metrics)")
+        #expect(
+            metrics.contains("paywall_collector_events_total{key=\"ios-app\",outcome=\"suppressed\"} 13"), "\(metrics)")
         try metrics.write(toFile: harness.folder.path("metrics.txt"), atomically: true, encoding: .utf8)
         // And once the store is checkpointed (another forget does), no file holds the id: the store,
         // its -wal and -shm, the collector's logs, the metrics
         #expect(try harness.cli.runBlocking(["forget", "--user", "nobody", "--db", harness.db]).status == 0)
         harness.server.stop(SIGKILL)
-        let files = try FileManager.default.contentsOfDirectory(atPath: harness.folder.url.path).map(harness.folder.path)
+        let files = try FileManager.default.contentsOfDirectory(atPath: harness.folder.url.path).map(
+            harness.folder.path)
         #expect(files.contains(harness.db) && files.count >= 4, "\(files)")
         for file in files {
             let bytes = try Data(contentsOf: URL(fileURLWithPath: file))

@@ -34,20 +34,29 @@ struct CollectorLimitTests {
     @Test func aClientSendingAByteASecondIsCutWithoutSlowingOthers() throws {
         let harness = try CollectorHarness(arguments: ["--timeout", "3"])
         let batch = EventLines.batch(pairs: 1)
-        let request = HTTPRequestText.make("POST", "/v1/events", headers: [
-            ("Content-Type", "application/x-ndjson"), ("X-Paywall-Forwarding", "collector"),
-            ("Authorization", "Bearer \(harness.key)")], body: EventLines.body(batch.lines))
+        let request = HTTPRequestText.make(
+            "POST", "/v1/events",
+            headers: [
+                ("Content-Type", "application/x-ndjson"), ("X-Paywall-Forwarding", "collector"),
+                ("Authorization", "Bearer \(harness.key)"),
+            ], body: EventLines.body(batch.lines))
         let slow = try HTTPConnection(port: harness.port, receiveTimeout: 1)
         let started = Date()
         var sent = 0
         var others: [Int] = []
         var cut = false
         while Date().timeIntervalSince(started) < 40, sent < request.count {
-            guard slow.send([request[sent]]) else { cut = true; break }
+            guard slow.send([request[sent]]) else {
+                cut = true
+                break
+            }
             sent += 1
             // Every second another client posts a whole batch and is answered.
             others.append(try harness.post(EventLines.body(EventLines.batch(pairs: 1).lines)).status)
-            if slow.waitForClose() { cut = true; break }
+            if slow.waitForClose() {
+                cut = true
+                break
+            }
         }
         #expect(cut)
         #expect(sent < request.count)

@@ -1,6 +1,6 @@
 import Foundation
-import PaywallGzip
 import PaywallCollector
+import PaywallGzip
 import PaywallTestSupport
 import Testing
 
@@ -31,7 +31,9 @@ struct CollectorMetricsTests {
         let script = folder.path("parse_metrics.py")
         try Self.parser.write(toFile: script, atomically: true, encoding: .utf8)
         let result = try Python.runner().runBlocking([script], stdin: Data(text.utf8))
-        try #require(result.status == 0, "prometheus-client could not parse the metrics (\(Python.installAdvice)): \(result.stderr)")
+        try #require(
+            result.status == 0,
+            "prometheus-client could not parse the metrics (\(Python.installAdvice)): \(result.stderr)")
         return try JSONDecoder().decode([Sample].self, from: Data(result.stdout.utf8))
     }
 
@@ -47,7 +49,8 @@ struct CollectorMetricsTests {
         var accepted = 0
         for round in 0..<7 {
             let batch = EventLines.batch(pairs: 5)
-            let body = EventLines.body(batch.lines + (round == 0 ? ["{\"bad\":1}"] : []) + (round == 1 ? [batch.lines[0]] : []))
+            let body = EventLines.body(
+                batch.lines + (round == 0 ? ["{\"bad\":1}"] : []) + (round == 1 ? [batch.lines[0]] : []))
             bytes += body.count
             #expect(try harness.post(body).status == 200)
             accepted += 10
@@ -66,7 +69,9 @@ struct CollectorMetricsTests {
         #expect(value(samples, "paywall_collector_requests_total", ["route": "/v1/events", "status": "401"]) == 1)
         #expect(value(samples, "paywall_collector_requests_total", ["route": "other", "status": "404"]) == 1)
         #expect(value(samples, "paywall_collector_requests_total", ["route": "/healthz", "status": "200"]) == 1)
-        #expect(value(samples, "paywall_collector_events_total", ["key": "ios-app", "outcome": "accepted"]) == Double(accepted))
+        #expect(
+            value(samples, "paywall_collector_events_total", ["key": "ios-app", "outcome": "accepted"])
+                == Double(accepted))
         #expect(value(samples, "paywall_collector_events_total", ["key": "ios-app", "outcome": "duplicate"]) == 1)
         #expect(value(samples, "paywall_collector_events_total", ["key": "ios-app", "outcome": "quarantined"]) == 1)
         #expect(value(samples, "paywall_collector_events_total", ["key": "android-app", "outcome": "accepted"]) == 4)

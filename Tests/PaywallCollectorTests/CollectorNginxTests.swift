@@ -21,20 +21,28 @@ struct CollectorNginxTests {
     @Test func postsThroughNginxWithTLS() throws {
         let harness = try CollectorHarness()
         let folder = harness.folder
-        let made = try run("/usr/bin/openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=localhost",
-                                                "-addext", "subjectAltName=DNS:localhost",
-                                                "-keyout", folder.path("tls.key"), "-out", folder.path("tls.crt")])
+        let made = try run(
+            "/usr/bin/openssl",
+            [
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=localhost",
+                "-addext", "subjectAltName=DNS:localhost",
+                "-keyout", folder.path("tls.key"), "-out", folder.path("tls.crt"),
+            ])
         try #require(made.status == 0, "openssl: \(made.stderr)")
         var nginx: Process?
         var port = 0
         for _ in 0..<5 where nginx == nil {
             port = try freePort()
-            let config = NginxConfig.text(listenPort: port, collectorPort: harness.port, certificate: folder.path("tls.crt"),
-                                          key: folder.path("tls.key"), prefix: folder.url.path)
+            let config = NginxConfig.text(
+                listenPort: port, collectorPort: harness.port, certificate: folder.path("tls.crt"),
+                key: folder.path("tls.key"), prefix: folder.url.path)
             try config.write(toFile: folder.path("nginx.conf"), atomically: true, encoding: .utf8)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
-            process.arguments = ["-p", folder.url.path, "-c", folder.path("nginx.conf"), "-e", folder.path("nginx-error.log"), "-g", "daemon off;"]
+            process.arguments = [
+                "-p", folder.url.path, "-c", folder.path("nginx.conf"), "-e", folder.path("nginx-error.log"), "-g",
+                "daemon off;",
+            ]
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
@@ -43,26 +51,46 @@ struct CollectorNginxTests {
                 usleep(100_000)
                 up = (try? HTTPConnection(port: port)) != nil
             }
-            if up { nginx = process } else if process.isRunning { process.terminate(); process.waitUntilExit() }
+            if up {
+                nginx = process
+            } else if process.isRunning {
+                process.terminate()
+                process.waitUntilExit()
+            }
         }
-        let proxy = try #require(nginx, "nginx did not start: \((try? String(contentsOfFile: folder.path("nginx-error.log"), encoding: .utf8)) ?? "")")
-        defer { kill(proxy.processIdentifier, SIGQUIT); proxy.waitUntilExit() }
+        let proxy = try #require(
+            nginx,
+            "nginx did not start: \((try? String(contentsOfFile: folder.path("nginx-error.log"), encoding: .utf8)) ?? "")"
+        )
+        defer {
+            kill(proxy.processIdentifier, SIGQUIT)
+            proxy.waitUntilExit()
+        }
         let batch = EventLines.batch(pairs: 10)
         let file = folder.path("batch.ndjson")
         FileManager.default.createFile(atPath: file, contents: Data(EventLines.body(batch.lines)))
         let url = "https://localhost:\(port)/v1/events"
-        let curl = try run("/usr/bin/curl", ["-sS", "--cacert", folder.path("tls.crt"), "--resolve", "localhost:\(port):127.0.0.1",
-                                             "-X", "POST", "--data-binary", "@\(file)", "-H", "Content-Type: application/x-ndjson",
-                                             "-H", "X-Paywall-Forwarding: collector", "-H", "Authorization: Bearer \(harness.key)",
-                                             "-w", "\n%{http_code}", url])
+        let curl = try run(
+            "/usr/bin/curl",
+            [
+                "-sS", "--cacert", folder.path("tls.crt"), "--resolve", "localhost:\(port):127.0.0.1",
+                "-X", "POST", "--data-binary", "@\(file)", "-H", "Content-Type: application/x-ndjson",
+                "-H", "X-Paywall-Forwarding: collector", "-H", "Authorization: Bearer \(harness.key)",
+                "-w", "\n%{http_code}", url,
+            ])
         #expect(curl.status == 0, "curl: \(curl.stderr)")
         #expect(curl.stdout.hasSuffix("\n200"))
         #expect(curl.stdout.hasPrefix("{\"accepted\":20,"))
-        let refused = try run("/usr/bin/curl", ["-sS", "--cacert", folder.path("tls.crt"), "--resolve", "localhost:\(port):127.0.0.1",
-                                                "-X", "POST", "--data-binary", "@\(file)", "-H", "Content-Type: application/x-ndjson",
-                                                "-H", "X-Paywall-Forwarding: collector", "-o", "/dev/null", "-w", "%{http_code}", url])
+        let refused = try run(
+            "/usr/bin/curl",
+            [
+                "-sS", "--cacert", folder.path("tls.crt"), "--resolve", "localhost:\(port):127.0.0.1",
+                "-X", "POST", "--data-binary", "@\(file)", "-H", "Content-Type: application/x-ndjson",
+                "-H", "X-Paywall-Forwarding: collector", "-o", "/dev/null", "-w", "%{http_code}", url,
+            ])
         #expect(refused.stdout == "401")
-        let plain = try run("/usr/bin/curl", ["-sS", "-o", "/dev/null", "-w", "%{http_code}", "http://127.0.0.1:\(port)/healthz"])
+        let plain = try run(
+            "/usr/bin/curl", ["-sS", "-o", "/dev/null", "-w", "%{http_code}", "http://127.0.0.1:\(port)/healthz"])
         #expect(plain.stdout == "400", "nginx speaks only TLS on this port")
         #expect(try harness.storedIDs() == Set(batch.ids))
     }

@@ -10,12 +10,15 @@ struct CollectorSecretsTests {
         let standIn = try RevenueCatStandIn()
         defer { standIn.stop() }
         let revenueCatKey = "appl_" + UUID().uuidString.replacingOccurrences(of: "-", with: "")
-        let harness = try CollectorHarness(arguments: ["--revenuecat-endpoint", standIn.baseURL.absoluteString],
-                                           environment: ["REVENUECAT_API_KEY": revenueCatKey])
+        let harness = try CollectorHarness(
+            arguments: ["--revenuecat-endpoint", standIn.baseURL.absoluteString],
+            environment: ["REVENUECAT_API_KEY": revenueCatKey])
         #expect(harness.server.stderrText.contains("forwarding impressions to RevenueCat"))
         let user = "secret-user-\(UUID().uuidString)"
         let batch = EventLines.batch(pairs: 5, user: user)
-        #expect(try harness.post(EventLines.body(batch.lines + ["{\"user_id\":\"\(user)\",\"broken\":true}"])).status == 200)
+        #expect(
+            try harness.post(EventLines.body(batch.lines + ["{\"user_id\":\"\(user)\",\"broken\":true}"])).status == 200
+        )
         // Impressions the install forwarded itself are never sent again from here.
         let forwardedByDevice = EventLines.batch(pairs: 3, user: user)
         #expect(try harness.post(EventLines.body(forwardedByDevice.lines), forwarding: "device").status == 200)
@@ -24,7 +27,9 @@ struct CollectorSecretsTests {
         // The forwarding loop runs with the RevenueCat key: wait until the stand-in has every impression.
         let impressions = Set(stride(from: 0, to: batch.ids.count, by: 2).map { batch.ids[$0] })
         let deadline = Date().addingTimeInterval(60)
-        while Set(standIn.acceptedEventIDs.keys.map { $0.uppercased() }).isSuperset(of: impressions) == false, Date() < deadline {
+        while Set(standIn.acceptedEventIDs.keys.map { $0.uppercased() }).isSuperset(of: impressions) == false,
+            Date() < deadline
+        {
             usleep(100_000)
         }
         #expect(Set(standIn.acceptedEventIDs.keys.map { $0.uppercased() }).isSuperset(of: impressions))
@@ -32,8 +37,9 @@ struct CollectorSecretsTests {
         #expect(standIn.acceptedEventIDs.values.allSatisfy { $0 == 1 })
         let metrics = try harness.get("/metrics").text
         try metrics.write(toFile: harness.folder.path("metrics.txt"), atomically: true, encoding: .utf8)
-        harness.server.stop(SIGKILL)   // keeps the WAL and shm files on disk, to be searched too
-        let files = try FileManager.default.contentsOfDirectory(atPath: harness.folder.url.path).map(harness.folder.path)
+        harness.server.stop(SIGKILL)  // keeps the WAL and shm files on disk, to be searched too
+        let files = try FileManager.default.contentsOfDirectory(atPath: harness.folder.url.path).map(
+            harness.folder.path)
         #expect(files.contains { $0.hasSuffix("-wal") })
         for file in files {
             let bytes = try Data(contentsOf: URL(fileURLWithPath: file))

@@ -1,6 +1,6 @@
 import Foundation
-import PaywallGzip
 import PaywallCollector
+import PaywallGzip
 import PaywallSQLite
 import PaywallTestSupport
 import Testing
@@ -22,7 +22,8 @@ struct CollectorStatusTests {
         #expect((rejected.first?["reasons"] as? [String])?.contains { $0.hasPrefix("id:") } == true)
         #expect(try harness.storedIDs() == Set(batch.ids))
         #expect(harness.quarantined == 1)
-        #expect(try harness.count("SELECT count(*) FROM quarantine WHERE origin = 'collector/ios-app' AND line = 7") == 1)
+        #expect(
+            try harness.count("SELECT count(*) FROM quarantine WHERE origin = 'collector/ios-app' AND line = 7") == 1)
         #expect(try harness.count("SELECT count(*) FROM outbox") == 3)
         let again = try harness.post(EventLines.body(batch.lines))
         #expect(again.status == 200 && again.json["accepted"] as? Int == 0 && again.json["duplicates"] as? Int == 6)
@@ -56,16 +57,22 @@ struct CollectorStatusTests {
         #expect(csv.components(separatedBy: ",pending").count - 1 == 3)
         // data_quality.csv: the 5 impressions are 2 delivered (both by the device) and 3 pending
         let reports = harness.folder.path("reports")
-        let report = try harness.cli.runBlocking(["report", "--from", "2025-11-29", "--to", "2025-11-29", "--out", reports,
-                                                  "--db", harness.db])
+        let report = try harness.cli.runBlocking([
+            "report", "--from", "2025-11-29", "--to", "2025-11-29", "--out", reports,
+            "--db", harness.db,
+        ])
         #expect(report.status == 0, "\(report.stderr)")
         let quality = try String(contentsOfFile: reports + "/data_quality.csv", encoding: .utf8)
-            .split(whereSeparator: \.isNewline).map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+            .split(whereSeparator: \.isNewline).map {
+                $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            }
         let header = try #require(quality.first)
         let row = try #require(quality.dropFirst().first)
         let cell = { (name: String) in header.firstIndex(of: name).map { row[$0] } }
         #expect(quality.count == 2 && cell("date") == "2025-11-29", "\(quality)")
-        #expect(cell("impressions_stored") == "5" && cell("impressions_delivered") == "2" && cell("impressions_pending") == "3")
+        #expect(
+            cell("impressions_stored") == "5" && cell("impressions_delivered") == "2"
+                && cell("impressions_pending") == "3")
         #expect(cell("impressions_forwarded_by_device") == "2", "\(quality)")
     }
 
@@ -101,8 +108,10 @@ struct CollectorStatusTests {
         #expect(try harness.post(big).status == 413)
         // Chunked, so no Content-Length announces the size: refused while it arrives.
         let connection = try HTTPConnection(port: harness.port)
-        var chunked = Array(("POST /v1/events HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\n"
-            + "X-Paywall-Forwarding: collector\r\nAuthorization: Bearer \(harness.key)\r\nTransfer-Encoding: chunked\r\n\r\n").utf8)
+        var chunked = Array(
+            ("POST /v1/events HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\n"
+                + "X-Paywall-Forwarding: collector\r\nAuthorization: Bearer \(harness.key)\r\nTransfer-Encoding: chunked\r\n\r\n")
+                .utf8)
         for start in stride(from: 0, to: big.count, by: 8_192) {
             let piece = big[start..<min(big.count, start + 8_192)]
             chunked += Array("\(String(piece.count, radix: 16))\r\n".utf8) + piece + Array("\r\n".utf8)
@@ -114,9 +123,13 @@ struct CollectorStatusTests {
         let bomb = Gzip.deflate([UInt8](repeating: 0x20, count: 64 << 20), level: 9)
         #expect(bomb.count < 64 << 10)
         let connectionB = try HTTPConnection(port: harness.port)
-        connectionB.send(HTTPRequestText.make("POST", "/v1/events", headers: [
-            ("Content-Type", "application/x-ndjson"), ("X-Paywall-Forwarding", "collector"),
-            ("Authorization", "Bearer \(harness.key)"), ("Content-Encoding", "gzip")], body: bomb))
+        connectionB.send(
+            HTTPRequestText.make(
+                "POST", "/v1/events",
+                headers: [
+                    ("Content-Type", "application/x-ndjson"), ("X-Paywall-Forwarding", "collector"),
+                    ("Authorization", "Bearer \(harness.key)"), ("Content-Encoding", "gzip"),
+                ], body: bomb))
         #expect(try connectionB.readResponse().status == 413)
         #expect(harness.events == 0 && harness.quarantined == 0)
     }
@@ -215,14 +228,19 @@ struct CollectorStatusTests {
     /// Waits until `depth` requests wait in the commit queue.
     func waitForQueueDepth(_ harness: CollectorHarness, _ depth: Int) throws {
         let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline, try !harness.get("/metrics").text.contains("paywall_collector_queue_depth \(depth)\n") {
+        while Date() < deadline, try !harness.get("/metrics").text.contains("paywall_collector_queue_depth \(depth)\n")
+        {
             usleep(20_000)
         }
     }
 
     func postBytes(_ body: [UInt8], key: String) -> [UInt8] {
-        HTTPRequestText.make("POST", "/v1/events", headers: [
-            ("Content-Type", "application/x-ndjson"), ("X-Paywall-Forwarding", "collector"), ("Authorization", "Bearer \(key)")],
+        HTTPRequestText.make(
+            "POST", "/v1/events",
+            headers: [
+                ("Content-Type", "application/x-ndjson"), ("X-Paywall-Forwarding", "collector"),
+                ("Authorization", "Bearer \(key)"),
+            ],
             body: body)
     }
 }

@@ -1,11 +1,12 @@
 import Foundation
-import PaywallGzip
-@testable import PaywallCollector
 import PaywallCore
+import PaywallGzip
 import PaywallSQLite
 import PaywallStore
 import PaywallTestSupport
 import Testing
+
+@testable import PaywallCollector
 
 /// gzip with a decompressed cap, and the in-memory NDJSON body held to exactly import's rules.
 struct GzipAndBodyTests {
@@ -32,7 +33,8 @@ struct GzipAndBodyTests {
         // the terminator, so `good[0] + "\r"` would be stored once with line 1)
         let crlf = try #require(EventLines.batch(pairs: 4).lines.last) + "\r"
         #expect(!good.contains(String(crlf.dropLast())))
-        let lines = good + ["", "   ", "{\"id\":\"x\"}", crlf, "{" + String(repeating: "a", count: 300) + "}", "not json"]
+        let lines =
+            good + ["", "   ", "{\"id\":\"x\"}", crlf, "{" + String(repeating: "a", count: 300) + "}", "not json"]
         let text = lines.joined(separator: "\n")
         let options = ImportOptions(maxLineBytes: 200)
         let body = NDJSONBody(options: options, now: .constant(1_764_400_000_000))
@@ -60,10 +62,11 @@ struct UTF8CheckTests {
         #expect(UTF8Check.isValid(Array(text.utf8)))
     }
 
-    @Test(arguments: [
-        [0xC3, 0x28], [0xFF], [0xC0, 0xAF], [0xE0, 0x80, 0xAF], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80],
-        [0x61, 0x62, 0x63, 0x64, 0x65, 0x66, 0x67, 0x68, 0xE2, 0x82], [0x80],
-    ] as [[UInt8]])
+    @Test(
+        arguments: [
+            [0xC3, 0x28], [0xFF], [0xC0, 0xAF], [0xE0, 0x80, 0xAF], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80],
+            [0x61, 0x62, 0x63, 0x64, 0x65, 0x66, 0x67, 0x68, 0xE2, 0x82], [0x80],
+        ] as [[UInt8]])
     func refusesMalformedBytes(bytes: [UInt8]) {
         #expect(!UTF8Check.isValid(bytes))
         #expect(String(validatingCString: bytes.map { CChar(bitPattern: $0) } + [0]) == nil)

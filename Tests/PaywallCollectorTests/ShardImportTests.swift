@@ -13,7 +13,8 @@ struct ShardImportTests {
     /// <reason>`), checking that every impression is in exactly one.
     static func states(_ path: String) throws -> [String: String] {
         let connection = try Connection(path: path, options: OpenOptions(readOnly: true, create: false))
-        let rows = try connection.all("""
+        let rows = try connection.all(
+            """
             SELECT e.id,
               (SELECT count(*) FROM outbox WHERE event_rowid = e.rowid)
               + (SELECT count(*) FROM deliveries WHERE event_rowid = e.rowid)
@@ -25,7 +26,8 @@ struct ShardImportTests {
                    ELSE (SELECT 'dead ' || status || ' ' || reason FROM dead_letters
                          WHERE event_id = e.id AND requeued_at IS NULL) END
             FROM events AS e WHERE e.name = 'paywall_shown'
-            """) { ($0.string(at: 0) ?? "", $0.int64(at: 1), $0.string(at: 2) ?? "none") }
+            """
+        ) { ($0.string(at: 0) ?? "", $0.int64(at: 1), $0.string(at: 2) ?? "none") }
         for row in rows { #expect(row.1 == 1, "impression \(row.0) is in \(row.1) delivery states in \(path)") }
         return Dictionary(uniqueKeysWithValues: rows.map { ($0.0, $0.2) })
     }
@@ -53,12 +55,20 @@ struct ShardImportTests {
         let harness = try CollectorHarness(arguments: forwarding, environment: revenueCat)
         let delivered = EventLines.batch(pairs: 5)
         #expect(try harness.post(EventLines.body(delivered.lines)).status == 200)
-        let shown = { (batch: (lines: [String], ids: [String])) in stride(from: 0, to: batch.ids.count, by: 2).map { batch.ids[$0] } }
-        #expect(Self.eventually { Set(standIn.acceptedEventIDs.keys.map { $0.uppercased() }).isSuperset(of: shown(delivered)) })
+        let shown = { (batch: (lines: [String], ids: [String])) in
+            stride(from: 0, to: batch.ids.count, by: 2).map { batch.ids[$0] }
+        }
+        #expect(
+            Self.eventually {
+                Set(standIn.acceptedEventIDs.keys.map { $0.uppercased() }).isSuperset(of: shown(delivered))
+            })
         refuse.withLock { $0 = true }
         let refused = EventLines.batch(pairs: 3)
         #expect(try harness.post(EventLines.body(refused.lines)).status == 200)
-        #expect(try Self.eventually { try harness.count("SELECT count(*) FROM dead_letters WHERE requeued_at IS NULL") == 3 })
+        #expect(
+            try Self.eventually {
+                try harness.count("SELECT count(*) FROM dead_letters WHERE requeued_at IS NULL") == 3
+            })
         // and installs that forward their impressions themselves
         let byDevice = EventLines.batch(pairs: 3)
         #expect(try harness.post(EventLines.body(byDevice.lines), forwarding: "device").status == 200)
@@ -72,7 +82,9 @@ struct ShardImportTests {
         var wanted: [String: String] = [:]
         for id in shown(delivered) { wanted[id] = "delivered" }
         // (RevenueCat's answer as the forwarder words it: whatever the shard holds, once it is a 400)
-        for id in shown(refused) { wanted[id] = shard[id].flatMap { $0.hasPrefix("dead 400 ") ? $0 : nil } ?? "dead 400" }
+        for id in shown(refused) {
+            wanted[id] = shard[id].flatMap { $0.hasPrefix("dead 400 ") ? $0 : nil } ?? "dead 400"
+        }
         for id in shown(byDevice) { wanted[id] = "forwarded_by_device" }
         for id in shown(pending) { wanted[id] = "pending" }
         #expect(shard == wanted)

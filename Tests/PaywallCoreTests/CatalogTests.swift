@@ -15,19 +15,24 @@ struct CatalogTests {
         let generated = CatalogSwiftGenerator.generate(catalog: catalog, json: json)
         let checkedIn = try Self.read(CatalogSwiftGenerator.outputPath)
         let diff = Golden.diff(expected: checkedIn, actual: generated)
-        #expect(diff == nil, "generated code is stale; run `swift run paywall-analytics catalog generate`:\n\(diff ?? "")")
+        #expect(
+            diff == nil, "generated code is stale; run `swift run paywall-analytics catalog generate`:\n\(diff ?? "")")
     }
 
     @Test func theCheckedInReferenceMatchesTheCatalog() throws {
         let catalog = try Catalog.load(from: Data(Self.read("catalog/catalog.json").utf8))
-        let diff = Golden.diff(expected: try Self.read(CatalogDocsGenerator.outputPath),
-                               actual: CatalogDocsGenerator.generate(catalog: catalog))
-        #expect(diff == nil, "catalog/README.md is stale; run `swift run paywall-analytics catalog docs`:\n\(diff ?? "")")
+        let diff = Golden.diff(
+            expected: try Self.read(CatalogDocsGenerator.outputPath),
+            actual: CatalogDocsGenerator.generate(catalog: catalog))
+        #expect(
+            diff == nil, "catalog/README.md is stale; run `swift run paywall-analytics catalog docs`:\n\(diff ?? "")")
     }
 
     @Test func everyExampleLineInTheReferenceIsValid() throws {
         let reference = try Self.read(CatalogDocsGenerator.outputPath)
-        let examples = reference.components(separatedBy: "```json\n").dropFirst().compactMap { $0.components(separatedBy: "\n").first }
+        let examples = reference.components(separatedBy: "```json\n").dropFirst().compactMap {
+            $0.components(separatedBy: "\n").first
+        }
         #expect(examples.count == Catalog.bundled.events.count)
         let validator = EventValidator()
         for line in examples {
@@ -57,7 +62,8 @@ struct CatalogTests {
 
     /// Applies `edit` to the shipped catalog's JSON object and returns the problems found.
     static func problems(after edit: (inout [String: Any]) -> Void) throws -> [String] {
-        var object = try #require(JSONSerialization.jsonObject(with: Data(read("catalog/catalog.json").utf8)) as? [String: Any])
+        var object = try #require(
+            JSONSerialization.jsonObject(with: Data(read("catalog/catalog.json").utf8)) as? [String: Any])
         edit(&object)
         let data = try JSONSerialization.data(withJSONObject: object)
         do {
@@ -85,57 +91,92 @@ struct CatalogTests {
 
     @Test func eachKindOfProblemIsNamed() throws {
         #expect(try Self.problems { _ in }.isEmpty)
-        #expect(try Self.problems { Self.editProperty(&$0, "source") { $0["type"] = "text" } }
-            .contains { $0.contains("properties[source]") && $0.contains("unknown type \"text\"") })
-        #expect(try Self.problems { object in
-            var events = object["events"] as! [[String: Any]]
-            events.append(events[0])
-            object["events"] = events
-        }.contains { $0.contains("events[paywall_shown]: duplicate event name") })
-        #expect(try Self.problems { object in
-            var properties = object["properties"] as! [[String: Any]]
-            properties.append(properties[0])
-            object["properties"] = properties
-        }.contains { $0.contains("properties[pw_id]: duplicate property") })
-        #expect(try Self.problems { Self.editEvent(&$0, 0) { event in
-            var uses = event["properties"] as! [[String: Any]]
-            uses.append(uses[0])
-            event["properties"] = uses
-        } }.contains { $0.contains("duplicate property in this event") })
-        #expect(try Self.problems { Self.editEvent(&$0, 3) { event in
-            var rules = event["rules"] as! [[String: Any]]
-            rules[0]["when_property"] = "outcome"
-            event["rules"] = rules
-        } }.contains { $0.contains("events[paywall_closed].rules[0]") && $0.contains("\"outcome\", which this event does not have") })
-        #expect(try Self.problems { Self.editEvent(&$0, 1) { event in
-            event["properties"] = (event["properties"] as! [[String: Any]]) + [["name": "discount", "required": false]]
-        } }.contains { $0.contains("not defined in \"properties\"") })
-        #expect(try Self.problems { Self.editProperty(&$0, "open_s") { $0["min"] = 10; $0["max"] = 1 } }
+        #expect(
+            try Self.problems { Self.editProperty(&$0, "source") { $0["type"] = "text" } }
+                .contains { $0.contains("properties[source]") && $0.contains("unknown type \"text\"") })
+        #expect(
+            try Self.problems { object in
+                var events = object["events"] as! [[String: Any]]
+                events.append(events[0])
+                object["events"] = events
+            }.contains { $0.contains("events[paywall_shown]: duplicate event name") })
+        #expect(
+            try Self.problems { object in
+                var properties = object["properties"] as! [[String: Any]]
+                properties.append(properties[0])
+                object["properties"] = properties
+            }.contains { $0.contains("properties[pw_id]: duplicate property") })
+        #expect(
+            try Self.problems {
+                Self.editEvent(&$0, 0) { event in
+                    var uses = event["properties"] as! [[String: Any]]
+                    uses.append(uses[0])
+                    event["properties"] = uses
+                }
+            }.contains { $0.contains("duplicate property in this event") })
+        #expect(
+            try Self.problems {
+                Self.editEvent(&$0, 3) { event in
+                    var rules = event["rules"] as! [[String: Any]]
+                    rules[0]["when_property"] = "outcome"
+                    event["rules"] = rules
+                }
+            }.contains {
+                $0.contains("events[paywall_closed].rules[0]")
+                    && $0.contains("\"outcome\", which this event does not have")
+            })
+        #expect(
+            try Self.problems {
+                Self.editEvent(&$0, 1) { event in
+                    event["properties"] =
+                        (event["properties"] as! [[String: Any]]) + [["name": "discount", "required": false]]
+                }
+            }.contains { $0.contains("not defined in \"properties\"") })
+        #expect(
+            try Self.problems {
+                Self.editProperty(&$0, "open_s") {
+                    $0["min"] = 10
+                    $0["max"] = 1
+                }
+            }
             .contains { $0.contains("min 10") && $0.contains("greater than max 1") })
-        #expect(try Self.problems { Self.editProperty(&$0, "source") { $0["min_length"] = 70 } }
-            .contains { $0.contains("min_length 70 is greater than max_length 64") })
-        #expect(try Self.problems { Self.editProperty(&$0, "source") { $0["max"] = 3 } }
-            .contains { $0.contains("min/max apply to numbers") })
-        #expect(try Self.problems { Self.editProperty(&$0, "result") { $0["values"] = [] } }
-            .contains { $0.contains("non-empty \"values\"") })
-        #expect(try Self.problems { Self.editEvent(&$0, 3) { event in
-            var rules = event["rules"] as! [[String: Any]]
-            rules[0]["kind"] = "implies"
-            event["rules"] = rules
-        } }.contains { $0.contains("unknown rule kind \"implies\"") })
-        #expect(try Self.problems { Self.editEvent(&$0, 3) { event in
-            var rules = event["rules"] as! [[String: Any]]
-            rules[1]["when_values"] = ["bought"]
-            event["rules"] = rules
-        } }.contains { $0.contains("\"bought\" is not an allowed value of result") })
-        #expect(try Self.problems { Self.editEvent(&$0, 0) { $0["name"] = "Paywall Shown" } }
-            .contains { $0.contains("snake_case") })
+        #expect(
+            try Self.problems { Self.editProperty(&$0, "source") { $0["min_length"] = 70 } }
+                .contains { $0.contains("min_length 70 is greater than max_length 64") })
+        #expect(
+            try Self.problems { Self.editProperty(&$0, "source") { $0["max"] = 3 } }
+                .contains { $0.contains("min/max apply to numbers") })
+        #expect(
+            try Self.problems { Self.editProperty(&$0, "result") { $0["values"] = [] } }
+                .contains { $0.contains("non-empty \"values\"") })
+        #expect(
+            try Self.problems {
+                Self.editEvent(&$0, 3) { event in
+                    var rules = event["rules"] as! [[String: Any]]
+                    rules[0]["kind"] = "implies"
+                    event["rules"] = rules
+                }
+            }.contains { $0.contains("unknown rule kind \"implies\"") })
+        #expect(
+            try Self.problems {
+                Self.editEvent(&$0, 3) { event in
+                    var rules = event["rules"] as! [[String: Any]]
+                    rules[1]["when_values"] = ["bought"]
+                    event["rules"] = rules
+                }
+            }.contains { $0.contains("\"bought\" is not an allowed value of result") })
+        #expect(
+            try Self.problems { Self.editEvent(&$0, 0) { $0["name"] = "Paywall Shown" } }
+                .contains { $0.contains("snake_case") })
     }
 
     @Test func severalProblemsAreAllReported() throws {
         let found = try Self.problems { object in
             Self.editProperty(&object, "source") { $0["type"] = "text" }
-            Self.editProperty(&object, "open_s") { $0["min"] = 5; $0["max"] = 1 }
+            Self.editProperty(&object, "open_s") {
+                $0["min"] = 5
+                $0["max"] = 1
+            }
         }
         #expect(found.count == 2)
     }
@@ -144,7 +185,8 @@ struct CatalogTests {
         let error = #expect(throws: CatalogError.self) { try Catalog.load(from: Data("{\"catalog_version\": 1,".utf8)) }
         #expect({ if case .unreadable = error { true } else { false } }(), "\(String(describing: error))")
         do {
-            _ = try Catalog.load(from: Data(#"{"catalog_version":1,"description":"x","envelope":[],"properties":[]}"#.utf8))
+            _ = try Catalog.load(
+                from: Data(#"{"catalog_version":1,"description":"x","envelope":[],"properties":[]}"#.utf8))
             Issue.record("expected an error")
         } catch {
             #expect(error.description.contains("missing key \"events\""))

@@ -10,7 +10,8 @@ struct EventRecordNDJSONTests {
     /// byte writer replaced, kept here as its oracle.
     static func reference(_ event: EventRecord) -> String {
         let properties = event.properties
-        var out = "{\"id\":\"\(event.id.uuidString)\",\"name\":\"\(event.name.rawValue)\",\"occurred_at\":\(event.occurredAt)"
+        var out =
+            "{\"id\":\"\(event.id.uuidString)\",\"name\":\"\(event.name.rawValue)\",\"occurred_at\":\(event.occurredAt)"
         out += ",\"user_id\":\(JSONString.quoted(event.userID))"
         if let session = event.sessionID { out += ",\"session_id\":\"\(session.uuidString)\"" }
         out += ",\"catalog_version\":\(event.catalogVersion),\"pw_id\":\"\(properties.pwID.uuidString)\""
@@ -25,8 +26,10 @@ struct EventRecordNDJSONTests {
     }
 
     /// Texts with every escape the writer knows, controls, quotes, backslashes and non-ASCII.
-    static let texts = ["onboarding", "quote \" and \\ backslash", "tab\tnew\nline\rcr", "\u{08}\u{0C}\u{01}\u{1F}\u{7F}",
-                        "café", "cafe\u{301}", "日本語", "emoji 👩🏽‍💻", "\u{202E}rtl", "", " "]
+    static let texts = [
+        "onboarding", "quote \" and \\ backslash", "tab\tnew\nline\rcr", "\u{08}\u{0C}\u{01}\u{1F}\u{7F}",
+        "café", "cafe\u{301}", "日本語", "emoji 👩🏽‍💻", "\u{202E}rtl", "", " ",
+    ]
 
     @Test func theByteWriterGivesTheReferenceLineAndTheValidatorReadsItBack() throws {
         var generator = SeededGenerator(seed: 7)
@@ -54,8 +57,9 @@ struct EventRecordNDJSONTests {
             // (Some random combinations break catalog rules, which is the validator's business, not the writer's.)
             if case .valid(let read) = validator.validate(line: line) {
                 readBack += 1
-                #expect(read.id == event.id && read.userID == event.userID && read.properties == event.properties,
-                        "event \(index) read back differently: \(line)")
+                #expect(
+                    read.id == event.id && read.userID == event.userID && read.properties == event.properties,
+                    "event \(index) read back differently: \(line)")
             }
         }
         #expect(readBack >= 500, "only \(readBack) of 2,000 lines were valid events: the read-back check saw too few")

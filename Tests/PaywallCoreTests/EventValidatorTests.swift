@@ -56,44 +56,45 @@ struct EventValidatorTests {
         #expect(event.properties.source == "onboarding")
     }
 
-    @Test(arguments: [
-        // (changes, field, rule)
-        (["id": nil], "id", "required"),
-        (["id": "null"], "id", "required"),
-        (["id": #""not-a-uuid""#], "id", "uuid"),
-        (["id": #""01936B2A7C0070008000000000000001""#], "id", "uuid"),
-        (["id": "42"], "id", "type"),
-        (["name": #""paywall_opened""#], "name", "unknown_event"),
-        (["name": nil], "name", "required"),
-        (["occurred_at": #""1764400000000""#], "occurred_at", "type"),
-        (["occurred_at": "1764400000000.5"], "occurred_at", "integer"),
-        (["occurred_at": "1764400000"], "occurred_at", "timestamp"),
-        (["occurred_at": "-1"], "occurred_at", "timestamp"),
-        (["occurred_at": "99999999999999999999999"], "occurred_at", "integer"),
-        (["occurred_at": "4102444800000"], "occurred_at", "timestamp"),
-        (["user_id": #""""#], "user_id", "min_length"),
-        (["user_id": "\"" + String(repeating: "u", count: 257) + "\""], "user_id", "max_length"),
-        (["session_id": #""abc""#], "session_id", "uuid"),
-        (["catalog_version": "2"], "catalog_version", "max"),
-        (["catalog_version": nil], "catalog_version", "required"),
-        (["pw_id": nil], "pw_id", "required"),
-        (["source": #""""#], "source", "min_length"),
-        (["source": "\"" + String(repeating: "é", count: 65) + "\""], "source", "max_length"),
-        (["source": "{\"a\":1}"], "source", "nested"),
-        (["source": "[1,2]"], "source", "nested"),
-        (["source": "true"], "source", "type"),
-        (["result": #""refunded""#], "result", "enum"),
-        (["via": #""swipe""#], "via", "enum"),
-        (["open_s": #""12.5""#], "open_s", "type"),
-        (["open_s": "1e999"], "open_s", "finite"),
-        (["open_s": "-0.5"], "open_s", "min"),
-        (["open_s": "86400.001"], "open_s", "max"),
-        (["open_s": nil], "open_s", "required"),
-        (["via": #""close_button""#], "via", "exactly_when"),
-        (["result": #""dismissed""#], "via", "exactly_when"),
-        (["product": nil], "product", "required_when"),
-        (["product": #""""#], "product", "min_length"),
-    ] as [([String: String?], String, String)])
+    @Test(
+        arguments: [
+            // (changes, field, rule)
+            (["id": nil], "id", "required"),
+            (["id": "null"], "id", "required"),
+            (["id": #""not-a-uuid""#], "id", "uuid"),
+            (["id": #""01936B2A7C0070008000000000000001""#], "id", "uuid"),
+            (["id": "42"], "id", "type"),
+            (["name": #""paywall_opened""#], "name", "unknown_event"),
+            (["name": nil], "name", "required"),
+            (["occurred_at": #""1764400000000""#], "occurred_at", "type"),
+            (["occurred_at": "1764400000000.5"], "occurred_at", "integer"),
+            (["occurred_at": "1764400000"], "occurred_at", "timestamp"),
+            (["occurred_at": "-1"], "occurred_at", "timestamp"),
+            (["occurred_at": "99999999999999999999999"], "occurred_at", "integer"),
+            (["occurred_at": "4102444800000"], "occurred_at", "timestamp"),
+            (["user_id": #""""#], "user_id", "min_length"),
+            (["user_id": "\"" + String(repeating: "u", count: 257) + "\""], "user_id", "max_length"),
+            (["session_id": #""abc""#], "session_id", "uuid"),
+            (["catalog_version": "2"], "catalog_version", "max"),
+            (["catalog_version": nil], "catalog_version", "required"),
+            (["pw_id": nil], "pw_id", "required"),
+            (["source": #""""#], "source", "min_length"),
+            (["source": "\"" + String(repeating: "é", count: 65) + "\""], "source", "max_length"),
+            (["source": "{\"a\":1}"], "source", "nested"),
+            (["source": "[1,2]"], "source", "nested"),
+            (["source": "true"], "source", "type"),
+            (["result": #""refunded""#], "result", "enum"),
+            (["via": #""swipe""#], "via", "enum"),
+            (["open_s": #""12.5""#], "open_s", "type"),
+            (["open_s": "1e999"], "open_s", "finite"),
+            (["open_s": "-0.5"], "open_s", "min"),
+            (["open_s": "86400.001"], "open_s", "max"),
+            (["open_s": nil], "open_s", "required"),
+            (["via": #""close_button""#], "via", "exactly_when"),
+            (["result": #""dismissed""#], "via", "exactly_when"),
+            (["product": nil], "product", "required_when"),
+            (["product": #""""#], "product", "min_length"),
+        ] as [([String: String?], String, String)])
     func eachRuleNamesTheFieldAndRule(changes: [String: String?], field: String, rule: String) {
         let found = issues(Line.make(changes))
         #expect(found.contains { $0.field == field && $0.rule == rule }, "got \(found)")
@@ -113,14 +114,17 @@ struct EventValidatorTests {
     @Test func unknownPropertiesAreRefusedNamingThem() {
         let typo = issues(Line.make(extra: [("prodcut", #""x""#)]))
         #expect(typo.contains { $0.field == "prodcut" && $0.rule == "unknown_property" })
-        let otherEvent = issues(Line.make(["name": #""paywall_shown""#, "result": nil, "via": nil, "open_s": nil, "product": nil]) )
+        let otherEvent = issues(
+            Line.make(["name": #""paywall_shown""#, "result": nil, "via": nil, "open_s": nil, "product": nil]))
         #expect(otherEvent.isEmpty, "paywall_shown without close properties is valid: \(otherEvent)")
         let misplaced = issues(Line.make(["name": #""paywall_shown""#]))
         #expect(misplaced.contains { $0.field == "result" && $0.message.contains("not a property of paywall_shown") })
     }
 
     @Test func anOptionalNullIsAbsentAndDismissedNeedsNoProduct() {
-        let line = Line.make(["result": #""dismissed""#, "via": #""close_button""#, "product": "null", "session_id": "null"])
+        let line = Line.make([
+            "result": #""dismissed""#, "via": #""close_button""#, "product": "null", "session_id": "null",
+        ])
         guard case .valid(let event) = validator.validate(line: line) else {
             Issue.record("expected valid: \(issues(line))")
             return
@@ -156,20 +160,28 @@ struct EventValidatorTests {
         let index = bytes.firstIndex(of: UInt8(ascii: "o"))!
         bytes[index] = 0xFF
         let outcome = bytes.withUnsafeBytes { validator.validate(line: $0) }
-        guard case .invalid(let found) = outcome else { Issue.record("expected invalid"); return }
+        guard case .invalid(let found) = outcome else {
+            Issue.record("expected invalid")
+            return
+        }
         #expect(found.first?.message.contains("UTF-8") == true)
     }
 
     @Test func escapesAndUnicodeSourcesRoundTrip() {
         let line = Line.make(["source": #""on\u00e9\"board\ud83d\ude00, =x""#])
-        guard case .valid(let event) = validator.validate(line: line) else { Issue.record("\(issues(line))"); return }
+        guard case .valid(let event) = validator.validate(line: line) else {
+            Issue.record("\(issues(line))")
+            return
+        }
         #expect(event.properties.source == "oné\"board😀, =x")
     }
 
     @Test func typedRecordsAreCheckedWithTheSameRules() {
-        let event = PaywallClosed(pwID: UUID(), source: String(repeating: "s", count: 65), result: .dismissed,
-                                  via: .auto, openS: .infinity)
-            .record(id: UUIDv7.make(milliseconds: 1_764_400_000_000), occurredAt: 1_764_400_000_000, userID: "u")
+        let event = PaywallClosed(
+            pwID: UUID(), source: String(repeating: "s", count: 65), result: .dismissed,
+            via: .auto, openS: .infinity
+        )
+        .record(id: UUIDv7.make(milliseconds: 1_764_400_000_000), occurredAt: 1_764_400_000_000, userID: "u")
         let found = Set(validator.validate(event).map(\.rule))
         #expect(found == ["max_length", "exactly_when", "finite"])
     }

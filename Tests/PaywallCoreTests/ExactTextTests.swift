@@ -3,7 +3,10 @@ import Testing
 
 /// ``ExactText`` compares, hashes and orders by Unicode scalars, where `String` uses canonical equivalence.
 struct ExactTextTests {
-    static let pairs = [("caf\u{E9}", "cafe\u{301}"), ("K", "\u{212A}"), ("\u{212B}", "\u{C5}"), ("\u{1E9B}\u{323}", "\u{17F}\u{323}\u{307}")]
+    static let pairs = [
+        ("caf\u{E9}", "cafe\u{301}"), ("K", "\u{212A}"), ("\u{212B}", "\u{C5}"),
+        ("\u{1E9B}\u{323}", "\u{17F}\u{323}\u{307}"),
+    ]
 
     @Test(arguments: pairs)
     func canonicallyEquivalentSpellingsAreTwoTexts(a: String, b: String) {
@@ -26,7 +29,10 @@ struct ExactTextTests {
     @Test func keysThatAreCanonicallyEquivalentAreNotDuplicatesForTheValidator() {
         // Given a line with two unknown keys spelled caf\u{E9} and cafe\u{301}
         let line = #"{"name":"paywall_shown","caf\#u{E9}":1,"cafe\#u{301}":2}"#
-        guard case .invalid(let issues) = EventValidator().validate(line: line) else { Issue.record("accepted"); return }
+        guard case .invalid(let issues) = EventValidator().validate(line: line) else {
+            Issue.record("accepted")
+            return
+        }
         // Then each is an unknown property, neither a duplicate
         #expect(!issues.contains { $0.rule == "duplicate_key" }, "\(issues)")
         #expect(issues.filter { $0.rule == "unknown_property" }.count == 2, "\(issues)")

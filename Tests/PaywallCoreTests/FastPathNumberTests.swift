@@ -1,6 +1,7 @@
 import Foundation
-@testable import PaywallCore
 import Testing
+
+@testable import PaywallCore
 
 /// The fast path reads numbers from bytes; every value must be the one `Int64(text)` and
 /// `Double(text)` give on the full path, bit for bit.

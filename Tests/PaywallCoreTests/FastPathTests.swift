@@ -1,7 +1,8 @@
 import Foundation
-@testable import PaywallCore
 import PaywallTestSupport
 import Testing
+
+@testable import PaywallCore
 
 /// The validator's fast path (``FastPlan``) against the full path it shortcuts: whenever the
 /// fast path accepts a line, the full path accepts it too with the same record; every outcome of
@@ -9,7 +10,9 @@ import Testing
 struct FastPathTests {
     let validator = EventValidator()
 
-    func fullOutcome(_ bytes: [UInt8]) -> ValidationOutcome { bytes.withUnsafeBytes { validator.validateFully(line: $0) } }
+    func fullOutcome(_ bytes: [UInt8]) -> ValidationOutcome {
+        bytes.withUnsafeBytes { validator.validateFully(line: $0) }
+    }
     func outcome(_ bytes: [UInt8]) -> ValidationOutcome { bytes.withUnsafeBytes { validator.validate(line: $0) } }
     func fastRecord(_ bytes: [UInt8]) -> EventRecord? { bytes.withUnsafeBytes { validator.fast?.record(line: $0) } }
 
@@ -28,8 +31,10 @@ struct FastPathTests {
     static func generatedLines(_ count: Int, seed: UInt64) -> [String] {
         var random = SeededGenerator(seed: seed)
         let sources = ["onboarding", "settings", "é", "📱 home", "a", String(repeating: "s", count: 64), "ü😀x"]
-        let opens = ["0", "12.5", "0.1", "86400", "86400.0", "1e2", "1.5E+3", "0.000001", "123456789012.3456",
-                     "3.141592653589793238", "-0", "-0.0", "7", "0.30000000000000004", "8.64e4", "2.5e-300"]
+        let opens = [
+            "0", "12.5", "0.1", "86400", "86400.0", "1e2", "1.5E+3", "0.000001", "123456789012.3456",
+            "3.141592653589793238", "-0", "-0.0", "7", "0.30000000000000004", "8.64e4", "2.5e-300",
+        ]
         return (0..<count).map { index in
             let time = 1_764_400_000_000 + Int64(index) * 997
             let pwID = UUIDv7.make(milliseconds: time, using: &random).uuidString
@@ -53,7 +58,12 @@ struct FastPathTests {
                 let result = ["purchased", "restored", "dismissed"][index % 3]
                 fields.append(("name", "\"paywall_closed\""))
                 fields.append(("result", "\"\(result)\""))
-                fields.append(("via", result == "dismissed" ? (random.chance(0.5) ? "\"close_button\"" : "\"continue_free\"") : "\"auto\""))
+                fields.append(
+                    (
+                        "via",
+                        result == "dismissed"
+                            ? (random.chance(0.5) ? "\"close_button\"" : "\"continue_free\"") : "\"auto\""
+                    ))
                 fields.append(("open_s", opens[index % opens.count]))
                 if result == "purchased" || random.chance(0.5) { fields.append(("product", "\"pro_monthly\"")) }
             }
@@ -132,13 +142,21 @@ struct FastPathTests {
         // an escaped string is valid through the full path only,
         let escaped = try seed("valid-escaped-source")
         #expect(fastRecord(escaped) == nil)
-        guard case .valid(let record) = outcome(escaped) else { Issue.record("valid-escaped-source is refused"); return }
+        guard case .valid(let record) = outcome(escaped) else {
+            Issue.record("valid-escaped-source is refused")
+            return
+        }
         #expect(record.properties.source == "onboarding")
         // and a key repeated at the end is refused with the full path's reason
         let duplicate = try seed("invalid-dupkey-late")
         #expect(fastRecord(duplicate) == nil)
-        #expect(outcome(duplicate) == .invalid([ValidationIssue(field: "via", rule: "duplicate_key",
-                                                                message: "the key appears more than once; keep one")]))
+        #expect(
+            outcome(duplicate)
+                == .invalid([
+                    ValidationIssue(
+                        field: "via", rule: "duplicate_key",
+                        message: "the key appears more than once; keep one")
+                ]))
     }
 
     @Test func aCatalogWithAPropertyTheFastPathDoesNotBuildGetsNoFastPath() throws {
@@ -151,6 +169,8 @@ struct FastPathTests {
         // Then it has no fast path, so no property can be dropped silently, and still validates
         #expect(validator.fast == nil)
         let line = Array(Self.generatedLines(1, seed: 1)[0].utf8)
-        #expect(line.withUnsafeBytes { validator.validate(line: $0) } == line.withUnsafeBytes { self.validator.validate(line: $0) })
+        #expect(
+            line.withUnsafeBytes { validator.validate(line: $0) }
+                == line.withUnsafeBytes { self.validator.validate(line: $0) })
     }
 }

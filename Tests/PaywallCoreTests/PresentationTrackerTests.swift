@@ -13,8 +13,10 @@ struct TrackerHarness {
 
     init(mode: PresentationTracker.ImpressionMode = .default) {
         let clock = self.clock
-        let now = Now { TrackerHarness.start + clock.now.offset.components.seconds * 1000
-            + clock.now.offset.components.attoseconds / 1_000_000_000_000_000 }
+        let now = Now {
+            TrackerHarness.start + clock.now.offset.components.seconds * 1000
+                + clock.now.offset.components.attoseconds / 1_000_000_000_000_000
+        }
         let misuse = self.misuse
         tracker = PresentationTracker(sink: sink, clock: clock, now: now, impressionMode: mode) { misuse.append($0) }
     }
@@ -163,7 +165,7 @@ struct PresentationTrackerTests {
         #expect(throws: TrackerError.alreadyClosed(pwID: paywall.pwID, attempted: "appeared()")) {
             try paywall.checked.appeared()
         }
-        paywall.checked.disappeared()   // SwiftUI's onDisappear after the close: not misuse
+        paywall.checked.disappeared()  // SwiftUI's onDisappear after the close: not misuse
         #expect(harness.sink.events == before)
     }
 
@@ -174,12 +176,15 @@ struct PresentationTrackerTests {
             try paywall.checked.selectPlan("pro")
         }
         paywall.appeared()
-        #expect(throws: TrackerError.impressionIsAutomatic(pwID: paywall.pwID)) { try paywall.checked.reportImpression() }
+        #expect(throws: TrackerError.impressionIsAutomatic(pwID: paywall.pwID)) {
+            try paywall.checked.reportImpression()
+        }
         func isInvalidValue(_ error: TrackerError?) -> Bool { if case .invalidValue = error { true } else { false } }
         #expect(isInvalidValue(#expect(throws: TrackerError.self) { try paywall.checked.selectPlan("") }))
         #expect(harness.sink.events.isEmpty)
         #expect(isInvalidValue(#expect(throws: TrackerError.self) { try harness.open("") }))
-        #expect(isInvalidValue(#expect(throws: TrackerError.self) { try harness.open(String(repeating: "x", count: 65)) }))
+        #expect(
+            isInvalidValue(#expect(throws: TrackerError.self) { try harness.open(String(repeating: "x", count: 65)) }))
         let message = TrackerError.notVisible(pwID: paywall.pwID, attempted: "selectPlan()").description
         #expect(message.contains("appeared() first"))
     }
@@ -187,33 +192,34 @@ struct PresentationTrackerTests {
     @Test func misuseWithoutTryGoesToTheHookAndEmitsNothing() throws {
         let harness = TrackerHarness()
         let paywall = try harness.open()
-        paywall.selectPlan("pro")                      // before the first appearance
+        paywall.selectPlan("pro")  // before the first appearance
         paywall.appeared()
         paywall.close(.dismissed(via: .closeButton))
-        paywall.close(.restored)                       // a second close
-        paywall.startPurchase("pro")                   // an action after the close
+        paywall.close(.restored)  // a second close
+        paywall.startPurchase("pro")  // an action after the close
         #expect(harness.names == [.paywallClosed])
-        #expect(harness.misuses == [
-            .notVisible(pwID: paywall.pwID, attempted: "selectPlan()"),
-            .alreadyClosed(pwID: paywall.pwID, attempted: "close()"),
-            .alreadyClosed(pwID: paywall.pwID, attempted: "startPurchase()"),
-        ])
+        #expect(
+            harness.misuses == [
+                .notVisible(pwID: paywall.pwID, attempted: "selectPlan()"),
+                .alreadyClosed(pwID: paywall.pwID, attempted: "close()"),
+                .alreadyClosed(pwID: paywall.pwID, attempted: "startPurchase()"),
+            ])
     }
 
     @Test func redundantVisibilityCallsChangeNothing() throws {
         let harness = TrackerHarness()
         let paywall = try harness.open()
-        paywall.disappeared()                          // hidden already
+        paywall.disappeared()  // hidden already
         paywall.appeared()
         harness.clock.advance(by: .milliseconds(600))
-        paywall.appeared()                             // SwiftUI's second onAppear: the dwell goes on
+        paywall.appeared()  // SwiftUI's second onAppear: the dwell goes on
         #expect(paywall.isVisible)
         harness.clock.advance(by: .milliseconds(400))
         paywall.disappeared()
         paywall.disappeared()
         #expect(!paywall.isVisible)
         paywall.close(.dismissed(via: .closeButton))
-        paywall.disappeared()                          // onDisappear after the close
+        paywall.disappeared()  // onDisappear after the close
         #expect(harness.names == [.paywallShown, .paywallClosed])
         #expect(harness.events(.paywallShown).first?.occurredAt == TrackerHarness.start + 1_000)
         #expect(harness.misuses.isEmpty)
@@ -226,7 +232,7 @@ struct PresentationTrackerTests {
         harness.clock.advance(by: .milliseconds(700))
         harness.tracker.suspend()
         #expect(!paywall.isVisible && harness.tracker.isSuspended)
-        harness.clock.advance(by: .seconds(3_600))     // an hour in the background
+        harness.clock.advance(by: .seconds(3_600))  // an hour in the background
         try await Task.sleep(for: .milliseconds(20))
         #expect(harness.names.isEmpty, "0.7 s visible, then background: no impression")
         harness.tracker.resume()
@@ -250,11 +256,11 @@ struct PresentationTrackerTests {
         hidden.disappeared()
         harness.clock.advance(by: .seconds(1))
         harness.tracker.suspend()
-        harness.tracker.suspend()                      // twice is once
+        harness.tracker.suspend()  // twice is once
         #expect(harness.events(.paywallShown).map(\.properties.source) == ["shown"])
-        later.appeared()                               // while suspended: takes effect at resume
+        later.appeared()  // while suspended: takes effect at resume
         #expect(!later.isVisible)
-        later.selectPlan("pro")                        // not on screen while suspended: misuse
+        later.selectPlan("pro")  // not on screen while suspended: misuse
         harness.clock.advance(by: .seconds(30))
         harness.tracker.resume()
         #expect(shown.isVisible && !hidden.isVisible && later.isVisible)
@@ -269,8 +275,9 @@ struct PresentationTrackerTests {
     @Test func aPresentationCanChooseItsOwnImpressionMode() async throws {
         let harness = TrackerHarness()
         let byApp = try harness.tracker.open(source: "byapp", userID: "user_42", impressionMode: .appReported)
-        let quick = try harness.tracker.open(source: "quick", userID: "user_42",
-                                             impressionMode: .automatic(dwell: .milliseconds(200)))
+        let quick = try harness.tracker.open(
+            source: "quick", userID: "user_42",
+            impressionMode: .automatic(dwell: .milliseconds(200)))
         #expect(byApp.impressionMode == .appReported)
         byApp.appeared()
         quick.appeared()
@@ -304,7 +311,9 @@ struct PresentationTrackerTests {
         try await Task.sleep(for: .milliseconds(20))
         #expect(harness.names.isEmpty)
         paywall.reportImpression()
-        #expect(throws: TrackerError.impressionAlreadyReported(pwID: paywall.pwID)) { try paywall.checked.reportImpression() }
+        #expect(throws: TrackerError.impressionAlreadyReported(pwID: paywall.pwID)) {
+            try paywall.checked.reportImpression()
+        }
         paywall.close(.dismissed(via: .closeButton))
         #expect(harness.names == [.paywallShown, .paywallClosed])
         #expect(harness.events(.paywallShown).first?.occurredAt == TrackerHarness.start + 30_000)
@@ -322,7 +331,8 @@ struct PresentationTrackerTests {
             for (index, paywall) in presentations.enumerated() {
                 group.addTask {
                     paywall.selectPlan("plan_\(index % 3)")
-                    paywall.close(index % 2 == 0 ? .purchased(product: "plan_\(index % 3)") : .dismissed(via: .closeButton))
+                    paywall.close(
+                        index % 2 == 0 ? .purchased(product: "plan_\(index % 3)") : .dismissed(via: .closeButton))
                     paywall.close(.restored)
                 }
             }

@@ -1,6 +1,7 @@
 import Foundation
-@testable import PaywallCore
 import Testing
+
+@testable import PaywallCore
 
 /// String limits count Unicode scalars with a UTF-8 byte cap (``TextLength``), the same on the full
 /// validator, its fast path and the presentation tracker.
@@ -16,7 +17,7 @@ struct TextLengthTests {
         func escape(_ unit: UInt16) {
             literal += [0x5C, 0x75] + [12, 8, 4, 0].map { hex[Int((unit >> UInt16($0)) & 15)] }
         }
-        for scalar in text.unicodeScalars {   // scalar by scalar, as bytes (fast for 400,000 of them)
+        for scalar in text.unicodeScalars {  // scalar by scalar, as bytes (fast for 400,000 of them)
             if scalar == "\"" || scalar == "\\" || scalar.value < 0x20 {
                 escape(UInt16(scalar.value))
             } else if escaped, scalar.value > 0x7F {
@@ -26,8 +27,9 @@ struct TextLengthTests {
             }
         }
         literal.append(0x22)
-        return Array((#"{"id":"01936B2A-7C00-7000-8000-000000000001","name":"paywall_shown","occurred_at":1764400000000,"#
-            + #""user_id":"u1","catalog_version":1,"pw_id":"01936B2A-7000-7000-8000-000000000001","source":"#).utf8)
+        return Array(
+            (#"{"id":"01936B2A-7C00-7000-8000-000000000001","name":"paywall_shown","occurred_at":1764400000000,"#
+                + #""user_id":"u1","catalog_version":1,"pw_id":"01936B2A-7000-7000-8000-000000000001","source":"#).utf8)
             + literal + [0x7D]
     }
 
@@ -62,7 +64,9 @@ struct TextLengthTests {
                 #expect(Array(record.properties.source.unicodeScalars) == Array(text.unicodeScalars))
             case .invalid(let issues):
                 #expect(issues.map(\.rule) == [rule ?? "none"], "\(label) (escaped: \(escaped)): \(issues)")
-                #expect(issues.allSatisfy { $0.description.unicodeScalars.count < 300 }, "\(label): the reason quotes a bounded value")
+                #expect(
+                    issues.allSatisfy { $0.description.unicodeScalars.count < 300 },
+                    "\(label): the reason quotes a bounded value")
             }
             let fast = bytes.withUnsafeBytes { validator.fast?.record(line: $0) }
             #expect((fast != nil) == (rule == nil) || escaped, "\(label): the fast path")
@@ -72,7 +76,10 @@ struct TextLengthTests {
             try PresentationTracker.check("source", text)
             #expect(rule == nil, "\(label): the tracker accepted it")
         } catch {
-            guard case .invalidValue(let issue) = error else { Issue.record("\(error)"); return }
+            guard case .invalidValue(let issue) = error else {
+                Issue.record("\(error)")
+                return
+            }
             #expect(issue.rule == rule, "\(label): the tracker")
         }
     }
@@ -84,7 +91,8 @@ struct TextLengthTests {
             ["a", "Z", "0", " ", "-"], ["\u{E9}", "\u{FC}", "\u{3A9}", "\u{301}", "\u{308}"],
             ["\u{4E2D}", "\u{20AC}", "\u{200D}", "\u{FE0F}"], ["\u{1F600}", "\u{1F1FA}", "\u{1F44D}", "\u{10FFFF}"],
         ]
-        var accepted = 0, refused = 0
+        var accepted = 0
+        var refused = 0
         for round in 0..<3_000 {
             let count = Int.random(in: 0...80, using: &random)
             var text = String.UnicodeScalarView()
@@ -116,10 +124,16 @@ struct TextLengthTests {
     @Test func theCatalogRefusesAByteCapBelowTheScalarLimit() throws {
         var spec = Self.source
         spec.maxBytes = 10
-        #expect(CatalogChecker.boundProblems(spec, at: "source").contains { $0.message.contains("max_bytes 10 is less than max_length 64") })
+        #expect(
+            CatalogChecker.boundProblems(spec, at: "source").contains {
+                $0.message.contains("max_bytes 10 is less than max_length 64")
+            })
         spec.maxBytes = 64
         #expect(CatalogChecker.boundProblems(spec, at: "source").isEmpty)
         spec.type = "integer"
-        #expect(CatalogChecker.boundProblems(spec, at: "source").contains { $0.message.contains("max_bytes apply to strings only") })
+        #expect(
+            CatalogChecker.boundProblems(spec, at: "source").contains {
+                $0.message.contains("max_bytes apply to strings only")
+            })
     }
 }

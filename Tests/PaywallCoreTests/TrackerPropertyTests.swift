@@ -41,8 +41,10 @@ struct TrackerPropertyTests {
         var random = SeededGenerator(seed: seed &* 0x9E37_79B9 &+ 17)
         let clock = ManualClock()
         let start: Int64 = 1_764_400_000_000
-        let now = Now { start + clock.now.offset.components.seconds * 1000
-            + clock.now.offset.components.attoseconds / 1_000_000_000_000_000 }
+        let now = Now {
+            start + clock.now.offset.components.seconds * 1000
+                + clock.now.offset.components.attoseconds / 1_000_000_000_000_000
+        }
         let sink = InMemoryEventSink()
         let misuse = InMemoryMisuse()
         let tracker = PresentationTracker(sink: sink, clock: clock, now: now) { misuse.append($0) }
@@ -57,8 +59,10 @@ struct TrackerPropertyTests {
         func endPeriod(_ m: inout Model) {
             guard let since = m.visibleSinceMs else { return }
             if case .automatic(let dwell) = m.mode, m.impressionAt == nil,
-               nowMs - since >= dwell.components.seconds * 1000 + dwell.components.attoseconds / 1_000_000_000_000_000 {
-                m.impressionAt = since + dwell.components.seconds * 1000
+                nowMs - since >= dwell.components.seconds * 1000 + dwell.components.attoseconds / 1_000_000_000_000_000
+            {
+                m.impressionAt =
+                    since + dwell.components.seconds * 1000
                     + dwell.components.attoseconds / 1_000_000_000_000_000
             }
             m.visibleSinceMs = nil
@@ -71,14 +75,18 @@ struct TrackerPropertyTests {
 
         let count = Int.random(in: 1...3, using: &random)
         for index in 0..<count {
-            let mode: PresentationTracker.ImpressionMode? = switch Int.random(in: 0..<4, using: &random) {
-            case 0: nil
-            case 1: .appReported
-            case 2: .automatic(dwell: .milliseconds(Int64.random(in: 1...5_000, using: &random)))
-            default: .automatic(dwell: .seconds(1))
-            }
-            guard let paywall = try? tracker.open(source: "placement_\(index)", offeringID: "default", userID: "user_\(seed)",
-                                                  sessionID: UUID(), impressionMode: mode) else {
+            let mode: PresentationTracker.ImpressionMode? =
+                switch Int.random(in: 0..<4, using: &random) {
+                case 0: nil
+                case 1: .appReported
+                case 2: .automatic(dwell: .milliseconds(Int64.random(in: 1...5_000, using: &random)))
+                default: .automatic(dwell: .seconds(1))
+                }
+            guard
+                let paywall = try? tracker.open(
+                    source: "placement_\(index)", offeringID: "default", userID: "user_\(seed)",
+                    sessionID: UUID(), impressionMode: mode)
+            else {
                 return ["open refused valid values"]
             }
             presentations.append(paywall)
@@ -93,7 +101,9 @@ struct TrackerPropertyTests {
             switch Int.random(in: 0..<100, using: &random) {
             case 0..<18:
                 p.appeared()
-                if models[i].closed { expectedMisuse.append(.alreadyClosed(pwID: id, attempted: "appeared()")) } else {
+                if models[i].closed {
+                    expectedMisuse.append(.alreadyClosed(pwID: id, attempted: "appeared()"))
+                } else {
                     models[i].appVisible = true
                     startPeriod(&models[i])
                 }
@@ -117,7 +127,8 @@ struct TrackerPropertyTests {
                 if purchase { p.startPurchase(product) } else { p.selectPlan(product) }
                 let name = purchase ? "startPurchase()" : "selectPlan()"
                 if product.isEmpty || product.count > 128 {
-                    expectedMisuse.append(.invalidValue(ValidationIssue(field: "product", rule: "", value: "", message: "")))
+                    expectedMisuse.append(
+                        .invalidValue(ValidationIssue(field: "product", rule: "", value: "", message: "")))
                 } else if models[i].closed {
                     expectedMisuse.append(.alreadyClosed(pwID: id, attempted: name))
                 } else if models[i].visibleSinceMs == nil {
@@ -139,16 +150,18 @@ struct TrackerPropertyTests {
                     models[i].impressionAt = nowMs
                 }
             case 60..<72:
-                let outcome: CloseOutcome = switch Int.random(in: 0..<5, using: &random) {
-                case 0: .purchased(product: "pro_annual")
-                case 1: .purchased(product: "")
-                case 2: .restored
-                case 3: .dismissed(via: .continueFree)
-                default: .dismissed(via: .closeButton)
-                }
+                let outcome: CloseOutcome =
+                    switch Int.random(in: 0..<5, using: &random) {
+                    case 0: .purchased(product: "pro_annual")
+                    case 1: .purchased(product: "")
+                    case 2: .restored
+                    case 3: .dismissed(via: .continueFree)
+                    default: .dismissed(via: .closeButton)
+                    }
                 p.close(outcome)
                 if case .purchased(let product) = outcome, product.isEmpty {
-                    expectedMisuse.append(.invalidValue(ValidationIssue(field: "product", rule: "", value: "", message: "")))
+                    expectedMisuse.append(
+                        .invalidValue(ValidationIssue(field: "product", rule: "", value: "", message: "")))
                 } else if models[i].closed {
                     expectedMisuse.append(.alreadyClosed(pwID: id, attempted: "close()"))
                 } else {
@@ -158,16 +171,17 @@ struct TrackerPropertyTests {
                     models[i].closedOpenS = models[i].firstVisibleMs.map { min(Double(nowMs - $0) / 1000, bound) } ?? 0
                 }
             default:
-                let jump: Duration = switch Int.random(in: 0..<5, using: &random) {
-                case 0: .milliseconds(Int64.random(in: 1...999, using: &random))
-                case 1: .seconds(Int64.random(in: 1...120, using: &random))
-                case 2: .seconds(Int64.random(in: 1...600, using: &random) * 60)
-                case 3: .seconds(Int64.random(in: 1...48, using: &random) * 3_600)
-                default: .seconds(Int64.random(in: 1...3, using: &random) * 86_400)
-                }
+                let jump: Duration =
+                    switch Int.random(in: 0..<5, using: &random) {
+                    case 0: .milliseconds(Int64.random(in: 1...999, using: &random))
+                    case 1: .seconds(Int64.random(in: 1...120, using: &random))
+                    case 2: .seconds(Int64.random(in: 1...600, using: &random) * 60)
+                    case 3: .seconds(Int64.random(in: 1...48, using: &random) * 3_600)
+                    default: .seconds(Int64.random(in: 1...3, using: &random) * 86_400)
+                    }
                 clock.advance(by: jump)
             }
-            if random.chance(0.1) { await Task.yield() }   // lets some dwell timers run mid-sequence
+            if random.chance(0.1) { await Task.yield() }  // lets some dwell timers run mid-sequence
         }
         // Close whatever is open, so no timer can emit after the checks.
         for (i, p) in presentations.enumerated() where !models[i].closed {
@@ -186,8 +200,10 @@ struct TrackerPropertyTests {
         if nowMs - since >= dwellMs { m.impressionAt = since + dwellMs }
     }
 
-    static func check(_ events: [EventRecord], _ presentations: [Presentation], _ models: [Model],
-                      _ misuse: [TrackerError], _ expectedMisuse: [TrackerError], _ validator: EventValidator) -> [String] {
+    static func check(
+        _ events: [EventRecord], _ presentations: [Presentation], _ models: [Model],
+        _ misuse: [TrackerError], _ expectedMisuse: [TrackerError], _ validator: EventValidator
+    ) -> [String] {
         var problems: [String] = []
         for event in events {
             let issues = validator.validate(event)
@@ -201,7 +217,9 @@ struct TrackerPropertyTests {
             if closed.count != 1 { problems.append("\(closed.count) closes") }
             if own.last?.name != .paywallClosed { problems.append("an event after the close") }
             if shown.first?.occurredAt != m.impressionAt {
-                problems.append("impression at \(String(describing: shown.first?.occurredAt)), model \(String(describing: m.impressionAt))")
+                problems.append(
+                    "impression at \(String(describing: shown.first?.occurredAt)), model \(String(describing: m.impressionAt))"
+                )
             }
             let actions = own.filter { $0.name == .paywallPlanSelected || $0.name == .paywallPurchaseStarted }.count
             if actions != m.actions { problems.append("\(actions) actions, model \(m.actions)") }
@@ -210,7 +228,9 @@ struct TrackerPropertyTests {
             }
         }
         let normalized = misuse.map { error -> TrackerError in
-            if case .invalidValue = error { return .invalidValue(ValidationIssue(field: "product", rule: "", value: "", message: "")) }
+            if case .invalidValue = error {
+                return .invalidValue(ValidationIssue(field: "product", rule: "", value: "", message: ""))
+            }
             return error
         }
         if normalized != expectedMisuse { problems.append("misuse \(normalized), model \(expectedMisuse)") }

@@ -1,10 +1,11 @@
 import Foundation
 import PaywallCore
-@testable import PaywallReports
 import PaywallSQLite
 import PaywallStore
 import PaywallTestSupport
 import Testing
+
+@testable import PaywallReports
 
 /// A dirty day whose only change is new presentations gets its stored partial plus theirs instead
 /// of a rescan; these tests hold that shortcut to the rescan it replaces.
@@ -15,12 +16,16 @@ struct AdditivePartialsTests {
     /// pw number of a stored presentation whose first event is on 2026-11-05.
     func storeAfterANightlyRun(_ folder: TemporaryDirectory) throws -> (Connection, existing: Int) {
         let connection = try EngineAgreementTests.randomStore(at: folder.path("db"), seed: 13)
-        try FunnelReport(connection: connection, now: .constant(NightlyPartialsTests.now)).nightly(into: folder.path("n0"), version: "t")
+        try FunnelReport(connection: connection, now: .constant(NightlyPartialsTests.now)).nightly(
+            into: folder.path("n0"), version: "t")
         let day5 = try Self.utc.days(from: try ReportDate("2026-11-05"), through: try ReportDate("2026-11-05"))[0]
-        let existing = try #require(try connection.all("""
-            SELECT substr(e.pw_id, 25) FROM events AS e WHERE e.occurred_at >= ?1 AND e.occurred_at < ?2 AND NOT EXISTS
-              (SELECT 1 FROM events AS o WHERE o.pw_id = e.pw_id AND o.occurred_at < ?1) LIMIT 1
-            """, [.integer(day5.startMs), .integer(day5.endMs)]) { Int($0.string(at: 0) ?? "", radix: 16) }.first ?? nil)
+        let existing = try #require(
+            try connection.all(
+                """
+                SELECT substr(e.pw_id, 25) FROM events AS e WHERE e.occurred_at >= ?1 AND e.occurred_at < ?2 AND NOT EXISTS
+                  (SELECT 1 FROM events AS o WHERE o.pw_id = e.pw_id AND o.occurred_at < ?1) LIMIT 1
+                """, [.integer(day5.startMs), .integer(day5.endMs)]
+            ) { Int($0.string(at: 0) ?? "", radix: 16) }.first ?? nil)
         return (connection, existing)
     }
 
@@ -28,19 +33,26 @@ struct AdditivePartialsTests {
     /// ids both above and below the stored ones, each with several events; and a second close for
     /// the stored presentation `existing`, which changes its day (2026-11-05) in place.
     func lateTraffic(_ connection: Connection, existing: Int) throws {
-        let h = ReportFixture.hour, d3 = ReportFixture.day1 + 50 * h, d9 = ReportFixture.day1 + 193 * h
+        let h = ReportFixture.hour
+        let d3 = ReportFixture.day1 + 50 * h
+        let d9 = ReportFixture.day1 + 193 * h
         typealias F = ReportFixture
-        try F.insert([
-            F.shown(95_001, d3, "u1", 1_500, "onboarding"),
-            F.step(95_002, "paywall_plan_selected", d3 + 1_000, "u1", 1_500, "onboarding", "p1"),
-            F.closed(95_003, d3 + 4_000, "u1", 1_500, "onboarding", "purchased", "auto", 4.0, product: "p1"),
-            F.shown(95_004, d9, "u77", 1_501, "brand new"),
-            F.closed(95_005, d9 + 9_000, "u77", 1_501, "brand new", "dismissed", "close_button", 9.0),
-            F.closed(95_006, ReportFixture.day1 + 4 * 24 * h + 23 * h, "u3", existing, "a", "restored", "auto", 1.0),
-        ], into: connection)
-        try F.insert([F.shown(95_007, d3 + 60_000, "u2", 3, "settings"),
-                      F.closed(95_008, d3 + 61_000, "u2", 3, "settings", "dismissed", "continue_free", 1.0)],
-                     into: connection, pwPrefix: "00000000")
+        try F.insert(
+            [
+                F.shown(95_001, d3, "u1", 1_500, "onboarding"),
+                F.step(95_002, "paywall_plan_selected", d3 + 1_000, "u1", 1_500, "onboarding", "p1"),
+                F.closed(95_003, d3 + 4_000, "u1", 1_500, "onboarding", "purchased", "auto", 4.0, product: "p1"),
+                F.shown(95_004, d9, "u77", 1_501, "brand new"),
+                F.closed(95_005, d9 + 9_000, "u77", 1_501, "brand new", "dismissed", "close_button", 9.0),
+                F.closed(
+                    95_006, ReportFixture.day1 + 4 * 24 * h + 23 * h, "u3", existing, "a", "restored", "auto", 1.0),
+            ], into: connection)
+        try F.insert(
+            [
+                F.shown(95_007, d3 + 60_000, "u2", 3, "settings"),
+                F.closed(95_008, d3 + 61_000, "u2", 3, "settings", "dismissed", "continue_free", 1.0),
+            ],
+            into: connection, pwPrefix: "00000000")
     }
 
     /// ``lateTraffic(_:existing:)`` on a store after a nightly run, folded with its additions collected.
@@ -57,8 +69,9 @@ struct AdditivePartialsTests {
         defer { folder.remove() }
         // Given a store after a nightly run, and late traffic folded with its additions collected
         let (connection, refreshed) = try lateTrafficFolded(folder)
-        let additions = NightlyPartials.Additions(collected: try #require(refreshed.additions), markedBefore: [],
-                                                  watermarkAfter: refreshed.watermark)
+        let additions = NightlyPartials.Additions(
+            collected: try #require(refreshed.additions), markedBefore: [],
+            watermarkAfter: refreshed.watermark)
         #expect(additions.collected.folds.count == 3)
         let partials = NightlyPartials(calendar: Self.utc)
         // When the nightly job plans its update
@@ -71,7 +84,9 @@ struct AdditivePartialsTests {
         for date in ["2026-11-03", "2026-11-09"] {
             let day = try Self.utc.days(from: try ReportDate(date), through: try ReportDate(date))[0]
             let stored = try connection.withDatabase { try NightlyPartials.stored($0, day) }
-            let rescanned = try connection.withDatabase { try DayPartial.scan($0, startMs: day.startMs, endMs: day.endMs) }
+            let rescanned = try connection.withDatabase {
+                try DayPartial.scan($0, startMs: day.startMs, endMs: day.endMs)
+            }
             #expect(stored == rescanned, "\(date)")
             #expect(stored?.isEmpty == false)
         }
@@ -83,9 +98,11 @@ struct AdditivePartialsTests {
         // Given the late traffic folded with its additions, and the stored partial of 2026-11-03 damaged
         let (connection, refreshed) = try lateTrafficFolded(folder)
         let day3 = try Self.utc.days(from: try ReportDate("2026-11-03"), through: try ReportDate("2026-11-03"))[0]
-        try connection.run("UPDATE report_day_partials SET partial = x'01ff' WHERE day_start = ?", [.integer(day3.startMs)])
-        let additions = NightlyPartials.Additions(collected: try #require(refreshed.additions), markedBefore: [],
-                                                  watermarkAfter: refreshed.watermark)
+        try connection.run(
+            "UPDATE report_day_partials SET partial = x'01ff' WHERE day_start = ?", [.integer(day3.startMs)])
+        let additions = NightlyPartials.Additions(
+            collected: try #require(refreshed.additions), markedBefore: [],
+            watermarkAfter: refreshed.watermark)
         let partials = NightlyPartials(calendar: Self.utc)
         // When the plan marks the day additive and the update runs
         let plan = try connection.transaction { try partials.plan($0, additions: additions) }
@@ -93,7 +110,9 @@ struct AdditivePartialsTests {
         _ = try connection.transaction { try partials.update($0, plan: plan) }
         // Then the day was rescanned instead: its partial is readable again and equals a rescan
         let stored = try connection.withDatabase { try NightlyPartials.stored($0, day3) }
-        let rescanned = try connection.withDatabase { try DayPartial.scan($0, startMs: day3.startMs, endMs: day3.endMs) }
+        let rescanned = try connection.withDatabase {
+            try DayPartial.scan($0, startMs: day3.startMs, endMs: day3.endMs)
+        }
         #expect(stored == rescanned)
     }
 
@@ -104,17 +123,27 @@ struct AdditivePartialsTests {
         let collected = try #require(refreshed.additions)
         let partials = NightlyPartials(calendar: Self.utc)
         // When the watermark the additions end at is not the stored one (another fold ran since)
-        let moved = NightlyPartials.Additions(collected: collected, markedBefore: [], watermarkAfter: refreshed.watermark - 1)
+        let moved = NightlyPartials.Additions(
+            collected: collected, markedBefore: [], watermarkAfter: refreshed.watermark - 1)
         // Then no day is additive
         #expect(try connection.transaction { try partials.plan($0, additions: moved) }.additive.isEmpty)
         // And a day already marked before the refresh is rescanned
-        let marked = NightlyPartials.Additions(collected: collected, markedBefore: [(ReportFixture.day1 + 193 * ReportFixture.hour) / 900_000],
-                                               watermarkAfter: refreshed.watermark)
-        #expect(try connection.transaction { try partials.plan($0, additions: marked) }.additive == [try ReportDate("2026-11-03")])
+        let marked = NightlyPartials.Additions(
+            collected: collected, markedBefore: [(ReportFixture.day1 + 193 * ReportFixture.hour) / 900_000],
+            watermarkAfter: refreshed.watermark)
+        #expect(
+            try connection.transaction { try partials.plan($0, additions: marked) }.additive == [
+                try ReportDate("2026-11-03")
+            ])
         // And with too many new presentations to keep, none are collected
-        try ReportFixture.insert([ReportFixture.shown(96_001, ReportFixture.day1 + 3, "u1", 1_600, "a"),
-                                  ReportFixture.shown(96_002, ReportFixture.day1 + 4, "u1", 1_601, "a")], into: connection)
-        #expect(try FunnelReport(connection: connection, now: .constant(0)).refreshRollups(collectingAdditions: 1).additions == nil)
+        try ReportFixture.insert(
+            [
+                ReportFixture.shown(96_001, ReportFixture.day1 + 3, "u1", 1_600, "a"),
+                ReportFixture.shown(96_002, ReportFixture.day1 + 4, "u1", 1_601, "a"),
+            ], into: connection)
+        #expect(
+            try FunnelReport(connection: connection, now: .constant(0)).refreshRollups(collectingAdditions: 1).additions
+                == nil)
     }
 
     @Test(arguments: [1, 3, 100_000])
@@ -133,7 +162,8 @@ struct AdditivePartialsTests {
             .report(from: try ReportDate(run.windowFrom), to: try ReportDate(run.windowTo), into: folder.path("scan"))
         for file in ReportFile.all.map(\.fileName) {
             let expected = try String(contentsOfFile: folder.path("scan") + "/" + file, encoding: .utf8)
-            #expect(try String(contentsOfFile: folder.path("nightly") + "/" + file, encoding: .utf8) == expected, "\(file)")
+            #expect(
+                try String(contentsOfFile: folder.path("nightly") + "/" + file, encoding: .utf8) == expected, "\(file)")
         }
         #expect(run.daysRecomputed == ["2026-11-03", "2026-11-05", "2026-11-09"])
     }
@@ -141,17 +171,21 @@ struct AdditivePartialsTests {
     @Test func mergingThePartialsOfTwoHalvesEqualsThePartialOfAll() {
         // Given random presentations of one day, split at random into two sets
         var random = SeededGenerator(seed: 17)
-        var all = DayPartial.Builder(), first = DayPartial.Builder(), second = DayPartial.Builder()
+        var all = DayPartial.Builder()
+        var first = DayPartial.Builder()
+        var second = DayPartial.Builder()
         for _ in 0..<3_000 {
             let at = Int64(random.below(86_400_000))
             let closed = random.below(4) != 0
             let p = PresentationScan.ScannedPresentation(
                 firstAt: at, placement: random.below(5), user: UInt32(random.below(300)),
                 impressionAt: random.below(5) == 0 ? nil : at + Int64(random.below(5_000)),
-                closeAt: closed ? at + Int64(random.below(90_000)) : nil, result: closed ? CloseResult.allCases[random.below(CloseResult.allCases.count)] : nil)
-            let details = TestDetails(planSelected: random.below(2) == 0, purchaseStarted: random.below(3) == 0,
-                                      openS: Double(random.below(60_000)) / 1000, product: "p\(random.below(3))",
-                                      via: [CloseVia.closeButton, .continueFree][random.below(2)], offering: ["", "a", "b"][random.below(3)])
+                closeAt: closed ? at + Int64(random.below(90_000)) : nil,
+                result: closed ? CloseResult.allCases[random.below(CloseResult.allCases.count)] : nil)
+            let details = TestDetails(
+                planSelected: random.below(2) == 0, purchaseStarted: random.below(3) == 0,
+                openS: Double(random.below(60_000)) / 1000, product: "p\(random.below(3))",
+                via: [CloseVia.closeButton, .continueFree][random.below(2)], offering: ["", "a", "b"][random.below(3)])
             all.add(p, details)
             if random.below(2) == 0 { first.add(p, details) } else { second.add(p, details) }
         }

@@ -54,14 +54,18 @@ struct CatalogChangeTests {
     /// The scratch build compiles half the package from nothing (minutes on two cores), and inside the
     /// parallel suite it starved the other tests of CPU; `scripts/test` therefore runs it on its own,
     /// right after the suite (`PAYWALL_SCRATCH_BUILD_TESTS=1`).
-    @Test(.enabled(if: ProcessInfo.processInfo.environment["PAYWALL_SCRATCH_BUILD_TESTS"] == "1",
-                   "builds a scratch copy of the package: scripts/test runs it after the suite (PAYWALL_SCRATCH_BUILD_TESTS=1)"))
+    @Test(
+        .enabled(
+            if: ProcessInfo.processInfo.environment["PAYWALL_SCRATCH_BUILD_TESTS"] == "1",
+            "builds a scratch copy of the package: scripts/test runs it after the suite (PAYWALL_SCRATCH_BUILD_TESTS=1)"
+        ))
     func aResultAddedToAScratchCatalogFailsWhereverTheReportsCountResults() async throws {
         // Given
         let scratch = TemporaryDirectory(prefix: "catalog-change")
         defer { scratch.remove() }
         for item in ["Package.swift", "Sources", "Tests", "Examples", "catalog"] {
-            try FileManager.default.copyItem(at: Self.root.appendingPathComponent(item), to: scratch.url.appendingPathComponent(item))
+            try FileManager.default.copyItem(
+                at: Self.root.appendingPathComponent(item), to: scratch.url.appendingPathComponent(item))
         }
         let json = try String(contentsOf: Self.root.appendingPathComponent("catalog/catalog.json"), encoding: .utf8)
         let values = CloseResult.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
@@ -78,10 +82,13 @@ struct CatalogChangeTests {
         let swift = try #require(Self.swiftExecutable(), "no `swift` on PATH or in /opt/swift/usr/bin")
         // In a session of its own (`setsid --wait`, which also hands back the build's status): a
         // failing build cancels its compile jobs, and nothing of that may reach this test runner.
-        let arguments = ["build", "--package-path", scratch.url.path, "--scratch-path", scratch.path(".build"),
-                         "--target", "PaywallReports"]
+        let arguments = [
+            "build", "--package-path", scratch.url.path, "--scratch-path", scratch.path(".build"),
+            "--target", "PaywallReports",
+        ]
         let setsid = URL(fileURLWithPath: "/usr/bin/setsid")
-        let build = FileManager.default.isExecutableFile(atPath: setsid.path)
+        let build =
+            FileManager.default.isExecutableFile(atPath: setsid.path)
             ? try await CommandRunner(executable: setsid).run(["--wait", swift.path] + arguments)
             : try await CommandRunner(executable: swift).run(arguments)
 
@@ -89,11 +96,17 @@ struct CatalogChangeTests {
         let output = build.stdout + build.stderr
         #expect(build.status != 0, "the build passed with a result value nobody counts:\n\(output.suffix(4000))")
         let errors = output.split(separator: "\n").filter { $0.contains("error:") && $0.contains(".swift:") }
-        let files = Set(errors.compactMap { $0.split(separator: ":").first.map { URL(fileURLWithPath: String($0)).lastPathComponent } })
-        #expect(files == ["PresentationScan.swift"], "errors:\n\(errors.joined(separator: "\n"))\n\(output.suffix(4000))")
+        let files = Set(
+            errors.compactMap {
+                $0.split(separator: ":").first.map { URL(fileURLWithPath: String($0)).lastPathComponent }
+            })
+        #expect(
+            files == ["PresentationScan.swift"], "errors:\n\(errors.joined(separator: "\n"))\n\(output.suffix(4000))")
         #expect(errors.contains { $0.contains("must be exhaustive") }, "\(errors.joined(separator: "\n"))")
         // And the SQL reports' check names the value they do not count
-        for funnel in Self.funnels { #expect(Self.unhandled(results, in: try Self.sql(funnel)) == ["refunded"], "\(funnel)") }
+        for funnel in Self.funnels {
+            #expect(Self.unhandled(results, in: try Self.sql(funnel)) == ["refunded"], "\(funnel)")
+        }
     }
 
     /// The `swift` driver: on `PATH`, else the toolchain's usual place on this machine.

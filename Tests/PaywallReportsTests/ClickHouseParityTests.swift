@@ -22,7 +22,9 @@ struct ClickHouseParityTests {
         Case(from: "2026-11-01", to: "2026-11-05", timezone: "UTC", placements: []),
         Case(from: "2026-11-01", to: "2026-11-05", timezone: "UTC", placements: [], control: "monthly"),
         Case(from: "2026-11-01", to: "2026-11-03", timezone: "America/New_York", placements: []),
-        Case(from: "2026-11-02", to: "2026-11-02", timezone: "Asia/Kolkata", placements: ["a,b \"c\"", "Ünïcødé 🚀", "=SUM(A1)"]),
+        Case(
+            from: "2026-11-02", to: "2026-11-02", timezone: "Asia/Kolkata",
+            placements: ["a,b \"c\"", "Ünïcødé 🚀", "=SUM(A1)"]),
     ]
 
     @Test(arguments: cases)
@@ -38,13 +40,17 @@ struct ClickHouseParityTests {
         let body = events.split(separator: "\r\n", maxSplits: 1).last.map(String.init) ?? ""
         try (events + body).write(toFile: folder.path("export/events.csv"), atomically: true, encoding: .utf8)
         try exporter.export(.quarantine, raw: true, toPath: folder.path("export/quarantine.csv"))
-        let drops = try connection.all("SELECT dropped_at, count FROM drops") { "\($0.int64(at: 0)),\($0.int64(at: 1))\r\n" }
-        try ("dropped_at,count\r\n" + drops.joined()).write(toFile: folder.path("export/drops.csv"), atomically: true, encoding: .utf8)
+        let drops = try connection.all("SELECT dropped_at, count FROM drops") {
+            "\($0.int64(at: 0)),\($0.int64(at: 1))\r\n"
+        }
+        try ("dropped_at,count\r\n" + drops.joined()).write(
+            toFile: folder.path("export/drops.csv"), atomically: true, encoding: .utf8)
         let suppressed = try connection.all("SELECT suppressed_at, count FROM suppressed_events") {
             "\($0.int64(at: 0)),\($0.int64(at: 1))\r\n"
         }
-        try ("suppressed_at,count\r\n" + suppressed.joined()).write(toFile: folder.path("export/suppressed_events.csv"),
-                                                                     atomically: true, encoding: .utf8)
+        try ("suppressed_at,count\r\n" + suppressed.joined()).write(
+            toFile: folder.path("export/suppressed_events.csv"),
+            atomically: true, encoding: .utf8)
         // When SQLite (raw) and ClickHouse both compute the reports
         var reports = FunnelReport(connection: connection, now: .constant(ReportFixture.day5))
         reports.control = scenario.control
@@ -52,12 +58,18 @@ struct ClickHouseParityTests {
             from: try ReportDate(scenario.from), to: try ReportDate(scenario.to),
             placements: scenario.placements.isEmpty ? nil : scenario.placements, timezone: scenario.timezone,
             formulaGuard: false, into: folder.path("sqlite"))
-        let placements = String(decoding: try JSONSerialization.data(withJSONObject: scenario.placements), as: UTF8.self)
-        let (status, output, errors) = try runPython("clickhouse_compare.py", [
-            Repository.root.appendingPathComponent("reports/clickhouse").path, folder.path("sqlite"), folder.path("export"),
-            scenario.from, scenario.to, scenario.timezone, "259200000", placements,
-            String(decoding: try JSONSerialization.data(withJSONObject: scenario.control.map { [$0] } ?? []), as: UTF8.self),
-        ])
+        let placements = String(
+            decoding: try JSONSerialization.data(withJSONObject: scenario.placements), as: UTF8.self)
+        let (status, output, errors) = try runPython(
+            "clickhouse_compare.py",
+            [
+                Repository.root.appendingPathComponent("reports/clickhouse").path, folder.path("sqlite"),
+                folder.path("export"),
+                scenario.from, scenario.to, scenario.timezone, "259200000", placements,
+                String(
+                    decoding: try JSONSerialization.data(withJSONObject: scenario.control.map { [$0] } ?? []),
+                    as: UTF8.self),
+            ])
         // Then every value is equal
         #expect(status == 0, "clickhouse_compare.py failed (\(Python.installAdvice)):\n\(output)\(errors)")
     }

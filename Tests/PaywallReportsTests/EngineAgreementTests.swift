@@ -23,25 +23,40 @@ struct EngineAgreementTests {
         var id = 1
         let sources = ["onboarding", "settings", "=x", "Ünï, \"q\"", "a", "b"]
         for pw in 1...600 {
-            let base = ReportFixture.day1 + Int64(random.below(6 * 24)) * ReportFixture.hour + Int64(random.below(3_600_000))
+            let base =
+                ReportFixture.day1 + Int64(random.below(6 * 24)) * ReportFixture.hour + Int64(random.below(3_600_000))
             let user = "u\(random.below(40))"
             let source = sources[random.below(sources.count)]
             func at() -> Int64 { base + Int64(random.below(4)) * Int64(random.below(100_000)) }
             // Offerings drawn from the event id (not the generator, so the other draws stay as they were).
             func offering() -> String? { ["A", "B", nil, "Ä", "A"][id % 5] }
-            if random.below(10) < 8 { events.append(ReportFixture.shown(id, at(), user, pw, source, offering: offering())); id += 1 }
-            if random.below(10) < 2 { events.append(ReportFixture.shown(id, at(), user, pw, source, offering: offering())); id += 1 }
+            if random.below(10) < 8 {
+                events.append(ReportFixture.shown(id, at(), user, pw, source, offering: offering()))
+                id += 1
+            }
+            if random.below(10) < 2 {
+                events.append(ReportFixture.shown(id, at(), user, pw, source, offering: offering()))
+                id += 1
+            }
             if random.below(10) < 4 {
-                events.append(ReportFixture.step(id, "paywall_plan_selected", at(), user, pw, source, "p\(random.below(3))")); id += 1
+                events.append(
+                    ReportFixture.step(id, "paywall_plan_selected", at(), user, pw, source, "p\(random.below(3))"))
+                id += 1
             }
             if random.below(10) < 3 {
-                events.append(ReportFixture.step(id, "paywall_purchase_started", at(), user, pw, source, "p1")); id += 1
+                events.append(ReportFixture.step(id, "paywall_purchase_started", at(), user, pw, source, "p1"))
+                id += 1
             }
             for _ in 0..<random.below(3) {
-                let results = [("purchased", "auto"), ("restored", "auto"), ("dismissed", "close_button"), ("dismissed", "continue_free")]
+                let results = [
+                    ("purchased", "auto"), ("restored", "auto"), ("dismissed", "close_button"),
+                    ("dismissed", "continue_free"),
+                ]
                 let (result, via) = results[random.below(results.count)]
-                events.append(ReportFixture.closed(id, at(), user, pw, source, result, via, Double(random.below(60_000)) / 1000,
-                                                   product: result == "purchased" ? "p\(random.below(3))" : nil))
+                events.append(
+                    ReportFixture.closed(
+                        id, at(), user, pw, source, result, via, Double(random.below(60_000)) / 1000,
+                        product: result == "purchased" ? "p\(random.below(3))" : nil))
                 id += 1
             }
         }
@@ -61,9 +76,10 @@ struct EngineAgreementTests {
         reports.chunkSize = 97
         for engine in ReportEngine.allCases {
             reports.engine = engine
-            try reports.report(from: try ReportDate("2026-11-01"), to: try ReportDate("2026-11-05"),
-                               placements: placements.isEmpty ? nil : placements, timezone: timezone,
-                               cohortWindow: try CohortWindow(parsing: "36h"), into: folder.path(engine.rawValue))
+            try reports.report(
+                from: try ReportDate("2026-11-01"), to: try ReportDate("2026-11-05"),
+                placements: placements.isEmpty ? nil : placements, timezone: timezone,
+                cohortWindow: try CohortWindow(parsing: "36h"), into: folder.path(engine.rawValue))
         }
         for file in ReportFile.all.map(\.fileName) {
             let native = try String(contentsOfFile: folder.path("native/\(file)"), encoding: .utf8)

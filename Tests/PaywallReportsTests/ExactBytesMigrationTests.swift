@@ -15,15 +15,17 @@ struct ExactBytesMigrationTests {
     /// A real file of the last count-based version (every legacy migration, none of this program's newer ones).
     func legacyStore(_ name: String) throws -> (path: String, connection: Connection) {
         let path = directory.path(name)
-        let connection = try LegacyStore.create(at: path, version: Schema.legacyIdentifiers.count, from: ReportSchema.migrator)
+        let connection = try LegacyStore.create(
+            at: path, version: Schema.legacyIdentifiers.count, from: ReportSchema.migrator)
         return (path, connection)
     }
 
     @Test func aStoreFromBeforeTheDigestsStillRecognisesAnExactRepeat() throws {
         // Given an old store holding a quarantined line
         let (path, old) = try legacyStore("old.sqlite")
-        _ = try old.run("INSERT INTO quarantine (quarantined_at, reasons, payload, origin, line) VALUES (1, 'r', ?1, 'a.ndjson', 3)",
-                        [.text(#"{"x":1}"#)])
+        _ = try old.run(
+            "INSERT INTO quarantine (quarantined_at, reasons, payload, origin, line) VALUES (1, 'r', ?1, 'a.ndjson', 3)",
+            [.text(#"{"x":1}"#)])
         // When this program opens it and imports the same line (with CRLF) and a new one
         let store = try EventStore(path: path, now: .constant(1_764_400_000_000))
         let file = directory.path("b.ndjson")
@@ -34,7 +36,8 @@ struct ExactBytesMigrationTests {
         #expect(result.alreadyQuarantined == 1)
         #expect(try store.connection.scalar("SELECT count(*) FROM quarantine")?.int64 == 2)
         #expect(try store.connection.scalar("SELECT count(*) FROM quarantine WHERE line_sha256 IS NULL")?.int64 == 1)
-        #expect(try store.connection.scalar("SELECT hex(line_sha256) FROM quarantine WHERE line_sha256 IS NOT NULL")?.string
+        #expect(
+            try store.connection.scalar("SELECT hex(line_sha256) FROM quarantine WHERE line_sha256 IS NOT NULL")?.string
                 == SHA256.hex(SHA256.digest(#"{"x":2}"#.utf8)).uppercased())
     }
 
@@ -42,7 +45,8 @@ struct ExactBytesMigrationTests {
     func rollupsAreRebuiltOnlyWhenAProductCouldHaveBeenMergedCanonically(nonASCII: Bool) throws {
         // Given an old store with a purchase and a report watermark over it
         let (path, old) = try legacyStore("rollups-\(nonASCII).sqlite")
-        _ = try old.run("""
+        _ = try old.run(
+            """
             INSERT INTO events (id, name, occurred_at, recorded_at, user_id, catalog_version, pw_id, source, product)
             VALUES ('A', 'paywall_closed', 1, 1, 'u', 1, 'P', 's', ?1)
             """, [.text(nonASCII ? "pro\u{E9}" : "pro")])
@@ -53,7 +57,8 @@ struct ExactBytesMigrationTests {
         let group = ReportSchema.migrations
         let upToExact = Array(group.migrations.prefix { $0.name != "offerings" })
         #expect(upToExact.last?.name == "exact-products")
-        let connection = try Schema.migrator(registering: [MigrationGroup(owner: group.owner, upToExact)]).open(path: path)
+        let connection = try Schema.migrator(registering: [MigrationGroup(owner: group.owner, upToExact)]).open(
+            path: path)
         // Then the rollups are emptied and the watermark forgotten only when a product holds non-ASCII text
         let watermark = try connection.scalar("SELECT value FROM meta WHERE key = 'reports.watermark_rowid'")
         #expect((watermark == nil) == nonASCII)

@@ -1,8 +1,8 @@
 import Foundation
 import PaywallCore
 import PaywallReports
-import PaywallStore
 import PaywallSQLite
+import PaywallStore
 import PaywallTestSupport
 import Testing
 
@@ -22,9 +22,18 @@ struct ExporterTests {
         let lines = try lines(folder.path("events.csv"))
         #expect(rows == Int64(ReportFixture.events.count))
         #expect(lines.count == ReportFixture.events.count + 1)
-        #expect(lines[0] == "id,name,occurred_at,recorded_at,user_id,session_id,catalog_version,pw_id,source,offering_id,placement_id,product,result,via,open_s,delivery_state")
-        #expect(lines.contains("00000000-0000-0000-0000-000000000015,paywall_shown,1793584800000,1793584800050,u10,,1,AAAAAAAA-0000-0000-0000-000000000009,'=SUM(A1),,,,,,,pending"))
-        #expect(lines.contains("00000000-0000-0000-0000-000000000005,paywall_closed,1793527212500,1793527212550,u1,,1,AAAAAAAA-0000-0000-0000-000000000001,onboarding,,,pro.year,purchased,auto,12.5,"))
+        #expect(
+            lines[0]
+                == "id,name,occurred_at,recorded_at,user_id,session_id,catalog_version,pw_id,source,offering_id,placement_id,product,result,via,open_s,delivery_state"
+        )
+        #expect(
+            lines.contains(
+                "00000000-0000-0000-0000-000000000015,paywall_shown,1793584800000,1793584800050,u10,,1,AAAAAAAA-0000-0000-0000-000000000009,'=SUM(A1),,,,,,,pending"
+            ))
+        #expect(
+            lines.contains(
+                "00000000-0000-0000-0000-000000000005,paywall_closed,1793527212500,1793527212550,u1,,1,AAAAAAAA-0000-0000-0000-000000000001,onboarding,,,pro.year,purchased,auto,12.5,"
+            ))
     }
 
     @Test func deliveryStatesFollowTheImpressionsThroughDeliveryDeadLetterAndRequeue() throws {
@@ -37,13 +46,18 @@ struct ExporterTests {
         let (delivered, dead, requeued) = (ReportFixture.uuid(0x15), ReportFixture.uuid(0x06), ReportFixture.uuid(0x08))
         try outbox.markDelivered([try #require(UUID(uuidString: delivered))], at: ReportFixture.day2)
         #expect(try outbox.requeueDeadLetters(now: ReportFixture.day2) == 1)
-        try outbox.deadLetter([try #require(UUID(uuidString: dead))], status: 400, reason: "refused", at: ReportFixture.day2)
+        try outbox.deadLetter(
+            [try #require(UUID(uuidString: dead))], status: 400, reason: "refused", at: ReportFixture.day2)
         // When exporting events, all and filtered to one placement (the cursors skip rows)
         try Exporter(connection: connection).export(.events, toPath: folder.path("e.csv"))
-        try Exporter(connection: connection).export(.events, filter: ExportFilter(placements: ["=SUM(A1)"]), toPath: folder.path("f.csv"))
+        try Exporter(connection: connection).export(
+            .events, filter: ExportFilter(placements: ["=SUM(A1)"]), toPath: folder.path("f.csv"))
         // Then every impression carries its own state, and other events none
         let lines = try lines(folder.path("e.csv"))
-        func state(_ id: String) -> String? { lines.first { $0.hasPrefix(id + ",") }?.split(separator: ",", omittingEmptySubsequences: false).last.map(String.init) }
+        func state(_ id: String) -> String? {
+            lines.first { $0.hasPrefix(id + ",") }?.split(separator: ",", omittingEmptySubsequences: false).last.map(
+                String.init)
+        }
         #expect(state(dead) == "dead")
         #expect(state(delivered) == "delivered")
         #expect(state(requeued) == "pending")
@@ -58,7 +72,8 @@ struct ExporterTests {
         let folder = TemporaryDirectory()
         defer { folder.remove() }
         let exporter = Exporter(connection: try ReportFixture.makeStore(at: folder.path("db")))
-        try exporter.export(.events, filter: ExportFilter(placements: ["=SUM(A1)"]), raw: true, toPath: folder.path("e.csv"))
+        try exporter.export(
+            .events, filter: ExportFilter(placements: ["=SUM(A1)"]), raw: true, toPath: folder.path("e.csv"))
         let lines = try lines(folder.path("e.csv"))
         #expect(lines.count == 3)
         #expect(lines.dropFirst().allSatisfy { $0.contains(",=SUM(A1),") })
@@ -69,16 +84,19 @@ struct ExporterTests {
         defer { folder.remove() }
         let exporter = Exporter(connection: try ReportFixture.makeStore(at: folder.path("db")))
         // onboarding impressions: 0x01, 0x02, 0x06, 0x08, 0x0D (day 1) and 0x0E (23:59:59 on day 1)
-        let impressions = try exporter.export(.events, filter: ExportFilter(placements: ["onboarding"], names: ["paywall_shown"]),
-                                              toPath: folder.path("a.csv"))
+        let impressions = try exporter.export(
+            .events, filter: ExportFilter(placements: ["onboarding"], names: ["paywall_shown"]),
+            toPath: folder.path("a.csv"))
         #expect(impressions == 6)
         // day 2 holds 11 events (see data_quality.csv)
-        let day2 = try exporter.export(.events, filter: ExportFilter(from: try ReportDate("2026-11-02"), to: try ReportDate("2026-11-02")),
-                                       toPath: folder.path("b.csv"))
+        let day2 = try exporter.export(
+            .events, filter: ExportFilter(from: try ReportDate("2026-11-02"), to: try ReportDate("2026-11-02")),
+            toPath: folder.path("b.csv"))
         #expect(day2 == 11)
         #expect(throws: ReportError.invalidRange(from: "2026-11-02", to: "2026-11-01")) {
-            try exporter.export(.events, filter: ExportFilter(from: try ReportDate("2026-11-02"), to: try ReportDate("2026-11-01")),
-                                toPath: folder.path("c.csv"))
+            try exporter.export(
+                .events, filter: ExportFilter(from: try ReportDate("2026-11-02"), to: try ReportDate("2026-11-01")),
+                toPath: folder.path("c.csv"))
         }
         #expect(!FileManager.default.fileExists(atPath: folder.path("c.csv")))
     }
@@ -95,20 +113,25 @@ struct ExporterTests {
         #expect(quarantine[1] == "1,1793494800000,bad name,import.ndjson,3,\"{\"\"name\"\":\"\"=x\"\"}\",0")
         #expect(try exporter.export(.deadLetters, toPath: folder.path("d.csv")) == 1)
         let dead = try lines(folder.path("d.csv"))
-        #expect(dead[1] == "00000000-0000-0000-0000-000000000008,400,\"invalid \"\"app_user_id\"\", refused\",1793577600000,,paywall_shown,1793534400000,u2,onboarding")
+        #expect(
+            dead[1]
+                == "00000000-0000-0000-0000-000000000008,400,\"invalid \"\"app_user_id\"\", refused\",1793577600000,,paywall_shown,1793534400000,u2,onboarding"
+        )
     }
 
     @Test func funnelsExportPutsBothFunnelsSideBySide() throws {
         let folder = TemporaryDirectory()
         defer { folder.remove() }
         let exporter = Exporter(connection: try ReportFixture.makeStore(at: folder.path("db")))
-        let rows = try exporter.export(.funnels, filter: ExportFilter(placements: ["onboarding"]), toPath: folder.path("f.csv"))
+        let rows = try exporter.export(
+            .funnels, filter: ExportFilter(placements: ["onboarding"]), toPath: folder.path("f.csv"))
         let lines = try lines(folder.path("f.csv"))
         #expect(rows == 1)
-        #expect(lines == [
-            "date,placement,presentations,impressions,dwell_bounces,unique_viewers,impression_rate,plan_selected,purchase_started,purchased,restored,dismissed_close_button,dismissed_continue_free,unclosed,bounces,purchase_cancellations,conversion_rate,open_s_p50,open_s_p90",
-            "2026-11-01,onboarding,6,5,1,4,0.8333,1,2,2,0,2,0,1,1,1,0.4000,7.250,31.000",
-        ])
+        #expect(
+            lines == [
+                "date,placement,presentations,impressions,dwell_bounces,unique_viewers,impression_rate,plan_selected,purchase_started,purchased,restored,dismissed_close_button,dismissed_continue_free,unclosed,bounces,purchase_cancellations,conversion_rate,open_s_p50,open_s_p90",
+                "2026-11-01,onboarding,6,5,1,4,0.8333,1,2,2,0,2,0,1,1,1,0.4000,7.250,31.000",
+            ])
     }
 
     @Test func anUnwritableDestinationIsCannotCreateOutput() throws {

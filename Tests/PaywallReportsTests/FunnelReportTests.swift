@@ -23,8 +23,9 @@ struct FunnelReportTests {
         defer { folder.remove() }
         let reports = try makeReports(folder, engine: engine)
         // When reporting 2026-11-01…2026-11-05 in UTC
-        let summary = try reports.report(from: try ReportDate("2026-11-01"), to: try ReportDate("2026-11-05"),
-                                         into: folder.path("out"))
+        let summary = try reports.report(
+            from: try ReportDate("2026-11-01"), to: try ReportDate("2026-11-05"),
+            into: folder.path("out"))
         // Then every file equals its golden file byte for byte
         #expect(summary.eventsRead == Int64(ReportFixture.events.count))
         for file in Self.files { try expectGolden("utc", file, in: folder.path("out")) }
@@ -37,9 +38,11 @@ struct FunnelReportTests {
         defer { folder.remove() }
         let reports = try makeReports(folder, engine: engine)
         // When reporting both days in UTC and in America/New_York
-        try reports.report(from: try ReportDate("2026-11-01"), to: try ReportDate("2026-11-02"), into: folder.path("utc"))
-        try reports.report(from: try ReportDate("2026-11-01"), to: try ReportDate("2026-11-02"),
-                           timezone: "America/New_York", into: folder.path("ny"))
+        try reports.report(
+            from: try ReportDate("2026-11-01"), to: try ReportDate("2026-11-02"), into: folder.path("utc"))
+        try reports.report(
+            from: try ReportDate("2026-11-01"), to: try ReportDate("2026-11-02"),
+            timezone: "America/New_York", into: folder.path("ny"))
         // Then the presentation's row moves from 2026-11-02 to 2026-11-01
         let utc = try String(contentsOfFile: folder.path("utc/encounter_funnel.csv"), encoding: .utf8)
         let newYork = try String(contentsOfFile: folder.path("ny/encounter_funnel.csv"), encoding: .utf8)
@@ -55,15 +58,17 @@ struct FunnelReportTests {
         defer { folder.remove() }
         let reports = try makeReports(folder, engine: engine)
         // When reporting day 1 only, for two placements
-        try reports.report(from: try ReportDate("2026-11-01"), to: try ReportDate("2026-11-01"),
-                           placements: ["onboarding", "+plus"], into: folder.path("out"))
+        try reports.report(
+            from: try ReportDate("2026-11-01"), to: try ReportDate("2026-11-01"),
+            placements: ["onboarding", "+plus"], into: folder.path("out"))
         // Then the day-2 purchase counts on day 1 and only the chosen placements appear
         let conversion = try String(contentsOfFile: folder.path("out/conversion_funnel.csv"), encoding: .utf8)
-        #expect(conversion.split(separator: "\r\n").map(String.init) == [
-            ReportFile.conversionFunnel.columns.joined(separator: ","),
-            "2026-11-01,'+plus,0,0,0,0,0,0,0,0,0,0,,,",
-            "2026-11-01,onboarding,5,1,2,2,0,2,0,1,1,1,0.4000,7.250,31.000",
-        ])
+        #expect(
+            conversion.split(separator: "\r\n").map(String.init) == [
+                ReportFile.conversionFunnel.columns.joined(separator: ","),
+                "2026-11-01,'+plus,0,0,0,0,0,0,0,0,0,0,,,",
+                "2026-11-01,onboarding,5,1,2,2,0,2,0,1,1,1,0.4000,7.250,31.000",
+            ])
     }
 
     @Test func theHTMLPageIsWrittenWithTheSameNumbersAndEscaped() throws {
@@ -72,8 +77,9 @@ struct FunnelReportTests {
         defer { folder.remove() }
         let reports = try makeReports(folder)
         // When reporting
-        try reports.report(from: try ReportDate("2026-11-01"), to: try ReportDate("2026-11-05"), version: "9.9.9",
-                           into: folder.path("out"))
+        try reports.report(
+            from: try ReportDate("2026-11-01"), to: try ReportDate("2026-11-05"), version: "9.9.9",
+            into: folder.path("out"))
         // Then report.html sits next to the CSVs, escapes event data and carries no script
         let html = try String(contentsOfFile: folder.path("out/report.html"), encoding: .utf8)
         #expect(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
@@ -86,8 +92,9 @@ struct FunnelReportTests {
         let folder = TemporaryDirectory()
         defer { folder.remove() }
         let reports = try makeReports(folder)
-        try reports.report(from: try ReportDate("2026-11-02"), to: try ReportDate("2026-11-02"), formulaGuard: false,
-                           into: folder.path("out"))
+        try reports.report(
+            from: try ReportDate("2026-11-02"), to: try ReportDate("2026-11-02"), formulaGuard: false,
+            into: folder.path("out"))
         let encounter = try String(contentsOfFile: folder.path("out/encounter_funnel.csv"), encoding: .utf8)
         #expect(encounter.contains("\r\n2026-11-02,=SUM(A1),1,1,0,1,1.0000\r\n"))
         #expect(encounter.contains("\r\n2026-11-02,-minus,"))
@@ -102,11 +109,14 @@ struct FunnelReportTests {
         try Data("mine".utf8).write(to: folder.url.appendingPathComponent("out/notes.txt"))
         try Data("old".utf8).write(to: folder.url.appendingPathComponent("out/product_mix.csv"))
         // When a report is written there
-        try reports.report(from: try ReportDate("2026-11-01"), to: try ReportDate("2026-11-05"), into: folder.path("out"))
+        try reports.report(
+            from: try ReportDate("2026-11-01"), to: try ReportDate("2026-11-05"), into: folder.path("out"))
         // Then the user's file is intact, the report files are replaced and no staging folder remains
         #expect(try String(contentsOfFile: folder.path("out/notes.txt"), encoding: .utf8) == "mine")
         try expectGolden("utc", "product_mix.csv", in: folder.path("out"))
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0.hasPrefix(".") }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter {
+            $0.hasPrefix(".")
+        }
         #expect(leftovers.isEmpty)
     }
 
@@ -120,8 +130,9 @@ struct FunnelReportTests {
         defer { folder.remove() }
         let reports = try makeReports(folder)
         #expect(throws: ReportError.unknownTimeZone("Mars/Olympus")) {
-            try reports.report(from: try ReportDate("2026-11-01"), to: try ReportDate("2026-11-02"),
-                               timezone: "Mars/Olympus", into: folder.path("out"))
+            try reports.report(
+                from: try ReportDate("2026-11-01"), to: try ReportDate("2026-11-02"),
+                timezone: "Mars/Olympus", into: folder.path("out"))
         }
         #expect(!FileManager.default.fileExists(atPath: folder.path("out")))
     }

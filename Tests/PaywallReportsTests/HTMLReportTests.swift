@@ -6,28 +6,53 @@ import Testing
 struct HTMLReportTests {
     static let hostile = "<script>alert(1)</script>"
     static let tables: [ReportTable] = [
-        ReportTable(name: "encounter_funnel",
-                    columns: ["date", "placement", "presentations", "impressions", "dwell_bounces", "unique_viewers", "impression_rate"],
-                    rows: [["2026-10-01", hostile, "10", "8", "2", "7", "0.8000"],
-                           ["2026-10-01", "onboarding", "20", "18", "2", "18", "0.9000"],
-                           ["2026-10-02", "onboarding", "5", "4", "1", "4", "0.8000"]]),
-        ReportTable(name: "conversion_funnel",
-                    columns: ["date", "placement", "impressions", "plan_selected", "purchase_started", "purchased", "restored",
-                              "dismissed_close_button", "dismissed_continue_free", "unclosed", "bounces",
-                              "purchase_cancellations", "conversion_rate", "open_s_p50", "open_s_p90"],
-                    rows: [["2026-10-01", hostile, "8", "4", "2", "1", "0", "6", "0", "1", "5", "1", "0.1250", "3.000", "9.500"],
-                           ["2026-10-01", "onboarding", "18", "12", "9", "6", "1", "2", "9", "0", "10", "3", "0.3333", "12.000", "30.000"],
-                           ["2026-10-02", "onboarding", "4", "3", "2", "2", "0", "1", "1", "0", "2", "0", "0.5000", "10.000", "20.000"]]),
-        ReportTable(name: "placement_summary",
-                    columns: ["placement", "presentations", "impressions", "unique_viewers", "purchased", "restored",
-                              "conversion_rate", "open_s_p50", "open_s_p90"],
-                    rows: [[hostile, "10", "8", "7", "1", "0", "0.1250", "3.000", "9.500"],
-                           ["onboarding", "25", "22", "21", "8", "1", "0.3636", "11.000", "30.000"]]),
-        ReportTable(name: "data_quality",
-                    columns: ["date", "events_stored", "quarantined", "dropped", "impressions_stored",
-                              "impressions_delivered", "impressions_pending", "impressions_dead_lettered",
-                              "impressions_forwarded_by_device"],
-                    rows: [["2026-10-01", "120", "3", "0", "26", "20", "6", "0", "0"]]),
+        ReportTable(
+            name: "encounter_funnel",
+            columns: [
+                "date", "placement", "presentations", "impressions", "dwell_bounces", "unique_viewers",
+                "impression_rate",
+            ],
+            rows: [
+                ["2026-10-01", hostile, "10", "8", "2", "7", "0.8000"],
+                ["2026-10-01", "onboarding", "20", "18", "2", "18", "0.9000"],
+                ["2026-10-02", "onboarding", "5", "4", "1", "4", "0.8000"],
+            ]),
+        ReportTable(
+            name: "conversion_funnel",
+            columns: [
+                "date", "placement", "impressions", "plan_selected", "purchase_started", "purchased", "restored",
+                "dismissed_close_button", "dismissed_continue_free", "unclosed", "bounces",
+                "purchase_cancellations", "conversion_rate", "open_s_p50", "open_s_p90",
+            ],
+            rows: [
+                ["2026-10-01", hostile, "8", "4", "2", "1", "0", "6", "0", "1", "5", "1", "0.1250", "3.000", "9.500"],
+                [
+                    "2026-10-01", "onboarding", "18", "12", "9", "6", "1", "2", "9", "0", "10", "3", "0.3333", "12.000",
+                    "30.000",
+                ],
+                [
+                    "2026-10-02", "onboarding", "4", "3", "2", "2", "0", "1", "1", "0", "2", "0", "0.5000", "10.000",
+                    "20.000",
+                ],
+            ]),
+        ReportTable(
+            name: "placement_summary",
+            columns: [
+                "placement", "presentations", "impressions", "unique_viewers", "purchased", "restored",
+                "conversion_rate", "open_s_p50", "open_s_p90",
+            ],
+            rows: [
+                [hostile, "10", "8", "7", "1", "0", "0.1250", "3.000", "9.500"],
+                ["onboarding", "25", "22", "21", "8", "1", "0.3636", "11.000", "30.000"],
+            ]),
+        ReportTable(
+            name: "data_quality",
+            columns: [
+                "date", "events_stored", "quarantined", "dropped", "impressions_stored",
+                "impressions_delivered", "impressions_pending", "impressions_dead_lettered",
+                "impressions_forwarded_by_device",
+            ],
+            rows: [["2026-10-01", "120", "3", "0", "26", "20", "6", "0", "0"]]),
     ]
     static let context = HTMLReport.Context(period: "2026-10-01 to 2026-10-02", timezone: "UTC", version: "0.1.0")
 

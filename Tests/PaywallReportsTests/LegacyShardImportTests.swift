@@ -24,19 +24,23 @@ struct LegacyShardImportTests {
         let result = try Importer(store: store).importFiles([path])
         #expect(result.imported == ReportFixture.events.count)
         // Then each impression is where the fixture put it: delivered, pending, or dead with its letter
-        let states = Dictionary(uniqueKeysWithValues: try store.connection.all("""
-            SELECT e.id,
-              CASE WHEN EXISTS (SELECT 1 FROM outbox WHERE event_rowid = e.rowid) THEN 'pending'
-                   WHEN EXISTS (SELECT 1 FROM deliveries WHERE event_rowid = e.rowid AND by_device = 1) THEN 'delivered'
-                   WHEN EXISTS (SELECT 1 FROM dead_letters WHERE event_id = e.id AND requeued_at IS NULL AND status = 400)
-                     THEN 'dead'
-                   ELSE 'none' END
-            FROM events AS e WHERE e.name = 'paywall_shown'
-            """) { ($0.string(at: 0) ?? "", $0.string(at: 1) ?? "") })
+        let states = Dictionary(
+            uniqueKeysWithValues: try store.connection.all(
+                """
+                SELECT e.id,
+                  CASE WHEN EXISTS (SELECT 1 FROM outbox WHERE event_rowid = e.rowid) THEN 'pending'
+                       WHEN EXISTS (SELECT 1 FROM deliveries WHERE event_rowid = e.rowid AND by_device = 1) THEN 'delivered'
+                       WHEN EXISTS (SELECT 1 FROM dead_letters WHERE event_id = e.id AND requeued_at IS NULL AND status = 400)
+                         THEN 'dead'
+                       ELSE 'none' END
+                FROM events AS e WHERE e.name = 'paywall_shown'
+                """
+            ) { ($0.string(at: 0) ?? "", $0.string(at: 1) ?? "") })
         let impressions = ReportFixture.events.filter { $0.name == "paywall_shown" }
         #expect(states.count == impressions.count)
         for event in impressions {
-            #expect(states[ReportFixture.uuid(event.id)] == event.delivery, "impression \(event.id) of version \(version)")
+            #expect(
+                states[ReportFixture.uuid(event.id)] == event.delivery, "impression \(event.id) of version \(version)")
         }
         #expect(Set(impressions.map(\.delivery)) == ["delivered", "pending", "dead"])
     }

@@ -11,16 +11,20 @@ import Testing
 struct LegacyUpgradeTests {
     /// Every schema object, as SQLite keeps it (the migrator's own record aside).
     static func schema(_ connection: Connection) throws -> [String] {
-        try connection.all("""
+        try connection.all(
+            """
             SELECT type || ' ' || name || ' ' || tbl_name || ' ' || coalesce(sql, '') FROM sqlite_schema
             WHERE name != 'schema_migrations' AND name NOT LIKE 'sqlite_autoindex_schema_migrations%'
             ORDER BY type, name
-            """) { $0.string(at: 0) ?? "" }
+            """
+        ) { $0.string(at: 0) ?? "" }
     }
 
     static func applied(_ connection: Connection) throws -> [String: Bool] {
-        Dictionary(uniqueKeysWithValues: try connection.all(
-            "SELECT identifier, applied_at IS NULL FROM schema_migrations") { ($0.string(at: 0) ?? "", $0.int64(at: 1) == 1) })
+        Dictionary(
+            uniqueKeysWithValues: try connection.all(
+                "SELECT identifier, applied_at IS NULL FROM schema_migrations"
+            ) { ($0.string(at: 0) ?? "", $0.int64(at: 1) == 1) })
     }
 
     @Test(arguments: 1...9)
@@ -52,8 +56,10 @@ struct LegacyUpgradeTests {
         // and the reports over the upgraded store are right
         _ = try FunnelReport(connection: connection, now: .constant(ReportFixture.day5))
             .report(from: try ReportDate("2026-11-01"), to: try ReportDate("2026-11-05"), into: folder.path("out"))
-        for file in ["encounter_funnel.csv", "conversion_funnel.csv", "cohort_conversion.csv", "placement_summary.csv",
-                     "product_mix.csv"] {
+        for file in [
+            "encounter_funnel.csv", "conversion_funnel.csv", "cohort_conversion.csv", "placement_summary.csv",
+            "product_mix.csv",
+        ] {
             try expectGolden("utc", file, in: folder.path("out"))
         }
     }
@@ -82,7 +88,8 @@ struct SchemaOwnersTests {
             Set(try connection.all("SELECT name FROM sqlite_schema WHERE type = 'table'") { $0.string(at: 0) ?? "" })
         }
         #expect(try tables(Schema.open(path: folder.path("store"))) == Set(Schema.tables + [Migrator.table]))
-        #expect(try tables(ReportSchema.open(path: folder.path("both")))
+        #expect(
+            try tables(ReportSchema.open(path: folder.path("both")))
                 == Set(Schema.tables + ReportSchema.tables + [Migrator.table]))
         #expect(Schema.legacyIdentifiers.allSatisfy(Set(ReportSchema.migrator.steps.map(\.identifier)).contains))
     }
@@ -101,7 +108,8 @@ struct SchemaOwnersTests {
         let tool = try ReportSchema.open(path: path)
         // Then the reports' migrations are applied and recorded, the version does not go back, and the
         // reports run over it; the app still opens it
-        #expect(Set(try tool.all("SELECT identifier FROM schema_migrations") { $0.string(at: 0) ?? "" })
+        #expect(
+            Set(try tool.all("SELECT identifier FROM schema_migrations") { $0.string(at: 0) ?? "" })
                 == Set(ReportSchema.migrator.steps.map(\.identifier)))
         // (never lower; higher once the applied count passes the first non-legacy version)
         let toolVersion = try #require(try tool.scalar("PRAGMA user_version")?.int64)

@@ -1,10 +1,11 @@
 import Foundation
 import PaywallCore
-@testable import PaywallReports
 import PaywallSQLite
 import PaywallStore
 import PaywallTestSupport
 import Testing
+
+@testable import PaywallReports
 
 /// The nightly job reads its per-day partials instead of scanning every presentation; these tests
 /// hold it to the full scan: after every batch of late, out-of-order events its CSVs must equal a
@@ -19,18 +20,23 @@ struct NightlyPartialsTests {
 
     /// Runs the nightly job into `out`, then a from-scratch full-scan report over the nightly's window
     /// on a copy of the events, and expects identical CSVs.
-    func expectNightlyEqualsFullScan(_ connection: Connection, _ folder: TemporaryDirectory, timezone: String,
-                                     run: Int, sourceLocation: SourceLocation = #_sourceLocation) throws -> NightlyRun {
+    func expectNightlyEqualsFullScan(
+        _ connection: Connection, _ folder: TemporaryDirectory, timezone: String,
+        run: Int, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> NightlyRun {
         let nightly = try FunnelReport(connection: connection, now: .constant(Self.now))
             .nightly(into: folder.path("nightly"), timezone: timezone, version: "t")
         let reports = FunnelReport(connection: connection, now: .constant(Self.now))
-        try reports.report(from: try ReportDate(nightly.windowFrom), to: try ReportDate(nightly.windowTo), timezone: timezone,
-                           into: folder.path("scan-\(run)"))
+        try reports.report(
+            from: try ReportDate(nightly.windowFrom), to: try ReportDate(nightly.windowTo), timezone: timezone,
+            into: folder.path("scan-\(run)"))
         for file in ReportFile.all.map(\.fileName) {
             let expected = try csv(folder.path("scan-\(run)"), file)
             let actual = try csv(folder.path("nightly"), file)
-            #expect(actual == expected, "run \(run), \(timezone), \(file)\n\(unifiedDiff(expected: expected, actual: actual))",
-                    sourceLocation: sourceLocation)
+            #expect(
+                actual == expected,
+                "run \(run), \(timezone), \(file)\n\(unifiedDiff(expected: expected, actual: actual))",
+                sourceLocation: sourceLocation)
         }
         return nightly
     }
@@ -50,7 +56,8 @@ struct NightlyPartialsTests {
         for (index, batch) in batches.enumerated() {
             try ReportFixture.insert(batch, into: connection)
             // When the nightly job runs; Then it equals a full scan of the same window
-            recomputed.append(try expectNightlyEqualsFullScan(connection, folder, timezone: timezone, run: index).daysRecomputed)
+            recomputed.append(
+                try expectNightlyEqualsFullScan(connection, folder, timezone: timezone, run: index).daysRecomputed)
         }
         // And later runs rescanned only the days that received events
         #expect(recomputed.allSatisfy { !$0.isEmpty })
@@ -66,8 +73,9 @@ struct NightlyPartialsTests {
         _ = try expectNightlyEqualsFullScan(connection, folder, timezone: "UTC", run: 0)
         // When a late impression for a new presentation on 2026-11-03 is folded by a plain `report`
         // run (not the nightly job), and then the nightly job runs
-        try ReportFixture.insert([ReportFixture.shown(90_001, ReportFixture.day1 + 50 * ReportFixture.hour, "u1", 9_001, "late")],
-                                 into: connection)
+        try ReportFixture.insert(
+            [ReportFixture.shown(90_001, ReportFixture.day1 + 50 * ReportFixture.hour, "u1", 9_001, "late")],
+            into: connection)
         try FunnelReport(connection: connection, now: .constant(Self.now))
             .report(from: try ReportDate("2026-11-03"), to: try ReportDate("2026-11-03"), into: folder.path("interim"))
         let run = try expectNightlyEqualsFullScan(connection, folder, timezone: "UTC", run: 1)
@@ -84,13 +92,19 @@ struct NightlyPartialsTests {
         let connection = try EngineAgreementTests.randomStore(at: folder.path("db"), seed: 8)
         _ = try expectNightlyEqualsFullScan(connection, folder, timezone: "UTC", run: 0)
         // When late impressions arrive for nine different days, and for two days the next run
-        let late = (0..<9).map { ReportFixture.shown(91_000 + $0, ReportFixture.day1 + Int64($0) * 24 * ReportFixture.hour + 7,
-                                                     "u\($0)", 9_100 + $0, "late") }
+        let late = (0..<9).map {
+            ReportFixture.shown(
+                91_000 + $0, ReportFixture.day1 + Int64($0) * 24 * ReportFixture.hour + 7,
+                "u\($0)", 9_100 + $0, "late")
+        }
         try ReportFixture.insert(late, into: connection)
         let many = try expectNightlyEqualsFullScan(connection, folder, timezone: "UTC", run: 1)
-        try ReportFixture.insert([ReportFixture.shown(92_000, ReportFixture.day1 + 30 * ReportFixture.hour, "u1", 9_200, "late"),
-                                  ReportFixture.shown(92_001, ReportFixture.day1 + 80 * ReportFixture.hour, "u2", 9_201, "late")],
-                                 into: connection)
+        try ReportFixture.insert(
+            [
+                ReportFixture.shown(92_000, ReportFixture.day1 + 30 * ReportFixture.hour, "u1", 9_200, "late"),
+                ReportFixture.shown(92_001, ReportFixture.day1 + 80 * ReportFixture.hour, "u2", 9_201, "late"),
+            ],
+            into: connection)
         let few = try expectNightlyEqualsFullScan(connection, folder, timezone: "UTC", run: 2)
         // Then both equal the full scan (above), the first rescanned the nine days and the second its two
         #expect(many.daysRecomputed == (1...9).map { "2026-11-0\($0)" })
@@ -105,18 +119,22 @@ struct NightlyPartialsTests {
         let connection = try EngineAgreementTests.randomStore(at: folder.path("db"), seed: 21)
         _ = try expectNightlyEqualsFullScan(connection, folder, timezone: "UTC", run: 0)
         let before = try csv(folder.path("nightly"), "run.json")
-        try ReportFixture.insert([ReportFixture.shown(93_000, ReportFixture.day1 + 40 * ReportFixture.hour, "u4", 9_300, "late")],
-                                 into: connection)
+        try ReportFixture.insert(
+            [ReportFixture.shown(93_000, ReportFixture.day1 + 40 * ReportFixture.hour, "u4", 9_300, "late")],
+            into: connection)
         // When writing a day partial fails inside the update
-        try connection.execute("""
+        try connection.execute(
+            """
             CREATE TRIGGER refuse_partials BEFORE INSERT ON report_day_partials
             BEGIN SELECT RAISE(ABORT, 'refused by the test'); END
             """)
         let error = #expect(throws: ReportError.self) {
-            try FunnelReport(connection: connection, now: .constant(Self.now)).nightly(into: folder.path("nightly"), version: "t")
+            try FunnelReport(connection: connection, now: .constant(Self.now)).nightly(
+                into: folder.path("nightly"), version: "t")
         }
-        #expect({ if case .storage(let storage) = error { storage.kind == .constraint } else { false } }(),
-                "the trigger's refusal: \(String(describing: error))")
+        #expect(
+            { if case .storage(let storage) = error { storage.kind == .constraint } else { false } }(),
+            "the trigger's refusal: \(String(describing: error))")
         // Then the run ended (the second thread was stopped), the previous outputs are untouched and
         // the day is still marked for the next run
         #expect(try csv(folder.path("nightly"), "run.json") == before)
@@ -136,10 +154,13 @@ struct NightlyPartialsTests {
         let tokyo = try expectNightlyEqualsFullScan(connection, folder, timezone: "Asia/Tokyo", run: 1)
         #expect(tokyo.daysRecomputed.count >= 6)
         // When a stored partial is damaged, the run rebuilds the partials and still equals the full scan
-        _ = try connection.run("UPDATE report_day_partials SET partial = x'00010203' WHERE day_start = (SELECT min(day_start) FROM report_day_partials)")
+        _ = try connection.run(
+            "UPDATE report_day_partials SET partial = x'00010203' WHERE day_start = (SELECT min(day_start) FROM report_day_partials)"
+        )
         let rebuilt = try expectNightlyEqualsFullScan(connection, folder, timezone: "Asia/Tokyo", run: 2)
         #expect(rebuilt.daysRecomputed.count >= 6)
-        let format = try #require(try connection.scalar("SELECT min(hex(substr(partial, 1, 1))) FROM report_day_partials")?.string)
+        let format = try #require(
+            try connection.scalar("SELECT min(hex(substr(partial, 1, 1))) FROM report_day_partials")?.string)
         #expect(format == String(format: "%02X", DayPartial.format))
     }
 
@@ -157,7 +178,9 @@ struct NightlyPartialsTests {
         let partial = try connection.withDatabase { db in
             try DayPartial.scan(db, startMs: ReportFixture.day1, endMs: ReportFixture.day2)
         }
-        #expect(!partial.groups.isEmpty && !partial.firsts.isEmpty && !partial.purchases.isEmpty && !partial.products.isEmpty
+        #expect(
+            !partial.groups.isEmpty && !partial.firsts.isEmpty && !partial.purchases.isEmpty
+                && !partial.products.isEmpty
                 && !partial.offerings.isEmpty)
         // When it is encoded and decoded; Then it is the same value, and damaged bytes are refused
         let bytes = partial.encoded()

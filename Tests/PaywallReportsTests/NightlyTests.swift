@@ -18,7 +18,8 @@ struct NightlyTests {
         // Given the fixture store and "now" one hour into 2026-11-05
         let folder = TemporaryDirectory()
         defer { folder.remove() }
-        let reports = FunnelReport(connection: try ReportFixture.makeStore(at: folder.path("db")), now: .constant(Self.now))
+        let reports = FunnelReport(
+            connection: try ReportFixture.makeStore(at: folder.path("db")), now: .constant(Self.now))
         // When the nightly job runs for all history
         let run = try reports.nightly(into: folder.path("out"), version: "1.2.3")
         // Then the CSVs equal the hand-worked golden files and run.json describes the run
@@ -37,7 +38,8 @@ struct NightlyTests {
         let folder = TemporaryDirectory()
         defer { folder.remove() }
         let connection = try ReportFixture.makeStore(at: folder.path("db"))
-        try FunnelReport(connection: connection, now: .constant(Self.now)).nightly(into: folder.path("out"), version: "1")
+        try FunnelReport(connection: connection, now: .constant(Self.now)).nightly(
+            into: folder.path("out"), version: "1")
         let before = try Data(contentsOf: folder.url.appendingPathComponent("out/run.json"))
         // When it runs again later with no new events
         let run = try FunnelReport(connection: connection, now: .constant(Self.now + 60_000))
@@ -59,11 +61,14 @@ struct NightlyTests {
         try reports.nightly(into: folder.path("out"), version: "1")
         // When a late close arrives for unclosed P5 (day 1), and a late early event moves P19 from day 2 to day 1
         let h = ReportFixture.hour
-        try ReportFixture.insert([
-            ReportFixture.closed(0x30, ReportFixture.day1 + 14 * h + 10_000, "u3", 5, "onboarding", "dismissed",
-                                 "continue_free", 10.0),
-            ReportFixture.step(0x31, "paywall_plan_selected", ReportFixture.day1 + 23 * h, "u5", 19, "cohort", "pro.year"),
-        ], into: connection)
+        try ReportFixture.insert(
+            [
+                ReportFixture.closed(
+                    0x30, ReportFixture.day1 + 14 * h + 10_000, "u3", 5, "onboarding", "dismissed",
+                    "continue_free", 10.0),
+                ReportFixture.step(
+                    0x31, "paywall_plan_selected", ReportFixture.day1 + 23 * h, "u5", 19, "cohort", "pro.year"),
+            ], into: connection)
         let run = try reports.nightly(into: folder.path("out"), version: "1")
         // Then exactly days 1 and 2 are recomputed, from the two new events; P5 is now a bounce
         // (dismissed, no purchase start) and its 10 s joins the open_s values [3, 7.25, 10, 12.5, 31]
@@ -80,7 +85,8 @@ struct NightlyTests {
         // Given a rollup built one event per transaction (every event arrives "late")
         let folder = TemporaryDirectory()
         defer { folder.remove() }
-        var reports = FunnelReport(connection: try ReportFixture.makeStore(at: folder.path("db")), now: .constant(Self.now))
+        var reports = FunnelReport(
+            connection: try ReportFixture.makeStore(at: folder.path("db")), now: .constant(Self.now))
         reports.chunkSize = 1
         // When the nightly runs
         try reports.nightly(into: folder.path("out"), version: "1")
@@ -93,16 +99,26 @@ struct NightlyTests {
         let folder = TemporaryDirectory()
         defer { folder.remove() }
         let connection = try ReportFixture.makeStore(at: folder.path("db"))
-        try connection.run("INSERT INTO meta (key, value) VALUES ('reports.lease', ?)",
-                           [.text("OTHER \(ProcessInfo.processInfo.processIdentifier) \(Self.now + 3_600_000) \(ProcessInfo.processInfo.hostName)")])
+        try connection.run(
+            "INSERT INTO meta (key, value) VALUES ('reports.lease', ?)",
+            [
+                .text(
+                    "OTHER \(ProcessInfo.processInfo.processIdentifier) \(Self.now + 3_600_000) \(ProcessInfo.processInfo.hostName)"
+                )
+            ])
         // When a nightly run starts
         let error = #expect(throws: ReportError.self) {
-            try FunnelReport(connection: connection, now: .constant(Self.now)).nightly(into: folder.path("out"), version: "1")
+            try FunnelReport(connection: connection, now: .constant(Self.now)).nightly(
+                into: folder.path("out"), version: "1")
         }
         // Then it fails as busy and writes nothing
-        guard case .busy = error else { Issue.record("expected busy, got \(String(describing: error))"); return }
+        guard case .busy = error else {
+            Issue.record("expected busy, got \(String(describing: error))")
+            return
+        }
         #expect(!FileManager.default.fileExists(atPath: folder.path("out")))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0.hasPrefix(".") }.isEmpty)
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0.hasPrefix(".") }.isEmpty)
     }
 
     @Test func aLeaseLeftByAKilledProcessDoesNotBlock() throws {
@@ -117,10 +133,12 @@ struct NightlyTests {
         let pid = victim.processIdentifier
         kill(pid, SIGKILL)
         victim.waitUntilExit()
-        try connection.run("INSERT INTO meta (key, value) VALUES ('reports.lease', ?)",
-                           [.text("DEAD \(pid) \(Self.now + 3_600_000) \(ProcessInfo.processInfo.hostName)")])
+        try connection.run(
+            "INSERT INTO meta (key, value) VALUES ('reports.lease', ?)",
+            [.text("DEAD \(pid) \(Self.now + 3_600_000) \(ProcessInfo.processInfo.hostName)")])
         // When a nightly run starts
-        let run = try FunnelReport(connection: connection, now: .constant(Self.now)).nightly(into: folder.path("out"), version: "1")
+        let run = try FunnelReport(connection: connection, now: .constant(Self.now)).nightly(
+            into: folder.path("out"), version: "1")
         // Then it takes over and completes, and releases the lease
         #expect(run.eventsRead == Int64(ReportFixture.events.count))
         #expect(try connection.scalar("SELECT count(*) FROM meta WHERE key = 'reports.lease'")?.int64 == 0)
@@ -131,33 +149,43 @@ struct NightlyTests {
         let folder = TemporaryDirectory()
         defer { folder.remove() }
         let connection = try ReportFixture.makeStore(at: folder.path("db"))
-        try FunnelReport(connection: connection, now: .constant(Self.now)).nightly(into: folder.path("out"), version: "1")
+        try FunnelReport(connection: connection, now: .constant(Self.now)).nightly(
+            into: folder.path("out"), version: "1")
         let before = try Data(contentsOf: folder.url.appendingPathComponent("out/run.json"))
-        try ReportFixture.insert([ReportFixture.shown(0x40, ReportFixture.day5 + 1000, "u1", 40, "late")], into: connection)
+        try ReportFixture.insert(
+            [ReportFixture.shown(0x40, ReportFixture.day5 + 1000, "u1", 40, "late")], into: connection)
         try connection.execute("ALTER TABLE quarantine RENAME COLUMN quarantined_at TO moved_at")
         // When the nightly runs again
         let error = #expect(throws: ReportError.self) {
-            try FunnelReport(connection: connection, now: .constant(Self.now)).nightly(into: folder.path("out"), version: "1")
+            try FunnelReport(connection: connection, now: .constant(Self.now)).nightly(
+                into: folder.path("out"), version: "1")
         }
-        #expect({ if case .storage(let storage) = error { storage.kind == .other } else { false } }(), "\(String(describing: error))")
+        #expect(
+            { if case .storage(let storage) = error { storage.kind == .other } else { false } }(),
+            "\(String(describing: error))")
         // Then the previous files are untouched and no staging folder is left behind
         #expect(try Data(contentsOf: folder.url.appendingPathComponent("out/run.json")) == before)
         for file in ReportFile.all.map(\.fileName) { try expectGolden("utc", file, in: folder.path("out")) }
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0.hasPrefix(".") }.isEmpty)
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0.hasPrefix(".") }.isEmpty)
     }
 
     @Test func daysLimitsTheWindowToTheTrailingDays() throws {
         // Given "now" on 2026-11-05
         let folder = TemporaryDirectory()
         defer { folder.remove() }
-        let reports = FunnelReport(connection: try ReportFixture.makeStore(at: folder.path("db")), now: .constant(Self.now))
+        let reports = FunnelReport(
+            connection: try ReportFixture.makeStore(at: folder.path("db")), now: .constant(Self.now))
         // When the nightly writes the last 2 days
         let run = try reports.nightly(into: folder.path("out"), days: 2, version: "1")
         // Then only 2026-11-04 and 2026-11-05 are in the files
         #expect(run.windowFrom == "2026-11-04" && run.windowTo == "2026-11-05")
         let encounter = try String(contentsOfFile: folder.path("out/encounter_funnel.csv"), encoding: .utf8)
-        #expect(encounter.components(separatedBy: "\r\n").dropFirst().filter { !$0.isEmpty }
-            == ["2026-11-04,other,2,0,2,0,0.0000", "2026-11-05,late,1,1,0,1,1.0000"])
-        #expect(throws: ReportError.invalidDays(0)) { try reports.nightly(into: folder.path("out2"), days: 0, version: "1") }
+        #expect(
+            encounter.components(separatedBy: "\r\n").dropFirst().filter { !$0.isEmpty }
+                == ["2026-11-04,other,2,0,2,0,0.0000", "2026-11-05,late,1,1,0,1,1.0000"])
+        #expect(throws: ReportError.invalidDays(0)) {
+            try reports.nightly(into: folder.path("out2"), days: 0, version: "1")
+        }
     }
 }

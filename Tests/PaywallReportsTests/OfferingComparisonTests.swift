@@ -1,10 +1,11 @@
 import Foundation
 import PaywallCore
-@testable import PaywallReports
 import PaywallSQLite
 import PaywallStore
 import PaywallTestSupport
 import Testing
+
+@testable import PaywallReports
 
 /// `offering_comparison.csv` on hand-built traffic (funnels.md "Offering comparison"): counts by
 /// customer worked out by hand, statistics recomputed independently in Python (offering_check.py),
@@ -12,7 +13,9 @@ import Testing
 struct OfferingComparisonTests {
     static let d1 = ReportFixture.day1, h = ReportFixture.hour
 
-    static func shown(_ id: Int, _ at: Int64, _ user: String, _ pw: Int, _ source: String, _ offering: String?) -> ReportFixture.Event {
+    static func shown(_ id: Int, _ at: Int64, _ user: String, _ pw: Int, _ source: String, _ offering: String?)
+        -> ReportFixture.Event
+    {
         ReportFixture.shown(id, at, user, pw, source, offering: offering)
     }
 
@@ -83,7 +86,10 @@ struct OfferingComparisonTests {
     static func rows(_ directory: String) throws -> [[String]] {
         let text = try String(contentsOfFile: directory + "/offering_comparison.csv", encoding: .utf8)
         var lines = text.components(separatedBy: "\r\n").filter { !$0.isEmpty }
-        #expect(lines.removeFirst() == "placement,offering,customers,impressions,converted,conversion_rate,ci_low,ci_high,is_control,lift,p_value")
+        #expect(
+            lines.removeFirst()
+                == "placement,offering,customers,impressions,converted,conversion_rate,ci_low,ci_high,is_control,lift,p_value"
+        )
         return lines.map { $0.components(separatedBy: ",") }
     }
 
@@ -100,7 +106,8 @@ struct OfferingComparisonTests {
         var reports = FunnelReport(connection: try Self.store(folder), now: .constant(ReportFixture.day5))
         reports.engine = engine
         // When the range report runs
-        try reports.report(from: try ReportDate("2026-11-01"), to: try ReportDate("2026-11-05"), into: folder.path("out"))
+        try reports.report(
+            from: try ReportDate("2026-11-01"), to: try ReportDate("2026-11-05"), into: folder.path("out"))
         // Then the counts are the hand-worked ones
         let rows = try Self.rows(folder.path("out"))
         #expect(rows.map(Self.shape) == Self.expected)
@@ -122,8 +129,9 @@ struct OfferingComparisonTests {
         for engine in ReportEngine.allCases {
             reports.engine = engine
             reports.control = "m"
-            try reports.report(from: try ReportDate("2026-11-01"), to: try ReportDate("2026-11-05"),
-                               into: folder.path(engine.rawValue))
+            try reports.report(
+                from: try ReportDate("2026-11-01"), to: try ReportDate("2026-11-05"),
+                into: folder.path(engine.rawValue))
         }
         // Then "tie" compares against "m" and every other placement keeps its most-seen offering
         let rows = try Self.rows(folder.path("native"))
@@ -132,11 +140,13 @@ struct OfferingComparisonTests {
         expected[3] = ["tie", "m", "2", "2", "1", "true", "", ""]
         #expect(rows.map(Self.shape) == expected)
         #expect(try Self.rows(folder.path("sql")) == rows)
-        let (status, output, errors) = try runPython("offering_check.py", [folder.path("native/offering_comparison.csv"), "m"])
+        let (status, output, errors) = try runPython(
+            "offering_check.py", [folder.path("native/offering_comparison.csv"), "m"])
         #expect(status == 0, "offering_check.py:\n\(output)\(errors)")
         // When the control names an offering no placement has; Then every placement keeps its default
         reports.control = "nowhere"
-        try reports.report(from: try ReportDate("2026-11-01"), to: try ReportDate("2026-11-05"), into: folder.path("none"))
+        try reports.report(
+            from: try ReportDate("2026-11-01"), to: try ReportDate("2026-11-05"), into: folder.path("none"))
         #expect(try Self.rows(folder.path("none")).map(Self.shape) == Self.expected)
     }
 
@@ -148,15 +158,22 @@ struct OfferingComparisonTests {
         let nightly = FunnelReport(connection: connection, now: .constant(ReportFixture.day5))
         try nightly.nightly(into: folder.path("nightly"), version: "t")
         let (d1, d2, h) = (Self.d1, Self.d2, Self.h)
-        try ReportFixture.insert([Self.shown(0x140, d2 + 20 * h, "u3", 140, "two", "b"),
-                                  Self.bought(0x141, d1 + 2 * h + 2000, "u2", 101, "first-empty")], into: connection)
+        try ReportFixture.insert(
+            [
+                Self.shown(0x140, d2 + 20 * h, "u3", 140, "two", "b"),
+                Self.bought(0x141, d1 + 2 * h + 2000, "u2", 101, "first-empty"),
+            ], into: connection)
         let run = try nightly.nightly(into: folder.path("nightly"), version: "t")
         // When the range report covers the same window; Then both files are byte-identical
-        try nightly.report(from: try ReportDate(run.windowFrom), to: try ReportDate(run.windowTo), into: folder.path("range"))
+        try nightly.report(
+            from: try ReportDate(run.windowFrom), to: try ReportDate(run.windowTo), into: folder.path("range"))
         let expected = try String(contentsOfFile: folder.path("range/offering_comparison.csv"), encoding: .utf8)
         let actual = try String(contentsOfFile: folder.path("nightly/offering_comparison.csv"), encoding: .utf8)
         #expect(actual == expected, "\(unifiedDiff(expected: expected, actual: actual))")
-        #expect(try Self.rows(folder.path("nightly")).map(Self.shape)[5] == ["two", "b", "2", "2", "0", "false", "lift", "p"])
+        #expect(
+            try Self.rows(folder.path("nightly")).map(Self.shape)[5] == [
+                "two", "b", "2", "2", "0", "false", "lift", "p",
+            ])
     }
 
     @Test(arguments: [(0, 1), (1, 1), (0, 5), (3, 10), (10, 10), (437, 5000)])
@@ -175,7 +192,9 @@ struct OfferingComparisonTests {
         let connection = try ReportSchema.open(path: folder.path("db"))
         let value = try connection.withDatabase { db in
             try db.defineMathFunctions()
-            return try db.all("SELECT erfc(1.959964 / square_root(2.0)), erfc(NULL), square_root(2.0), square_root(NULL)") { row in
+            return try db.all(
+                "SELECT erfc(1.959964 / square_root(2.0)), erfc(NULL), square_root(2.0), square_root(NULL)"
+            ) { row in
                 (0..<4).map { row.value(at: $0) }
             }.first ?? []
         }

@@ -1,5 +1,5 @@
-import PaywallCore
 import Foundation
+import PaywallCore
 import PaywallReports
 import PaywallTestSupport
 import Testing
@@ -74,14 +74,17 @@ struct PythonReadBackTests {
         // Given a report of the fixture
         let folder = TemporaryDirectory()
         defer { folder.remove() }
-        let reports = FunnelReport(connection: try ReportFixture.makeStore(at: folder.path("db")),
-                                   now: .constant(ReportFixture.day5))
-        try reports.report(from: try ReportDate("2026-11-01"), to: try ReportDate("2026-11-05"), into: folder.path("out"))
+        let reports = FunnelReport(
+            connection: try ReportFixture.makeStore(at: folder.path("db")),
+            now: .constant(ReportFixture.day5))
+        try reports.report(
+            from: try ReportDate("2026-11-01"), to: try ReportDate("2026-11-05"), into: folder.path("out"))
         var expectations: [String: Any] = [:]
         for file in ReportFile.all where Self.expected[file.fileName] != nil {
             expectations[file.fileName] = ["columns": file.columns, "rows": Self.expected[file.fileName]!]
         }
-        try JSONSerialization.data(withJSONObject: expectations).write(to: folder.url.appendingPathComponent("expect.json"))
+        try JSONSerialization.data(withJSONObject: expectations).write(
+            to: folder.url.appendingPathComponent("expect.json"))
         // When Python reads the files back
         let (status, output, errors) = try runPython("read_back.py", [folder.path("out"), folder.path("expect.json")])
         // Then csv and pandas see exactly the intended values

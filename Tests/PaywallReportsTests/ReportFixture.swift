@@ -28,19 +28,28 @@ enum ReportFixture {
         var offering: String? = nil
     }
 
-    static func shown(_ id: Int, _ at: Int64, _ user: String, _ pw: Int, _ source: String,
-                      delivery: String = "delivered", offering: String? = nil) -> Event {
-        Event(id: id, name: "paywall_shown", at: at, user: user, pw: pw, source: source, delivery: delivery, offering: offering)
+    static func shown(
+        _ id: Int, _ at: Int64, _ user: String, _ pw: Int, _ source: String,
+        delivery: String = "delivered", offering: String? = nil
+    ) -> Event {
+        Event(
+            id: id, name: "paywall_shown", at: at, user: user, pw: pw, source: source, delivery: delivery,
+            offering: offering)
     }
 
-    static func closed(_ id: Int, _ at: Int64, _ user: String, _ pw: Int, _ source: String, _ result: String,
-                       _ via: String, _ openS: Double, product: String? = nil) -> Event {
-        Event(id: id, name: "paywall_closed", at: at, user: user, pw: pw, source: source, product: product,
-              result: result, via: via, openS: openS)
+    static func closed(
+        _ id: Int, _ at: Int64, _ user: String, _ pw: Int, _ source: String, _ result: String,
+        _ via: String, _ openS: Double, product: String? = nil
+    ) -> Event {
+        Event(
+            id: id, name: "paywall_closed", at: at, user: user, pw: pw, source: source, product: product,
+            result: result, via: via, openS: openS)
     }
 
-    static func step(_ id: Int, _ name: String, _ at: Int64, _ user: String, _ pw: Int, _ source: String,
-                     _ product: String) -> Event {
+    static func step(
+        _ id: Int, _ name: String, _ at: Int64, _ user: String, _ pw: Int, _ source: String,
+        _ product: String
+    ) -> Event {
         Event(id: id, name: name, at: at, user: user, pw: pw, source: source, product: product)
     }
 
@@ -51,7 +60,9 @@ enum ReportFixture {
     }
 
     static let events: [Event] = {
-        let d1 = day1, d2 = day2, h = hour
+        let d1 = day1
+        let d2 = day2
+        let h = hour
         return [
             // P1 onboarding u1: second impression counts once; plan, purchase, purchased 12.5 s.
             // Offerings at onboarding: P1 and P2 "annual", P3 "monthly", P5 and P8 none ("").
@@ -118,10 +129,12 @@ enum ReportFixture {
         duplicate.via = "close_button"
         try insert([duplicate], into: connection)
         try connection.transaction { db in
-            try db.run("INSERT INTO quarantine (quarantined_at, reasons, payload, origin, line) VALUES (?, 'bad name', '{\"name\":\"=x\"}', 'import.ndjson', 3)",
-                       [.integer(day1 + hour)])
-            try db.run("INSERT INTO quarantine (quarantined_at, reasons, payload) VALUES (?, 'missing pw_id', '{}')",
-                       [.integer(day1 + 49 * hour)])
+            try db.run(
+                "INSERT INTO quarantine (quarantined_at, reasons, payload, origin, line) VALUES (?, 'bad name', '{\"name\":\"=x\"}', 'import.ndjson', 3)",
+                [.integer(day1 + hour)])
+            try db.run(
+                "INSERT INTO quarantine (quarantined_at, reasons, payload) VALUES (?, 'missing pw_id', '{}')",
+                [.integer(day1 + 49 * hour)])
             try db.run("INSERT INTO drops (dropped_at, count) VALUES (?, 5)", [.integer(day1 + 2 * hour)])
         }
         return connection
@@ -133,29 +146,39 @@ enum ReportFixture {
         try connection.transaction { db in
             let legacy = try db.int64("SELECT count(*) FROM sqlite_schema WHERE name = 'deliveries'") == 0
             for event in events {
-                try db.run("""
+                try db.run(
+                    """
                     INSERT OR IGNORE INTO events (id, name, occurred_at, recorded_at, user_id, session_id,
                       catalog_version, pw_id, source, offering_id, placement_id, product, result, via, open_s)
                     VALUES (?, ?, ?, ?, ?, NULL, 1, ?, ?, ?, NULL, ?, ?, ?, ?)
-                    """, [.text(uuid(event.id)), .text(event.name), .integer(event.at), .integer(event.at + 50),
-                          .text(event.user), .text(uuid(event.pw, prefix: pwPrefix)), .text(event.source),
-                          .text(event.offering), .text(event.product), .text(event.result), .text(event.via), .real(event.openS)])
+                    """,
+                    [
+                        .text(uuid(event.id)), .text(event.name), .integer(event.at), .integer(event.at + 50),
+                        .text(event.user), .text(uuid(event.pw, prefix: pwPrefix)), .text(event.source),
+                        .text(event.offering), .text(event.product), .text(event.result), .text(event.via),
+                        .real(event.openS),
+                    ])
                 guard db.changes == 1, event.name == "paywall_shown" else { continue }
                 let rowid = db.lastInsertRowID
                 if event.delivery == "dead" {
-                    try db.run("INSERT INTO dead_letters (event_id, status, reason, dead_at) VALUES (?, 400, ?, ?)",
-                               [.text(uuid(event.id)), .text("invalid \"app_user_id\", refused"), .integer(day2)])
+                    try db.run(
+                        "INSERT INTO dead_letters (event_id, status, reason, dead_at) VALUES (?, 400, ?, ?)",
+                        [.text(uuid(event.id)), .text("invalid \"app_user_id\", refused"), .integer(day2)])
                 }
                 switch legacy ? "legacy" : event.delivery {
-                case "legacy":   // schema version 3 or older: one outbox row per impression with its state
-                    try db.run("INSERT INTO outbox (event_id, occurred_at, state) VALUES (?, ?, ?)",
-                               [.text(uuid(event.id)), .integer(event.at), .text(event.delivery)])
+                case "legacy":  // schema version 3 or older: one outbox row per impression with its state
+                    try db.run(
+                        "INSERT INTO outbox (event_id, occurred_at, state) VALUES (?, ?, ?)",
+                        [.text(uuid(event.id)), .integer(event.at), .text(event.delivery)])
                 case "pending":
-                    try db.run("INSERT INTO outbox (event_rowid, occurred_at) VALUES (?, ?)", [.integer(rowid), .integer(event.at)])
+                    try db.run(
+                        "INSERT INTO outbox (event_rowid, occurred_at) VALUES (?, ?)",
+                        [.integer(rowid), .integer(event.at)])
                 case "dead": break
                 default:
-                    try db.run("INSERT INTO deliveries (event_rowid, occurred_at, delivered_at) VALUES (?, ?, ?)",
-                               [.integer(rowid), .integer(event.at), .integer(event.at + 60_000)])
+                    try db.run(
+                        "INSERT INTO deliveries (event_rowid, occurred_at, delivered_at) VALUES (?, ?, ?)",
+                        [.integer(rowid), .integer(event.at), .integer(event.at + 60_000)])
                 }
             }
         }

@@ -1,18 +1,23 @@
 import PaywallCore
 import PaywallSQLite
 import PaywallStore
-@testable import PaywallReports
 import PaywallTestSupport
 import Testing
+
+@testable import PaywallReports
 
 /// The fold's hash tables (customer/placement keys by bytes, fold positions by UUID) against a
 /// plain `Dictionary`, through many growths.
 struct RollupTablesTests {
     @Test func byteKeysFindExactlyWhatWasInsertedThroughGrowth() {
         // Given 20 000 names (empty, short, long, sharing prefixes, non-ASCII) with keys
-        let names = [""] + (0..<20_000).map { index -> String in
-            index % 3 == 0 ? "user-\(index)" : index % 3 == 1 ? "ü-\(index)-" + String(repeating: "x", count: index % 40) : "\(index)"
-        }
+        let names =
+            [""]
+            + (0..<20_000).map { index -> String in
+                index % 3 == 0
+                    ? "user-\(index)"
+                    : index % 3 == 1 ? "ü-\(index)-" + String(repeating: "x", count: index % 40) : "\(index)"
+            }
         var table = ByteKeyTable()
         for (key, name) in names.enumerated() {
             var name = name
@@ -61,7 +66,8 @@ struct DeferredReportKeysTests {
         defer { folder.remove() }
         // Given stored keys for two customers and one placement
         let connection = try ReportSchema.open(path: folder.path("db"))
-        try connection.execute("""
+        try connection.execute(
+            """
             INSERT INTO report_customers (key, user_id) VALUES (1, 'ann'), (2, 'bob');
             INSERT INTO report_placements (key, placement) VALUES (1, 'home');
             """)
@@ -83,9 +89,15 @@ struct DeferredReportKeysTests {
         #expect(customers == [2, 3, 1, 3])
         #expect(Set(placements) == [2])
         try connection.transaction { try loaded.takeNew().insert($0) }
-        #expect(try connection.all("SELECT key, user_id FROM report_customers ORDER BY key") { "\($0.int64(at: 0))=\($0.string(at: 1)!)" }
+        #expect(
+            try connection.all("SELECT key, user_id FROM report_customers ORDER BY key") {
+                "\($0.int64(at: 0))=\($0.string(at: 1)!)"
+            }
                 == ["1=ann", "2=bob", "3=cyd"])
-        #expect(try connection.all("SELECT key, placement FROM report_placements ORDER BY key") { "\($0.int64(at: 0))=\($0.string(at: 1)!)" }
+        #expect(
+            try connection.all("SELECT key, placement FROM report_placements ORDER BY key") {
+                "\($0.int64(at: 0))=\($0.string(at: 1)!)"
+            }
                 == ["1=home", "2=settings"])
         // And a key that is not provisional is kept as it is
         #expect(loaded.resolve(customer: 7, from: deferred) == 7)

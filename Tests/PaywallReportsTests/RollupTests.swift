@@ -1,10 +1,11 @@
 import Foundation
 import PaywallCore
-@testable import PaywallReports
 import PaywallSQLite
 import PaywallStore
 import PaywallTestSupport
 import Testing
+
+@testable import PaywallReports
 
 /// The Swift fold (Rollup) builds the rollup that the set-based SQL definition
 /// (reports/rollup_presentations.sql) describes, whatever the chunking and the arrival order.
@@ -37,9 +38,10 @@ struct RollupTests {
 
     /// Each stored presentation's first event time, by hex pw_id.
     static func firsts(_ connection: Connection) throws -> [String: Int64] {
-        Dictionary(uniqueKeysWithValues: try connection.all("SELECT hex(pw_id), first_at FROM report_presentations") {
-            ($0.string(at: 0) ?? "", $0.int64(at: 1))
-        })
+        Dictionary(
+            uniqueKeysWithValues: try connection.all("SELECT hex(pw_id), first_at FROM report_presentations") {
+                ($0.string(at: 0) ?? "", $0.int64(at: 1))
+            })
     }
 
     static func buckets(_ sql: String, _ connection: Connection) throws -> Set<Int64> {
@@ -79,14 +81,18 @@ struct RollupTests {
         var moved = 0
         for start in stride(from: 0, to: order.count, by: order.count / 3 + 1) {
             let batch = order[start..<min(order.count, start + order.count / 3 + 1)]
-            try batched.execute("DELETE FROM report_dirty_buckets")   // as the nightly job does
+            try batched.execute("DELETE FROM report_dirty_buckets")  // as the nightly job does
             let ids = batch.map(String.init).joined(separator: ",")
             // Copied without `seq`, so each batch gets new, higher rowids: late arrivals, as in a real store.
-            let columns = "id, name, occurred_at, recorded_at, user_id, session_id, catalog_version, pw_id, source, "
+            let columns =
+                "id, name, occurred_at, recorded_at, user_id, session_id, catalog_version, pw_id, source, "
                 + "offering_id, placement_id, product, result, via, open_s"
-            try batched.execute("INSERT INTO events (\(columns)) SELECT \(columns) FROM source.events WHERE rowid IN (\(ids))")
-            let pwIDs = Set(try batched.all("SELECT DISTINCT replace(pw_id, '-', '') FROM source.events WHERE rowid IN (\(ids))") {
-                $0.string(at: 0) ?? "" })
+            try batched.execute(
+                "INSERT INTO events (\(columns)) SELECT \(columns) FROM source.events WHERE rowid IN (\(ids))")
+            let pwIDs = Set(
+                try batched.all("SELECT DISTINCT replace(pw_id, '-', '') FROM source.events WHERE rowid IN (\(ids))") {
+                    $0.string(at: 0) ?? ""
+                })
             let firsts = try Self.firsts(batched)
             let before = Set(firsts.filter { pwIDs.contains($0.key) }.map { $0.value / 900_000 })
             var rollup = Rollup(connection: batched)
@@ -100,7 +106,7 @@ struct RollupTests {
             #expect(try Self.buckets("SELECT bucket FROM report_dirty_buckets", batched) == result.touchedBuckets)
             moved += try Self.firsts(batched).filter { pw, at in firsts[pw].map { $0 > at } ?? false }.count
         }
-        #expect(moved > 10)   // late events did move first events to earlier times
+        #expect(moved > 10)  // late events did move first events to earlier times
         // And the final rollup equals one pass over every event
         #expect(try Self.rows(Self.stored, batched) == Self.rows(Self.reference, all))
     }
@@ -152,8 +158,10 @@ struct ReportsMigrationTests {
         #expect(summary.eventsRead == Int64(ReportFixture.events.count))
         #expect(try connection.scalar("SELECT count(*) FROM report_placements WHERE placement = 'stale'")?.int64 == 0)
         #expect(try connection.scalar("SELECT count(*) FROM report_dirty_buckets WHERE bucket = 42")?.int64 == 0)
-        for file in ["encounter_funnel.csv", "conversion_funnel.csv", "cohort_conversion.csv", "placement_summary.csv",
-                     "product_mix.csv"] {
+        for file in [
+            "encounter_funnel.csv", "conversion_funnel.csv", "cohort_conversion.csv", "placement_summary.csv",
+            "product_mix.csv",
+        ] {
             try expectGolden("utc", file, in: folder.path("out"))
         }
     }
@@ -194,7 +202,8 @@ struct RollupContractTests {
         // And with the table back the next refresh builds the rollup the SQL definition describes
         try connection.execute("ALTER TABLE report_customers_away RENAME TO report_customers")
         _ = try rollup.refresh()
-        #expect(try RollupTests.rows(RollupTests.stored, connection) == RollupTests.rows(RollupTests.reference, connection))
+        #expect(
+            try RollupTests.rows(RollupTests.stored, connection) == RollupTests.rows(RollupTests.reference, connection))
     }
 
     @Test func aFailureInTheReadingThreadKeepsEveryCommittedChunkAndTheNextRefreshCompletes() throws {
@@ -218,13 +227,16 @@ struct RollupContractTests {
         let result = try rollup.refresh()
         let events = try #require(try connection.scalar("SELECT count(*) FROM events")?.int64)
         #expect(result.watermarkBefore == 250 && result.eventsRead == events - 250)
-        #expect(try RollupTests.rows(RollupTests.stored, connection) == RollupTests.rows(RollupTests.reference, connection))
+        #expect(
+            try RollupTests.rows(RollupTests.stored, connection) == RollupTests.rows(RollupTests.reference, connection))
     }
 
     @Test func uuidKeysOrderLikeTheirCanonicalText() throws {
         // Given random UUIDs, their text and their 16-byte keys
         var random = SeededGenerator(seed: 3)
-        let texts = (0..<500).map { _ in UUIDv7.make(milliseconds: Int64(random.below(1_000)), using: &random).uuidString }
+        let texts = (0..<500).map { _ in
+            UUIDv7.make(milliseconds: Int64(random.below(1_000)), using: &random).uuidString
+        }
         func key(_ text: String) -> UUIDKey? {
             var text = text
             return text.withUTF8 { UUIDKey(text: UnsafeRawBufferPointer($0)) }

@@ -26,11 +26,14 @@ struct StoreIdentityUpgradeTests {
         defer { folder.remove() }
         let path = folder.path("unmarked.sqlite")
         // The store's migrations but the marking one, applied by a migrator without an identity
-        let before = MigrationGroup(owner: "store", Schema.storeMigrations.migrations.filter { $0.name != "application-id" })
+        let before = MigrationGroup(
+            owner: "store", Schema.storeMigrations.migrations.filter { $0.name != "application-id" })
         let old = try Migrator([before, ReportSchema.migrations], legacy: Schema.legacyIdentifiers).open(path: path)
         #expect(try old.scalar("PRAGMA application_id")?.int64 == 0)
         let connection = try ReportSchema.open(path: path)
         #expect(try connection.scalar("PRAGMA application_id")?.int64 == Int64(Schema.applicationID))
-        #expect(try connection.scalar("SELECT count(*) FROM schema_migrations WHERE identifier = 'store/application-id'")?.int64 == 1)
+        #expect(
+            try connection.scalar("SELECT count(*) FROM schema_migrations WHERE identifier = 'store/application-id'")?
+                .int64 == 1)
     }
 }

@@ -18,7 +18,9 @@ func runProcess(_ executable: String, _ arguments: [String], stdin: Data? = nil)
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
-    let out = Pipe(), err = Pipe(), input = Pipe()
+    let out = Pipe()
+    let err = Pipe()
+    let input = Pipe()
     process.standardOutput = out
     process.standardError = err
     process.standardInput = input
@@ -28,7 +30,9 @@ func runProcess(_ executable: String, _ arguments: [String], stdin: Data? = nil)
     let outData = out.fileHandleForReading.readDataToEndOfFile()
     let errData = err.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+    return (
+        process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self)
+    )
 }
 
 /// Runs the checkers' Python (``Python``, resolved in PaywallTestSupport) with a script from
@@ -45,9 +49,13 @@ func unifiedDiff(expected: String, actual: String) -> String {
 }
 
 /// Expects the file at `actual` to equal the golden file, printing a diff when it does not.
-func expectGolden(_ set: String, _ file: String, in folder: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+func expectGolden(_ set: String, _ file: String, in folder: String, sourceLocation: SourceLocation = #_sourceLocation)
+    throws
+{
     let expected = try String(contentsOf: Repository.golden(set, file), encoding: .utf8)
     let actual = try String(contentsOfFile: folder + "/" + file, encoding: .utf8)
-    #expect(actual == expected, "\(file) differs from Golden/\(set)/\(file):\n\(unifiedDiff(expected: expected, actual: actual))",
-            sourceLocation: sourceLocation)
+    #expect(
+        actual == expected,
+        "\(file) differs from Golden/\(set)/\(file):\n\(unifiedDiff(expected: expected, actual: actual))",
+        sourceLocation: sourceLocation)
 }

@@ -1,8 +1,9 @@
 import Foundation
 import PaywallCore
-@testable import PaywallReports
 import PaywallTestSupport
 import Testing
+
+@testable import PaywallReports
 
 struct CSVWriterTests {
     func render(_ cells: [CSVWriter.Cell], guarded: Bool = true) throws -> String {
@@ -55,13 +56,16 @@ struct CSVWriterTests {
         try writer.endRecord()
         try writer.flush()
         close(descriptor)
-        #expect(try String(contentsOfFile: folder.path("x.csv"), encoding: .utf8)
-            == "0,7,-42,1793491200000,9223372036854775807,-9223372036854775808\r\n")
+        #expect(
+            try String(contentsOfFile: folder.path("x.csv"), encoding: .utf8)
+                == "0,7,-42,1793491200000,9223372036854775807,-9223372036854775808\r\n")
     }
 }
 
 struct FormatTests {
-    @Test(arguments: [(0.0, "0.0000"), (1.0, "1.0000"), (5.0 / 6.0, "0.8333"), (0.04325, "0.0432"), (2.0 / 3.0, "0.6667")])
+    @Test(arguments: [
+        (0.0, "0.0000"), (1.0, "1.0000"), (5.0 / 6.0, "0.8333"), (0.04325, "0.0432"), (2.0 / 3.0, "0.6667"),
+    ])
     func ratesHaveFourDecimals(_ value: Double, _ expected: String) {
         #expect(ReportFormat.rate(value) == expected)
     }
@@ -119,8 +123,9 @@ struct ReportQueriesTests {
         for file in files {
             let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
             let embedded = ReportQueries.all[String(file.dropLast(4))]
-            #expect(embedded == text.trimmingCharacters(in: .newlines) || embedded.map { $0 + "\n" } == text,
-                    "reports/\(file) changed: run python3 reports/embed.py")
+            #expect(
+                embedded == text.trimmingCharacters(in: .newlines) || embedded.map { $0 + "\n" } == text,
+                "reports/\(file) changed: run python3 reports/embed.py")
         }
     }
 
@@ -135,7 +140,9 @@ struct PercentileSelectionTests {
         // Given arrays of every small size and some large ones, with many repeated values
         var random = SeededGenerator(seed: 3)
         var cases: [[Double]] = (0...40).map { n in (0..<n).map { _ in Double(random.below(7)) / 4 } }
-        cases += (0..<30).map { _ in (0..<(1_000 + random.below(5_000))).map { _ in Double(random.below(61_000)) / 1000 } }
+        cases += (0..<30).map { _ in
+            (0..<(1_000 + random.below(5_000))).map { _ in Double(random.below(61_000)) / 1000 }
+        }
         cases.append(Array(repeating: 2.5, count: 999))
         cases.append((0..<1_000).map(Double.init))
         cases.append((0..<1_000).map { Double(1_000 - $0) })
@@ -143,8 +150,9 @@ struct PercentileSelectionTests {
             for p in [1, 50, 90, 99, 100] {
                 // When the rank is found by quickselect; Then it is the sorted array's value at that rank
                 var scratch = values
-                #expect(PresentationScan.selectPercentile(&scratch, p) == PresentationScan.percentile(values.sorted(), p),
-                        "n = \(values.count), p = \(p)")
+                #expect(
+                    PresentationScan.selectPercentile(&scratch, p) == PresentationScan.percentile(values.sorted(), p),
+                    "n = \(values.count), p = \(p)")
             }
         }
     }
@@ -159,10 +167,14 @@ struct CohortBuildingBlockTests {
             let starts = days.map(\.startMs)
             var random = SeededGenerator(seed: 11)
             var instants = days.flatMap { [$0.startMs, $0.startMs + 1, $0.endMs - 1] }
-            instants += (0..<20_000).map { _ in starts[0] + Int64(random.below(Int(days[days.count - 1].endMs - starts[0]))) }
+            instants += (0..<20_000).map { _ in
+                starts[0] + Int64(random.below(Int(days[days.count - 1].endMs - starts[0])))
+            }
             for ms in instants {
                 // When the day is found from the 24-hour estimate; Then it is the binary search's day
-                #expect(PresentationScan.dayIndex(nearDay: ms, starts) == PresentationScan.dayIndex(ms, starts), "\(zone) \(ms)")
+                #expect(
+                    PresentationScan.dayIndex(nearDay: ms, starts) == PresentationScan.dayIndex(ms, starts),
+                    "\(zone) \(ms)")
             }
         }
     }
@@ -171,7 +183,9 @@ struct CohortBuildingBlockTests {
         // Given purchases in random order, one customer with many (the insertion sort's limit is 16),
         // customers without any, and one customer above the customers that have firsts
         var random = SeededGenerator(seed: 5)
-        var purchases: [(user: UInt32, at: Int64)] = (0..<5_000).map { _ in (UInt32(random.below(900)), Int64(random.below(1_000_000))) }
+        var purchases: [(user: UInt32, at: Int64)] = (0..<5_000).map { _ in
+            (UInt32(random.below(900)), Int64(random.below(1_000_000)))
+        }
         purchases += (0..<200).map { _ in (7, Int64(random.below(1_000_000))) }
         purchases.append((1_000, 5))
         // When they are grouped for 1,000 customers
@@ -180,7 +194,8 @@ struct CohortBuildingBlockTests {
         #expect(grouped.offsets.count == 1_001 && grouped.times.count == purchases.count - 1)
         for user in 0..<1_000 {
             let expected = purchases.filter { $0.user == UInt32(user) }.map(\.at).sorted()
-            #expect(Array(grouped.times[grouped.offsets[user]..<grouped.offsets[user + 1]]) == expected, "customer \(user)")
+            #expect(
+                Array(grouped.times[grouped.offsets[user]..<grouped.offsets[user + 1]]) == expected, "customer \(user)")
         }
     }
 
@@ -188,11 +203,13 @@ struct CohortBuildingBlockTests {
         // Given firsts in no particular order, with placements beyond the initial stride and repeated pairs
         var random = SeededGenerator(seed: 9)
         let firsts = (0..<3_000).map { _ in
-            DayPartial.CustomerFirst(user: UInt32(random.below(500)), placement: UInt32(random.below(20)),
-                                     at: Int64(random.below(100_000)))
+            DayPartial.CustomerFirst(
+                user: UInt32(random.below(500)), placement: UInt32(random.below(20)),
+                at: Int64(random.below(100_000)))
         }
         // When one table records them at once and another one by one, in two halves
-        var atOnce = CustomerFirsts(), oneByOne = CustomerFirsts()
+        var atOnce = CustomerFirsts()
+        var oneByOne = CustomerFirsts()
         atOnce.reserve(customers: 100, placements: 3)
         oneByOne.reserve(customers: 100, placements: 3)
         atOnce.record(Array(firsts[..<1_500]))
@@ -201,7 +218,8 @@ struct CohortBuildingBlockTests {
         // Then every (customer, placement) has the same first impression
         for user in 0..<500 {
             for placement in 0..<20 {
-                #expect(atOnce.first(user: user, placement: placement) == oneByOne.first(user: user, placement: placement))
+                #expect(
+                    atOnce.first(user: user, placement: placement) == oneByOne.first(user: user, placement: placement))
             }
         }
         #expect(atOnce.first(user: 0, placement: 25) == CustomerFirsts.none)

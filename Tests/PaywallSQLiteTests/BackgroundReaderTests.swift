@@ -55,7 +55,7 @@ struct BackgroundReaderTests {
         // When the caller takes one item and stops
         #expect(try reader.next() == 1)
         reader.stop()
-        reader.stop()   // again: harmless
+        reader.stop()  // again: harmless
         // Then the reader has ended long before sending everything
         #expect(sent.withLock { $0 } < 1_000)
     }
@@ -67,7 +67,9 @@ struct BackgroundReaderTests {
         let path = directory.path("db.sqlite")
         let writer = try Connection(path: path)
         try writer.execute("CREATE TABLE t (x INTEGER) STRICT")
-        try writer.execute("WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 100) INSERT INTO t SELECT x FROM n")
+        try writer.execute(
+            "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 100) INSERT INTO t SELECT x FROM n"
+        )
         // When a background reader reads them on its own connection during that transaction
         let values = try writer.transaction { db -> [Int64] in
             try db.execute("INSERT INTO t VALUES (1000)")
@@ -90,7 +92,9 @@ struct BackgroundReaderTests {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let error = #expect(throws: StorageError.self) {
-            _ = try BackgroundReader<Int>(path: directory.path("none.sqlite"), capacity: 1, name: "test.reader") { _, _ in }
+            _ = try BackgroundReader<Int>(path: directory.path("none.sqlite"), capacity: 1, name: "test.reader") {
+                _, _ in
+            }
         }
         #expect(error?.kind == .cannotOpen)
         #expect(!FileManager.default.fileExists(atPath: directory.path("none.sqlite")))

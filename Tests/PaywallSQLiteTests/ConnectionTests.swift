@@ -1,6 +1,6 @@
 import Foundation
-import PaywallTestSupport
 import PaywallSQLite
+import PaywallTestSupport
 import Testing
 
 struct ConnectionTests {
@@ -51,8 +51,9 @@ struct ConnectionTests {
 
     @Test func usesWALWithNormalSynchronousAndTheConfiguredBusyTimeout() throws {
         let directory = TemporaryDirectory()
-        let connection = try Connection(path: directory.path("wal.sqlite"),
-                                        options: OpenOptions(busyTimeoutMilliseconds: 1234))
+        let connection = try Connection(
+            path: directory.path("wal.sqlite"),
+            options: OpenOptions(busyTimeoutMilliseconds: 1234))
         #expect(try connection.scalar("PRAGMA journal_mode")?.string == "wal")
         #expect(try connection.scalar("PRAGMA synchronous")?.int64 == 1)
         #expect(try connection.scalar("PRAGMA busy_timeout")?.int64 == 1234)
@@ -73,7 +74,8 @@ struct ConnectionTests {
             insert.bind(blob as Data?, at: 4)
             insert.bind(nil as String?, at: 5)
             try insert.run()
-            try db.run("INSERT INTO t VALUES (?, ?, ?, ?, ?)", [.integer(7), .real(nil), .text(""), .blob(Data()), .null])
+            try db.run(
+                "INSERT INTO t VALUES (?, ?, ?, ?, ?)", [.integer(7), .real(nil), .text(""), .blob(Data()), .null])
         }
         // Then every value reads back with its type
         let rows = try connection.all("SELECT i, r, s, b, n FROM t ORDER BY rowid") { row in
@@ -90,7 +92,10 @@ struct ConnectionTests {
         try connection.transaction { db in
             try db.execute("CREATE TABLE t (x INTEGER)")
             let insert = try db.cachedStatement("INSERT INTO t VALUES (?)")
-            for value in 0..<5_000 { insert.bind(Int64(value), at: 1); try insert.run() }
+            for value in 0..<5_000 {
+                insert.bind(Int64(value), at: 1)
+                try insert.run()
+            }
         }
         // When they are streamed, stopping after 100
         var seen: [Int64] = []

@@ -1,6 +1,6 @@
 import Foundation
-import PaywallTestSupport
 import PaywallSQLite
+import PaywallTestSupport
 import Testing
 
 struct MigratorTests {
@@ -60,8 +60,12 @@ struct MigratorTests {
     // MARK: Identifiers and owners
 
     /// Two owners; `legacy` lists what a count-based program applied (`x/one`, then `y/one`).
-    static let x = MigrationGroup(owner: "x", [Migration("one", sql: "CREATE TABLE x1 (v INTEGER) STRICT"),
-                                               Migration("two", sql: "CREATE TABLE x2 (v INTEGER) STRICT")])
+    static let x = MigrationGroup(
+        owner: "x",
+        [
+            Migration("one", sql: "CREATE TABLE x1 (v INTEGER) STRICT"),
+            Migration("two", sql: "CREATE TABLE x2 (v INTEGER) STRICT"),
+        ])
     static let y = MigrationGroup(owner: "y", [Migration("one", sql: "CREATE TABLE y1 (v INTEGER) STRICT")])
     static let legacy = ["x/one", "y/one"]
 
@@ -119,7 +123,8 @@ struct MigratorTests {
         // Given a file where a newer program applied a migration of owner x or y
         let directory = TemporaryDirectory()
         let path = directory.path("newer.sqlite")
-        let newer = try Migrator([Self.x, Self.y], legacy: Self.legacy).open(path: path, options: OpenOptions(wal: false))
+        let newer = try Migrator([Self.x, Self.y], legacy: Self.legacy).open(
+            path: path, options: OpenOptions(wal: false))
         try newer.run("INSERT INTO schema_migrations (identifier, applied_at) VALUES (?1, 1)", [.text(identifier)])
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
         // When this program (x and y) opens it
@@ -140,7 +145,8 @@ struct MigratorTests {
     @Test func aVersionAboveWhatAnyRecordingProgramWritesIsRefused() throws {
         let directory = TemporaryDirectory()
         let path = directory.path("future.sqlite")
-        let newer = try Migrator([Self.x, Self.y], legacy: Self.legacy).open(path: path, options: OpenOptions(wal: false))
+        let newer = try Migrator([Self.x, Self.y], legacy: Self.legacy).open(
+            path: path, options: OpenOptions(wal: false))
         try newer.execute("PRAGMA user_version = 4")
         let error = try #require(throws: StorageError.self) {
             _ = try Migrator([Self.x, Self.y], legacy: Self.legacy).open(path: path)

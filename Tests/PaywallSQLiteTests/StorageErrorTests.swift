@@ -1,6 +1,6 @@
 import Foundation
-import PaywallTestSupport
 import PaywallSQLite
+import PaywallTestSupport
 import Testing
 
 struct StorageErrorTests {

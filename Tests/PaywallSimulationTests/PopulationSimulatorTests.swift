@@ -31,7 +31,8 @@ struct Tally: Hashable {
 
 struct PopulationSimulatorTests {
     static func simulate(_ scenario: DemoScenario) -> (SimulationSummary, [EventRecord], [EventRecord]) {
-        let onTime = InMemoryEventSink(), late = InMemoryEventSink()
+        let onTime = InMemoryEventSink()
+        let late = InMemoryEventSink()
         let summary = PopulationSimulator(scenario: scenario).run(onTime: onTime, late: late)
         return (summary, onTime.events, late.events)
     }
@@ -48,8 +49,11 @@ struct PopulationSimulatorTests {
         #expect(days.count == 30)
         let tallies = Tally.by(events)
         #expect(tallies.count >= 5)
-        let onboarding = try #require(tallies["onboarding"]), gate = try #require(tallies["feature_gate"])
-        #expect(tallies.values.allSatisfy { $0.conversion <= onboarding.conversion }, "onboarding converts best: \(tallies)")
+        let onboarding = try #require(tallies["onboarding"])
+        let gate = try #require(tallies["feature_gate"])
+        #expect(
+            tallies.values.allSatisfy { $0.conversion <= onboarding.conversion }, "onboarding converts best: \(tallies)"
+        )
         #expect(tallies.values.allSatisfy { $0.bounceRate <= gate.bounceRate }, "feature gates bounce most: \(tallies)")
         let validator = EventValidator()
         #expect(events.allSatisfy { validator.validate($0).isEmpty })

@@ -42,7 +42,9 @@ final class ChildProcess: @unchecked Sendable {
     /// Reads stdout to end of file off the cooperative pool.
     func readAll() async -> Data {
         await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: self.output.fileHandleForReading.readDataToEndOfFile()) }
+            DispatchQueue.global().async {
+                continuation.resume(returning: self.output.fileHandleForReading.readDataToEndOfFile())
+            }
         }
     }
 
@@ -67,7 +69,10 @@ final class ChildProcess: @unchecked Sendable {
 
     func waitForExit() async {
         await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { self.process.waitUntilExit(); continuation.resume() }
+            DispatchQueue.global().async {
+                self.process.waitUntilExit()
+                continuation.resume()
+            }
         }
     }
 

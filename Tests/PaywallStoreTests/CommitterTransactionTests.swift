@@ -1,9 +1,10 @@
 import Foundation
 import PaywallCore
 import PaywallSQLite
-@testable import PaywallStore
 import PaywallTestSupport
 import Testing
+
+@testable import PaywallStore
 
 /// The committer's backlog write: several transactions of whole segments, the drop count once.
 struct CommitterTransactionTests {
@@ -14,7 +15,8 @@ struct CommitterTransactionTests {
 
     func core(_ directory: TemporaryDirectory) throws -> RecorderCore {
         let store = try EventStore(path: directory.path("events.sqlite"), now: .constant(Fixtures.baseTime))
-        return RecorderCore(store: store, policy: FlushPolicy(batchSize: 1_000, capacity: 100_000), diagnostics: { _ in })
+        return RecorderCore(
+            store: store, policy: FlushPolicy(batchSize: 1_000, capacity: 100_000), diagnostics: { _ in })
     }
 
     @Test func aBacklogIsWrittenInSeveralTransactionsWithTheDropsOnce() throws {
@@ -36,14 +38,18 @@ struct CommitterTransactionTests {
         let directory = TemporaryDirectory()
         let core = try core(directory)
         let db = core.store.connection
-        try db.run("INSERT INTO meta (key, value) VALUES ('test.refused', ?)", [.text(Self.segments[1][0].id.uuidString)])
-        try db.execute("""
+        try db.run(
+            "INSERT INTO meta (key, value) VALUES ('test.refused', ?)", [.text(Self.segments[1][0].id.uuidString)])
+        try db.execute(
+            """
             CREATE TRIGGER planted_failure BEFORE INSERT ON events
             WHEN new.id = (SELECT value FROM meta WHERE key = 'test.refused')
             BEGIN SELECT RAISE(ABORT, 'planted failure'); END
             """)
         // When the backlog is written, fails, and is written again once the cause is gone
-        let error = #expect(throws: StorageError.self) { try core.write(Self.segments, droppedAtBound: 5, durable: false) }
+        let error = #expect(throws: StorageError.self) {
+            try core.write(Self.segments, droppedAtBound: 5, durable: false)
+        }
         #expect(error?.kind == .constraint, "RAISE(ABORT) in a trigger is a constraint failure")
         let afterFailure = try Fixtures.count(db, "SELECT count(*) FROM events")
         #expect(try Fixtures.count(db, "SELECT count(*) FROM drops") == 0)

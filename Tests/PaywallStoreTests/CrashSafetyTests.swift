@@ -1,8 +1,8 @@
 import Foundation
-import PaywallTestSupport
 import PaywallCore
 import PaywallSQLite
 import PaywallStore
+import PaywallTestSupport
 import Testing
 
 struct CrashSafetyTests {
@@ -16,7 +16,8 @@ struct CrashSafetyTests {
             // A fresh store every 10 kills keeps each check proportional to what was recorded since.
             let path = directory.path("crash-\(round / 10).sqlite")
             if round % 10 == 0 { acknowledged = [] }
-            let child = try ChildProcess(["record", path], errorsTo: directory.url.appendingPathComponent("stderr-\(round)"))
+            let child = try ChildProcess(
+                ["record", path], errorsTo: directory.url.appendingPathComponent("stderr-\(round)"))
             let reading = Task { await child.readAll() }
             // When it is killed with SIGKILL at a random moment
             try await Task.sleep(for: .milliseconds(Int.random(in: 20...250)))
@@ -33,15 +34,22 @@ struct CrashSafetyTests {
             let stored = Set(try connection.all("SELECT id FROM events") { $0.string(at: 0) ?? "" })
             let missing = acknowledged.subtracting(stored)
             let sample = missing.sorted().prefix(3)
-            #expect(missing.count == 0, "round \(round): \(missing.count) acknowledged ids missing (e.g. \(sample)); helper stderr: \(child.stderrText)")
+            #expect(
+                missing.count == 0,
+                "round \(round): \(missing.count) acknowledged ids missing (e.g. \(sample)); helper stderr: \(child.stderrText)"
+            )
             #expect(try Fixtures.count(connection, "SELECT count(*) FROM events") == stored.count)
             #expect(try connection.scalar("PRAGMA integrity_check")?.string == "ok")
-            #expect(try Fixtures.count(connection, "SELECT count(*) FROM events WHERE name = 'paywall_shown'")
+            #expect(
+                try Fixtures.count(connection, "SELECT count(*) FROM events WHERE name = 'paywall_shown'")
                     == Fixtures.count(connection, "SELECT count(*) FROM outbox"))
-            #expect(try Fixtures.count(connection, """
-                SELECT count(*) FROM events AS e WHERE e.name = 'paywall_shown'
-                  AND NOT EXISTS (SELECT 1 FROM outbox AS o WHERE o.event_rowid = e.rowid AND o.occurred_at = e.occurred_at)
-                """) == 0)
+            #expect(
+                try Fixtures.count(
+                    connection,
+                    """
+                    SELECT count(*) FROM events AS e WHERE e.name = 'paywall_shown'
+                      AND NOT EXISTS (SELECT 1 FROM outbox AS o WHERE o.event_rowid = e.rowid AND o.occurred_at = e.occurred_at)
+                    """) == 0)
         }
         #expect(everAcknowledged >= 100, "the helper acknowledged too few events to prove anything")
     }

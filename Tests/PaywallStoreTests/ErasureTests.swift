@@ -1,9 +1,10 @@
 import Foundation
 import PaywallCore
 import PaywallSQLite
-@testable import PaywallStore
 import PaywallTestSupport
 import Testing
+
+@testable import PaywallStore
 
 /// `UserErasure` on a real SQLite file: every row of the customers goes, the files hold no byte of
 /// their ids afterwards, rowids are never handed out again, and later events of theirs are refused.
@@ -23,11 +24,14 @@ struct ErasureTests {
         }
         let outbox = SQLiteOutbox(store: store)
         try outbox.markDelivered([impressions[0]], at: Fixtures.baseTime)
-        try outbox.deadLetter([impressions[1]], status: 400, reason: "invalid app_user_id \(Self.erased)", at: Fixtures.baseTime)
+        try outbox.deadLetter(
+            [impressions[1]], status: 400, reason: "invalid app_user_id \(Self.erased)", at: Fixtures.baseTime)
         try store.quarantine([
-            QuarantineEntry(quarantinedAt: 1, reasons: ["missing pw_id"],
-                            payload: #"{"id":"x","name":"paywall_shown","user_id":"\#(Self.erased)"}"#),
-            QuarantineEntry(quarantinedAt: 2, reasons: ["not JSON"], payload: #"{"user_id" : "\#(Self.erased)", broken"#),
+            QuarantineEntry(
+                quarantinedAt: 1, reasons: ["missing pw_id"],
+                payload: #"{"id":"x","name":"paywall_shown","user_id":"\#(Self.erased)"}"#),
+            QuarantineEntry(
+                quarantinedAt: 2, reasons: ["not JSON"], payload: #"{"user_id" : "\#(Self.erased)", broken"#),
             QuarantineEntry(quarantinedAt: 3, reasons: ["source \(Self.erased) is too long"], payload: "{}"),
             QuarantineEntry(quarantinedAt: 4, reasons: ["missing pw_id"], payload: #"{"user_id":"\#(Self.kept)"}"#),
         ])
@@ -60,11 +64,15 @@ struct ErasureTests {
         #expect(try Fixtures.count(store.connection, "SELECT count(*) FROM quarantine") == 1)
         let stats = try store.stats()
         #expect(stats.outboxPending == 2 && stats.outboxDelivered == 0 && stats.outboxDead == 0)
-        #expect(try Fixtures.count(store.connection, "SELECT coalesce(sum(delivered), 0) FROM report_delivery_buckets") == 0)
+        #expect(
+            try Fixtures.count(store.connection, "SELECT coalesce(sum(delivered), 0) FROM report_delivery_buckets") == 0
+        )
         #expect(try Fixtures.count(store.connection, "SELECT coalesce(sum(dead), 0) FROM report_dead_buckets") == 0)
         // And no byte of the database, its -wal or its -shm holds the erased id; the WAL is empty
         #expect(try filesHold(Self.erased, folder).isEmpty)
-        #expect((try? FileManager.default.attributesOfItem(atPath: folder.path("events.sqlite-wal"))[.size] as? Int) ?? 0 == 0)
+        #expect(
+            (try? FileManager.default.attributesOfItem(atPath: folder.path("events.sqlite-wal"))[.size] as? Int) ?? 0
+                == 0)
         #expect(try !filesHold(Self.kept, folder).isEmpty)
         // And forgetting again is harmless
         let again = try UserErasure(store: store).forget([Self.erased])
@@ -83,7 +91,10 @@ struct ErasureTests {
         // When new events arrive
         try store.insert((20..<22).map { Fixtures.event($0, user: Self.kept) })
         // Then they start above every rowid ever used
-        #expect(try store.connection.all("SELECT seq FROM events ORDER BY seq") { $0.int64(at: 0) } == [1, 2, 3, 4, 5, 10, 11])
+        #expect(
+            try store.connection.all("SELECT seq FROM events ORDER BY seq") { $0.int64(at: 0) } == [
+                1, 2, 3, 4, 5, 10, 11,
+            ])
         let outboxRowids = try store.connection.all("SELECT event_rowid FROM outbox ORDER BY 1") { $0.int64(at: 0) }
         #expect(outboxRowids.allSatisfy { [1, 2, 3, 4, 5, 10, 11].contains($0) })
         // And the floor is dropped by the next write, once stored rowids are above it
@@ -100,24 +111,33 @@ struct ErasureTests {
         // When their events arrive again: a direct insert (the recorder's path), a group commit (the
         // collector's) and an NDJSON import with a bad line of theirs
         #expect(try store.insert([Fixtures.event(300, user: Self.erased), Fixtures.event(301, user: Self.kept)]) == 1)
-        let counts = try store.commitGroup([CommitPart(events: [Fixtures.event(302, user: Self.erased)],
-                                                       quarantine: [], forwarding: .collector)])
+        let counts = try store.commitGroup([
+            CommitPart(
+                events: [Fixtures.event(302, user: Self.erased)],
+                quarantine: [], forwarding: .collector)
+        ])
         #expect(counts == [CommitCounts(accepted: 0, duplicates: 0, quarantined: 0, suppressed: 1)])
-        let lines = [NDJSONLine.encode(Fixtures.event(303, user: Self.erased)), NDJSONLine.encode(Fixtures.event(304, user: Self.kept)),
-                     #"{"user_id":"\#(Self.erased)","name":"paywall_shown"}"#]
+        let lines = [
+            NDJSONLine.encode(Fixtures.event(303, user: Self.erased)),
+            NDJSONLine.encode(Fixtures.event(304, user: Self.kept)),
+            #"{"user_id":"\#(Self.erased)","name":"paywall_shown"}"#,
+        ]
         let inputs = TemporaryDirectory()
         defer { inputs.remove() }
         try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: inputs.url.appendingPathComponent("in.ndjson"))
         let result = try Importer(store: store).importFiles([inputs.path("in.ndjson")])
         // Then none of theirs is stored, each is counted as suppressed, the others are stored
         #expect(result.imported == 1 && result.suppressed == 2 && result.quarantined == 0)
-        #expect(try Fixtures.count(store.connection, "SELECT count(*) FROM events WHERE user_id = '\(Self.erased)'") == 0)
+        #expect(
+            try Fixtures.count(store.connection, "SELECT count(*) FROM events WHERE user_id = '\(Self.erased)'") == 0)
         #expect(try store.stats().suppressed == 4)
         #expect(try store.stats().suppressedCustomers == 1)
         _ = try SecureWipe.clean(store.connection, needles: [])
         #expect(try filesHold(Self.erased, folder).isEmpty)
         // And the list holds the salted hash, not the id nor its plain SHA-256
-        let stored = try store.connection.all("SELECT user_sha256 FROM suppressions") { $0.withUnsafeBlob(at: 0) { Array($0) } }
+        let stored = try store.connection.all("SELECT user_sha256 FROM suppressions") {
+            $0.withUnsafeBlob(at: 0) { Array($0) }
+        }
         #expect(stored.count == 1 && stored[0] != SHA256.digest(Self.erased.utf8))
         // When the suppression is lifted, their events are stored again
         #expect(try UserErasure(store: store).allowAgain([Self.erased]) == 1)
@@ -130,7 +150,10 @@ struct ErasureTests {
         defer { folder.remove() }
         let store = try EventStore(path: folder.path("events.sqlite"), now: .constant(Fixtures.baseTime))
         try store.insert((0..<50).map { Fixtures.event($0, user: Self.kept) })
-        try store.quarantine([QuarantineEntry(quarantinedAt: 1, reasons: ["r"], payload: "note \(Self.erased) \(String(repeating: "x", count: 3000))")])
+        try store.quarantine([
+            QuarantineEntry(
+                quarantinedAt: 1, reasons: ["r"], payload: "note \(Self.erased) \(String(repeating: "x", count: 3000))")
+        ])
         try store.connection.execute("PRAGMA secure_delete = OFF")
         _ = try store.connection.run("DELETE FROM quarantine")
         _ = try store.connection.scalar("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -162,13 +185,15 @@ struct ErasureTests {
         let folder = TemporaryDirectory()
         defer { folder.remove() }
         let store = try EventStore(path: folder.path("events.sqlite"), now: .constant(Fixtures.baseTime))
-        let composed = "caf\u{E9}", decomposed = "cafe\u{301}"
+        let composed = "caf\u{E9}"
+        let decomposed = "cafe\u{301}"
         try store.insert([Fixtures.event(1, user: composed), Fixtures.event(2, user: decomposed)])
         // When the composed one is forgotten
         #expect(try UserErasure(store: store).forget([composed]).events == 1)
         // Then the other keeps its events, and its later events are stored, not suppressed
         #expect(try store.insert([Fixtures.event(3, user: decomposed), Fixtures.event(4, user: composed)]) == 1)
-        #expect(try store.connection.all("SELECT user_id FROM events") { $0.string(at: 0)!.unicodeScalars.count } == [5, 5])
+        #expect(
+            try store.connection.all("SELECT user_id FROM events") { $0.string(at: 0)!.unicodeScalars.count } == [5, 5])
         #expect(try store.stats().suppressed == 1)
     }
 

@@ -1,8 +1,8 @@
 import Foundation
 import PaywallCore
+import PaywallLock
 import PaywallSQLite
 import PaywallStore
-import PaywallLock
 
 enum Fixtures {
     static let baseTime: Int64 = 1_764_400_000_000
@@ -21,8 +21,9 @@ enum Fixtures {
             properties.via = .closeButton
             properties.openS = 3.5
         }
-        return EventRecord(id: UUIDv7.make(milliseconds: at), name: chosen, occurredAt: at, userID: user,
-                           sessionID: UUIDv7.make(milliseconds: at), properties: properties)
+        return EventRecord(
+            id: UUIDv7.make(milliseconds: at), name: chosen, occurredAt: at, userID: user,
+            sessionID: UUIDv7.make(milliseconds: at), properties: properties)
     }
 
     static func count(_ connection: Connection, _ sql: String) throws -> Int {

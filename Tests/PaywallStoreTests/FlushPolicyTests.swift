@@ -27,7 +27,8 @@ struct FlushPolicyTests {
     @Test(arguments: cases)
     func decidesWhenToCommit(_ row: Case) {
         let policy = FlushPolicy(batchSize: 100, capacity: 1_000, interval: .seconds(1))
-        #expect(policy.decide(trigger: row.trigger, held: row.held, unsavedDrops: row.drops, retrying: row.retrying)
+        #expect(
+            policy.decide(trigger: row.trigger, held: row.held, unsavedDrops: row.drops, retrying: row.retrying)
                 == row.expected)
     }
 

@@ -30,7 +30,8 @@ struct ImportDeliveryStateTests {
         _ = try store.commitGroup([CommitPart(events: Array(events[3..<5]), quarantine: [], forwarding: .device)])
         let outbox = SQLiteOutbox(store: store)
         try outbox.markDelivered([events[0].id, events[1].id], at: Self.deliveredAt)
-        try outbox.deadLetter([events[2].id], status: 400, reason: "RevenueCat refused it: invalid product", at: Self.deadAt)
+        try outbox.deadLetter(
+            [events[2].id], status: 400, reason: "RevenueCat refused it: invalid product", at: Self.deadAt)
         return (path, events)
     }
 
@@ -43,7 +44,8 @@ struct ImportDeliveryStateTests {
     /// Each impression's state in `store`: pending, delivered, by device, or dead (with status and
     /// reason), and how many places hold it (exactly one for every stored impression).
     func states(_ connection: Connection) throws -> [String: String] {
-        let rows = try connection.all("""
+        let rows = try connection.all(
+            """
             SELECT e.id,
               (SELECT count(*) FROM outbox WHERE event_rowid = e.rowid)
               + (SELECT count(*) FROM deliveries WHERE event_rowid = e.rowid)
@@ -56,7 +58,8 @@ struct ImportDeliveryStateTests {
                    ELSE (SELECT 'dead ' || status || ' ' || reason || '@' || dead_at FROM dead_letters
                          WHERE event_id = e.id AND requeued_at IS NULL) END
             FROM events AS e WHERE e.name = 'paywall_shown'
-            """) { ($0.string(at: 0) ?? "", $0.int64(at: 1), $0.string(at: 2) ?? "none") }
+            """
+        ) { ($0.string(at: 0) ?? "", $0.int64(at: 1), $0.string(at: 2) ?? "none") }
         for row in rows { #expect(row.1 == 1, "impression \(row.0) is in \(row.1) delivery states") }
         return Dictionary(uniqueKeysWithValues: rows.map { ($0.0, $0.2) })
     }
@@ -66,13 +69,14 @@ struct ImportDeliveryStateTests {
     func expected(_ shown: [EventRecord], pending: String = "pending", own: String = "device") -> [String: String] {
         var states: [String: String] = [:]
         for (index, event) in shown.enumerated() {
-            states[event.id.uuidString] = switch index {
-            // (the source is no collector's store: what its forwarder delivered, the device forwarded)
-            case 0, 1: "\(own)@\(Self.deliveredAt)"
-            case 2: "dead 400 RevenueCat refused it: invalid product@\(Self.deadAt)"
-            case 3, 4: "device@\(Self.deliveredAt)"
-            default: pending
-            }
+            states[event.id.uuidString] =
+                switch index {
+                // (the source is no collector's store: what its forwarder delivered, the device forwarded)
+                case 0, 1: "\(own)@\(Self.deliveredAt)"
+                case 2: "dead 400 RevenueCat refused it: invalid product@\(Self.deadAt)"
+                case 3, 4: "device@\(Self.deliveredAt)"
+                default: pending
+                }
         }
         return states
     }
@@ -84,7 +88,9 @@ struct ImportDeliveryStateTests {
         #expect(try states(Connection(path: source.path)) == expected(source.shown, own: "delivered"))
         // When it is imported into an empty store, three rows per transaction
         let store = try EventStore(path: directory.path("merged.sqlite"), now: .constant(Self.importedAt))
-        let result = try Importer(store: store, options: ImportOptions(batchSize: 3, writePath: path)).importFiles([source.path])
+        let result = try Importer(store: store, options: ImportOptions(batchSize: 3, writePath: path)).importFiles([
+            source.path
+        ])
         // Then every event is stored once and each impression keeps its state, times and dead letter
         #expect(result == ImportResult(imported: 16))
         #expect(try states(store.connection) == expected(source.shown))
@@ -94,7 +100,9 @@ struct ImportDeliveryStateTests {
         #expect(try store.connection.scalar("SELECT sum(dead) FROM report_dead_buckets")?.int64 == 1)
         #expect(try store.stats().outboxForwardedByDevice == 4)
         // And importing it again changes nothing
-        let again = try Importer(store: store, options: ImportOptions(batchSize: 3, writePath: path)).importFiles([source.path])
+        let again = try Importer(store: store, options: ImportOptions(batchSize: 3, writePath: path)).importFiles([
+            source.path
+        ])
         #expect(again == ImportResult(duplicates: 16))
         #expect(try states(store.connection) == expected(source.shown))
         #expect(try store.connection.scalar("SELECT count(*) FROM dead_letters")?.int64 == 1)
@@ -142,7 +150,9 @@ struct ImportDeliveryStateTests {
         let store = try EventStore(path: directory.path("merged.sqlite"), now: .constant(Self.importedAt))
         _ = try Importer(store: store).importFiles([path])
         // Then they are pending here: nobody delivered them to RevenueCat yet
-        #expect(try states(store.connection) == Dictionary(uniqueKeysWithValues: shown.map { ($0.id.uuidString, "pending") }))
+        #expect(
+            try states(store.connection)
+                == Dictionary(uniqueKeysWithValues: shown.map { ($0.id.uuidString, "pending") }))
     }
 
     @Test func twoShardsMergeIntoOneStoreWithEveryStateKept() throws {

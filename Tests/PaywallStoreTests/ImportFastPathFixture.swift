@@ -39,8 +39,10 @@ enum ImportFastPathFixture {
             if index % 101 == 100, earlier.count > 700 { add(earlier[earlier.count - 700]) }
             if index % 53 == 52 {
                 let repeated = earlier[earlier.count - 6]
-                add(repeated, text: NDJSONLine.encode(repeated).replacingOccurrences(
-                    of: repeated.id.uuidString, with: repeated.id.uuidString.lowercased()))
+                add(
+                    repeated,
+                    text: NDJSONLine.encode(repeated).replacingOccurrences(
+                        of: repeated.id.uuidString, with: repeated.id.uuidString.lowercased()))
             }
             if index % 89 == 88 { add(changed(earlier[earlier.count - 11], index)) }
             if index % 97 == 96, earlier.count > 900 { add(changed(earlier[earlier.count - 900], index)) }
@@ -54,8 +56,11 @@ enum ImportFastPathFixture {
         var bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
         bytes[6] = bytes[6] & 0x0F | 0x40
         bytes[8] = bytes[8] & 0x3F | 0x80
-        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                           bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+        return UUID(
+            uuid: (
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+            ))
     }
 
     /// What importing `files` in turn into an empty store must give: the stored ids in rowid order,

@@ -1,8 +1,8 @@
 import Foundation
-import PaywallTestSupport
 import PaywallCore
 import PaywallSQLite
 import PaywallStore
+import PaywallTestSupport
 import Testing
 
 /// The sorted write path (and the probe-only variant) against the plain path: the same stored rows,
@@ -46,7 +46,8 @@ struct ImportFastPathTests {
             #expect(expected.result.conflicts > 20 && expected.result.duplicates > 600)
             #expect(plain.events.map(\.id) == expected.ids)
             #expect(plain.events.map(\.seq) == Array(1...Int64(plain.events.count)))
-            #expect(plain.quarantine.count == expected.quarantineRows, "bad lines and conflicts of the overlap: once each")
+            #expect(
+                plain.quarantine.count == expected.quarantineRows, "bad lines and conflicts of the overlap: once each")
         }
     }
 
@@ -94,13 +95,16 @@ struct StoreSnapshot: Equatable {
     var quarantine: [[SQLValue]]
 
     init(_ connection: Connection) throws {
-        events = try connection.all("""
+        events = try connection.all(
+            """
             SELECT seq, id, name, occurred_at, user_id, session_id, catalog_version, pw_id, source, offering_id,
                    placement_id, product, result, via, open_s FROM events ORDER BY seq
-            """) { row in
+            """
+        ) { row in
             Event(seq: row.int64(at: 0), id: row.string(at: 1) ?? "", columns: (2..<15).map { row.value(at: $0) })
         }
-        outbox = try connection.all("SELECT event_rowid, occurred_at, attempts FROM outbox ORDER BY event_rowid") { row in
+        outbox = try connection.all("SELECT event_rowid, occurred_at, attempts FROM outbox ORDER BY event_rowid") {
+            row in
             (0..<3).map { row.value(at: $0) }
         }
         deliveries = try connection.all("SELECT event_rowid, occurred_at FROM deliveries ORDER BY event_rowid") { row in

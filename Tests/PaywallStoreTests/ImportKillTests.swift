@@ -1,8 +1,8 @@
 import Foundation
-import PaywallTestSupport
 import PaywallCore
 import PaywallSQLite
 import PaywallStore
+import PaywallTestSupport
 import Testing
 
 /// An import on the sorted write path killed with SIGKILL mid-way and run again leaves exactly what
@@ -23,8 +23,9 @@ struct ImportKillTests {
         let path = directory.path("killed.sqlite")
         var kills = 0
         for round in 0..<4 {
-            let child = try ChildProcess(["import", path, file, "5000", "sorted"],
-                                     errorsTo: directory.url.appendingPathComponent("err-\(round)"))
+            let child = try ChildProcess(
+                ["import", path, file, "5000", "sorted"],
+                errorsTo: directory.url.appendingPathComponent("err-\(round)"))
             let reading = Task { await child.readAll() }
             try await Task.sleep(for: .milliseconds(Int.random(in: 150...1_200)))
             child.kill()
@@ -33,15 +34,18 @@ struct ImportKillTests {
             let store = try EventStore(path: path, now: .system)
             #expect(try store.connection.scalar("PRAGMA integrity_check")?.string == "ok")
             let stored = try Fixtures.count(store.connection, "SELECT count(*) FROM events")
-            #expect(try Fixtures.count(store.connection, "SELECT coalesce(max(seq), 0) FROM events") == stored,
-                    "round \(round): rowids 1…n, no gap")
+            #expect(
+                try Fixtures.count(store.connection, "SELECT coalesce(max(seq), 0) FROM events") == stored,
+                "round \(round): rowids 1…n, no gap")
         }
-        let last = try ChildProcess(["import", path, file, "5000", "sorted"], errorsTo: directory.url.appendingPathComponent("err-last"))
+        let last = try ChildProcess(
+            ["import", path, file, "5000", "sorted"], errorsTo: directory.url.appendingPathComponent("err-last"))
         let output = String(decoding: await last.readAll(), as: UTF8.self)
         await last.waitForExit()
         #expect(output.hasPrefix("imported="), "\(output) \(last.stderrText)")
         // Then the store holds exactly what the plain import stored
-        expected.expectEqual(try StoreSnapshot(try EventStore(path: path, now: .system).connection), "killed and resumed")
+        expected.expectEqual(
+            try StoreSnapshot(try EventStore(path: path, now: .system).connection), "killed and resumed")
         #expect(kills >= 1, "no import was killed mid-way; the test proved nothing")
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
-import PaywallTestSupport
 import PaywallCore
 import PaywallStore
+import PaywallTestSupport
 import Testing
 
 struct ImportMemoryTests {
@@ -11,8 +11,9 @@ struct ImportMemoryTests {
     }
 
     func importInChild(_ file: String, directory: TemporaryDirectory, name: String) async throws -> Run {
-        let child = try ChildProcess(["import", directory.path("\(name).sqlite"), file],
-                                     errorsTo: directory.url.appendingPathComponent("\(name)-stderr"))
+        let child = try ChildProcess(
+            ["import", directory.path("\(name).sqlite"), file],
+            errorsTo: directory.url.appendingPathComponent("\(name)-stderr"))
         let output = String(decoding: await child.readAll(), as: UTF8.self)
         await child.waitForExit()
         var run = Run()
@@ -59,8 +60,9 @@ struct ImportStandardInputTests {
     @Test func importsNDJSONFromStandardInput() async throws {
         // Given a child process importing `-` with three lines (one bad) written to its stdin
         let directory = TemporaryDirectory()
-        let child = try ChildProcess(["import", directory.path("stdin.sqlite"), "-"],
-                                     errorsTo: directory.url.appendingPathComponent("stderr"))
+        let child = try ChildProcess(
+            ["import", directory.path("stdin.sqlite"), "-"],
+            errorsTo: directory.url.appendingPathComponent("stderr"))
         let reading = Task { await child.readAll() }
         child.send(NDJSONLine.encode(Fixtures.event(0)))
         child.send(#"{"name":"paywall_shown"}"#)

@@ -1,8 +1,8 @@
 import Foundation
-import PaywallTestSupport
 import PaywallCore
 import PaywallSQLite
 import PaywallStore
+import PaywallTestSupport
 import Testing
 
 struct ImporterTests {
@@ -16,9 +16,10 @@ struct ImporterTests {
     }
 
     func quarantineReasons(_ store: EventStore) throws -> [Int: String] {
-        Dictionary(uniqueKeysWithValues: try store.connection.all("SELECT line, reasons FROM quarantine") {
-            (Int($0.int64(at: 0)), $0.string(at: 1) ?? "")
-        })
+        Dictionary(
+            uniqueKeysWithValues: try store.connection.all("SELECT line, reasons FROM quarantine") {
+                (Int($0.int64(at: 0)), $0.string(at: 1) ?? "")
+            })
     }
 
     @Test func importsValidLinesAndQuarantinesEachKindOfBadLineWithItsReason() throws {
@@ -26,15 +27,19 @@ struct ImporterTests {
         let good = (0..<4).map { Fixtures.event($0) }
         var missingSource = NDJSONLine.encode(Fixtures.event(10, name: .paywallShown))
         missingSource = missingSource.replacingOccurrences(of: #","source":"onboarding""#, with: "")
-        let lines = good.map(NDJSONLine.encode) + [
-            #"{"id": "not json"#,                                                                           // 5 malformed
-            NDJSONLine.encode(Fixtures.event(11, name: .paywallPlanSelected)).replacingOccurrences(of: "paywall_plan_selected", with: "paywall_exploded"), // 6
-            missingSource,                                                                                  // 7 required
-            NDJSONLine.encode(Fixtures.event(12, name: .paywallClosed)).replacingOccurrences(of: "close_button", with: "auto"), // 8 rule
-            NDJSONLine.encode(Fixtures.event(13)).replacingOccurrences(of: #""catalog_version":1"#, with: #""catalog_version":"1""#), // 9 type
-            "",                                                                                             // 10 blank: skipped
-            "[1,2,3]",                                                                                      // 11 not an object
-        ]
+        let lines =
+            good.map(NDJSONLine.encode) + [
+                #"{"id": "not json"#,  // 5 malformed
+                NDJSONLine.encode(Fixtures.event(11, name: .paywallPlanSelected)).replacingOccurrences(
+                    of: "paywall_plan_selected", with: "paywall_exploded"),  // 6
+                missingSource,  // 7 required
+                NDJSONLine.encode(Fixtures.event(12, name: .paywallClosed)).replacingOccurrences(
+                    of: "close_button", with: "auto"),  // 8 rule
+                NDJSONLine.encode(Fixtures.event(13)).replacingOccurrences(
+                    of: #""catalog_version":1"#, with: #""catalog_version":"1""#),  // 9 type
+                "",  // 10 blank: skipped
+                "[1,2,3]",  // 11 not an object
+            ]
         let path = try write(lines, to: "mixed.ndjson")
         let store = try EventStore(path: storePath, now: .constant(Fixtures.baseTime + 5_000))
         // When it is imported
@@ -67,7 +72,8 @@ struct ImporterTests {
     @Test func aLineLongerThanTheLimitIsQuarantinedWithoutBeingBuffered() throws {
         // Given a 3 MB line between two good ones, read in 64 KiB chunks with a 1 MiB limit
         let huge = #"{"id":""# + String(repeating: "x", count: 3_000_000) + #""}"#
-        let path = try write([NDJSONLine.encode(Fixtures.event(0)), huge, NDJSONLine.encode(Fixtures.event(1))], to: "huge.ndjson")
+        let path = try write(
+            [NDJSONLine.encode(Fixtures.event(0)), huge, NDJSONLine.encode(Fixtures.event(1))], to: "huge.ndjson")
         let store = try EventStore(path: storePath, now: .system)
         let options = ImportOptions(maxLineBytes: 1 << 20, chunkBytes: 64 << 10)
         // When it is imported
@@ -108,7 +114,8 @@ struct ImporterTests {
         #expect(stats.outboxPending == 0)
         #expect(stats.outboxDelivered == 2)
         #expect(try store.connection.scalar("SELECT count(*) FROM deliveries")?.int64 == 2)
-        #expect(try store.connection.scalar("SELECT min(delivered_at) FROM deliveries")?.int64 == Fixtures.baseTime + 42)
+        #expect(
+            try store.connection.scalar("SELECT min(delivered_at) FROM deliveries")?.int64 == Fixtures.baseTime + 42)
     }
 
     @Test func importsAnotherStoresDatabaseValidatingEachRow() async throws {
@@ -122,7 +129,9 @@ struct ImporterTests {
         try store.insert([events[0]])
         var reported: [ImportProgress] = []
         // When it is imported (by path, detected as SQLite)
-        let result = try Importer(store: store, options: ImportOptions(batchSize: 6)).importFiles([otherPath]) { reported.append($0) }
+        let result = try Importer(store: store, options: ImportOptions(batchSize: 6)).importFiles([otherPath]) {
+            reported.append($0)
+        }
         // Then 18 new events, 1 duplicate, 1 quarantined row with its reason and JSON payload
         #expect(result == ImportResult(imported: 18, duplicates: 1, quarantined: 1))
         let reasons = try #require(try quarantineReasons(store)[4])
@@ -133,13 +142,16 @@ struct ImporterTests {
         // And the source is left as it was
         #expect(try Fixtures.count(other.connection, "SELECT count(*) FROM events") == 20)
         // (only `main` is left: the other store was detached; `temp` is the connection's own scratch schema)
-        #expect(try Fixtures.count(store.connection, "SELECT count(*) FROM pragma_database_list WHERE name <> 'temp'") == 1)
+        #expect(
+            try Fixtures.count(store.connection, "SELECT count(*) FROM pragma_database_list WHERE name <> 'temp'") == 1)
     }
 
     @Test func missingInputAndForeignDatabasesAreTypedErrors() throws {
         let store = try EventStore(path: storePath, now: .system)
         let importer = Importer(store: store)
-        let missing = try #require(throws: ImportError.self) { _ = try importer.importFiles([directory.path("nope.ndjson")]) }
+        let missing = try #require(throws: ImportError.self) {
+            _ = try importer.importFiles([directory.path("nope.ndjson")])
+        }
         #expect(missing.kind == .missingInput)
         let foreign = directory.path("foreign.sqlite")
         try Connection(path: foreign).execute("CREATE TABLE things (x INTEGER)")

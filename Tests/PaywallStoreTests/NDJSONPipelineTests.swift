@@ -1,13 +1,15 @@
 import Foundation
 import PaywallCore
-@testable import PaywallStore
 import Testing
+
+@testable import PaywallStore
 
 /// The import pipeline's validation step: how many threads it uses, and that splitting a batch
 /// across threads changes nothing in the outcome or its order.
 struct NDJSONPipelineTests {
-    let pipeline = NDJSONPipeline(validator: EventValidator(), options: ImportOptions(), now: .constant(1_764_400_000_000),
-                                  origin: "test.ndjson")
+    let pipeline = NDJSONPipeline(
+        validator: EventValidator(), options: ImportOptions(), now: .constant(1_764_400_000_000),
+        origin: "test.ndjson")
 
     /// A batch of lines, one per event: mostly valid, with invalid, blank and `\r`-ended lines mixed in.
     func batch(_ events: [EventRecord]) -> NDJSONPipeline.LineBatch {

@@ -25,9 +25,10 @@ struct QuarantineIdentityStoreTests {
         let result = try Importer(store: store).importFiles([try file("bad.ndjson", line + [0x0A])])
         #expect(result.quarantined == 1)
         // Then the table keeps the exact bytes, the payload shows each invalid byte, and the digest is the line's
-        let row = try #require(try store.connection.all("SELECT payload, payload_raw, line_sha256 FROM quarantine") {
-            ($0.string(at: 0), $0.data(at: 1), $0.data(at: 2))
-        }.first)
+        let row = try #require(
+            try store.connection.all("SELECT payload, payload_raw, line_sha256 FROM quarantine") {
+                ($0.string(at: 0), $0.data(at: 1), $0.data(at: 2))
+            }.first)
         #expect(row.0 == #"{"source":"a\x80\xC0\xAFb\xE2\x82"}"#)
         #expect(row.1.map { [UInt8]($0) } == line)
         #expect(row.2.map { [UInt8]($0) } == SHA256.digest(line))

@@ -1,8 +1,8 @@
 import Foundation
-import PaywallTestSupport
 import PaywallCore
 import PaywallSQLite
 import PaywallStore
+import PaywallTestSupport
 import Testing
 
 struct RecorderFailureTests {
@@ -12,8 +12,9 @@ struct RecorderFailureTests {
     @Test func aFullDatabaseKeepsEventsHeldAndSavesThemOnceThereIsRoom() async throws {
         // Given 100 committed events and a page limit at the current size
         let log = DiagnosticsLog()
-        let recorder = try Recorder(path: path, now: .system, policy: FlushPolicy(batchSize: 10_000, capacity: 10_000),
-                                    clock: ManualClock(), diagnostics: log.hook)
+        let recorder = try Recorder(
+            path: path, now: .system, policy: FlushPolicy(batchSize: 10_000, capacity: 10_000),
+            clock: ManualClock(), diagnostics: log.hook)
         for index in 0..<100 { recorder.record(Fixtures.event(index)) }
         try await recorder.flush()
         let connection = recorder.store.connection
@@ -40,11 +41,13 @@ struct RecorderFailureTests {
     @Test func aWriteLockHeldByAnotherProcessIsReportedAndRetried() async throws {
         // Given another process holding the write lock
         _ = try Schema.open(path: path)
-        let holder = try ChildProcess(["hold-lock", path], errorsTo: directory.url.appendingPathComponent("holder-stderr"))
+        let holder = try ChildProcess(
+            ["hold-lock", path], errorsTo: directory.url.appendingPathComponent("holder-stderr"))
         #expect(await holder.readLine() == "locked", "helper stderr: \(holder.stderrText)")
         let log = DiagnosticsLog()
-        let recorder = try Recorder(path: path, options: OpenOptions(busyTimeoutMilliseconds: 200), now: .system,
-                                    clock: ManualClock(), diagnostics: log.hook)
+        let recorder = try Recorder(
+            path: path, options: OpenOptions(busyTimeoutMilliseconds: 200), now: .system,
+            clock: ManualClock(), diagnostics: log.hook)
         // When events are recorded and flushed
         for index in 0..<10 { recorder.record(Fixtures.event(index)) }
         let error = try await #require(throws: StorageError.self) { try await recorder.flush() }
@@ -67,8 +70,9 @@ struct RecorderFailureTests {
         let holder = try Connection(path: path)
         try holder.execute("BEGIN IMMEDIATE")
         let log = DiagnosticsLog()
-        let recorder = try Recorder(path: path, options: OpenOptions(busyTimeoutMilliseconds: 50), now: .system,
-                                    policy: FlushPolicy(batchSize: 100, capacity: 100), clock: ManualClock(), diagnostics: log.hook)
+        let recorder = try Recorder(
+            path: path, options: OpenOptions(busyTimeoutMilliseconds: 50), now: .system,
+            policy: FlushPolicy(batchSize: 100, capacity: 100), clock: ManualClock(), diagnostics: log.hook)
         // When 150 events are recorded
         let events = (0..<150).map { Fixtures.event($0) }
         for event in events { recorder.record(event) }
@@ -77,7 +81,10 @@ struct RecorderFailureTests {
         #expect(recorder.heldCount == 100)
         let flushError = await #expect(throws: StorageError.self) { try await recorder.flush() }
         #expect(flushError?.kind == .busy)
-        #expect(log.all.contains { if case .droppingAtBound(100, let soFar) = $0 { (1...50).contains(soFar) } else { false } })
+        #expect(
+            log.all.contains {
+                if case .droppingAtBound(100, let soFar) = $0 { (1...50).contains(soFar) } else { false }
+            })
         // When the lock is released and the recorder flushes
         try holder.execute("COMMIT")
         try await recorder.flush()
@@ -124,7 +131,8 @@ struct RecorderFailureTests {
             chattr.arguments = ["+i", path]
             try chattr.run()
             chattr.waitUntilExit()
-            try #require(chattr.terminationStatus == 0, "chattr +i failed: root needs CAP_LINUX_IMMUTABLE for this test")
+            try #require(
+                chattr.terminationStatus == 0, "chattr +i failed: root needs CAP_LINUX_IMMUTABLE for this test")
         } else {
             try #require(chmod(path, 0o444) == 0)
         }

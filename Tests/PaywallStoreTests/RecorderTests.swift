@@ -1,17 +1,20 @@
 import Foundation
-import PaywallTestSupport
 import PaywallCore
 import PaywallSQLite
 import PaywallStore
+import PaywallTestSupport
 import Testing
 
 struct RecorderTests {
     let directory = TemporaryDirectory()
 
-    func makeRecorder(_ policy: FlushPolicy = FlushPolicy(batchSize: 1_000, capacity: 10_000),
-                      clock: ManualClock = ManualClock(), log: DiagnosticsLog = DiagnosticsLog()) throws -> Recorder {
-        try Recorder(path: directory.path("events.sqlite"), now: .constant(Fixtures.baseTime + 1_000_000),
-                     policy: policy, clock: clock, diagnostics: log.hook)
+    func makeRecorder(
+        _ policy: FlushPolicy = FlushPolicy(batchSize: 1_000, capacity: 10_000),
+        clock: ManualClock = ManualClock(), log: DiagnosticsLog = DiagnosticsLog()
+    ) throws -> Recorder {
+        try Recorder(
+            path: directory.path("events.sqlite"), now: .constant(Fixtures.baseTime + 1_000_000),
+            policy: policy, clock: clock, diagnostics: log.hook)
     }
 
     @Test func flushReturnsOnlyOnceEverythingRecordedBeforeIsReadableFromAnotherConnection() async throws {
@@ -24,7 +27,9 @@ struct RecorderTests {
         let reader = try Connection(path: directory.path("events.sqlite"))
         #expect(try Fixtures.count(reader, "SELECT count(*) FROM events") == 250)
         #expect(try Fixtures.count(reader, "SELECT count(*) FROM outbox") == 63)
-        #expect(try Fixtures.count(reader, "SELECT count(*) FROM events WHERE recorded_at = \(Fixtures.baseTime + 1_000_000)") == 250)
+        #expect(
+            try Fixtures.count(
+                reader, "SELECT count(*) FROM events WHERE recorded_at = \(Fixtures.baseTime + 1_000_000)") == 250)
         #expect(recorder.committedCount == 250)
         try await recorder.close()
     }
@@ -43,7 +48,8 @@ struct RecorderTests {
     @Test func commitsWhatIsBufferedWhenTheIntervalPasses() async throws {
         // Given a few events, far below the batch size, on a manual clock
         let clock = ManualClock()
-        let recorder = try makeRecorder(FlushPolicy(batchSize: 1_000, capacity: 10_000, interval: .seconds(2)), clock: clock)
+        let recorder = try makeRecorder(
+            FlushPolicy(batchSize: 1_000, capacity: 10_000, interval: .seconds(2)), clock: clock)
         for index in 0..<3 { recorder.record(Fixtures.event(index)) }
         #expect(await Fixtures.eventually { clock.sleeperCount == 1 })
         try await Task.sleep(for: .milliseconds(50))
@@ -81,9 +87,12 @@ struct RecorderTests {
         let row = try recorder.store.connection.all(
             "SELECT id, name, occurred_at, user_id, session_id, catalog_version, pw_id, source, result, via, open_s, product FROM events"
         ) { row in (0..<12).map { row.value(at: $0) } }
-        #expect(row.first == [.text(closed.id.uuidString), .text("paywall_closed"), .integer(closed.occurredAt), .text("ü-42"),
-                              .text(closed.sessionID!.uuidString), .integer(1), .text(closed.properties.pwID.uuidString),
-                              .text("onboarding"), .text("dismissed"), .text("close_button"), .real(3.5), .null])
+        #expect(
+            row.first == [
+                .text(closed.id.uuidString), .text("paywall_closed"), .integer(closed.occurredAt), .text("ü-42"),
+                .text(closed.sessionID!.uuidString), .integer(1), .text(closed.properties.pwID.uuidString),
+                .text("onboarding"), .text("dismissed"), .text("close_button"), .real(3.5), .null,
+            ])
         try await recorder.close()
     }
 
@@ -93,7 +102,9 @@ struct RecorderTests {
         await withTaskGroup(of: Void.self) { group in
             for task in 0..<8 {
                 group.addTask {
-                    for index in 0..<5_000 { recorder.record(Fixtures.event(task * 5_000 + index, user: "user-\(task)")) }
+                    for index in 0..<5_000 {
+                        recorder.record(Fixtures.event(task * 5_000 + index, user: "user-\(task)"))
+                    }
                 }
             }
         }
@@ -103,7 +114,9 @@ struct RecorderTests {
         let connection = recorder.store.connection
         #expect(try Fixtures.count(connection, "SELECT count(*) FROM events") == 40_000)
         #expect(try Fixtures.count(connection, "SELECT count(DISTINCT id) FROM events") == 40_000)
-        #expect(try Fixtures.count(connection, "SELECT count(*) FROM events GROUP BY user_id HAVING count(*) <> 5000") == -1)
+        #expect(
+            try Fixtures.count(connection, "SELECT count(*) FROM events GROUP BY user_id HAVING count(*) <> 5000") == -1
+        )
         #expect(recorder.droppedCount == 0)
         #expect(recorder.committedCount == 40_000)
         try await recorder.close()

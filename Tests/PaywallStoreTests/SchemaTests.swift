@@ -1,7 +1,7 @@
 import Foundation
-import PaywallTestSupport
 import PaywallSQLite
 import PaywallStore
+import PaywallTestSupport
 import Testing
 
 struct SchemaTests {
@@ -16,8 +16,9 @@ struct SchemaTests {
         }
         let contract = ["dead_letters", "deliveries", "drops", "events", "meta", "outbox", "quarantine"]
         #expect(Set(contract).isSubset(of: tables))
-        #expect(Set(tables) == Set(Schema.tables + [Migrator.table]),
-                "the store creates the tables it declares, and the migrator its record: \(tables)")
+        #expect(
+            Set(tables) == Set(Schema.tables + [Migrator.table]),
+            "the store creates the tables it declares, and the migrator its record: \(tables)")
         #expect(try connection.scalar("PRAGMA user_version")?.int64 == Int64(Schema.latestVersion))
         #expect(try connection.scalar("PRAGMA integrity_check")?.string == "ok")
         let error = #expect(throws: StorageError.self) {

@@ -1,8 +1,8 @@
 import Foundation
-import PaywallTestSupport
 import PaywallCore
 import PaywallSQLite
 import PaywallStore
+import PaywallTestSupport
 import Testing
 
 struct StatsTests {
@@ -15,8 +15,10 @@ struct StatsTests {
         try store.insert(events)
         try store.insert([], droppedAtBound: 3)
         try store.insert([], droppedAtBound: 4)
-        try store.quarantine([QuarantineEntry(quarantinedAt: 1, reasons: ["a"], payload: "{}"),
-                              QuarantineEntry(quarantinedAt: 2, reasons: ["b"], payload: "[]")])
+        try store.quarantine([
+            QuarantineEntry(quarantinedAt: 1, reasons: ["a"], payload: "{}"),
+            QuarantineEntry(quarantinedAt: 2, reasons: ["b"], payload: "[]"),
+        ])
         let impressions = events.filter { $0.name == .paywallShown }.map(\.id)
         let outbox = SQLiteOutbox(store: store)
         try outbox.markDelivered([impressions[0]], at: 5)
@@ -24,10 +26,16 @@ struct StatsTests {
         // When the statistics are read
         let stats = try store.stats()
         // Then every count matches
-        #expect(stats == StoreStats(
-            eventsByName: ["paywall_shown": 2, "paywall_plan_selected": 2, "paywall_purchase_started": 2, "paywall_closed": 2],
-            firstOccurredAt: Fixtures.baseTime, lastOccurredAt: Fixtures.baseTime + 7,
-            outboxPending: 0, outboxDelivered: 1, outboxDead: 1, quarantined: 2, deadLetters: 1, droppedAtBound: 7))
+        #expect(
+            stats
+                == StoreStats(
+                    eventsByName: [
+                        "paywall_shown": 2, "paywall_plan_selected": 2, "paywall_purchase_started": 2,
+                        "paywall_closed": 2,
+                    ],
+                    firstOccurredAt: Fixtures.baseTime, lastOccurredAt: Fixtures.baseTime + 7,
+                    outboxPending: 0, outboxDelivered: 1, outboxDead: 1, quarantined: 2, deadLetters: 1,
+                    droppedAtBound: 7))
         #expect(stats.totalEvents == 8)
     }
 
@@ -51,7 +59,9 @@ struct ReadOnlyOpenTests {
         #expect(writeError?.kind == .readOnly)
         // And a missing file is not created but refused
         let missing = directory.path("missing.sqlite")
-        let error = try #require(throws: StorageError.self) { _ = try EventStore(path: missing, options: .readOnly, now: .system) }
+        let error = try #require(throws: StorageError.self) {
+            _ = try EventStore(path: missing, options: .readOnly, now: .system)
+        }
         #expect(error.kind == .cannotOpen)
         #expect(!FileManager.default.fileExists(atPath: missing))
     }

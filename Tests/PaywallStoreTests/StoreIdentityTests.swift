@@ -1,7 +1,7 @@
 import Foundation
-import PaywallTestSupport
 import PaywallSQLite
 import PaywallStore
+import PaywallTestSupport
 import Testing
 
 /// Hardening item 5, the store side: stores carry `PRAGMA application_id` = ``Schema/applicationID``
@@ -43,7 +43,8 @@ struct StoreIdentityTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
         #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
         let checked = #expect(throws: StorageError.self) { try Schema.migrator.checkIdentity(path: path) }
-        #expect({ if case .foreignDatabase = checked?.kind { true } else { false } }(), "\(String(describing: checked))")
+        #expect(
+            { if case .foreignDatabase = checked?.kind { true } else { false } }(), "\(String(describing: checked))")
     }
 
     @Test func anEmptySQLiteFileBecomesAStore() throws {

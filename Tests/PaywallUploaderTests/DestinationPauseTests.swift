@@ -26,10 +26,12 @@ struct DestinationPauseTests {
 
     static func forwarder(_ path: String, _ endpoint: URL, time: SteppedTime) throws -> Forwarder {
         let store = EventStore(connection: try Schema.open(path: path), now: time.now)
-        let configuration = ForwarderConfiguration(apiKey: try APIKey("appl_PauseTestKey12345"), endpoint: endpoint,
-                                                   maxBatches: 10)
-        return Forwarder(outbox: SQLiteOutbox(store: store), transport: URLSessionTransport(timeout: .seconds(5)),
-                         configuration: configuration, now: time.now)
+        let configuration = ForwarderConfiguration(
+            apiKey: try APIKey("appl_PauseTestKey12345"), endpoint: endpoint,
+            maxBatches: 10)
+        return Forwarder(
+            outbox: SQLiteOutbox(store: store), transport: URLSessionTransport(timeout: .seconds(5)),
+            configuration: configuration, now: time.now)
     }
 
     @Test func aRetryAfterPausesEveryBatchOfTheForwarderForNewProcessesToo() async throws {
@@ -41,13 +43,15 @@ struct DestinationPauseTests {
         standIn.enqueue(.retryAfter("1", status: 503))
         let time = SteppedTime()
         // When a pass meets the 503
-        guard case .completed(let first) = try await Self.forwarder(path, standIn.baseURL, time: time).forwardOnce() else {
+        guard case .completed(let first) = try await Self.forwarder(path, standIn.baseURL, time: time).forwardOnce()
+        else {
             throw BusyError()
         }
         #expect(first.requests == 1 && first.willRetry == 50 && first.revenueCatUnavailable)
         // Then a pass 0.4 s later, on a new connection, sends nothing at all (no batch is due to it)
         time.advance(ms: 400)
-        guard case .completed(let second) = try await Self.forwarder(path, standIn.baseURL, time: time).forwardOnce() else {
+        guard case .completed(let second) = try await Self.forwarder(path, standIn.baseURL, time: time).forwardOnce()
+        else {
             throw BusyError()
         }
         #expect(second.requests == 0 && second.delivered == 0)
@@ -57,7 +61,8 @@ struct DestinationPauseTests {
         #expect(standIn.requestCount == 1)
         // And once the second has passed, the next pass sends (the failed batch first) and clears the pause
         time.advance(ms: 601)
-        guard case .completed(let third) = try await Self.forwarder(path, standIn.baseURL, time: time).forwardOnce() else {
+        guard case .completed(let third) = try await Self.forwarder(path, standIn.baseURL, time: time).forwardOnce()
+        else {
             throw BusyError()
         }
         #expect(third.requests == 10 && third.delivered == 500)
@@ -78,12 +83,15 @@ struct DestinationPauseTests {
         let time = SteppedTime()
         _ = try await Self.forwarder(path, standIn.baseURL, time: time).forwardOnce()
         let connection = try Connection(path: path, options: .readOnly)
-        let until = try #require(try connection.scalar("SELECT paused_until FROM delivery_pauses WHERE destination = 'revenuecat'")?.int64)
+        let until = try #require(
+            try connection.scalar("SELECT paused_until FROM delivery_pauses WHERE destination = 'revenuecat'")?.int64)
         #expect(until >= time.current)
         // Every pass before the pause ends sends nothing, however many batches are due
         time.advance(ms: max(0, until - time.current - 1))
         if until > time.current {
-            guard case .completed(let paused) = try await Self.forwarder(path, standIn.baseURL, time: time).forwardOnce() else {
+            guard
+                case .completed(let paused) = try await Self.forwarder(path, standIn.baseURL, time: time).forwardOnce()
+            else {
                 throw BusyError()
             }
             #expect(paused.requests == 0 && paused.revenueCatUnavailable)
@@ -102,10 +110,12 @@ struct DestinationPauseTests {
         let time = SteppedTime()
         func uploader() throws -> Uploader {
             let store = EventStore(connection: try Schema.open(path: path), now: time.now)
-            return Uploader(queue: SQLiteUploadQueue(store: store), transport: URLSessionTransport(timeout: .seconds(5)),
-                            configuration: UploaderConfiguration(endpoint: standIn.baseURL, writeKey: try CollectorKey(FakeCollector.key),
-                                                                 forwarding: .device),
-                            now: time.now)
+            return Uploader(
+                queue: SQLiteUploadQueue(store: store), transport: URLSessionTransport(timeout: .seconds(5)),
+                configuration: UploaderConfiguration(
+                    endpoint: standIn.baseURL, writeKey: try CollectorKey(FakeCollector.key),
+                    forwarding: .device),
+                now: time.now)
         }
         guard case .completed(let first) = try await uploader().uploadOnce() else { throw BusyError() }
         #expect(first.requests == 1 && first.accepted == 0 && first.stop == .unavailable)
@@ -117,7 +127,8 @@ struct DestinationPauseTests {
         time.advance(ms: 601)
         guard case .completed(let third) = try await uploader().uploadOnce() else { throw BusyError() }
         #expect(third.accepted == 3_000 && third.requests == 3 && third.stop == .nothingDue)
-        #expect(try Connection(path: path, options: .readOnly).scalar("SELECT count(*) FROM delivery_pauses")?.int64 == 0)
+        #expect(
+            try Connection(path: path, options: .readOnly).scalar("SELECT count(*) FROM delivery_pauses")?.int64 == 0)
     }
 
     @Test func aNewForwardProcessRespectsThePause() async throws {
@@ -157,6 +168,8 @@ enum FakeCollector {
 
     static func answer(_ request: ReceivedHTTPRequest, duplicates: Int = 0) -> StandInResponse {
         let count = lines(request).count
-        return .status(200, body: "{\"accepted\":\(count - duplicates),\"duplicates\":\(duplicates),\"quarantined\":0,\"rejected\":[]}")
+        return .status(
+            200,
+            body: "{\"accepted\":\(count - duplicates),\"duplicates\":\(duplicates),\"quarantined\":0,\"rejected\":[]}")
     }
 }

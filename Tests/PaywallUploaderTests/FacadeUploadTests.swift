@@ -12,14 +12,18 @@ import Testing
 /// The facade configured with a collector, against the built collector on 127.0.0.1.
 @Suite(.serialized)
 struct FacadeUploadTests {
-    func analytics(_ harness: UploadHarness, forwarding: PaywallAnalytics.Forwarding = .off, writeKey: String? = nil,
-                   environment: [String: String] = [:], retention: Duration = .seconds(7 * 24 * 3600),
-                   revenueCat: URL? = nil, messages: Lock<[String]> = Lock([])) throws -> PaywallAnalytics {
-        var configuration = PaywallAnalytics.Configuration(databasePath: harness.device, forwarding: forwarding,
-                                                           forwardingInterval: .seconds(3_600))
+    func analytics(
+        _ harness: UploadHarness, forwarding: PaywallAnalytics.Forwarding = .off, writeKey: String? = nil,
+        environment: [String: String] = [:], retention: Duration = .seconds(7 * 24 * 3600),
+        revenueCat: URL? = nil, messages: Lock<[String]> = Lock([])
+    ) throws -> PaywallAnalytics {
+        var configuration = PaywallAnalytics.Configuration(
+            databasePath: harness.device, forwarding: forwarding,
+            forwardingInterval: .seconds(3_600))
         if let revenueCat { configuration.revenueCatEndpoint = revenueCat }
         configuration.collector = PaywallAnalytics.CollectorConfiguration(
-            endpoint: URL(string: harness.endpoint)!, writeKey: writeKey, uploadInterval: .seconds(3_600), retention: retention)
+            endpoint: URL(string: harness.endpoint)!, writeKey: writeKey, uploadInterval: .seconds(3_600),
+            retention: retention)
         return try PaywallAnalytics(configuration: configuration, environment: environment) { message in
             messages.withLock { $0.append(message) }
         }
@@ -60,7 +64,8 @@ struct FacadeUploadTests {
         for event in DeviceEvents.presentations(100) { analytics.recorder.record(event) }
         try await analytics.flush()
         #expect(try await eventually { try harness.int(harness.central, "SELECT count(*) FROM events") == 200 })
-        #expect(try await eventually { try harness.cursor == harness.int(harness.device, "SELECT max(seq) FROM events") })
+        #expect(
+            try await eventually { try harness.cursor == harness.int(harness.device, "SELECT max(seq) FROM events") })
         let notUploaded = DeviceEvents.presentations(20, user: "not-uploaded-customer")
         try EventStore(path: harness.device, now: .system).insert(notUploaded)
         #expect(try harness.int(harness.device, "SELECT count(*) FROM events") == 240)
@@ -69,7 +74,8 @@ struct FacadeUploadTests {
         // Then the 40 events after the upload cursor are gone from every byte of the device's files, the
         // 200 uploaded ones stay, and nothing more is uploaded (an upload pass sends nothing)
         #expect(try harness.int(harness.device, "SELECT count(*) FROM events") == 200)
-        #expect(try harness.int(harness.device, "SELECT count(*) FROM events WHERE user_id = 'not-uploaded-customer'") == 0)
+        #expect(
+            try harness.int(harness.device, "SELECT count(*) FROM events WHERE user_id = 'not-uploaded-customer'") == 0)
         for event in notUploaded.prefix(3) {
             #expect(harness.placesHolding(event.id.uuidString).isEmpty, "\(harness.placesHolding(event.id.uuidString))")
         }
@@ -94,10 +100,13 @@ struct FacadeUploadTests {
         let harness = try UploadHarness()
         let revenueCat = try RevenueCatStandIn()
         defer { revenueCat.stop() }
-        let analytics = try analytics(harness, forwarding: .http,
-                                      environment: ["PAYWALL_COLLECTOR_KEY": harness.key,
-                                                    "REVENUECAT_API_KEY": "appl_FacadeUploadKey123"],
-                                      revenueCat: revenueCat.baseURL)
+        let analytics = try analytics(
+            harness, forwarding: .http,
+            environment: [
+                "PAYWALL_COLLECTOR_KEY": harness.key,
+                "REVENUECAT_API_KEY": "appl_FacadeUploadKey123",
+            ],
+            revenueCat: revenueCat.baseURL)
         #expect(analytics.uploadStatus == .on(endpoint: URL(string: harness.endpoint)!, forwarding: .device))
         // (the loops' first passes, run at start over an empty store, are over before the app records)
         try await Task.sleep(for: .milliseconds(500))
@@ -132,8 +141,10 @@ struct FacadeUploadTests {
     @Test func withoutACollectorUploadingIsOffByChoiceAndSilent() async throws {
         let harness = try UploadHarness(startCollector: false)
         let messages = Lock<[String]>([])
-        let analytics = try PaywallAnalytics(configuration: .init(databasePath: harness.device, forwarding: .off),
-                                             environment: [:]) { message in messages.withLock { $0.append(message) } }
+        let analytics = try PaywallAnalytics(
+            configuration: .init(databasePath: harness.device, forwarding: .off),
+            environment: [:]
+        ) { message in messages.withLock { $0.append(message) } }
         guard case .off(let reason) = analytics.uploadStatus else {
             Issue.record("uploading should be off without a collector")
             return

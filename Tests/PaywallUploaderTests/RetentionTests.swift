@@ -67,7 +67,8 @@ struct RetentionTests {
 
     @Test func theHighestSeqStaysSoNoSeqIsReused() throws {
         let (store, path, events) = try prepared()
-        try SQLiteOutbox(store: store).markDelivered(events.filter { $0.name == .paywallShown }.map(\.id), at: Self.recorded)
+        try SQLiteOutbox(store: store).markDelivered(
+            events.filter { $0.name == .paywallShown }.map(\.id), at: Self.recorded)
         let queue = SQLiteUploadQueue(store: store)
         try queue.acknowledge(through: 800, handOffImpressions: true, at: Self.recorded)
         try store.prune(RetentionPolicy(), now: Self.recorded + 8 * Self.day)

@@ -42,7 +42,8 @@ struct UploadCommandTests {
         // the batch adds up (accepted + duplicates + quarantined + suppressed), and the cursor passes them all
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("uploaded 30, duplicates 0, quarantined 0"), "\(result.stdout)")
-        #expect(result.stdout.contains("the collector refused 20 events of customers forgotten there"), "\(result.stdout)")
+        #expect(
+            result.stdout.contains("the collector refused 20 events of customers forgotten there"), "\(result.stdout)")
         #expect(Set(try harness.ids(harness.central)) == Set(kept.map(\.id.uuidString)))
         #expect(harness.cursor == (try harness.int(harness.device, "SELECT max(seq) FROM events")))
         let again = try await harness.upload()
@@ -73,13 +74,18 @@ struct UploadCommandTests {
         // The device's outbox is empty: `forward` here can never send them too
         #expect(try harness.int(harness.device, "SELECT count(*) FROM outbox") == 0)
         #expect(try harness.int(harness.device, "SELECT count(*) FROM deliveries WHERE to_collector = 1") == 40)
-        let forward = try await harness.run(["forward", "--db", harness.device, "--endpoint", "http://127.0.0.1:1"],
-                                            environment: ["REVENUECAT_API_KEY": "appl_UploaderTestKey1234"])
+        let forward = try await harness.run(
+            ["forward", "--db", harness.device, "--endpoint", "http://127.0.0.1:1"],
+            environment: ["REVENUECAT_API_KEY": "appl_UploaderTestKey1234"])
         #expect(forward.status == 0, "\(forward.stderr)")
-        #expect(forward.stdout.contains("delivered 0, will retry 0, dead-lettered 0 (0 requests; nothing due)"), "\(forward.stdout)")
+        #expect(
+            forward.stdout.contains("delivered 0, will retry 0, dead-lettered 0 (0 requests; nothing due)"),
+            "\(forward.stdout)")
         let stats = try await harness.run(["stats", "--db", harness.device])
         #expect(stats.stdout.contains("handed to the collector, which forwards them: 40"), "\(stats.stdout)")
-        #expect(stats.stdout.contains("Uploaded to the collector: through seq 80, 0 events pending upload"), "\(stats.stdout)")
+        #expect(
+            stats.stdout.contains("Uploaded to the collector: through seq 80, 0 events pending upload"),
+            "\(stats.stdout)")
     }
 
     @Test func impressionsThisStoreForwardedItselfGoAsDeviceEvenWithCollectorForwarding() async throws {
@@ -87,7 +93,8 @@ struct UploadCommandTests {
         let harness = try UploadHarness()
         let events = try harness.record(DeviceEvents.presentations(30))
         let shown = events.filter { $0.name == .paywallShown }.map(\.id)
-        try SQLiteOutbox(store: try EventStore(path: harness.device, now: .system)).markDelivered(Array(shown[10..<20]), at: 1)
+        try SQLiteOutbox(store: try EventStore(path: harness.device, now: .system)).markDelivered(
+            Array(shown[10..<20]), at: 1)
         // When it uploads with the collector forwarding
         let result = try await harness.upload(forwarding: "collector")
         // Then those 10 are recorded as forwarded by the device (never sent again), the other 20 queued
@@ -115,15 +122,22 @@ struct UploadCommandTests {
 
     @Test(arguments: [
         (["--endpoint", "ftp://example.com", "--forwarding", "device"], "--endpoint must be an absolute http(s) URL"),
-        (["--endpoint", "http://127.0.0.1:1", "--forwarding", "both"], "--forwarding must be device or collector, got 'both'"),
+        (
+            ["--endpoint", "http://127.0.0.1:1", "--forwarding", "both"],
+            "--forwarding must be device or collector, got 'both'"
+        ),
         (["--forwarding", "device"], "upload needs --endpoint URL"),
-        (["--endpoint", "http://127.0.0.1:1", "--forwarding", "device", "--max-batches", "0"], "--max-batches must be"),
+        (
+            ["--endpoint", "http://127.0.0.1:1", "--forwarding", "device", "--max-batches", "0"],
+            "--max-batches must be"
+        ),
     ])
     func badArgumentsAreUsageErrors(arguments: [String], message: String) async throws {
         let harness = try UploadHarness(startCollector: false)
         try harness.record(DeviceEvents.presentations(1))
-        let result = try await harness.run(["upload", "--db", harness.device] + arguments,
-                                           environment: ["PAYWALL_COLLECTOR_KEY": harness.key])
+        let result = try await harness.run(
+            ["upload", "--db", harness.device] + arguments,
+            environment: ["PAYWALL_COLLECTOR_KEY": harness.key])
         #expect(result.status == 64)
         #expect(result.stderr.contains(message), "\(result.stderr)")
         #expect(harness.cursor == 0)
@@ -132,8 +146,9 @@ struct UploadCommandTests {
     @Test func forwardingIsRequired() async throws {
         let harness = try UploadHarness(startCollector: false)
         try harness.record(DeviceEvents.presentations(1))
-        let result = try await harness.run(["upload", "--db", harness.device, "--endpoint", "http://127.0.0.1:1"],
-                                           environment: ["PAYWALL_COLLECTOR_KEY": harness.key])
+        let result = try await harness.run(
+            ["upload", "--db", harness.device, "--endpoint", "http://127.0.0.1:1"],
+            environment: ["PAYWALL_COLLECTOR_KEY": harness.key])
         #expect(result.status == 64)
         #expect(result.stderr.contains("upload needs --forwarding device|collector"), "\(result.stderr)")
     }
@@ -162,7 +177,9 @@ struct UploadCommandTests {
         #expect(down.stderr.contains("paused until"))
         #expect(harness.cursor == 0)
         // The pause is in the database: the next run sends nothing, whatever the collector does now
-        #expect(try harness.int(harness.device, "SELECT count(*) FROM delivery_pauses WHERE destination = 'collector'") == 1)
+        #expect(
+            try harness.int(harness.device, "SELECT count(*) FROM delivery_pauses WHERE destination = 'collector'") == 1
+        )
     }
 
     @Test func anotherRunHoldingTheLeaseMakesItBusy() async throws {
@@ -170,7 +187,8 @@ struct UploadCommandTests {
         try harness.record(DeviceEvents.presentations(3))
         let connection = try Connection(path: harness.device)
         let until = Int64(Date().timeIntervalSince1970 * 1000) + 60_000
-        _ = try connection.run("INSERT INTO meta (key, value) VALUES ('uploader.lease', ?1)", [.text("\(until) other-run")])
+        _ = try connection.run(
+            "INSERT INTO meta (key, value) VALUES ('uploader.lease', ?1)", [.text("\(until) other-run")])
         let result = try await harness.upload()
         #expect(result.status == 75)
         #expect(result.stderr.contains("another upload run is using this database"), "\(result.stderr)")

@@ -6,9 +6,9 @@ import PaywallTestSupport
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The upload cursor under real SIGKILLs of `paywall-analytics upload` (issue 15, item 1).
@@ -28,8 +28,10 @@ struct UploadCrashTests {
     static func killedRun(_ harness: UploadHarness, after delay: Duration) throws -> Bool {
         let process = Process()
         process.executableURL = harness.cli.executable
-        process.arguments = ["upload", "--db", harness.device, "--endpoint", harness.endpoint, "--forwarding", "collector",
-                             "--quiet"]
+        process.arguments = [
+            "upload", "--db", harness.device, "--endpoint", harness.endpoint, "--forwarding", "collector",
+            "--quiet",
+        ]
         var environment = ProcessInfo.processInfo.environment
         environment["PAYWALL_COLLECTOR_KEY"] = harness.key
         process.environment = environment
@@ -56,7 +58,8 @@ struct UploadCrashTests {
             if try await Self.killedRunOffThePool(harness, after: delay) { landed += 1 }
             // A killed run keeps its lease until it expires (120 s; `anotherRunHoldingTheLeaseMakesItBusy`
             // shows a held lease refusing a run): expire it, as if that time had passed.
-            _ = try Connection(path: harness.device).run("UPDATE meta SET value = '0 killed-run' WHERE key = 'uploader.lease'")
+            _ = try Connection(path: harness.device).run(
+                "UPDATE meta SET value = '0 killed-run' WHERE key = 'uploader.lease'")
             // Then every event up to the cursor is in the central store: the cursor moved only after a 2xx
             let cursor = harness.cursor
             let acknowledged = Set(try harness.ids(harness.device).prefix(cursor))

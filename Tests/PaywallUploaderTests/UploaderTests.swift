@@ -18,12 +18,16 @@ struct UploaderTests {
         return store
     }
 
-    func uploader(_ store: EventStore, _ endpoint: URL, forwarding: ForwardingParty = .device, gzip: Bool = true,
-                  maxBatches: Int = 100) throws -> Uploader {
-        Uploader(queue: SQLiteUploadQueue(store: store), transport: URLSessionTransport(timeout: .seconds(5)),
-                 configuration: UploaderConfiguration(endpoint: endpoint, writeKey: try CollectorKey(FakeCollector.key),
-                                                      forwarding: forwarding, maxBatches: maxBatches, gzip: gzip),
-                 now: time.now)
+    func uploader(
+        _ store: EventStore, _ endpoint: URL, forwarding: ForwardingParty = .device, gzip: Bool = true,
+        maxBatches: Int = 100
+    ) throws -> Uploader {
+        Uploader(
+            queue: SQLiteUploadQueue(store: store), transport: URLSessionTransport(timeout: .seconds(5)),
+            configuration: UploaderConfiguration(
+                endpoint: endpoint, writeKey: try CollectorKey(FakeCollector.key),
+                forwarding: forwarding, maxBatches: maxBatches, gzip: gzip),
+            now: time.now)
     }
 
     func cursor(_ store: EventStore) throws -> Int64 { try SQLiteUploadQueue(store: store).uploadCursor() }
@@ -35,12 +39,14 @@ struct UploaderTests {
         let standIn = try RevenueCatStandIn()
         defer { standIn.stop() }
         standIn.respondByDefault { _, request in FakeCollector.answer(request) }
-        guard case .completed(let report) = try await uploader(store, standIn.baseURL, forwarding: forwarding, gzip: gzip)
-            .uploadOnce() else { throw BusyError() }
+        guard
+            case .completed(let report) = try await uploader(store, standIn.baseURL, forwarding: forwarding, gzip: gzip)
+                .uploadOnce()
+        else { throw BusyError() }
         #expect(report.accepted == 1_400 && report.requests == 2 && report.stop == .nothingDue)
         let exchanges = standIn.exchanges
         let sentIDs = exchanges.flatMap { FakeCollector.lines($0.request) }.map { line in
-            String(line.dropFirst(7).prefix(36))   // {"id":"<36>"
+            String(line.dropFirst(7).prefix(36))  // {"id":"<36>"
         }
         #expect(sentIDs == events.map(\.id.uuidString))
         for exchange in exchanges {
@@ -62,7 +68,9 @@ struct UploaderTests {
         let standIn = try RevenueCatStandIn()
         defer { standIn.stop() }
         standIn.respondByDefault { _, request in FakeCollector.answer(request) }
-        guard case .completed(let report) = try await uploader(store, standIn.baseURL).uploadOnce() else { throw BusyError() }
+        guard case .completed(let report) = try await uploader(store, standIn.baseURL).uploadOnce() else {
+            throw BusyError()
+        }
         #expect(report.accepted == 1_200)
         let sizes = standIn.exchanges.map { FakeCollector.lines($0.request).reduce(0) { $0 + $1.utf8.count + 1 } }
         #expect(sizes.allSatisfy { $0 <= 512 * 1024 }, "\(sizes)")
@@ -74,9 +82,12 @@ struct UploaderTests {
         let standIn = try RevenueCatStandIn()
         defer { standIn.stop() }
         standIn.respondByDefault { _, request in
-            FakeCollector.lines(request).count > 250 ? .status(413, body: "{\"error\":\"too large\"}") : FakeCollector.answer(request)
+            FakeCollector.lines(request).count > 250
+                ? .status(413, body: "{\"error\":\"too large\"}") : FakeCollector.answer(request)
         }
-        guard case .completed(let report) = try await uploader(store, standIn.baseURL).uploadOnce() else { throw BusyError() }
+        guard case .completed(let report) = try await uploader(store, standIn.baseURL).uploadOnce() else {
+            throw BusyError()
+        }
         // 1,000 refused, 500 refused, then 250 at a time
         #expect(report.accepted == 1_000 && report.shrinks == 2 && report.stop == .nothingDue)
         #expect(standIn.exchanges.map { FakeCollector.lines($0.request).count } == [1_000, 500, 250, 250, 250, 250])
@@ -94,9 +105,12 @@ struct UploaderTests {
         let standIn = try RevenueCatStandIn()
         defer { standIn.stop() }
         standIn.respondByDefault { _, _ in .status(200, body: body) }
-        guard case .completed(let report) = try await uploader(store, standIn.baseURL).uploadOnce() else { throw BusyError() }
+        guard case .completed(let report) = try await uploader(store, standIn.baseURL).uploadOnce() else {
+            throw BusyError()
+        }
         #expect(report.accepted == 0 && report.willRetry == 1_000 && report.stop == .unavailable)
-        #expect(report.lastFailure?.contains("does not account for every line sent") == true, "\(report.lastFailure ?? "")")
+        #expect(
+            report.lastFailure?.contains("does not account for every line sent") == true, "\(report.lastFailure ?? "")")
         #expect(try cursor(store) == 0)
     }
 
@@ -105,8 +119,11 @@ struct UploaderTests {
         let store = try store(DeviceEvents.presentations(10))
         let standIn = try RevenueCatStandIn()
         defer { standIn.stop() }
-        standIn.respondByDefault { _, _ in .status(status, body: "{\"error\":\"the write key is unknown or revoked\"}") }
-        guard case .completed(let report) = try await uploader(store, standIn.baseURL).uploadOnce() else { throw BusyError() }
+        standIn.respondByDefault { _, _ in .status(status, body: "{\"error\":\"the write key is unknown or revoked\"}")
+        }
+        guard case .completed(let report) = try await uploader(store, standIn.baseURL).uploadOnce() else {
+            throw BusyError()
+        }
         #expect(report.stop == .unavailable && report.requests == 1)
         #expect(try cursor(store) == 0)
         #expect(report.pausedUntil == time.current + 600_000)
@@ -120,7 +137,9 @@ struct UploaderTests {
         let standIn = try RevenueCatStandIn()
         defer { standIn.stop() }
         standIn.respondByDefault { _, request in FakeCollector.answer(request, duplicates: 30) }
-        guard case .completed(let report) = try await uploader(store, standIn.baseURL).uploadOnce() else { throw BusyError() }
+        guard case .completed(let report) = try await uploader(store, standIn.baseURL).uploadOnce() else {
+            throw BusyError()
+        }
         #expect(report.accepted == 70 && report.duplicates == 30)
         #expect(try cursor(store) == 100)
     }
@@ -130,7 +149,8 @@ struct UploaderTests {
         let standIn = try RevenueCatStandIn()
         defer { standIn.stop() }
         standIn.respondByDefault { _, request in FakeCollector.answer(request) }
-        guard case .completed(let report) = try await uploader(store, standIn.baseURL, maxBatches: 2).uploadOnce() else {
+        guard case .completed(let report) = try await uploader(store, standIn.baseURL, maxBatches: 2).uploadOnce()
+        else {
             throw BusyError()
         }
         #expect(report.accepted == 2_000 && report.stop == .batchLimit)
@@ -143,7 +163,9 @@ struct UploaderTests {
         var dumped = ""
         dump(key, to: &dumped)
         #expect(!dumped.contains(FakeCollector.key))
-        #expect(throws: CollectorKeyError.malformed(source: "the configuration")) { try CollectorKey("pwk_abc\ndef0123456") }
+        #expect(throws: CollectorKeyError.malformed(source: "the configuration")) {
+            try CollectorKey("pwk_abc\ndef0123456")
+        }
         #expect(throws: CollectorKeyError.missing(source: "PAYWALL_COLLECTOR_KEY")) {
             try CollectorKey.resolve(configured: nil, environment: [:])
         }

@@ -25,8 +25,10 @@ struct APIKeyTests {
         }
     }
 
-    @Test(arguments: ["YOUR_REVENUECAT_API_KEY_HERE", "test_YOUR_TEST_KEY_HERE", "appl_YOUR_API_KEY", "goog_YOUR_KEY",
-                      "appl_your_public_key_here", "<YOUR_API_KEY>", "rcb_…"])
+    @Test(arguments: [
+        "YOUR_REVENUECAT_API_KEY_HERE", "test_YOUR_TEST_KEY_HERE", "appl_YOUR_API_KEY", "goog_YOUR_KEY",
+        "appl_your_public_key_here", "<YOUR_API_KEY>", "rcb_…",
+    ])
     func placeholdersCountAsMissing(value: String) {
         #expect(throws: APIKeyError.missing(source: .configuration, placeholder: true)) {
             try APIKey.resolve(configured: value, environment: ["REVENUECAT_API_KEY": "appl_realkey123"])
@@ -34,7 +36,8 @@ struct APIKeyTests {
     }
 
     @Test func configurationWinsOverEnvironment() throws {
-        let resolved = try APIKey.resolve(configured: "goog_fromConfig1", environment: ["REVENUECAT_API_KEY": "appl_fromEnv123"])
+        let resolved = try APIKey.resolve(
+            configured: "goog_fromConfig1", environment: ["REVENUECAT_API_KEY": "appl_fromEnv123"])
         #expect(resolved.key == (try APIKey("goog_fromConfig1")))
         #expect(resolved.warning == nil)
     }
@@ -56,9 +59,11 @@ struct APIKeyTests {
         if value.count > 7 { #expect(!message.contains(value)) }
     }
 
-    @Test(arguments: [("appl_abc\ndefghijk", 9), ("appl_abcdefghijk\n", 17), (" appl_abcdefghijk", 1), ("appl_abc defghijk", 9),
-                      ("appl_abc\tdefghijk", 9), ("appl_abc\u{7F}defghijk", 9), ("appl_abc\u{0}defghijk", 9),
-                      ("appl_abcdéfghijk", 10), ("appl_abc\u{200B}defghijk", 9), ("appl_abc\rdefghijk", 9)])
+    @Test(arguments: [
+        ("appl_abc\ndefghijk", 9), ("appl_abcdefghijk\n", 17), (" appl_abcdefghijk", 1), ("appl_abc defghijk", 9),
+        ("appl_abc\tdefghijk", 9), ("appl_abc\u{7F}defghijk", 9), ("appl_abc\u{0}defghijk", 9),
+        ("appl_abcdéfghijk", 10), ("appl_abc\u{200B}defghijk", 9), ("appl_abc\rdefghijk", 9),
+    ])
     func aKeyWithWhitespaceControlOrNonASCIIIsRefused(value: String, position: Int) {
         // Given a key holding a character an HTTP header cannot carry as it is
         // When resolving / Then it is refused with the character's position (the request would go unauthenticated)
@@ -83,12 +88,18 @@ struct APIKeyTests {
         // When it is printed every way Swift can print it
         var dumped = ""
         dump(key, to: &dumped)
-        var dumpedResolution = "", dumpedRequest = ""
-        dump(Fixtures.configuration(endpoint: URL(string: "http://x")!).request(for: [], retryCount: 0), to: &dumpedRequest)
+        var dumpedResolution = ""
+        var dumpedRequest = ""
+        dump(
+            Fixtures.configuration(endpoint: URL(string: "http://x")!).request(for: [], retryCount: 0),
+            to: &dumpedRequest)
         dump(try APIKey.resolve(configured: Fixtures.secret, environment: [:]), to: &dumpedResolution)
-        let forms = [dumpedRequest, "\(key)", String(describing: key), String(reflecting: key), dumped, dumpedResolution,
-                     "\(Fixtures.configuration(endpoint: URL(string: "http://x")!))",
-                     String(reflecting: Fixtures.configuration(endpoint: URL(string: "http://x")!).request(for: [], retryCount: 0))]
+        let forms = [
+            dumpedRequest, "\(key)", String(describing: key), String(reflecting: key), dumped, dumpedResolution,
+            "\(Fixtures.configuration(endpoint: URL(string: "http://x")!))",
+            String(
+                reflecting: Fixtures.configuration(endpoint: URL(string: "http://x")!).request(for: [], retryCount: 0)),
+        ]
         // Then none contains the secret
         for form in forms { #expect(!form.contains(Fixtures.secret), "\(form)") }
         #expect("\(key)" == "appl_…(redacted)")

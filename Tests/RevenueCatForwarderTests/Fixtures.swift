@@ -1,6 +1,6 @@
 import Foundation
-import PaywallLock
 import PaywallCore
+import PaywallLock
 import RevenueCatForwarder
 
 /// Shared test data.

@@ -10,14 +10,15 @@ struct ForwarderStandInTests {
     let outbox = InMemoryOutbox()
 
     func forwarder(_ endpoint: URL, timeout: Duration = .seconds(5)) -> Forwarder {
-        Forwarder(outbox: outbox, transport: URLSessionTransport(timeout: timeout),
-                  configuration: Fixtures.configuration(endpoint: endpoint), now: time.now)
+        Forwarder(
+            outbox: outbox, transport: URLSessionTransport(timeout: timeout),
+            configuration: Fixtures.configuration(endpoint: endpoint), now: time.now)
     }
 
     static let transientFaults: [StandInResponse] = [
         .status(500), .status(502), .status(503), .status(404),
-        .retryAfter("2"), .retryAfter("Sun, 30 Nov 2025 10:54:20 GMT", status: 503),   // TestTime + 60 s
-        .delayed(.seconds(7), .accepted),   // past the 5 s client timeout (generous for slow CI)
+        .retryAfter("2"), .retryAfter("Sun, 30 Nov 2025 10:54:20 GMT", status: 503),  // TestTime + 60 s
+        .delayed(.seconds(7), .accepted),  // past the 5 s client timeout (generous for slow CI)
         .closeMidResponse, .malformed, .hangUp,
     ]
 
@@ -58,7 +59,10 @@ struct ForwarderStandInTests {
         guard case .completed(let summary) = try await forwarder(standIn.baseURL).forwardOnce() else { throw Busy() }
         // Then 50 are dead letters with the status and the body excerpt, 10 delivered, none lost
         #expect(summary.deadLettered == 50 && summary.delivered == 10 && !summary.revenueCatUnavailable)
-        #expect(outbox.deadLetters.allSatisfy { $0.status == status && $0.reason == "{\"code\":7225,\"message\":\"refused \(status)\"}" })
+        #expect(
+            outbox.deadLetters.allSatisfy {
+                $0.status == status && $0.reason == "{\"code\":7225,\"message\":\"refused \(status)\"}"
+            })
         #expect(outbox.ids(in: .dead).union(outbox.ids(in: .delivered)).count == 60)
         // And a later pass does not retry them automatically
         time.advance(ms: 86_400_000)

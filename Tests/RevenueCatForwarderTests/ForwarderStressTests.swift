@@ -17,7 +17,7 @@ struct ForwarderStressTests {
         case 16..<19: return .closeMidResponse
         case 19..<22: return .malformed
         case 22..<24: return .hangUp
-        case 24: return .delayed(.seconds(2), .accepted)   // timeout; the stand-in still saw the ids
+        case 24: return .delayed(.seconds(2), .accepted)  // timeout; the stand-in still saw the ids
         default: return .accepted
         }
     }
@@ -32,9 +32,11 @@ struct ForwarderStressTests {
         outbox.add(events)
         let time = TestTime()
         var configuration = Fixtures.configuration(endpoint: standIn.baseURL, maxBatches: 100)
-        configuration.retryPolicy = RetryPolicy(base: .seconds(1), cap: .seconds(300), random: { Double.random(in: 0..<1) })
-        let forwarder = Forwarder(outbox: outbox, transport: URLSessionTransport(timeout: .seconds(1)),
-                                  configuration: configuration, now: time.now)
+        configuration.retryPolicy = RetryPolicy(
+            base: .seconds(1), cap: .seconds(300), random: { Double.random(in: 0..<1) })
+        let forwarder = Forwarder(
+            outbox: outbox, transport: URLSessionTransport(timeout: .seconds(1)),
+            configuration: configuration, now: time.now)
         // When passes run until nothing is pending, virtual time jumping past every backoff
         var passes = 0
         while !outbox.ids(in: .pending).isEmpty && passes < 2_000 {

@@ -9,9 +9,10 @@ struct ForwarderTests {
     let outbox = InMemoryOutbox()
 
     func forwarder(_ transport: ScriptedTransport, maxBatches: Int = 10) -> Forwarder {
-        Forwarder(outbox: outbox, transport: transport,
-                  configuration: Fixtures.configuration(endpoint: URL(string: "http://127.0.0.1:1")!, maxBatches: maxBatches),
-                  now: time.now)
+        Forwarder(
+            outbox: outbox, transport: transport,
+            configuration: Fixtures.configuration(endpoint: URL(string: "http://127.0.0.1:1")!, maxBatches: maxBatches),
+            now: time.now)
     }
 
     func summary(_ pass: ForwardingPass) throws -> ForwardingSummary {
@@ -30,7 +31,9 @@ struct ForwarderTests {
         // Then three requests of 50, 50 and 20 carry every id once, in occurred_at order
         #expect(transport.idsPerRequest.map(\.count) == [50, 50, 20])
         #expect(transport.idsPerRequest.flatMap { $0 } == Fixtures.impressions(120).map(\.id.uuidString))
-        #expect(result.delivered == 120 && result.requests == 3 && result.stop == .nothingDue && !result.revenueCatUnavailable)
+        #expect(
+            result.delivered == 120 && result.requests == 3 && result.stop == .nothingDue
+                && !result.revenueCatUnavailable)
         #expect(outbox.ids(in: .delivered).count == 120)
         #expect(transport.requests.allSatisfy { $0.header("X-Retry-Count") == "0" })
         #expect(outbox.leaseOwner == nil)
@@ -65,7 +68,10 @@ struct ForwarderTests {
         let first = try summary(try await forwarder(transport).forwardOnce())
         // Then the batch waits 500 ms (1 s · 2^0 · jitter 0.5) with one attempt recorded
         #expect(first.willRetry == 10 && first.revenueCatUnavailable && first.nextAttemptAt == start + 500)
-        #expect(outbox.entries.values.allSatisfy { $0.attempts == 1 && $0.nextAttemptAt == start + 500 && $0.state == .pending })
+        #expect(
+            outbox.entries.values.allSatisfy {
+                $0.attempts == 1 && $0.nextAttemptAt == start + 500 && $0.state == .pending
+            })
         // And a new forwarder (as in a new process) sends nothing before that time
         let early = try summary(try await forwarder(transport).forwardOnce())
         #expect(early.requests == 0 && transport.requests.count == 1)
@@ -86,13 +92,18 @@ struct ForwarderTests {
     @Test func refusedBatchIsDeadLetteredAndThePassGoesOn() async throws {
         // Given a 400 for the first batch of two
         outbox.add(Fixtures.impressions(60))
-        let transport = ScriptedTransport([.success(HTTPResponse(status: 400, body: Data("{\"message\":\"bad\"}".utf8)))])
+        let transport = ScriptedTransport([
+            .success(HTTPResponse(status: 400, body: Data("{\"message\":\"bad\"}".utf8)))
+        ])
         // When a pass runs
         let result = try summary(try await forwarder(transport).forwardOnce())
         // Then 50 are dead with status and excerpt, the other 10 delivered
         #expect(result.deadLettered == 50 && result.delivered == 10 && !result.revenueCatUnavailable)
         #expect(outbox.deadLetters.count == 50)
-        #expect(outbox.deadLetters.allSatisfy { $0.status == 400 && $0.reason == "{\"message\":\"bad\"}" && $0.deadAt == time.current })
+        #expect(
+            outbox.deadLetters.allSatisfy {
+                $0.status == 400 && $0.reason == "{\"message\":\"bad\"}" && $0.deadAt == time.current
+            })
         // And requeueing puts them back as fresh pending items that the next pass delivers
         #expect(try forwarder(transport).requeueDeadLetters() == 50)
         #expect(outbox.deadLetters.allSatisfy { $0.requeuedAt == time.current })

@@ -1,8 +1,8 @@
 import Foundation
 import PaywallCore
+import PaywallLock
 import PaywallTestSupport
 import RevenueCatForwarder
-import PaywallLock
 import Testing
 
 struct ForwardingLoopTests {
@@ -22,9 +22,10 @@ struct ForwardingLoopTests {
         let transport = ScriptedTransport()
         let clock = ManualClock()
         let log = PassLog()
-        let forwarder = Forwarder(outbox: outbox, transport: transport,
-                                  configuration: Fixtures.configuration(endpoint: URL(string: "http://127.0.0.1:1")!),
-                                  now: TestTime().now)
+        let forwarder = Forwarder(
+            outbox: outbox, transport: transport,
+            configuration: Fixtures.configuration(endpoint: URL(string: "http://127.0.0.1:1")!),
+            now: TestTime().now)
         let loop = ForwardingLoop(forwarder: forwarder, interval: .seconds(60), clock: clock) { result in
             if case .success(let pass) = result { log.passes.withLock { $0.append(pass) } }
         }
@@ -52,9 +53,10 @@ struct ForwardingLoopTests {
     @Test func cancellingTheTaskStopsTheLoop() async throws {
         let clock = ManualClock()
         let log = PassLog()
-        let forwarder = Forwarder(outbox: InMemoryOutbox(), transport: ScriptedTransport(),
-                                  configuration: Fixtures.configuration(endpoint: URL(string: "http://127.0.0.1:1")!),
-                                  now: TestTime().now)
+        let forwarder = Forwarder(
+            outbox: InMemoryOutbox(), transport: ScriptedTransport(),
+            configuration: Fixtures.configuration(endpoint: URL(string: "http://127.0.0.1:1")!),
+            now: TestTime().now)
         let loop = ForwardingLoop(forwarder: forwarder, interval: .seconds(60), clock: clock) { _ in
             log.passes.withLock { $0.append(.busy) }
         }

@@ -15,7 +15,7 @@ struct KeyNeverLeaksTests {
             case 0: return .status(401, body: echo)
             case 1: return .status(503, body: echo, headers: ["X-Echo": request.header("Authorization") ?? ""])
             case 2: return .closeMidResponse
-            case 3: return .status(400, body: String(repeating: "x", count: 980) + echo)   // key straddles the 1 KB cut
+            case 3: return .status(400, body: String(repeating: "x", count: 980) + echo)  // key straddles the 1 KB cut
             case 4: return .malformed
             default: return .accepted
             }
@@ -23,8 +23,9 @@ struct KeyNeverLeaksTests {
         let outbox = InMemoryOutbox()
         outbox.add(Fixtures.impressions(500))
         let time = TestTime()
-        let forwarder = Forwarder(outbox: outbox, transport: URLSessionTransport(timeout: .seconds(1)),
-                                  configuration: Fixtures.configuration(endpoint: standIn.baseURL), now: time.now)
+        let forwarder = Forwarder(
+            outbox: outbox, transport: URLSessionTransport(timeout: .seconds(1)),
+            configuration: Fixtures.configuration(endpoint: standIn.baseURL), now: time.now)
         // When many passes run, capturing everything the forwarder produces
         var produced: [String] = []
         for _ in 0..<30 {
@@ -37,7 +38,9 @@ struct KeyNeverLeaksTests {
         }
         produced += outbox.deadLetters.map(\.reason)
         produced += outbox.entries.values.map { String(reflecting: $0) }
-        for error in [APIKeyError.missing(source: .environment, placeholder: true)] as [any Error] { produced.append("\(error)") }
+        for error in [APIKeyError.missing(source: .environment, placeholder: true)] as [any Error] {
+            produced.append("\(error)")
+        }
         var configurationDump = ""
         dump(forwarder.configuration, to: &configurationDump)
         produced.append(configurationDump)

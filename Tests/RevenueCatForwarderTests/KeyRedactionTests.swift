@@ -8,11 +8,11 @@ struct KeyRedactionTests {
 
     @Test(arguments: [
         ("invalid key appl_Secret0123456789XYZ!", "invalid key (redacted)!"),
-        ("invalid key Secret0123456789XYZ", "invalid key (redacted)"),            // without the prefix
-        ("key appl_Secret01… was refused", "key (redacted)… was refused"),         // truncated
-        ("a=456789XYZ b=appl_Se", "a=(redacted) b=(redacted)"),                    // both ends, 9 and 7 bytes
-        ("[appl_Secret0123456789XYZappl_Secret0123456789XYZ]", "[(redacted)]"),   // repeated: one run
-        ("APPL_SECRET0123456789xyz", "(redacted)"),                                // another case
+        ("invalid key Secret0123456789XYZ", "invalid key (redacted)"),  // without the prefix
+        ("key appl_Secret01… was refused", "key (redacted)… was refused"),  // truncated
+        ("a=456789XYZ b=appl_Se", "a=(redacted) b=(redacted)"),  // both ends, 9 and 7 bytes
+        ("[appl_Secret0123456789XYZappl_Secret0123456789XYZ]", "[(redacted)]"),  // repeated: one run
+        ("APPL_SECRET0123456789xyz", "(redacted)"),  // another case
         ("appl_ and Secret are 5 and 6 bytes", "appl_ and Secret are 5 and 6 bytes"),
         ("{}", "{}"),
     ])

@@ -1,6 +1,6 @@
 import Foundation
-import RevenueCatForwarder
 import PaywallLock
+import RevenueCatForwarder
 
 /// A fake transport for fast tests: answers from a script (then 200) and records requests.
 final class ScriptedTransport: HTTPTransport {
@@ -26,7 +26,8 @@ final class ScriptedTransport: HTTPTransport {
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let outcome = state.withLock { state -> Result<HTTPResponse, TransportError> in
             state.requests.append(request)
-            return state.script.isEmpty ? .success(HTTPResponse(status: 200, body: Data("{}".utf8))) : state.script.removeFirst()
+            return state.script.isEmpty
+                ? .success(HTTPResponse(status: 200, body: Data("{}".utf8))) : state.script.removeFirst()
         }
         return try outcome.get()
     }

@@ -1,8 +1,9 @@
 import Dispatch
 import Foundation
 import PaywallTestSupport
-@testable import RevenueCatForwarder
 import Testing
+
+@testable import RevenueCatForwarder
 
 /// Cancelling a request in flight, at any moment (before it starts, while it waits, as its
 /// response arrives), ends the send at once: FoundationNetworking's own `data(for:)` could
@@ -13,9 +14,11 @@ struct TransportCancellationTests {
         let standIn = try RevenueCatStandIn(recordExchanges: false)
         defer { standIn.stop() }
         let transport = URLSessionTransport(timeout: .seconds(5))
-        let request = HTTPRequest(method: "POST", url: standIn.baseURL.appendingPathComponent("v1/events"),
-                                  headers: [HTTPHeader("Content-Type", "application/json")], body: Data("{}".utf8))
-        var answered = 0, cancelled = 0
+        let request = HTTPRequest(
+            method: "POST", url: standIn.baseURL.appendingPathComponent("v1/events"),
+            headers: [HTTPHeader("Content-Type", "application/json")], body: Data("{}".utf8))
+        var answered = 0
+        var cancelled = 0
         for round in 0..<300 {
             standIn.enqueue(.delayed(.microseconds(round % 4 * 1_000), .accepted))
             // When a send is cancelled after 0–3 ms
@@ -30,7 +33,9 @@ struct TransportCancellationTests {
                 return (try? await send.value) != nil
             }
             let ended = await withCheckedContinuation { continuation in
-                DispatchQueue.global().async { continuation.resume(returning: finished.wait(timeout: .now() + 120) == .success) }
+                DispatchQueue.global().async {
+                    continuation.resume(returning: finished.wait(timeout: .now() + 120) == .success)
+                }
             }
             try #require(ended, "send \(round) was still running 120 s after its cancellation")
             if await outcome.value { answered += 1 } else { cancelled += 1 }

@@ -1,12 +1,15 @@
 import Foundation
 import PaywallTestSupport
-@testable import RevenueCatForwarder
 import Testing
+
+@testable import RevenueCatForwarder
 
 /// The transport itself never follows a redirect (the forwarder and the coming uploader both rely
 /// on it): a 3xx comes back as the response, and the Location's server receives nothing.
 struct TransportRedirectTests {
-    @Test(arguments: [(301, "POST"), (302, "POST"), (303, "POST"), (307, "POST"), (308, "POST"), (302, "GET"), (308, "PUT")])
+    @Test(arguments: [
+        (301, "POST"), (302, "POST"), (303, "POST"), (307, "POST"), (308, "POST"), (302, "GET"), (308, "PUT"),
+    ])
     func aRedirectIsReturnedAsItIsAndNeverFollowed(status: Int, method: String) async throws {
         // Given a server answering `status` with a Location on a second server
         let target = try RevenueCatStandIn()
@@ -17,9 +20,10 @@ struct TransportRedirectTests {
             .status(status, body: "see elsewhere", headers: ["Location": "http://127.0.0.1:\(target.port)/landing"])
         }
         let transport = URLSessionTransport(timeout: .seconds(5))
-        let request = HTTPRequest(method: method, url: endpoint.baseURL.appendingPathComponent("v1/events"),
-                                  headers: [HTTPHeader("Authorization", "Bearer appl_TransportRedirect0123")],
-                                  body: method == "GET" ? Data() : Data("{}".utf8))
+        let request = HTTPRequest(
+            method: method, url: endpoint.baseURL.appendingPathComponent("v1/events"),
+            headers: [HTTPHeader("Authorization", "Bearer appl_TransportRedirect0123")],
+            body: method == "GET" ? Data() : Data("{}".utf8))
 
         // When the request is sent
         let response = try await transport.send(request)

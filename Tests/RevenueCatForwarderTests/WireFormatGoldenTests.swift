@@ -23,7 +23,8 @@ struct WireFormatGoldenTests {
         // When the body is encoded
         let body = ImpressionWireFormat.body(for: events)
         // Then it equals the golden bytes: stable key order, absent keys omitted, escapes per RFC 8259
-        let mismatch = try Golden.mismatch(String(decoding: body, as: UTF8.self), golden: Self.golden("body-three-impressions.json"))
+        let mismatch = try Golden.mismatch(
+            String(decoding: body, as: UTF8.self), golden: Self.golden("body-three-impressions.json"))
         #expect(mismatch == nil, "\(mismatch ?? "")")
         #expect(!String(decoding: body, as: UTF8.self).contains("null"))
     }
@@ -34,7 +35,8 @@ struct WireFormatGoldenTests {
         // When the request for a batch on its fourth attempt is built
         let request = configuration.request(for: Self.threeImpressions(), retryCount: 3)
         // Then method, URL and headers are exactly the golden ones
-        let text = (["\(request.method) \(request.url.absoluteString)"] + request.headers.map { "\($0.name): \($0.value)" })
+        let text =
+            (["\(request.method) \(request.url.absoluteString)"] + request.headers.map { "\($0.name): \($0.value)" })
             .joined(separator: "\n") + "\n"
         let mismatch = try Golden.mismatch(text, golden: Self.golden("request-headers.txt"))
         #expect(mismatch == nil, "\(mismatch ?? "")")
@@ -58,29 +60,57 @@ struct WireFormatGoldenTests {
     @Test func goldenBodyAndDocumentExamplePassTheStandInsChecks() throws {
         // Given the golden body and the example body from revenuecat-events.md
         let golden = try Data(contentsOf: Self.golden("body-three-impressions.json"))
-        let example = Data("""
-        {"events":[{"id":"5E0A4C1E-2B8F-4F7A-9C51-0B5D0D6A8E11","version":1,
-         "type":"custom_paywall_impression","app_user_id":"user_42",
-         "app_session_id":"0C8E2B6A-95C7-4E0B-8D61-3F4E2A1B9C70","timestamp":1764400000000,
-         "paywall_id":"onboarding","offering_id":"default",
-         "presented_offering_context":{"placement_identifier":"onboarding"}}]}
-        """.utf8)
+        let example = Data(
+            """
+            {"events":[{"id":"5E0A4C1E-2B8F-4F7A-9C51-0B5D0D6A8E11","version":1,
+             "type":"custom_paywall_impression","app_user_id":"user_42",
+             "app_session_id":"0C8E2B6A-95C7-4E0B-8D61-3F4E2A1B9C70","timestamp":1764400000000,
+             "paywall_id":"onboarding","offering_id":"default",
+             "presented_offering_context":{"placement_identifier":"onboarding"}}]}
+            """.utf8)
         // Then the independent validator finds nothing wrong with either
         #expect(RevenueCatRequestValidator.violations(inBody: golden) == [])
         #expect(RevenueCatRequestValidator.violations(inBody: example) == [])
     }
 
     @Test(arguments: [
-        (#"{"events":[{"id":"5e0a4c1e-2b8f-4f7a-9c51-0b5d0d6a8e11","version":1,"type":"custom_paywall_impression","app_user_id":"u","timestamp":1764400000000}]}"#, "uppercase"),
-        (#"{"events":[{"id":"5E0A4C1E-2B8F-4F7A-9C51-0B5D0D6A8E11","version":1,"type":"custom_paywall_impression","app_user_id":"u","timestamp":1764400000000,"offering_id":null}]}"#, "null"),
-        (#"{"events":[{"id":"5E0A4C1E-2B8F-4F7A-9C51-0B5D0D6A8E11","version":"1","type":"custom_paywall_impression","app_user_id":"u","timestamp":1764400000000}]}"#, "version"),
-        (#"{"events":[{"id":"5E0A4C1E-2B8F-4F7A-9C51-0B5D0D6A8E11","version":1,"type":"paywall_impression","app_user_id":"u","timestamp":1764400000000}]}"#, "type"),
-        (#"{"events":[{"id":"5E0A4C1E-2B8F-4F7A-9C51-0B5D0D6A8E11","version":1,"type":"custom_paywall_impression","appUserId":"u","timestamp":1764400000000}]}"#, "unknown key"),
-        (#"{"events":[{"id":"5E0A4C1E-2B8F-4F7A-9C51-0B5D0D6A8E11","version":1,"type":"custom_paywall_impression","app_user_id":"u","timestamp":1764400000.5}]}"#, "timestamp"),
-        (#"{"events":[{"id":"5E0A4C1E-2B8F-4F7A-9C51-0B5D0D6A8E11","version":1,"type":"custom_paywall_impression","app_user_id":"u","timestamp":1764400000000,"presented_offering_context":{}}]}"#, "empty"),
+        (
+            #"{"events":[{"id":"5e0a4c1e-2b8f-4f7a-9c51-0b5d0d6a8e11","version":1,"type":"custom_paywall_impression","app_user_id":"u","timestamp":1764400000000}]}"#,
+            "uppercase"
+        ),
+        (
+            #"{"events":[{"id":"5E0A4C1E-2B8F-4F7A-9C51-0B5D0D6A8E11","version":1,"type":"custom_paywall_impression","app_user_id":"u","timestamp":1764400000000,"offering_id":null}]}"#,
+            "null"
+        ),
+        (
+            #"{"events":[{"id":"5E0A4C1E-2B8F-4F7A-9C51-0B5D0D6A8E11","version":"1","type":"custom_paywall_impression","app_user_id":"u","timestamp":1764400000000}]}"#,
+            "version"
+        ),
+        (
+            #"{"events":[{"id":"5E0A4C1E-2B8F-4F7A-9C51-0B5D0D6A8E11","version":1,"type":"paywall_impression","app_user_id":"u","timestamp":1764400000000}]}"#,
+            "type"
+        ),
+        (
+            #"{"events":[{"id":"5E0A4C1E-2B8F-4F7A-9C51-0B5D0D6A8E11","version":1,"type":"custom_paywall_impression","appUserId":"u","timestamp":1764400000000}]}"#,
+            "unknown key"
+        ),
+        (
+            #"{"events":[{"id":"5E0A4C1E-2B8F-4F7A-9C51-0B5D0D6A8E11","version":1,"type":"custom_paywall_impression","app_user_id":"u","timestamp":1764400000.5}]}"#,
+            "timestamp"
+        ),
+        (
+            #"{"events":[{"id":"5E0A4C1E-2B8F-4F7A-9C51-0B5D0D6A8E11","version":1,"type":"custom_paywall_impression","app_user_id":"u","timestamp":1764400000000,"presented_offering_context":{}}]}"#,
+            "empty"
+        ),
         (#"{"events":[]}"#, "1…50"),
-        (#"{"events":[{"id":"5E0A4C1E-2B8F-4F7A-9C51-0B5D0D6A8E11","version":1,"type":"custom_paywall_impression","app_user_id":"u","timestamp":1764400000000}],"extra":1}"#, "expected only events"),
-        (#"{"events":[{"id":"5E0A4C1E-2B8F-4F7A-9C51-0B5D0D6A8E11","id":"5E0A4C1E-2B8F-4F7A-9C51-0B5D0D6A8E11"}]}"#, "not JSON"),
+        (
+            #"{"events":[{"id":"5E0A4C1E-2B8F-4F7A-9C51-0B5D0D6A8E11","version":1,"type":"custom_paywall_impression","app_user_id":"u","timestamp":1764400000000}],"extra":1}"#,
+            "expected only events"
+        ),
+        (
+            #"{"events":[{"id":"5E0A4C1E-2B8F-4F7A-9C51-0B5D0D6A8E11","id":"5E0A4C1E-2B8F-4F7A-9C51-0B5D0D6A8E11"}]}"#,
+            "not JSON"
+        ),
     ])
     func standInValidatorReportsEachDefect(body: String, expectedFragment: String) {
         // Given a body with one defect / When it is checked

@@ -21,7 +21,8 @@ struct ClosureForwarderTests {
         init(failing: Int) { state.withLock { $0.failing = failing } }
         var calls: [CustomPaywallImpression] { state.withLock { $0.calls } }
         func track(_ impression: CustomPaywallImpression) throws {
-            try state.withLock { (state: inout (calls: [CustomPaywallImpression], failing: Int)) throws(SDKUnavailable) in
+            try state.withLock {
+                (state: inout (calls: [CustomPaywallImpression], failing: Int)) throws(SDKUnavailable) in
                 state.calls.append(impression)
                 if state.failing > 0 {
                     state.failing -= 1
@@ -46,7 +47,10 @@ struct ClosureForwarderTests {
         // When one pass runs
         let pass = try await forwarder(store, sdk, time: TestTime()).forwardOnce()
         // Then all 120 went out in occurred_at order, each marked delivered
-        guard case .completed(let summary) = pass else { Issue.record("busy"); return }
+        guard case .completed(let summary) = pass else {
+            Issue.record("busy")
+            return
+        }
         #expect(summary.delivered == 120 && summary.requests == 120 && summary.stop == .nothingDue)
         #expect(sdk.calls.map(\.id).sorted() == impressions(120).map(\.id).sorted())
         let record = impressions(1)[0]
@@ -70,7 +74,10 @@ struct ClosureForwarderTests {
         var backoffs: [Int64] = []
         for attempt in 1...3 {
             // When a pass runs and the closure throws
-            guard case .completed(let summary) = try await forwarder.forwardOnce() else { Issue.record("busy"); return }
+            guard case .completed(let summary) = try await forwarder.forwardOnce() else {
+                Issue.record("busy")
+                return
+            }
             // Then the impression stays pending, with the attempt counted and the next one later
             #expect(summary.willRetry == 1 && summary.delivered == 0 && summary.revenueCatUnavailable)
             #expect(summary.lastFailure == "the impression closure threw SDKUnavailable")
@@ -130,7 +137,10 @@ struct ClosureForwarderTests {
         let pass = Task { try await forwarder.forwardOnce() }
         for _ in 0..<2_000 where !started.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(1)) }
         pass.cancel()
-        guard case .completed(let summary) = try await pass.value else { Issue.record("busy"); return }
+        guard case .completed(let summary) = try await pass.value else {
+            Issue.record("busy")
+            return
+        }
         // Then the pass says so, no attempt is counted, and the impression is due at once
         #expect(summary.stop == .cancelled && summary.willRetry == 0 && summary.delivered == 0)
         #expect(try store.connection.scalar("SELECT attempts FROM outbox")?.int64 == 0)

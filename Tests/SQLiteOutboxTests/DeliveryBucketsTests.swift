@@ -1,9 +1,10 @@
 import Foundation
 import PaywallCore
 import PaywallSQLite
-@testable import PaywallStore
 import PaywallTestSupport
 import Testing
+
+@testable import PaywallStore
 
 /// `deliveries` and its trigger-kept `report_delivery_buckets`, and `due` on a long delivery history.
 struct DeliveryBucketsTests {
@@ -19,16 +20,24 @@ struct DeliveryBucketsTests {
     }
 
     /// The buckets (non-zero) next to a direct count of `deliveries`, and the stats' delivered count.
-    func expectBucketsMatch(_ store: EventStore, _ step: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    func expectBucketsMatch(_ store: EventStore, _ step: String, sourceLocation: SourceLocation = #_sourceLocation)
+        throws
+    {
         let db = store.connection
-        let buckets = try db.all("""
+        let buckets = try db.all(
+            """
             SELECT bucket, delivered, by_device FROM report_delivery_buckets WHERE delivered != 0 ORDER BY bucket
-            """) { [$0.int64(at: 0), $0.int64(at: 1), $0.int64(at: 2)] }
-        let direct = try db.all("SELECT occurred_at / 900000, count(*), sum(by_device) FROM deliveries GROUP BY 1 ORDER BY 1") {
+            """
+        ) { [$0.int64(at: 0), $0.int64(at: 1), $0.int64(at: 2)] }
+        let direct = try db.all(
+            "SELECT occurred_at / 900000, count(*), sum(by_device) FROM deliveries GROUP BY 1 ORDER BY 1"
+        ) {
             [$0.int64(at: 0), $0.int64(at: 1), $0.int64(at: 2)]
         }
-        #expect(try db.scalar("SELECT count(*) FROM report_delivery_buckets WHERE delivered = 0 AND by_device != 0")?.int64 == 0,
-                "\(step)", sourceLocation: sourceLocation)
+        #expect(
+            try db.scalar("SELECT count(*) FROM report_delivery_buckets WHERE delivered = 0 AND by_device != 0")?.int64
+                == 0,
+            "\(step)", sourceLocation: sourceLocation)
         #expect(buckets == direct, "\(step)", sourceLocation: sourceLocation)
         let delivered = try db.scalar("SELECT count(*) FROM deliveries")?.int64 ?? -1
         #expect(Int64(try store.stats().outboxDelivered) == delivered, "\(step)", sourceLocation: sourceLocation)
@@ -37,7 +46,8 @@ struct DeliveryBucketsTests {
     @Test func bucketsEqualADirectCountThroughDeliveriesDeadLettersRequeuesAndRedeliveries() throws {
         // Given 60 impressions recorded and 12 imported as already forwarded, over 24 buckets
         let store = try EventStore(path: directory.path("events.sqlite"), now: .constant(1_764_500_000_000))
-        let recorded = spread(60), imported = spread(12, first: 60)
+        let recorded = spread(60)
+        let imported = spread(12, first: 60)
         try store.insert(recorded)
         try store.insert(imported, forwarded: true)
         try expectBucketsMatch(store, "after the import")
@@ -73,13 +83,16 @@ struct DeliveryBucketsTests {
         let byDevice = Array(all[18..<30])
         try store.insert(byDevice, forwarded: true)
         func rowid(_ event: EventRecord) throws -> Int64 {
-            try #require(try store.connection.scalar("SELECT rowid FROM events WHERE id = ?1", [.text(event.id.uuidString)])?.int64)
+            try #require(
+                try store.connection.scalar("SELECT rowid FROM events WHERE id = ?1", [.text(event.id.uuidString)])?
+                    .int64)
         }
         try store.connection.run("DELETE FROM deliveries")
         let rowids = try byDevice.map(rowid)
         try store.connection.transaction(.immediate) { db in
             for (event, rowid) in zip(byDevice, rowids) {
-                try Deliveries.record(db, eventRowid: rowid, occurredAt: event.occurredAt, deliveredAt: 1, byDevice: true)
+                try Deliveries.record(
+                    db, eventRowid: rowid, occurredAt: event.occurredAt, deliveredAt: 1, byDevice: true)
             }
         }
         try expectBucketsMatch(store, "after device deliveries")
@@ -89,9 +102,11 @@ struct DeliveryBucketsTests {
         try SQLiteOutbox(store: store).markDelivered(all[0..<6].map(\.id), at: 2)
         let first = try rowid(byDevice[0])
         try store.connection.transaction(.immediate) { db in
-            try Deliveries.record(db, eventRowid: first, occurredAt: byDevice[0].occurredAt, deliveredAt: 3, byDevice: false)
+            try Deliveries.record(
+                db, eventRowid: first, occurredAt: byDevice[0].occurredAt, deliveredAt: 3, byDevice: false)
         }
-        try store.connection.run("DELETE FROM deliveries WHERE by_device = 1 AND event_rowid = (SELECT max(event_rowid) FROM deliveries)")
+        try store.connection.run(
+            "DELETE FROM deliveries WHERE by_device = 1 AND event_rowid = (SELECT max(event_rowid) FROM deliveries)")
         // Then the buckets still equal a direct count: 10 by the device, 7 by this store
         try expectBucketsMatch(store, "after upserts and a removal")
         #expect(try store.connection.scalar("SELECT sum(by_device) FROM report_delivery_buckets")?.int64 == 10)
@@ -102,19 +117,25 @@ struct DeliveryBucketsTests {
         // Given a store made by the program before store/delivery-buckets-by-device, with 4 device deliveries
         let path = directory.path("before.sqlite")
         let before = Schema.storeMigrations.migrations.prefix { $0.name != "delivery-buckets-by-device" }
-        #expect(before.count < Schema.storeMigrations.migrations.count, "the migration is in the list (later ones may follow)")
+        #expect(
+            before.count < Schema.storeMigrations.migrations.count,
+            "the migration is in the list (later ones may follow)")
         let events = spread(9)
         do {
-            let old = try Migrator([MigrationGroup(owner: "store", Array(before))], legacy: Schema.legacyIdentifiers,
-                                   identity: Schema.identity).open(path: path)
+            let old = try Migrator(
+                [MigrationGroup(owner: "store", Array(before))], legacy: Schema.legacyIdentifiers,
+                identity: Schema.identity
+            ).open(path: path)
             for (index, event) in events.enumerated() {
-                try old.run("""
+                try old.run(
+                    """
                     INSERT INTO events (id, name, occurred_at, recorded_at, user_id, catalog_version, pw_id, source)
                     VALUES (?1, 'paywall_shown', ?2, 0, 'u', 1, ?3, 'onboarding')
                     """, [.text(event.id.uuidString), .integer(event.occurredAt), .text(UUID().uuidString)])
                 if index < 6 {
-                    try old.run("INSERT INTO deliveries (event_rowid, occurred_at, delivered_at, by_device) VALUES (?1, ?2, 1, ?3)",
-                                [.integer(Int64(index + 1)), .integer(event.occurredAt), .integer(index < 4 ? 1 : 0)])
+                    try old.run(
+                        "INSERT INTO deliveries (event_rowid, occurred_at, delivered_at, by_device) VALUES (?1, ?2, 1, ?3)",
+                        [.integer(Int64(index + 1)), .integer(event.occurredAt), .integer(index < 4 ? 1 : 0)])
                 }
             }
         }

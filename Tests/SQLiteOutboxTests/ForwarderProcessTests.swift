@@ -26,7 +26,8 @@ struct ForwarderProcessTests {
         defer { standIn.stop() }
         standIn.enqueue(.delayed(.seconds(120), .accepted))
         // When a forwarder process sends that batch and is killed with SIGKILL before the answer arrives
-        let stdout = Pipe(), stderr = Pipe()
+        let stdout = Pipe()
+        let stderr = Pipe()
         let victim = try Helper.start(db: dbPath, port: standIn.port, leaseMs: 1_000, stdout: stdout, stderr: stderr)
         // The wait and the kill run on a thread of their own: inside the whole parallel suite the
         // concurrency pool's two threads can be held by other tests for longer than the child's 30 s
@@ -41,7 +42,9 @@ struct ForwarderProcessTests {
         }
         #expect(standIn.requestCount == 1)
         victim.waitUntilExit()
-        #expect(victim.terminationReason == .uncaughtSignal, """
+        #expect(
+            victim.terminationReason == .uncaughtSignal,
+            """
             the victim exited \(victim.terminationStatus) before the kill: \
             \(String(decoding: stdout.fileHandleForReading.availableData, as: UTF8.self)) \
             \(String(decoding: stderr.fileHandleForReading.availableData, as: UTF8.self))
@@ -73,8 +76,10 @@ struct ForwarderProcessTests {
         // When one process forwards
         let first = try await Helper.run(db: dbPath, port: standIn.port, now: start)
         // Then the next attempt is stored 120 s later
-        #expect(first.out.contains("will_retry=10") && first.out.contains("unavailable=1") && first.out.contains("next=\(start + 120_000)"),
-                "\(first.out)\(first.err)")
+        #expect(
+            first.out.contains("will_retry=10") && first.out.contains("unavailable=1")
+                && first.out.contains("next=\(start + 120_000)"),
+            "\(first.out)\(first.err)")
         // When a new process runs 119 s later / Then it sends nothing
         let early = try await Helper.run(db: dbPath, port: standIn.port, now: start + 119_000)
         #expect(early.out.contains("requests=0"), "\(early.out)")
@@ -113,7 +118,8 @@ struct ForwarderProcessTests {
         // When several processes forward, time moving on between them
         var outputs: [String] = []
         for step in 0..<12 {
-            let run = try await Helper.run(db: dbPath, port: standIn.port, now: 1_764_600_000_000 + Int64(step) * 3_600_000)
+            let run = try await Helper.run(
+                db: dbPath, port: standIn.port, now: 1_764_600_000_000 + Int64(step) * 3_600_000)
             outputs += [run.out, run.err]
         }
         try store.connection.execute("PRAGMA wal_checkpoint(PASSIVE)")

@@ -32,16 +32,24 @@ struct OutboxMigrationTests {
             for (index, row) in outbox.enumerated() {
                 let id = impression(index, base: 0).id.uuidString
                 try db.run(insert, [.text(id), .text("paywall_shown"), .integer(Self.at(index))])
-                try db.run("""
+                try db.run(
+                    """
                     INSERT INTO outbox (event_id, occurred_at, state, attempts, next_attempt_at, delivered_at)
                     VALUES (?, ?, ?, ?, ?, ?)
-                    """, [.text(id), .integer(Self.at(index)), .text(row.state), .integer(row.attempts), .integer(row.next),
-                          row.deliveredAt.map(SQLValue.integer) ?? .null])
+                    """,
+                    [
+                        .text(id), .integer(Self.at(index)), .text(row.state), .integer(row.attempts),
+                        .integer(row.next),
+                        row.deliveredAt.map(SQLValue.integer) ?? .null,
+                    ])
             }
             let dead = { (index: Int, reason: String, deadAt: Int64, requeuedAt: Int64?) in
-                _ = try db.run("INSERT INTO dead_letters (event_id, status, reason, dead_at, requeued_at) VALUES (?, 401, ?, ?, ?)",
-                           [.text(impression(index, base: 0).id.uuidString), .text(reason), .integer(deadAt),
-                            requeuedAt.map(SQLValue.integer) ?? .null])
+                _ = try db.run(
+                    "INSERT INTO dead_letters (event_id, status, reason, dead_at, requeued_at) VALUES (?, 401, ?, ?, ?)",
+                    [
+                        .text(impression(index, base: 0).id.uuidString), .text(reason), .integer(deadAt),
+                        requeuedAt.map(SQLValue.integer) ?? .null,
+                    ])
             }
             // Impression 3: an old requeued refusal, then an open one. Impression 4: dead, but its
             // only record was requeued (damage no version-3 code path makes; the migration must keep it dead).
@@ -63,30 +71,45 @@ struct OutboxMigrationTests {
         let db = store.connection
         // Then pending rows are in the outbox by events rowid with their backoff, delivered ones in
         // deliveries with their time, dead ones leave the outbox with an open dead letter each
-        let outbox = try db.all("SELECT event_rowid, occurred_at, attempts, next_attempt_at FROM outbox ORDER BY event_rowid") {
+        let outbox = try db.all(
+            "SELECT event_rowid, occurred_at, attempts, next_attempt_at FROM outbox ORDER BY event_rowid"
+        ) {
             [$0.int64(at: 0), $0.int64(at: 1), $0.int64(at: 2), $0.int64(at: 3)]
         }
         #expect(outbox == [[2, Self.at(0), 2, 5_000], [7, Self.at(5), 0, 0]])
-        let deliveries = try db.all("SELECT event_rowid, occurred_at, delivered_at FROM deliveries ORDER BY event_rowid") {
+        let deliveries = try db.all(
+            "SELECT event_rowid, occurred_at, delivered_at FROM deliveries ORDER BY event_rowid"
+        ) {
             [$0.int64(at: 0), $0.int64(at: 1), $0.int64(at: 2)]
         }
         #expect(deliveries == [[3, Self.at(1), 700], [4, Self.at(2), 800]])
-        let open = try db.all("SELECT event_id, status, reason FROM dead_letters WHERE requeued_at IS NULL ORDER BY event_id") {
+        let open = try db.all(
+            "SELECT event_id, status, reason FROM dead_letters WHERE requeued_at IS NULL ORDER BY event_id"
+        ) {
             "\($0.string(at: 0)!) \($0.int64(at: 1)) \($0.string(at: 2)!)"
         }
-        #expect(open == [impression(3, base: 0).id.uuidString + " 401 bad key",
-                         impression(4, base: 0).id.uuidString + " 0 dead in the outbox without an open dead letter (kept by migration 6)"])
+        #expect(
+            open == [
+                impression(3, base: 0).id.uuidString + " 401 bad key",
+                impression(4, base: 0).id.uuidString
+                    + " 0 dead in the outbox without an open dead letter (kept by migration 6)",
+            ])
         #expect(try db.scalar("SELECT count(*) FROM dead_letters")?.int64 == 4)
         // and the delivery buckets are filled, the old indexes gone, the file intact
-        let buckets = try db.all("SELECT bucket, delivered FROM report_delivery_buckets ORDER BY bucket") { [$0.int64(at: 0), $0.int64(at: 1)] }
+        let buckets = try db.all("SELECT bucket, delivered FROM report_delivery_buckets ORDER BY bucket") {
+            [$0.int64(at: 0), $0.int64(at: 1)]
+        }
         #expect(buckets == [[Self.at(1) / 900_000, 1], [Self.at(2) / 900_000, 1]])
         // (deliveries_by_device, the partial index of store/deliveries-by-device, is the only one.)
-        #expect(try db.all("""
-            SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name IN ('outbox', 'deliveries')
-              AND name != 'deliveries_by_device'
-            """) {
-            $0.string(at: 0) ?? ""
-        }.isEmpty)
+        #expect(
+            try db.all(
+                """
+                SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name IN ('outbox', 'deliveries')
+                  AND name != 'deliveries_by_device'
+                """
+            ) {
+                $0.string(at: 0) ?? ""
+            }.isEmpty)
         #expect(try db.scalar("PRAGMA integrity_check")?.string == "ok")
         // and the forwarder and stats work on the converted store
         let forwarder = SQLiteOutbox(store: store)
@@ -95,7 +118,11 @@ struct OutboxMigrationTests {
         #expect(try forwarder.nextAttemptTime() == 0)
         let stats = try store.stats()
         // stats counts the open dead letters; the requeued ones are history (hardening item 17)
-        #expect([stats.outboxPending, stats.outboxDelivered, stats.outboxDead, stats.deadLetters, stats.deadLettersRequeued]
+        #expect(
+            [
+                stats.outboxPending, stats.outboxDelivered, stats.outboxDead, stats.deadLetters,
+                stats.deadLettersRequeued,
+            ]
                 == [Int]([2, 2, 2, 2, 2]))
         #expect(try forwarder.requeueDeadLetters(now: 9_000) == 2)
         #expect(try deliveryStates(db) == ["pending": 4, "delivered": 2])

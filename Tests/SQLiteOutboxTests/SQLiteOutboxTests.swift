@@ -8,14 +8,18 @@ import Testing
 struct SQLiteOutboxTests {
     let directory = TemporaryDirectory()
 
-    func store() throws -> EventStore { try EventStore(path: directory.path("events.sqlite"), now: .constant(1_764_500_000_000)) }
+    func store() throws -> EventStore {
+        try EventStore(path: directory.path("events.sqlite"), now: .constant(1_764_500_000_000))
+    }
 
     @Test func dueItemsComeInBatchesInOccurredAtOrderWithTheirAttempts() throws {
         // Given 120 impressions stored out of order plus a non-impression event
         let store = try store()
         var events = impressions(120).shuffled()
-        events.append(EventRecord(id: UUID(), name: .paywallClosed, occurredAt: 1, userID: "u",
-                                  properties: EventProperties(pwID: UUID(), source: "s", result: .dismissed, via: .auto, openS: 1)))
+        events.append(
+            EventRecord(
+                id: UUID(), name: .paywallClosed, occurredAt: 1, userID: "u",
+                properties: EventProperties(pwID: UUID(), source: "s", result: .dismissed, via: .auto, openS: 1)))
         try store.insert(events)
         let outbox = SQLiteOutbox(store: store)
         // When the first batch is read

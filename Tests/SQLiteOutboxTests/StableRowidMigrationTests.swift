@@ -22,12 +22,14 @@ struct StableRowidMigrationTests {
             for (n, rowid) in [Int64(1), 2, 50, 51, 900].enumerated() {
                 let id = UUIDv7.make(milliseconds: 1_764_400_000_000 + Int64(n)).uuidString
                 ids[rowid] = id
-                try db.run("""
+                try db.run(
+                    """
                     INSERT INTO events (rowid, id, name, occurred_at, recorded_at, user_id, catalog_version, pw_id, source)
                     VALUES (?1, ?2, 'paywall_shown', ?3, ?3, 'u', 1, ?2, 'onboarding')
                     """, [.integer(rowid), .text(id), .integer(1_764_400_000_000 + Int64(n))])
-                try db.run("INSERT INTO outbox (event_rowid, occurred_at) VALUES (?1, ?2)",
-                           [.integer(rowid), .integer(1_764_400_000_000 + Int64(n))])
+                try db.run(
+                    "INSERT INTO outbox (event_rowid, occurred_at) VALUES (?1, ?2)",
+                    [.integer(rowid), .integer(1_764_400_000_000 + Int64(n))])
             }
         }
         // When the current program opens it, and then somebody runs VACUUM
@@ -48,9 +50,10 @@ struct StableRowidMigrationTests {
         #expect(Set(due.map(\.event.id.uuidString)) == Set(ids.values))
         // And an event inserted afterwards gets the next rowid, with the id still unique
         let later = UUIDv7.make(milliseconds: 1_764_400_100_000)
-        let event = EventRecord(id: later, name: .paywallShown, occurredAt: 1_764_400_100_000, recordedAt: nil, userID: "u",
-                                sessionID: nil, catalogVersion: 1,
-                                properties: EventProperties(pwID: later, source: "onboarding"))
+        let event = EventRecord(
+            id: later, name: .paywallShown, occurredAt: 1_764_400_100_000, recordedAt: nil, userID: "u",
+            sessionID: nil, catalogVersion: 1,
+            properties: EventProperties(pwID: later, source: "onboarding"))
         #expect(try store.insert([event]) == 1)
         #expect(try store.insert([event]) == 0)
         #expect(try store.connection.scalar("SELECT max(rowid) FROM events")?.int64 == 901)

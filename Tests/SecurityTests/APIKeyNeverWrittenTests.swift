@@ -17,10 +17,15 @@ struct APIKeyNeverWrittenTests {
         // Given a scratch HOME and TMPDIR (so any stray file lands where it is searched), 60 impressions and
         // a RevenueCat stand-in that answers 503, then a 401 and a 400 whose bodies echo the key, then 200s
         let scratch = try Scratch()
-        for folder in ["home", "tmp"] { try FileManager.default.createDirectory(atPath: scratch.path(folder), withIntermediateDirectories: true) }
-        let environment = ["REVENUECAT_API_KEY": Self.key, "HOME": scratch.path("home"), "TMPDIR": scratch.path("tmp"),
-                           "XDG_DATA_HOME": scratch.path("home/.local/share")]
-        let lines = (1...60).map { Sample.shown($0, placement: $0 % 2 == 0 ? "settings" : "onboarding") }
+        for folder in ["home", "tmp"] {
+            try FileManager.default.createDirectory(atPath: scratch.path(folder), withIntermediateDirectories: true)
+        }
+        let environment = [
+            "REVENUECAT_API_KEY": Self.key, "HOME": scratch.path("home"), "TMPDIR": scratch.path("tmp"),
+            "XDG_DATA_HOME": scratch.path("home/.local/share"),
+        ]
+        let lines =
+            (1...60).map { Sample.shown($0, placement: $0 % 2 == 0 ? "settings" : "onboarding") }
             + (1...10).map { Sample.purchased($0, product: "pro_annual") } + ["not json \(Self.key.prefix(4))"]
         let input = try scratch.write("in.ndjson", lines.joined(separator: "\n") + "\n")
         let db = scratch.path("events.sqlite")
@@ -28,7 +33,8 @@ struct APIKeyNeverWrittenTests {
         defer { standIn.stop() }
         let echo = "{\"code\":7225,\"message\":\"Invalid API key \(Self.key) (\(Self.key.dropFirst(5)))\"}"
         // Retry-After: 0 makes the 503's batch due again at once, so the run does not depend on backoff jitter
-        standIn.enqueue(.status(503, body: echo, headers: ["Retry-After": "0"]), .status(401, body: echo), .status(400, body: echo))
+        standIn.enqueue(
+            .status(503, body: echo, headers: ["Retry-After": "0"]), .status(401, body: echo), .status(400, body: echo))
         let endpoint = standIn.baseURL.absoluteString
 
         // When a whole session runs with the key in the environment of every command
@@ -67,7 +73,9 @@ struct APIKeyNeverWrittenTests {
         // And no file under the scratch folder (database, -wal, -shm, CSVs, report.html, run.json, HOME, TMPDIR)
         // nor any output holds the key or any 8-character slice of it
         let files = scratch.allFiles().filter { $0 != input }
-        #expect(files.contains(db) && files.contains { $0.hasSuffix("report.html") } && files.contains { $0.hasSuffix("run.json") })
+        #expect(
+            files.contains(db) && files.contains { $0.hasSuffix("report.html") }
+                && files.contains { $0.hasSuffix("run.json") })
         #expect(files.count >= 20, "\(files)")
         for file in files {
             let bytes = try Data(contentsOf: URL(fileURLWithPath: file))

@@ -63,7 +63,9 @@ struct BoundParametersTests {
         let root = Golden.packageRoot(from: #filePath).appendingPathComponent("Sources")
         let findings = try SQLInterpolationScanner.scan(root: root)
         let unexplained = findings.filter { Self.allowlist[Self.key($0)] == nil }
-        #expect(unexplained.isEmpty, "SQL built from values (bind them instead):\n\(unexplained.map(\.description).joined(separator: "\n"))")
+        #expect(
+            unexplained.isEmpty,
+            "SQL built from values (bind them instead):\n\(unexplained.map(\.description).joined(separator: "\n"))")
         // Entries matching nothing are reported, not failed: some arrive with branches not merged yet.
         let used = Set(findings.map(Self.key))
         let unused = Self.allowlist.keys.filter { !used.contains($0) }.sorted()
@@ -73,28 +75,34 @@ struct BoundParametersTests {
 
 /// The scanner itself: it must catch each way of building SQL from a value, and stay quiet otherwise.
 struct SQLInterpolationScannerTests {
-    func findings(_ source: String) -> [String] { SQLInterpolationScanner.scan(source: source, file: "t.swift").map(\.expression) }
+    func findings(_ source: String) -> [String] {
+        SQLInterpolationScanner.scan(source: source, file: "t.swift").map(\.expression)
+    }
 
-    @Test(arguments: [
-        (#"db.execute("DELETE FROM events WHERE id = '\(id)'")"#, ["id"]),
-        (#"let sql = "SELECT * FROM events WHERE user_id = \(user.id) AND x = \(f(g("a)")))""#, ["user.id", #"f(g("a)"))"#]),
-        ("let sql = \"\"\"\n    SELECT count(*)\n    FROM events WHERE name = '\\(name)'\n    \"\"\"", ["name"]),
-        (##"let sql = #"UPDATE outbox SET state = '\#(state)' WHERE x = "q""#"##, ["state"]),
-        (#"try db.run("INSERT INTO meta (key, value) VALUES ('k', '" + value + "')", [])"#, ["+ value"]),
-        (#"let q = prefix + " WHERE placement = ?""#, ["+ prefix"]),
-        (#"execute("PRAGMA user_version = \(version)")"#, ["version"]),
-    ] as [(String, [String])])
+    @Test(
+        arguments: [
+            (#"db.execute("DELETE FROM events WHERE id = '\(id)'")"#, ["id"]),
+            (
+                #"let sql = "SELECT * FROM events WHERE user_id = \(user.id) AND x = \(f(g("a)")))""#,
+                ["user.id", #"f(g("a)"))"#]
+            ),
+            ("let sql = \"\"\"\n    SELECT count(*)\n    FROM events WHERE name = '\\(name)'\n    \"\"\"", ["name"]),
+            (##"let sql = #"UPDATE outbox SET state = '\#(state)' WHERE x = "q""#"##, ["state"]),
+            (#"try db.run("INSERT INTO meta (key, value) VALUES ('k', '" + value + "')", [])"#, ["+ value"]),
+            (#"let q = prefix + " WHERE placement = ?""#, ["+ prefix"]),
+            (#"execute("PRAGMA user_version = \(version)")"#, ["version"]),
+        ] as [(String, [String])])
     func plantedSQLBuiltFromAValueIsFound(source: String, expected: [String]) {
         #expect(findings(source) == expected, "\(source)")
     }
 
     @Test(arguments: [
         #"db.run("DELETE FROM events WHERE id = ?1", [.text(id)])"#,
-        #"print("selected \(count) rows where you asked")"#,                   // prose, lowercase
-        #"// db.execute("DELETE FROM events WHERE id = \(id)")"#,             // a comment
-        "/* \"SELECT \\(x)\" */ let a = 1",                                   // a block comment
-        ##"let raw = #"SELECT '\(not interpolated)' FROM t"#"##,               // raw string: \( is text
-        #"let sql = "SELECT 1 " + "FROM t WHERE x = ?""#,                     // literal + literal
+        #"print("selected \(count) rows where you asked")"#,  // prose, lowercase
+        #"// db.execute("DELETE FROM events WHERE id = \(id)")"#,  // a comment
+        "/* \"SELECT \\(x)\" */ let a = 1",  // a block comment
+        ##"let raw = #"SELECT '\(not interpolated)' FROM t"#"##,  // raw string: \( is text
+        #"let sql = "SELECT 1 " + "FROM t WHERE x = ?""#,  // literal + literal
         #"throw Failure("cannot open \(path): \(reason)")"#,
     ])
     func boundOrNonSQLTextIsNotFlagged(source: String) {
@@ -105,7 +113,9 @@ struct SQLInterpolationScannerTests {
         // Given the real Sources folder, the scanner sees the SQL literals the store is known to contain
         let root = Golden.packageRoot(from: #filePath).appendingPathComponent("Sources/PaywallSQLite/Migrator.swift")
         let source = try String(contentsOf: root, encoding: .utf8)
-        let literals = SQLInterpolationScanner.literals(in: Array(source.unicodeScalars)).filter { SQLInterpolationScanner.looksLikeSQL($0.text) }
+        let literals = SQLInterpolationScanner.literals(in: Array(source.unicodeScalars)).filter {
+            SQLInterpolationScanner.looksLikeSQL($0.text)
+        }
         #expect(literals.contains { $0.text.hasPrefix("PRAGMA user_version = ") })
     }
 }

@@ -14,16 +14,22 @@ struct EncodedKeyRedactionTests {
         // Given one batch of 50 impressions per echoed form, and a stand-in refusing each batch with
         // 400 or 401 and a body echoing the key in the next form
         let scratch = try Scratch()
-        for folder in ["home", "tmp"] { try FileManager.default.createDirectory(atPath: scratch.path(folder), withIntermediateDirectories: true) }
-        let environment = ["REVENUECAT_API_KEY": Self.key, "HOME": scratch.path("home"), "TMPDIR": scratch.path("tmp"),
-                           "XDG_DATA_HOME": scratch.path("home/.local/share")]
+        for folder in ["home", "tmp"] {
+            try FileManager.default.createDirectory(atPath: scratch.path(folder), withIntermediateDirectories: true)
+        }
+        let environment = [
+            "REVENUECAT_API_KEY": Self.key, "HOME": scratch.path("home"), "TMPDIR": scratch.path("tmp"),
+            "XDG_DATA_HOME": scratch.path("home/.local/share"),
+        ]
         let echoes = KeyForms.echoes(of: Self.key)
         let lines = (1...(50 * echoes.count)).map { Sample.shown($0) }
         let input = try scratch.write("in.ndjson", lines.joined(separator: "\n") + "\n")
         let db = scratch.path("events.sqlite")
         let standIn = try RevenueCatStandIn()
         defer { standIn.stop() }
-        for (index, echo) in echoes.enumerated() { standIn.enqueue(.status(index % 2 == 0 ? 400 : 401, body: echo.body)) }
+        for (index, echo) in echoes.enumerated() {
+            standIn.enqueue(.status(index % 2 == 0 ? 400 : 401, body: echo.body))
+        }
         let endpoint = standIn.baseURL.absoluteString
 
         // When the impressions are forwarded and every dead-letter view is read
@@ -54,7 +60,9 @@ struct EncodedKeyRedactionTests {
         #expect(files.contains(db) && files.count >= 3, "\(files)")
         // (searched on a Dispatch thread: a long CPU-bound search would hold one of the two pool threads)
         let found = try await Self.offThePool { [transcript] in
-            try files.map { file in (file, KeyForms.leaks(of: Self.key, in: try Data(contentsOf: URL(fileURLWithPath: file)))) }
+            try files.map { file in
+                (file, KeyForms.leaks(of: Self.key, in: try Data(contentsOf: URL(fileURLWithPath: file))))
+            }
                 + [("the output", KeyForms.leaks(of: Self.key, in: transcript))]
         }
         for (place, leaks) in found { #expect(leaks.isEmpty, "\(place) holds \(leaks.prefix(5))") }
@@ -67,10 +75,12 @@ struct EncodedKeyRedactionTests {
         }
     }
 
-    @Test(arguments: [("appl_Zq7Xv2Lw9\nPk4Rt8Ny3", "line break"), ("appl_Zq7Xv2Lw9\tPk4Rt8Ny3", "tab"),
-                      ("appl_Zq7Xv2Lw9 Pk4Rt8Ny3", "space"), ("appl_Zq7Xv2Lw9\u{1B}Pk4Rt8Ny3", "escape"),
-                      ("appl_Zq7Xv2Lw9Pk4Rt8Ny3\r\n", "CRLF"), ("appl_Zq7Xv2Lw9\u{7F}Pk4", "DEL"),
-                      ("test_ab", "short"), ("appl_", "prefix only"), ("goog_123456789", "9 after the prefix")])
+    @Test(arguments: [
+        ("appl_Zq7Xv2Lw9\nPk4Rt8Ny3", "line break"), ("appl_Zq7Xv2Lw9\tPk4Rt8Ny3", "tab"),
+        ("appl_Zq7Xv2Lw9 Pk4Rt8Ny3", "space"), ("appl_Zq7Xv2Lw9\u{1B}Pk4Rt8Ny3", "escape"),
+        ("appl_Zq7Xv2Lw9Pk4Rt8Ny3\r\n", "CRLF"), ("appl_Zq7Xv2Lw9\u{7F}Pk4", "DEL"),
+        ("test_ab", "short"), ("appl_", "prefix only"), ("goog_123456789", "9 after the prefix"),
+    ])
     func aMalformedOrShortKeyExits64AndSendsNothing(key: String, what: String) async throws {
         // Given pending impressions and a key that is too short or holds whitespace or a control character
         let scratch = try Scratch()
@@ -81,13 +91,17 @@ struct EncodedKeyRedactionTests {
         defer { standIn.stop() }
 
         // When forward runs with it
-        let result = try await cli.run(["forward", "--db", db, "--endpoint", standIn.baseURL.absoluteString],
-                                       environment: ["REVENUECAT_API_KEY": key])
+        let result = try await cli.run(
+            ["forward", "--db", db, "--endpoint", standIn.baseURL.absoluteString],
+            environment: ["REVENUECAT_API_KEY": key])
 
         // Then it exits 64 with a message saying what is wrong, sends nothing, and the impressions stay pending
         #expect(result.status == 64, "\(what): \(result.stderr)")
-        let expected = what.contains("short") || what.contains("prefix") || what.contains("after") ? "too short" : "position"
-        #expect(result.stderr.contains(expected) && result.stderr.contains("REVENUECAT_API_KEY"), "\(what): \(result.stderr)")
+        let expected =
+            what.contains("short") || what.contains("prefix") || what.contains("after") ? "too short" : "position"
+        #expect(
+            result.stderr.contains(expected) && result.stderr.contains("REVENUECAT_API_KEY"),
+            "\(what): \(result.stderr)")
         let printable = key.trimmingCharacters(in: .whitespacesAndNewlines)
         if printable.count > 5 { #expect(!result.stderr.contains(printable), "the message never repeats the key") }
         #expect(standIn.received.connections == 0)

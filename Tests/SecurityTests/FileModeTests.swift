@@ -31,7 +31,8 @@ struct FileModeTests {
         let holder = Process()
         holder.executableURL = URL(fileURLWithPath: "/bin/sh")
         holder.arguments = ["-c", "umask \(umask) && exec \"$0\" hold-lock \"$1\"", helper.executable.path, db]
-        let output = Pipe(), input2 = Pipe()
+        let output = Pipe()
+        let input2 = Pipe()
         holder.standardOutput = output
         holder.standardInput = input2
         try holder.run()
@@ -46,14 +47,20 @@ struct FileModeTests {
 
         let expected = umask == "077" ? 0o600 : 0o644
         let nightly = scratch.path("nightly")
-        let report = try await run(umask: umask, cli.executable,
-                                   ["report", "--nightly", "--out", nightly, "--db", db, "--now", "2025-12-01T02:00:00Z"])
+        let report = try await run(
+            umask: umask, cli.executable,
+            ["report", "--nightly", "--out", nightly, "--db", db, "--now", "2025-12-01T02:00:00Z"])
         #expect(report.status == 0, "\(report.stderr)")
         // The files of the run on show (--out/current → runs/<run id>; the top-level names are links to them)
         let names = try FileManager.default.contentsOfDirectory(atPath: nightly + "/current").sorted()
-        #expect(names.contains("report.html") && names.contains("run.json") && names.filter { $0.hasSuffix(".csv") }.count == 7, "\(names)")
-        for name in names { #expect(try mode("\(nightly)/current/\(name)") == expected, "\(name) under umask \(umask)") }
-        let export = try await run(umask: umask, cli.executable, ["export", "events", "--out", scratch.path("e.csv"), "--db", db])
+        #expect(
+            names.contains("report.html") && names.contains("run.json")
+                && names.filter { $0.hasSuffix(".csv") }.count == 7, "\(names)")
+        for name in names {
+            #expect(try mode("\(nightly)/current/\(name)") == expected, "\(name) under umask \(umask)")
+        }
+        let export = try await run(
+            umask: umask, cli.executable, ["export", "events", "--out", scratch.path("e.csv"), "--db", db])
         #expect(export.status == 0, "\(export.stderr)")
         #expect(try mode(scratch.path("e.csv")) == expected)
         #expect(try mode(db) == 0o600, "no command widens the database's mode")

@@ -32,7 +32,8 @@ struct ForeignDatabaseTests {
 
     static let commands: [[String]] = [
         ["stats"], ["import", "IN"], ["import", "-"], ["forward", "--endpoint", "http://127.0.0.1:9"],
-        ["report", "--nightly", "--out", "OUT"], ["report", "--from", "2025-11-29", "--to", "2025-11-29", "--out", "OUT"],
+        ["report", "--nightly", "--out", "OUT"],
+        ["report", "--from", "2025-11-29", "--to", "2025-11-29", "--out", "OUT"],
         ["export", "events", "--out", "OUT.csv"], ["export", "funnels", "--out", "-"],
         ["demo", "--customers", "10", "--days", "1", "--out", "OUT", "--quiet"],
         ["forget", "--user", "someone"], ["export", "events", "--user", "someone", "--format", "ndjson", "--out", "-"],
@@ -62,14 +63,19 @@ struct ForeignDatabaseTests {
         let db = try await Self.make(scratch, kind)
         let before = try Snapshot(db)
         let input = try scratch.write("in.ndjson", Sample.shown(1) + "\n")
-        let arguments = command.map { $0 == "IN" ? input : $0.replacingOccurrences(of: "OUT", with: scratch.path("out")) }
-        let result = try await cli.run(arguments + ["--db", db], stdin: Data((Sample.shown(2) + "\n").utf8),
-                                       environment: ["REVENUECAT_API_KEY": "appl_ForeignDatabaseTestKey1"])
+        let arguments = command.map {
+            $0 == "IN" ? input : $0.replacingOccurrences(of: "OUT", with: scratch.path("out"))
+        }
+        let result = try await cli.run(
+            arguments + ["--db", db], stdin: Data((Sample.shown(2) + "\n").utf8),
+            environment: ["REVENUECAT_API_KEY": "appl_ForeignDatabaseTestKey1"])
         let label = "\(kind), \(command)"
         #expect(result.status == 65, "\(label): exit \(result.status), \(result.stdout)\(result.stderr)")
-        #expect(result.stderr.contains("\(db): the file is an SQLite database but not a PaywallAnalytics store"),
-                "\(label): \(result.stderr)")
-        #expect(result.stderr.contains("left untouched") && result.stderr.contains("--db"), "\(label): \(result.stderr)")
+        #expect(
+            result.stderr.contains("\(db): the file is an SQLite database but not a PaywallAnalytics store"),
+            "\(label): \(result.stderr)")
+        #expect(
+            result.stderr.contains("left untouched") && result.stderr.contains("--db"), "\(label): \(result.stderr)")
         try expectUntouched(db, before, label)
         #expect(!FileManager.default.fileExists(atPath: scratch.path("out")), "\(label) wrote output")
         #expect(!FileManager.default.fileExists(atPath: scratch.path("out.csv")), "\(label) wrote output")
@@ -82,7 +88,9 @@ struct ForeignDatabaseTests {
         let before = try Snapshot(foreignFile)
         let result = try await cli.run(["import", foreignFile, "--db", scratch.path("store.sqlite")])
         #expect(result.status == 65, "\(kind): \(result.stderr)")
-        #expect(result.stderr.contains("it is an SQLite file but not a PaywallAnalytics store"), "\(kind): \(result.stderr)")
+        #expect(
+            result.stderr.contains("it is an SQLite file but not a PaywallAnalytics store"), "\(kind): \(result.stderr)"
+        )
         #expect(result.stderr.contains("left untouched"), "\(kind): \(result.stderr)")
         try expectUntouched(foreignFile, before, "import \(kind)")
     }

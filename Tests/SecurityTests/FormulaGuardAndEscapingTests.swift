@@ -19,18 +19,23 @@ struct FormulaGuardAndEscapingTests {
             lines.append(Sample.shown(index + 1, source: text, placement: text))
             lines.append(Sample.purchased(index + 1, source: text, product: text))
         }
-        lines += Self.formulas.filter { !$0.hasPrefix("\r") }   // whole lines, quarantined as malformed
+        lines += Self.formulas.filter { !$0.hasPrefix("\r") }  // whole lines, quarantined as malformed
         let db = scratch.path("h.sqlite")
-        let result = try await cli.run(["import", try scratch.write("h.ndjson", lines.joined(separator: "\n") + "\n"), "--db", db])
-        #expect(result.status == 65 && result.stdout.hasPrefix("imported \(2 * hostile.count), duplicates 0, conflicts 0, quarantined 5"),
-                "\(result.stdout)\(result.stderr)")
+        let result = try await cli.run([
+            "import", try scratch.write("h.ndjson", lines.joined(separator: "\n") + "\n"), "--db", db,
+        ])
+        #expect(
+            result.status == 65
+                && result.stdout.hasPrefix("imported \(2 * hostile.count), duplicates 0, conflicts 0, quarantined 5"),
+            "\(result.stdout)\(result.stderr)")
         return db
     }
 
     func outputs(_ db: String, _ scratch: Scratch, raw: Bool) async throws -> [String: String] {
         let folder = scratch.path(raw ? "raw" : "guarded")
         let flag = raw ? ["--raw"] : []
-        let report = try await cli.run(["report", "--from", "2025-11-29", "--to", "2025-11-29", "--out", folder, "--db", db] + flag)
+        let report = try await cli.run(
+            ["report", "--from", "2025-11-29", "--to", "2025-11-29", "--out", folder, "--db", db] + flag)
         #expect(report.status == 0, "\(report.stderr)")
         var texts: [String: String] = [:]
         for name in try FileManager.default.contentsOfDirectory(atPath: folder) where name.hasSuffix(".csv") {
@@ -61,9 +66,11 @@ struct FormulaGuardAndEscapingTests {
             #expect(negatives.isEmpty, "\(name): \(negatives)")
         }
         for name in ["placement_summary.csv", "product_mix.csv", "export events", "export quarantine"] {
-            let guardedCells = CSV.cells(try #require(guarded[name])), rawCells = CSV.cells(try #require(raw[name]))
+            let guardedCells = CSV.cells(try #require(guarded[name]))
+            let rawCells = CSV.cells(try #require(raw[name]))
             for formula in Self.formulas where !(name == "export quarantine" && formula.hasPrefix("\r")) {
-                #expect(guardedCells.contains("'" + formula), "\(name) shows \(formula.debugDescription) behind a quote")
+                #expect(
+                    guardedCells.contains("'" + formula), "\(name) shows \(formula.debugDescription) behind a quote")
                 #expect(rawCells.contains(formula), "--raw keeps \(formula.debugDescription) in \(name)")
             }
         }
@@ -73,13 +80,17 @@ struct FormulaGuardAndEscapingTests {
         let scratch = try Scratch()
         let db = try await hostileDatabase(scratch)
         let folder = scratch.path("html")
-        #expect(try await cli.run(["report", "--from", "2025-11-29", "--to", "2025-11-29", "--out", folder, "--db", db]).status == 0)
+        #expect(
+            try await cli.run(["report", "--from", "2025-11-29", "--to", "2025-11-29", "--out", folder, "--db", db])
+                .status == 0)
         let html = try String(contentsOfFile: "\(folder)/report.html", encoding: .utf8)
         #expect(!html.contains("<script"), "no script element at all (the page needs none)")
         #expect(!html.contains("<img"), "no element from data")
         #expect(!html.contains("</td></tr></table>&amp;"), "a placement cannot close the page's table")
         #expect(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"), "the placement is shown, escaped")
-        #expect(html.contains("&quot;&gt;&lt;img src=x onerror=alert(2)&gt;") || html.contains("&#34;&gt;&lt;img src=x onerror=alert(2)&gt;"))
+        #expect(
+            html.contains("&quot;&gt;&lt;img src=x onerror=alert(2)&gt;")
+                || html.contains("&#34;&gt;&lt;img src=x onerror=alert(2)&gt;"))
         #expect(html.contains("&lt;/td&gt;&lt;/tr&gt;&lt;/table&gt;&amp;amp;"))
     }
 }

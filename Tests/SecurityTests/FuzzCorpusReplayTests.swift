@@ -14,7 +14,9 @@ struct FuzzCorpusReplayTests {
         for folder in ["seeds/\(target)", "corpus/\(target)", "crashers"] {
             let url = root.appendingPathComponent(folder)
             guard let names = try? FileManager.default.contentsOfDirectory(atPath: url.path) else { continue }
-            urls += names.filter { folder != "crashers" || $0.hasPrefix(target + "-") }.map { url.appendingPathComponent($0) }
+            urls += names.filter { folder != "crashers" || $0.hasPrefix(target + "-") }.map {
+                url.appendingPathComponent($0)
+            }
         }
         return urls.sorted { $0.path < $1.path }
     }
@@ -28,11 +30,15 @@ struct FuzzCorpusReplayTests {
             let bytes = try Data(contentsOf: url)
             let outcome = bytes.withUnsafeBytes { validator.validate(line: $0) }
             if let text = String(data: bytes, encoding: .utf8) {
-                #expect(validator.validate(line: text) == outcome, "\(url.lastPathComponent): String and byte paths disagree")
+                #expect(
+                    validator.validate(line: text) == outcome,
+                    "\(url.lastPathComponent): String and byte paths disagree")
             }
             if case .valid(let record) = outcome {
                 valid += 1
-                #expect(validator.validate(record).isEmpty, "\(url.lastPathComponent): an accepted line does not re-validate")
+                #expect(
+                    validator.validate(record).isEmpty,
+                    "\(url.lastPathComponent): an accepted line does not re-validate")
             }
         }
         #expect(valid >= 5, "the corpus keeps valid lines too (\(valid))")
@@ -47,7 +53,9 @@ struct FuzzCorpusReplayTests {
                 let catalog = try Catalog.load(from: Data(contentsOf: url))
                 loaded += 1
                 #expect(CatalogChecker.problems(in: catalog).isEmpty)
-                #expect(try Catalog.load(from: JSONEncoder().encode(catalog)) == catalog, "\(url.lastPathComponent) round trip")
+                #expect(
+                    try Catalog.load(from: JSONEncoder().encode(catalog)) == catalog,
+                    "\(url.lastPathComponent) round trip")
             } catch let error as CatalogError {
                 #expect(!error.description.isEmpty)
             }

@@ -14,7 +14,8 @@ struct HugeLineTests {
         let path = scratch.path("huge.ndjson")
         _ = FileManager.default.createFile(atPath: path, contents: nil)
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-        try handle.write(contentsOf: Data((Sample.shown(1) + "\n" + #"{"id":"x","name":"paywall_shown","user_id":""#).utf8))
+        try handle.write(
+            contentsOf: Data((Sample.shown(1) + "\n" + #"{"id":"x","name":"paywall_shown","user_id":""#).utf8))
         let chunk = Data(repeating: UInt8(ascii: "a"), count: 1 << 20)
         for _ in 0..<Self.megabytes { try handle.write(contentsOf: chunk) }
         try handle.write(contentsOf: Data(("\"}\n" + Sample.shown(2) + "\n").utf8))
@@ -25,14 +26,18 @@ struct HugeLineTests {
     /// Runs `arguments` under GNU time; returns the output and the child's peak resident memory in KB.
     func measured(_ arguments: [String], stdinFile: String? = nil) async throws -> (CommandRunner.Output, Int) {
         let time = URL(fileURLWithPath: "/usr/bin/time")
-        try #require(FileManager.default.isExecutableFile(atPath: time.path), "install GNU time (apt-get install -y time)")
+        try #require(
+            FileManager.default.isExecutableFile(atPath: time.path), "install GNU time (apt-get install -y time)")
         var command = ["-f", "peak_rss_kb=%M", cli.executable.path] + arguments
-        if let stdinFile {   // through a pipe, as `cat FILE | paywall-analytics import - …` would
-            command = ["-f", "peak_rss_kb=%M", "/bin/sh", "-c", "cat \"$0\" | \"$@\"", stdinFile, cli.executable.path] + arguments
+        if let stdinFile {  // through a pipe, as `cat FILE | paywall-analytics import - …` would
+            command =
+                ["-f", "peak_rss_kb=%M", "/bin/sh", "-c", "cat \"$0\" | \"$@\"", stdinFile, cli.executable.path]
+                + arguments
         }
         let output = try await CommandRunner(executable: time).run(command)
         let last = output.stderr.split(separator: "\n").last.map(String.init) ?? ""
-        let peak = try #require(Int(last.replacingOccurrences(of: "peak_rss_kb=", with: "")), "GNU time printed: \(output.stderr)")
+        let peak = try #require(
+            Int(last.replacingOccurrences(of: "peak_rss_kb=", with: "")), "GNU time printed: \(output.stderr)")
         return (output, peak)
     }
 
@@ -41,7 +46,8 @@ struct HugeLineTests {
         let scratch = try Scratch()
         let input = try hugeInput(scratch)
         let db = scratch.path("e.sqlite")
-        let (result, peak) = throughStandardInput
+        let (result, peak) =
+            throughStandardInput
             ? try await measured(["import", "-", "--db", db], stdinFile: input)
             : try await measured(["import", input, "--db", db])
         print("100 MB line (\(throughStandardInput ? "stdin" : "file")): peak RSS \(peak / 1024) MB")

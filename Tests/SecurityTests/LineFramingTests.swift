@@ -37,14 +37,17 @@ struct LineFramingTests {
         // Then it is an event like any other
         let expected = terminator.isEmpty ? 2 : 3
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout.hasPrefix("imported \(expected), duplicates 0, conflicts 0, quarantined 0"), "\(result.stdout)")
+        #expect(
+            result.stdout.hasPrefix("imported \(expected), duplicates 0, conflicts 0, quarantined 0"),
+            "\(result.stdout)")
     }
 
     @Test(arguments: ["\n", "\r\n"])
     func oneByteOverTheLimitIsQuarantinedWithTheContentLength(terminator: String) async throws {
         // Given a line of 1,048,577 bytes of content between two good lines
         let scratch = try Scratch()
-        let data = Data((Sample.shown(2) + terminator).utf8) + Self.paddedLine(1, bytes: Self.limit + 1)
+        let data =
+            Data((Sample.shown(2) + terminator).utf8) + Self.paddedLine(1, bytes: Self.limit + 1)
             + Data((terminator + Sample.shown(3) + terminator).utf8)
         // When it is imported
         let result = try await importFile(data, scratch)
@@ -52,7 +55,9 @@ struct LineFramingTests {
         #expect(result.status == 65, "\(result.stderr)")
         #expect(result.stdout.hasPrefix("imported 2, duplicates 0, conflicts 0, quarantined 1"), "\(result.stdout)")
         let quarantine = try await cli.run(["export", "quarantine", "--out", "-", "--db", scratch.path("e.sqlite")])
-        #expect(quarantine.stdout.contains("1048577 bytes, longer than the 1048576-byte limit"), "\(quarantine.stdout.prefix(400))")
+        #expect(
+            quarantine.stdout.contains("1048577 bytes, longer than the 1048576-byte limit"),
+            "\(quarantine.stdout.prefix(400))")
         #expect(quarantine.stdout.contains("in.ndjson,2,"), "line 2 is named")
     }
 
@@ -78,17 +83,21 @@ struct LineFramingTests {
     @Test func aByteOrderMarkAnywhereElseIsDataAndAFileOfOnlyTheMarkIsEmpty() async throws {
         let scratch = try Scratch()
         // Given a mark at the start of the second line (two files concatenated), and a file holding only a mark
-        let inside = Data((Sample.shown(1) + "\n").utf8) + Data([0xEF, 0xBB, 0xBF]) + Data((Sample.shown(2) + "\n").utf8)
+        let inside =
+            Data((Sample.shown(1) + "\n").utf8) + Data([0xEF, 0xBB, 0xBF]) + Data((Sample.shown(2) + "\n").utf8)
         // When they are imported
         let first = try await importFile(inside, scratch)
         let second = try await importFile(Data([0xEF, 0xBB, 0xBF]), scratch, name: "mark-only.ndjson")
-        let third = try await importFile(Data([0xEF, 0xBB]) + Data((Sample.shown(3) + "\n").utf8), scratch, name: "half.ndjson")
+        let third = try await importFile(
+            Data([0xEF, 0xBB]) + Data((Sample.shown(3) + "\n").utf8), scratch, name: "half.ndjson")
         // Then the mark inside the file is part of line 2 (quarantined); a file of only the mark holds no line;
         // half a mark is not a mark
         #expect(first.status == 65)
         #expect(first.stdout.hasPrefix("imported 1, duplicates 0, conflicts 0, quarantined 1"), "\(first.stdout)")
         let quarantine = try await cli.run(["export", "quarantine", "--out", "-", "--db", scratch.path("e.sqlite")])
-        #expect(quarantine.stdout.contains("the line starts with a UTF-8 byte-order mark (U+FEFF)"), "the reason names the mark")
+        #expect(
+            quarantine.stdout.contains("the line starts with a UTF-8 byte-order mark (U+FEFF)"),
+            "the reason names the mark")
         #expect(second.status == 0, "\(second.stderr)")
         #expect(second.stdout.hasPrefix("imported 0, duplicates 0, conflicts 0, quarantined 0"), "\(second.stdout)")
         #expect(third.status == 65)
@@ -104,7 +113,9 @@ struct LineFramingTests {
         let few = #"{"x":1}"#
         let result = try await importFile(Data((distinct + "\n" + repeated + "\n" + few + "\n").utf8), scratch)
         #expect(result.status == 65)
-        let quarantine = try await cli.run(["export", "quarantine", "--raw", "--out", "-", "--db", scratch.path("e.sqlite")])
+        let quarantine = try await cli.run([
+            "export", "quarantine", "--raw", "--out", "-", "--db", scratch.path("e.sqlite"),
+        ])
         let rows = quarantine.stdout.components(separatedBy: "\r\n").filter { !$0.isEmpty }
         #expect(rows.count == 4, "\(rows.map { $0.prefix(200) })")
         func reasons(line: Int) throws -> String {
@@ -113,9 +124,12 @@ struct LineFramingTests {
         }
         // Then the distinct problems are cut at 20, and one more reason says how many were left out
         let many = try reasons(line: 1)
-        #expect(many.components(separatedBy: "the property is not in the catalog").count - 1 <= 20, "\(many.prefix(300))")
+        #expect(
+            many.components(separatedBy: "the property is not in the catalog").count - 1 <= 20, "\(many.prefix(300))")
         let note = try #require(many.components(separatedBy: "; ").last)
-        #expect(note.hasPrefix("… and ") && note.hasSuffix(" more problems in this input (only the first 20 are kept)"), "\(note)")
+        #expect(
+            note.hasPrefix("… and ") && note.hasSuffix(" more problems in this input (only the first 20 are kept)"),
+            "\(note)")
         let more = Int(note.dropFirst("… and ".count).prefix { $0.isNumber }) ?? 0
         #expect(more >= 60_000 - 20, "\(note)")
         #expect(many.utf8.count < 10_000, "\(many.utf8.count) bytes of reasons")

@@ -22,7 +22,8 @@ struct NewerSchemaTests {
     static let commands: [[String]] = [
         ["stats"], ["import", "IN"], ["import", "-"], ["forward", "--endpoint", "http://127.0.0.1:9"],
         ["forward", "--endpoint", "http://127.0.0.1:9", "--requeue-dead-letters"],
-        ["report", "--nightly", "--out", "OUT"], ["report", "--from", "2025-11-29", "--to", "2025-11-29", "--out", "OUT"],
+        ["report", "--nightly", "--out", "OUT"],
+        ["report", "--from", "2025-11-29", "--to", "2025-11-29", "--out", "OUT"],
         ["export", "events", "--out", "OUT/e.csv"], ["export", "funnels", "--out", "-"],
         ["export", "quarantine", "--out", "-"], ["export", "dead-letters", "--out", "-"],
         ["demo", "--customers", "10", "--days", "1", "--out", "OUT", "--quiet"],
@@ -36,9 +37,12 @@ struct NewerSchemaTests {
         let before = try Data(contentsOf: URL(fileURLWithPath: db))
         let modified = try FileManager.default.attributesOfItem(atPath: db)[.modificationDate] as? Date
         let input = try scratch.write("more.ndjson", Sample.shown(99) + "\n")
-        let arguments = command.map { $0 == "IN" ? input : $0.replacingOccurrences(of: "OUT", with: scratch.path("out")) }
-        let result = try await cli.run(arguments + ["--db", db], stdin: Data((Sample.shown(98) + "\n").utf8),
-                                       environment: ["REVENUECAT_API_KEY": "appl_NewerSchemaTestKey123"])
+        let arguments = command.map {
+            $0 == "IN" ? input : $0.replacingOccurrences(of: "OUT", with: scratch.path("out"))
+        }
+        let result = try await cli.run(
+            arguments + ["--db", db], stdin: Data((Sample.shown(98) + "\n").utf8),
+            environment: ["REVENUECAT_API_KEY": "appl_NewerSchemaTestKey123"])
         #expect(result.status == 65, "\(command): exit \(result.status), \(result.stdout)\(result.stderr)")
         #expect(result.stderr.contains("999"), "the message names the version found: \(result.stderr)")
         #expect(result.stderr.contains("Upgrade paywall-analytics"), "the message says what to do: \(result.stderr)")

@@ -3,7 +3,7 @@ import PaywallTestSupport
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Hardening item 2: `--out FILE` never replaces what is there by something else. A character device
@@ -49,12 +49,15 @@ struct OutFileTests {
         let scratch = try Scratch()
         let db = try await database(scratch)
         let node = scratch.path("myfull")
-        try #require(mknod(node, S_IFCHR | 0o666, device(1, 7)) == 0, "mknod needs root: \(String(cString: strerror(errno)))")
+        try #require(
+            mknod(node, S_IFCHR | 0o666, device(1, 7)) == 0, "mknod needs root: \(String(cString: strerror(errno)))")
         let result = try await cli.run(["export", "events", "--out", node, "--db", db])
         #expect(result.status == 74, "\(result.stdout)\(result.stderr)")
         #expect(result.stderr.contains("No space left on device"), "\(result.stderr)")
         #expect(type(node) == S_IFCHR, "the node is still a character device")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).filter { $0.contains("partial") }.isEmpty)
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).filter { $0.contains("partial") }
+                .isEmpty)
     }
 
     @Test(.enabled(if: geteuid() == 0, "mknod of a character device needs root"))
@@ -76,8 +79,10 @@ struct OutFileTests {
         let fifo = scratch.path("pipe")
         #expect(mkfifo(fifo, 0o600) == 0)
         let got = scratch.path("got.csv")
-        let script = #"cat "$1" > "$2" & timeout 60 "$PA" export events --out "$1" --db "$3"; status=$?; wait; exit $status"#
-        let result = try await bash.run(["-c", script, "bash", fifo, got, db], environment: ["PA": cli.executable.path])
+        let script =
+            #"cat "$1" > "$2" & timeout 60 "$PA" export events --out "$1" --db "$3"; status=$?; wait; exit $status"#
+        let result = try await bash.run(
+            ["-c", script, "bash", fifo, got, db], environment: ["PA": cli.executable.path])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: got)) == expected)
         #expect(type(fifo) == S_IFIFO, "the FIFO is still a FIFO")
@@ -125,7 +130,8 @@ struct OutFileTests {
         for (index, target) in ["/dev/stdout", link, "/dev/fd/3"].enumerated() {
             let log = try scratch.write("log\(index).txt", "before\n")
             let script = #"exec "$PA" export events --out "$1" --db "$2" --quiet >> "$3" 3>> "$3""#
-            let result = try await bash.run(["-c", script, "bash", target, db, log], environment: ["PA": cli.executable.path])
+            let result = try await bash.run(
+                ["-c", script, "bash", target, db, log], environment: ["PA": cli.executable.path])
             #expect(result.status == 0, "\(target): \(result.stderr)")
             #expect(try Data(contentsOf: URL(fileURLWithPath: log)) == Data("before\n".utf8) + expected, "\(target)")
             #expect(type(log) == S_IFREG)
@@ -138,8 +144,9 @@ struct OutFileTests {
         let db = try await database(scratch)
         let path = try scratch.write("existing.csv", "old")
         #expect(chmod(path, mode_t(bits)) == 0)
-        let result = try await bash.run(["-c", #"umask 077 && exec "$PA" export events --out "$1" --db "$2""#, "bash", path, db],
-                                        environment: ["PA": cli.executable.path])
+        let result = try await bash.run(
+            ["-c", #"umask 077 && exec "$PA" export events --out "$1" --db "$2""#, "bash", path, db],
+            environment: ["PA": cli.executable.path])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(mode(path) == mode_t(bits), "mode \(String(mode(path), radix: 8)) instead of \(String(bits, radix: 8))")
         #expect(try String(contentsOfFile: path, encoding: .utf8).hasPrefix("id,"))
@@ -179,7 +186,9 @@ struct OutFileTests {
         try scratch.write(".e.csv.partial-1-0", "pid 1 runs: kept")
         let result = try await cli.run(["export", "events", "--out", scratch.path("e.csv"), "--db", db])
         #expect(result.status == 0, "\(result.stderr)")
-        let left = try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).filter { $0.contains("partial") }
+        let left = try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).filter {
+            $0.contains("partial")
+        }
         #expect(left == [".e.csv.partial-1-0"], "\(left)")
     }
 

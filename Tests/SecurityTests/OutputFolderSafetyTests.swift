@@ -15,7 +15,10 @@ struct OutputFolderSafetyTests {
     func database(_ scratch: Scratch) async throws -> String {
         let db = scratch.path("events.sqlite")
         let lines = (1...30).map { Sample.shown($0, placement: $0 % 3 == 0 ? "settings" : "onboarding") }
-        #expect(try await cli.run(["import", try scratch.write("in.ndjson", lines.joined(separator: "\n") + "\n"), "--db", db]).status == 0)
+        #expect(
+            try await cli.run([
+                "import", try scratch.write("in.ndjson", lines.joined(separator: "\n") + "\n"), "--db", db,
+            ]).status == 0)
         return db
     }
 
@@ -24,10 +27,15 @@ struct OutputFolderSafetyTests {
         var result: [String: String] = [:]
         for case let relative as String in FileManager.default.enumerator(atPath: root) ?? .init() {
             let full = "\(root)/\(relative)"
-            if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: full) { result[relative] = "-> " + target; continue }
+            if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: full) {
+                result[relative] = "-> " + target
+                continue
+            }
             var isFolder: ObjCBool = false
             _ = FileManager.default.fileExists(atPath: full, isDirectory: &isFolder)
-            result[relative] = isFolder.boolValue ? "(folder)" : String(decoding: FileManager.default.contents(atPath: full) ?? Data(), as: UTF8.self)
+            result[relative] =
+                isFolder.boolValue
+                ? "(folder)" : String(decoding: FileManager.default.contents(atPath: full) ?? Data(), as: UTF8.self)
         }
         return result
     }
@@ -37,8 +45,10 @@ struct OutputFolderSafetyTests {
         let db = try await database(scratch)
         let out = scratch.path("out")
         try FileManager.default.createDirectory(atPath: out + "/keep/deeper", withIntermediateDirectories: true)
-        let unrelated = ["notes.txt": "mine", ".hidden": "h", "keep/deeper/x.csv": "x", "encounter_funnel.csv.bak": "old",
-                         "Encounter_Funnel.CSV": "case", "report.html~": "backup"]
+        let unrelated = [
+            "notes.txt": "mine", ".hidden": "h", "keep/deeper/x.csv": "x", "encounter_funnel.csv.bak": "old",
+            "Encounter_Funnel.CSV": "case", "report.html~": "backup",
+        ]
         for (name, text) in unrelated { try scratch.write("out/\(name)", text) }
         let runs: [[String]] = [
             ["report", "--from", "2025-11-29", "--to", "2025-11-29", "--out", out],
@@ -52,7 +62,9 @@ struct OutputFolderSafetyTests {
             let now = try snapshot(out)
             for (name, text) in unrelated { #expect(now[name] == text, "\(name) after \(arguments)") }
         }
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).filter { $0.contains("partial") }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).filter {
+            $0.contains("partial")
+        }
         #expect(leftovers.isEmpty, "no staging folder is left: \(leftovers)")
     }
 
@@ -67,13 +79,16 @@ struct OutputFolderSafetyTests {
         }
         let exportLink = scratch.path("events.csv")
         try FileManager.default.createSymbolicLink(atPath: exportLink, withDestinationPath: victim)
-        #expect(try await cli.run(["report", "--nightly", "--out", out, "--db", db, "--now", "2025-12-01T02:00:00Z"]).status == 0)
+        #expect(
+            try await cli.run(["report", "--nightly", "--out", out, "--db", db, "--now", "2025-12-01T02:00:00Z"]).status
+                == 0)
         #expect(try String(contentsOfFile: victim, encoding: .utf8) == "precious")
         #expect(try await cli.run(["export", "events", "--out", exportLink, "--db", db]).status == 0)
         for name in ["encounter_funnel.csv", "report.html", "run.json"] {
             // The planted link gave way to the report's own link through `current` (ReportSetTests)
             #expect(try FileManager.default.destinationOfSymbolicLink(atPath: "\(out)/\(name)") == "current/\(name)")
-            let type = try FileManager.default.attributesOfItem(atPath: "\(out)/current/\(name)")[.type] as? FileAttributeType
+            let type =
+                try FileManager.default.attributesOfItem(atPath: "\(out)/current/\(name)")[.type] as? FileAttributeType
             #expect(type == .typeRegular, "\(name) is the run's own file")
         }
         // `export --out` names one file the user chose: a link there is written through (as `>` does) and
@@ -92,16 +107,21 @@ struct OutputFolderSafetyTests {
         try FileManager.default.createDirectory(atPath: scratch.path("links"), withIntermediateDirectories: true)
         let link = scratch.path("links/out")
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: elsewhere)
-        let linked = try await cli.run(["report", "--from", "2025-11-29", "--to", "2025-11-29", "--out", link, "--db", db])
+        let linked = try await cli.run([
+            "report", "--from", "2025-11-29", "--to", "2025-11-29", "--out", link, "--db", db,
+        ])
         #expect(linked.status == 0, "\(linked.stderr)")
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == elsewhere, "the link stays a link")
         #expect(FileManager.default.fileExists(atPath: elsewhere + "/encounter_funnel.csv"))
         #expect(try snapshot(elsewhere)["own.txt"] == "own")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path("links")) == ["out"], "no staging left beside the link")
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: scratch.path("links")) == ["out"],
+            "no staging left beside the link")
         // --out with .. segments: sub/../dotted is ./dotted; sub is neither created nor written
         let before = Set(try FileManager.default.contentsOfDirectory(atPath: scratch.url.path))
-        let dotted = try await cli.run(["report", "--from", "2025-11-29", "--to", "2025-11-29", "--out", "sub/../dotted", "--db", db],
-                                       directory: scratch.url)
+        let dotted = try await cli.run(
+            ["report", "--from", "2025-11-29", "--to", "2025-11-29", "--out", "sub/../dotted", "--db", db],
+            directory: scratch.url)
         #expect(dotted.status == 0, "\(dotted.stderr)")
         let after = Set(try FileManager.default.contentsOfDirectory(atPath: scratch.url.path))
         #expect(after.subtracting(before) == ["dotted"])
@@ -112,15 +132,22 @@ struct OutputFolderSafetyTests {
         let scratch = try Scratch()
         let db = try await database(scratch)
         let out = scratch.path("out")
-        #expect(try await cli.run(["report", "--from", "2025-11-29", "--to", "2025-11-29", "--out", out, "--db", db]).status == 0)
+        #expect(
+            try await cli.run(["report", "--from", "2025-11-29", "--to", "2025-11-29", "--out", out, "--db", db]).status
+                == 0)
         // A folder in the way of one report file makes the next run fail before any file is replaced
         try FileManager.default.removeItem(atPath: out + "/product_mix.csv")
-        try FileManager.default.createDirectory(atPath: out + "/product_mix.csv/inside", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: out + "/product_mix.csv/inside", withIntermediateDirectories: true)
         try scratch.write("out/product_mix.csv/inside/file", "kept")
         let before = try snapshot(out)
-        let failed = try await cli.run(["report", "--from", "2025-11-28", "--to", "2025-11-30", "--out", out, "--db", db])
+        let failed = try await cli.run([
+            "report", "--from", "2025-11-28", "--to", "2025-11-30", "--out", out, "--db", db,
+        ])
         #expect(failed.status == 73, "\(failed.stdout)\(failed.stderr)")
         #expect(try snapshot(out) == before)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).filter { $0.contains("partial") }.isEmpty)
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).filter { $0.contains("partial") }
+                .isEmpty)
     }
 }

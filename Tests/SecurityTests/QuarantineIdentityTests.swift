@@ -16,7 +16,9 @@ struct QuarantineIdentityTests {
 
     /// The quarantine export's records (header dropped), each as its cells.
     func quarantine(_ scratch: Scratch) async throws -> [[String]] {
-        let export = try await cli.run(["export", "quarantine", "--raw", "--out", "-", "--db", scratch.path("e.sqlite")])
+        let export = try await cli.run([
+            "export", "quarantine", "--raw", "--out", "-", "--db", scratch.path("e.sqlite"),
+        ])
         #expect(export.status == 0, "\(export.stderr)")
         let header = "seq,quarantined_at,reasons,origin,line,payload,payload_escaped\r\n"
         #expect(export.stdout.hasPrefix(header))
@@ -32,17 +34,24 @@ struct QuarantineIdentityTests {
         let second = try await importFile(prefix + Data([0xFE]) + Data("\"}\n".utf8), scratch, name: "fe.ndjson")
         // Then each is quarantined, neither "already"
         #expect(first.status == 65 && second.status == 65)
-        #expect(first.stdout.hasPrefix("imported 0, duplicates 0, conflicts 0, quarantined 1") && !first.stderr.contains("already"))
-        #expect(second.stdout.hasPrefix("imported 0, duplicates 0, conflicts 0, quarantined 1") && !second.stderr.contains("already"),
-                "\(second.stdout)")
+        #expect(
+            first.stdout.hasPrefix("imported 0, duplicates 0, conflicts 0, quarantined 1")
+                && !first.stderr.contains("already"))
+        #expect(
+            second.stdout.hasPrefix("imported 0, duplicates 0, conflicts 0, quarantined 1")
+                && !second.stderr.contains("already"),
+            "\(second.stdout)")
         // And the export shows both, each with its origin and line, the invalid byte as \xFF / \xFE, flagged escaped
         let rows = try await quarantine(scratch)
         #expect(rows.count == 2, "\(rows)")
         #expect(rows.map { $0[3].hasSuffix("ff.ndjson") } == [true, false])
         #expect(rows.map { $0[3].hasSuffix("fe.ndjson") } == [false, true])
         #expect(rows.map { $0[4] } == ["1", "1"])
-        #expect(rows.map { $0[5] } == [#"{"id":"01936B2A-7C00-7000-8000-000000000001","source":"caf\xFF"}"#,
-                                       #"{"id":"01936B2A-7C00-7000-8000-000000000001","source":"caf\xFE"}"#])
+        #expect(
+            rows.map { $0[5] } == [
+                #"{"id":"01936B2A-7C00-7000-8000-000000000001","source":"caf\xFF"}"#,
+                #"{"id":"01936B2A-7C00-7000-8000-000000000001","source":"caf\xFE"}"#,
+            ])
         #expect(rows.map { $0[6] } == ["1", "1"])
         #expect(!rows.joined().joined().contains("\u{FFFD}"), "no replacement character")
         // When the first file is imported again
@@ -57,12 +66,15 @@ struct QuarantineIdentityTests {
         // Given two lines over 1 MB that share their first 600 KB... and differ only in their last byte
         let scratch = try Scratch()
         let body = #"{"id":"x","name":"paywall_shown","user_id":""# + String(repeating: "a", count: 1_100_000)
-        let one = body + "1\"}", two = body + "2\"}"
+        let one = body + "1\"}"
+        let two = body + "2\"}"
         let first = try await importFile(Data((one + "\n" + two + "\n").utf8), scratch, name: "long.ndjson")
         // Then both are quarantined, each with its own line number
         #expect(first.status == 65)
-        #expect(first.stdout.hasPrefix("imported 0, duplicates 0, conflicts 0, quarantined 2") && !first.stderr.contains("already"),
-                "\(first.stdout)")
+        #expect(
+            first.stdout.hasPrefix("imported 0, duplicates 0, conflicts 0, quarantined 2")
+                && !first.stderr.contains("already"),
+            "\(first.stdout)")
         var rows = try await quarantine(scratch)
         #expect(rows.map { $0[4] } == ["1", "2"], "\(rows.map { $0.prefix(5) })")
         #expect(rows.allSatisfy { $0[3].hasSuffix("long.ndjson") && $0[5].utf8.count == 512 && $0[6] == "0" })

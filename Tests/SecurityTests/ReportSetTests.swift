@@ -3,7 +3,7 @@ import PaywallTestSupport
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Hardening item 7: a reader of `--out` never sees files of two runs together. Each run is published
@@ -13,15 +13,18 @@ import Glibc
 /// are kept, older ones removed.
 struct ReportSetTests {
     let cli = try! CommandRunner()
-    static let names = ["encounter_funnel.csv", "conversion_funnel.csv", "cohort_conversion.csv", "placement_summary.csv",
-                        "product_mix.csv", "data_quality.csv", "report.html"]
+    static let names = [
+        "encounter_funnel.csv", "conversion_funnel.csv", "cohort_conversion.csv", "placement_summary.csv",
+        "product_mix.csv", "data_quality.csv", "report.html",
+    ]
     static let placements = ["onboarding", "settings", "upgrade"]
 
     /// Imports `count` impressions on day `day` (after 2025-11-29) spread over the placements.
     func addDay(_ day: Int, count: Int, scratch: Scratch, db: String) async throws {
         let lines = (0..<count).map { i in
-            Sample.shown(day * 1000 + i, source: Self.placements[(i + day) % Self.placements.count],
-                         at: 1_764_400_000_000 + Int64(day) * 86_400_000 + Int64(i) * 1000)
+            Sample.shown(
+                day * 1000 + i, source: Self.placements[(i + day) % Self.placements.count],
+                at: 1_764_400_000_000 + Int64(day) * 86_400_000 + Int64(i) * 1000)
         }
         let file = try scratch.write("day\(day).ndjson", lines.joined(separator: "\n") + "\n")
         let result = try await cli.run(["import", file, "--db", db])
@@ -53,10 +56,14 @@ struct ReportSetTests {
         let runID = URL(fileURLWithPath: run).lastPathComponent
         #expect(URL(fileURLWithPath: run).deletingLastPathComponent().lastPathComponent == "runs", "\(label)")
         for name in Self.names + (nightly ? ["run.json"] : []) {
-            #expect(resolved("\(out)/\(name)") == "\(run)/\(name)", "\(label): \(name) is not from the current run \(runID)")
+            #expect(
+                resolved("\(out)/\(name)") == "\(run)/\(name)", "\(label): \(name) is not from the current run \(runID)"
+            )
         }
         if nightly {
-            let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out + "/run.json"))) as? [String: Any]
+            let json =
+                try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out + "/run.json")))
+                as? [String: Any]
             #expect(json?["run_id"] as? String == runID, "\(label): run.json names another run")
         }
         // The summary's totals are the daily rows' sums, per placement (read through the top-level names)
@@ -68,8 +75,9 @@ struct ReportSetTests {
         let summary = try rows(out + "/placement_summary.csv").dropFirst()
         #expect(summary.count == Self.placements.count && daily.count == Self.placements.count, "\(label): \(summary)")
         for row in summary {
-            #expect(daily[row[0]]?.0 == Int(row[1]) && daily[row[0]]?.1 == Int(row[2]),
-                    "\(label): placement_summary \(row) disagrees with the daily rows \(String(describing: daily[row[0]]))")
+            #expect(
+                daily[row[0]]?.0 == Int(row[1]) && daily[row[0]]?.1 == Int(row[2]),
+                "\(label): placement_summary \(row) disagrees with the daily rows \(String(describing: daily[row[0]]))")
         }
         return runID
     }
@@ -117,7 +125,9 @@ struct ReportSetTests {
             try expectOneRun(out, nightly: true, "after kill \(round)")
             let staging = entries(out + "/runs").filter { $0.hasPrefix(".partial") }
             #expect(staging.count <= 1, "after kill \(round): staging folders accumulate: \(staging)")
-            #expect(entries(out + "/runs").filter { !$0.hasPrefix(".") }.count <= 3, "after kill \(round): \(entries(out + "/runs"))")
+            #expect(
+                entries(out + "/runs").filter { !$0.hasPrefix(".") }.count <= 3,
+                "after kill \(round): \(entries(out + "/runs"))")
         }
         #expect(killedMidway >= 10, "only \(killedMidway) of \(rounds) kills landed while the run was going")
         // A run after the kills completes, shows every day and leaves only itself and the run before it
@@ -151,7 +161,10 @@ struct ReportSetTests {
     /// first, then shorter after a kill that came too late, longer after one that landed), and rounds go
     /// on until enough kills landed mid-run: a loaded machine changes how long a run takes, not what is
     /// checked.
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/strace"), "needs strace (apt-get install -y strace)"))
+    @Test(
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: "/usr/bin/strace"),
+            "needs strace (apt-get install -y strace)"))
     func aNightlyKilledWhileItsRenamesAreSlowedNeverLeavesAMixedSet() async throws {
         let scratch = try Scratch()
         let db = scratch.path("events.sqlite")
@@ -166,8 +179,11 @@ struct ReportSetTests {
         func slowedRun(killAfter: Int?) throws -> (micros: Int, killed: Bool) {
             let tracer = Process()
             tracer.executableURL = URL(fileURLWithPath: "/usr/bin/strace")
-            tracer.arguments = ["-f", "-o", "/dev/null", "-e", "trace=rename,renameat,renameat2",
-                                "-e", "inject=rename,renameat,renameat2:delay_exit=150000", cli.executable.path] + arguments
+            tracer.arguments =
+                [
+                    "-f", "-o", "/dev/null", "-e", "trace=rename,renameat,renameat2",
+                    "-e", "inject=rename,renameat,renameat2:delay_exit=150000", cli.executable.path,
+                ] + arguments
             tracer.standardOutput = FileHandle.nullDevice
             tracer.standardError = FileHandle.nullDevice
             let clock = ContinuousClock()
@@ -227,13 +243,17 @@ struct ReportSetTests {
         var shown: [String] = []
         for round in 1...4 {
             try await addDay(round, count: 5, scratch: scratch, db: db)
-            let result = try await cli.run(["report", "--from", "2025-11-29", "--to", "2025-12-20", "--out", out, "--db", db])
+            let result = try await cli.run([
+                "report", "--from", "2025-11-29", "--to", "2025-12-20", "--out", out, "--db", db,
+            ])
             #expect(result.status == 0, "\(result.stderr)")
             shown.append(try #require(try expectOneRun(out, nightly: false, "range \(round)")))
         }
         #expect(Set(shown).count == 4, "every run has its own id: \(shown)")
         #expect(shown == shown.sorted(), "run ids sort in run order: \(shown)")
-        #expect(entries(out + "/runs").sorted() == [".lock"] + Array(shown.suffix(2)), "the current run and the one before it are kept")
+        #expect(
+            entries(out + "/runs").sorted() == [".lock"] + Array(shown.suffix(2)),
+            "the current run and the one before it are kept")
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: out + "/current") == "runs/\(shown[3])")
     }
 
@@ -247,13 +267,17 @@ struct ReportSetTests {
         try victim.run()
         victim.waitUntilExit()
         let dead = victim.processIdentifier
-        for folder in ["out/runs/.partial-\(dead)-0/x", "out/runs/.partial-\(dead)-3/x", ".out.partial-\(dead)-0/x",
-                       ".out.partial-\(dead)-1/x", "out/runs/.partial-1-0/x"] {
+        for folder in [
+            "out/runs/.partial-\(dead)-0/x", "out/runs/.partial-\(dead)-3/x", ".out.partial-\(dead)-0/x",
+            ".out.partial-\(dead)-1/x", "out/runs/.partial-1-0/x",
+        ] {
             try FileManager.default.createDirectory(atPath: scratch.path(folder), withIntermediateDirectories: true)
         }
         // An old-layout report set at the top level gives way to the links
         try scratch.write("out/placement_summary.csv", "placement,presentations\nold,1\n")
-        let result = try await cli.run(["report", "--nightly", "--out", out, "--db", db, "--now", "2026-06-01T02:00:00Z"])
+        let result = try await cli.run([
+            "report", "--nightly", "--out", out, "--db", db, "--now", "2026-06-01T02:00:00Z",
+        ])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(entries(scratch.url.path).filter { $0.contains("partial") }.isEmpty, "\(entries(scratch.url.path))")
         // Under runs/ the folder's lock says no other run is going: every staging folder there is a leftover.
@@ -266,7 +290,9 @@ struct ReportSetTests {
         let db = scratch.path("events.sqlite")
         let out = scratch.path("out")
         try await addDay(0, count: 10, scratch: scratch, db: db)
-        #expect(try await cli.run(["report", "--from", "2025-11-29", "--to", "2025-11-30", "--out", out, "--db", db]).status == 0)
+        #expect(
+            try await cli.run(["report", "--from", "2025-11-29", "--to", "2025-11-30", "--out", out, "--db", db]).status
+                == 0)
         let shown = try FileManager.default.destinationOfSymbolicLink(atPath: out + "/current")
         // This process holds the folder's lock, as a run in progress does
         let lock = open(out + "/runs/.lock", O_RDWR)

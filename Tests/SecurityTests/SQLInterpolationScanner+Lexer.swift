@@ -2,10 +2,15 @@ extension SQLInterpolationScanner {
     /// Every string literal outside comments, in order (interpolations' own literals included).
     static func literals(in c: [Unicode.Scalar]) -> [Literal] {
         var found: [Literal] = []
-        var index = 0, line = 1
+        var index = 0
+        var line = 1
         while index < c.count {
             let scalar = c[index]
-            if scalar == "\n" { line += 1; index += 1; continue }
+            if scalar == "\n" {
+                line += 1
+                index += 1
+                continue
+            }
             if scalar == "/", index + 1 < c.count, c[index + 1] == "/" {
                 while index < c.count, c[index] != "\n" { index += 1 }
                 continue
@@ -34,8 +39,10 @@ extension SQLInterpolationScanner {
     }
 
     /// Reads one literal whose opening quote is at `start`; returns the index after its closing delimiter.
-    static func readLiteral(_ c: [Unicode.Scalar], from start: Int, hashes: Int, into literal: inout Literal,
-                            found: inout [Literal], line: inout Int) -> Int {
+    static func readLiteral(
+        _ c: [Unicode.Scalar], from start: Int, hashes: Int, into literal: inout Literal,
+        found: inout [Literal], line: inout Int
+    ) -> Int {
         let multiline = start + 2 < c.count && c[start + 1] == "\"" && c[start + 2] == "\""
         var index = start + (multiline ? 3 : 1)
         func closes(at i: Int) -> Bool {
@@ -69,9 +76,12 @@ extension SQLInterpolationScanner {
     }
 
     /// Reads `( … )` starting at the open parenthesis, skipping nested literals; returns the expression and the index after `)`.
-    static func readInterpolation(_ c: [Unicode.Scalar], from open: Int, found: inout [Literal],
-                                  line: inout Int) -> (String, Int) {
-        var depth = 0, index = open
+    static func readInterpolation(
+        _ c: [Unicode.Scalar], from open: Int, found: inout [Literal],
+        line: inout Int
+    ) -> (String, Int) {
+        var depth = 0
+        var index = open
         var expression = String.UnicodeScalarView()
         while index < c.count {
             let scalar = c[index]
@@ -79,7 +89,8 @@ extension SQLInterpolationScanner {
             while index + hashes < c.count, c[index + hashes] == "#" { hashes += 1 }
             if index + hashes < c.count, c[index + hashes] == "\"" {
                 var nested = Literal(line: line, start: index)
-                let end = readLiteral(c, from: index + hashes, hashes: hashes, into: &nested, found: &found, line: &line)
+                let end = readLiteral(
+                    c, from: index + hashes, hashes: hashes, into: &nested, found: &found, line: &line)
                 nested.end = end
                 found.append(nested)
                 expression.append(contentsOf: c[index..<end])
@@ -87,7 +98,10 @@ extension SQLInterpolationScanner {
                 continue
             }
             if scalar == "(" { depth += 1 }
-            if scalar == ")" { depth -= 1; if depth == 0 { return (String(expression.dropFirst()), index + 1) } }
+            if scalar == ")" {
+                depth -= 1
+                if depth == 0 { return (String(expression.dropFirst()), index + 1) }
+            }
             if scalar == "\n" { line += 1 }
             expression.append(scalar)
             index += 1

@@ -26,8 +26,10 @@ struct SQLInterpolationScanner {
     }
 
     /// Uppercase SQL keywords (prose and identifiers in Swift code are not uppercase).
-    static let sqlPattern = try! NSRegularExpression(pattern:
-        #"\b(SELECT|INSERT\s+(OR\s+\w+\s+)?INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|WHERE|PRAGMA|CREATE\s+(TABLE|INDEX|UNIQUE|VIEW|TRIGGER|TEMP)|DROP\s+(TABLE|INDEX|VIEW|TRIGGER)|ALTER\s+TABLE|ATTACH|DETACH|VALUES|ORDER\s+BY|GROUP\s+BY|BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE)\b"#)
+    static let sqlPattern = try! NSRegularExpression(
+        pattern:
+            #"\b(SELECT|INSERT\s+(OR\s+\w+\s+)?INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|WHERE|PRAGMA|CREATE\s+(TABLE|INDEX|UNIQUE|VIEW|TRIGGER|TEMP)|DROP\s+(TABLE|INDEX|VIEW|TRIGGER)|ALTER\s+TABLE|ATTACH|DETACH|VALUES|ORDER\s+BY|GROUP\s+BY|BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE)\b"#
+    )
 
     static func looksLikeSQL(_ text: String) -> Bool {
         sqlPattern.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
@@ -76,7 +78,9 @@ struct SQLInterpolationScanner {
             while back >= 0, c[back] == " " || c[back] == "\n" || c[back] == "\t" { back -= 1 }
             if back >= 0, c[back] != "\"", c[back] != "#" {
                 var start = back
-                while start > 0, isName(c[start - 1]) || c[start - 1] == "." || c[start - 1] == ")" || c[start - 1] == "(" { start -= 1 }
+                while start > 0,
+                    isName(c[start - 1]) || c[start - 1] == "." || c[start - 1] == ")" || c[start - 1] == "("
+                { start -= 1 }
                 return String(String.UnicodeScalarView(c[start...back]))
             }
         }

@@ -21,7 +21,8 @@ public struct Catalog: Sendable, Hashable, Codable {
     public var events: [EventSpec]
 
     enum CodingKeys: String, CodingKey {
-        case catalogVersion = "catalog_version", description, envelope, properties, events
+        case catalogVersion = "catalog_version"
+        case description, envelope, properties, events
     }
 
     /// Decodes and checks a catalog.
@@ -101,7 +102,10 @@ public struct PropertySpec: Sendable, Hashable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case name, type, required, description, min, max, values
-        case minLength = "min_length", maxLength = "max_length", maxBytes = "max_bytes", swiftType = "swift_type"
+        case minLength = "min_length"
+        case maxLength = "max_length"
+        case maxBytes = "max_bytes"
+        case swiftType = "swift_type"
     }
 
     /// The parsed type, or `nil` when the catalog names an unknown type.
@@ -149,7 +153,8 @@ public struct RuleSpec: Sendable, Hashable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case kind, property, values, description
-        case whenProperty = "when_property", whenValues = "when_values"
+        case whenProperty = "when_property"
+        case whenValues = "when_values"
     }
 
     /// The parsed kind, or `nil` when unknown.

@@ -55,7 +55,8 @@ public enum CatalogChecker {
         let isText = kind == .string
         let isNumeric = kind == .number || kind == .integer
         if !isText, spec.minLength != nil || spec.maxLength != nil || spec.maxBytes != nil {
-            problems.append(.init(here, "min_length/max_length/max_bytes apply to strings only, not to \(kind.rawValue)"))
+            problems.append(
+                .init(here, "min_length/max_length/max_bytes apply to strings only, not to \(kind.rawValue)"))
         }
         if !isNumeric, spec.min != nil || spec.max != nil {
             problems.append(.init(here, "min/max apply to numbers and integers only, not to \(kind.rawValue)"))
@@ -67,8 +68,11 @@ public enum CatalogChecker {
         }
         if let cap = spec.maxBytes, cap < 1 { problems.append(.init(here, "max_bytes must be at least 1")) }
         if let cap = spec.maxBytes, let high = spec.maxLength, cap < high {
-            problems.append(.init(here, "max_bytes \(cap) is less than max_length \(high); max_length counts Unicode "
-                                  + "scalars, each 1 to 4 bytes, so max_bytes must be at least max_length"))
+            problems.append(
+                .init(
+                    here,
+                    "max_bytes \(cap) is less than max_length \(high); max_length counts Unicode "
+                        + "scalars, each 1 to 4 bytes, so max_bytes must be at least max_length"))
         }
         if let cap = spec.maxBytes, let low = spec.minLength, cap < low {
             problems.append(.init(here, "max_bytes \(cap) is less than min_length \(low); no string could be valid"))
@@ -103,8 +107,10 @@ public enum CatalogChecker {
                 problems.append(.init("\(here).properties[\(use.name)]", "duplicate property in this event"))
             }
             if catalog.property(named: use.name) == nil {
-                problems.append(.init("\(here).properties[\(use.name)]",
-                                      "names a property that is not defined in \"properties\"; define it there"))
+                problems.append(
+                    .init(
+                        "\(here).properties[\(use.name)]",
+                        "names a property that is not defined in \"properties\"; define it there"))
             }
         }
         for (index, rule) in event.rules.enumerated() {
@@ -113,7 +119,8 @@ public enum CatalogChecker {
         return problems
     }
 
-    static func ruleProblems(_ rule: RuleSpec, at here: String, used: Set<String>, catalog: Catalog) -> [CatalogProblem] {
+    static func ruleProblems(_ rule: RuleSpec, at here: String, used: Set<String>, catalog: Catalog) -> [CatalogProblem]
+    {
         var problems: [CatalogProblem] = []
         guard let kind = rule.ruleKind else {
             let known = RuleKind.allCases.map(\.rawValue).joined(separator: ", ")
@@ -134,7 +141,9 @@ public enum CatalogChecker {
         return problems
     }
 
-    static func valueProblems(_ values: [String], of name: String, at here: String, catalog: Catalog) -> [CatalogProblem] {
+    static func valueProblems(_ values: [String], of name: String, at here: String, catalog: Catalog)
+        -> [CatalogProblem]
+    {
         guard let spec = catalog.property(named: name), spec.kind == .enum, let allowed = spec.values else { return [] }
         return values.filter { !allowed.contains($0) }.map {
             .init(here, "\"\($0)\" is not an allowed value of \(name) (\(allowed.joined(separator: ", ")))")

@@ -18,7 +18,8 @@ public enum CatalogDocsGenerator {
         out += "\n## Events\n\n"
         for event in catalog.events {
             out += "### `\(event.name)` (version \(event.version))\n\n\(event.description)\n\n"
-            let rows = event.properties.compactMap { use in catalog.property(named: use.name).map { ($0, use.required) } }
+            let rows = event.properties.compactMap { use in catalog.property(named: use.name).map { ($0, use.required) }
+            }
             out += table(rows)
             if !event.rules.isEmpty {
                 out += "\nRules:\n"
@@ -60,9 +61,13 @@ public enum CatalogDocsGenerator {
     static func limits(_ spec: PropertySpec) -> String {
         var parts: [String] = []
         if let values = spec.values { parts.append(values.map { "`\($0)`" }.joined(separator: ", ")) }
-        if let low = spec.minLength, let high = spec.maxLength { parts.append("\(low)–\(high) Unicode scalars") }
-        else if let high = spec.maxLength { parts.append("at most \(high) Unicode scalars") }
-        else if let low = spec.minLength { parts.append("at least \(low) Unicode scalars") }
+        if let low = spec.minLength, let high = spec.maxLength {
+            parts.append("\(low)–\(high) Unicode scalars")
+        } else if let high = spec.maxLength {
+            parts.append("at most \(high) Unicode scalars")
+        } else if let low = spec.minLength {
+            parts.append("at least \(low) Unicode scalars")
+        }
         if let cap = spec.maxBytes { parts.append("at most \(cap) bytes of UTF-8") }
         if let low = spec.min { parts.append("≥ \(format(low))") }
         if let high = spec.max { parts.append("≤ \(format(high))") }

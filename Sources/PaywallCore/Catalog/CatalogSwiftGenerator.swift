@@ -88,7 +88,8 @@ public enum CatalogSwiftGenerator {
             let optional = isUniversal(spec.name, catalog) ? "" : "?"
             out += docLine("`\(spec.name)`: \(spec.description)", indent: "    ")
             out += "    public var \(SwiftNames.escapedMember(spec.name)): \(swiftType(spec))\(optional)\n"
-            parameters.append("\(SwiftNames.member(spec.name)): \(swiftType(spec))\(optional)\(optional.isEmpty ? "" : " = nil")")
+            parameters.append(
+                "\(SwiftNames.member(spec.name)): \(swiftType(spec))\(optional)\(optional.isEmpty ? "" : " = nil")")
         }
         out += "\n    /// Creates properties; pass only those the event carries.\n"
         out += "    public init(\n" + parameters.map { "        \($0)" }.joined(separator: ",\n") + "\n    ) {\n"
@@ -127,7 +128,9 @@ public enum CatalogSwiftGenerator {
         out += "    /// that every event carries is missing.\n"
         out += "    public init?(catalogValues values: [String: CatalogValue]) {\n"
         if !universal.isEmpty {
-            out += "        guard " + universal.map { "let \(SwiftNames.escapedMember($0.name)) = \(valueExpression($0))" }
+            out +=
+                "        guard "
+                + universal.map { "let \(SwiftNames.escapedMember($0.name)) = \(valueExpression($0))" }
                 .joined(separator: ", ") + " else { return nil }\n"
         }
         out += "        self.init(\n"
@@ -144,7 +147,8 @@ public enum CatalogSwiftGenerator {
             if isUniversal(spec.name, catalog) {
                 out += "        values[\"\(spec.name)\"] = \(catalogValue(spec, member))\n"
             } else {
-                out += "        if let value = \(member) { values[\"\(spec.name)\"] = \(catalogValue(spec, "value")) }\n"
+                out +=
+                    "        if let value = \(member) { values[\"\(spec.name)\"] = \(catalogValue(spec, "value")) }\n"
             }
         }
         return out + "        return values\n    }\n}\n\n"
@@ -171,7 +175,9 @@ public enum CatalogSwiftGenerator {
         out += "    /// that every event carries is missing. The validator's fast path builds its records with this.\n"
         out += "    init?(reading reader: some CatalogValueReader) {\n"
         if !universal.isEmpty {
-            out += "        guard " + universal.map { "let \(SwiftNames.escapedMember($0.name)) = \(readerExpression($0))" }
+            out +=
+                "        guard "
+                + universal.map { "let \(SwiftNames.escapedMember($0.name)) = \(readerExpression($0))" }
                 .joined(separator: ", ") + " else { return nil }\n"
         }
         out += "        self.init(\n"
@@ -194,7 +200,8 @@ public enum CatalogSwiftGenerator {
             let optional = use.required ? "" : "?"
             out += docLine("`\(spec.name)`: \(spec.description)", indent: "    ")
             out += "    public var \(SwiftNames.escapedMember(spec.name)): \(swiftType(spec))\(optional)\n"
-            parameters.append("\(SwiftNames.member(spec.name)): \(swiftType(spec))\(optional)\(use.required ? "" : " = nil")")
+            parameters.append(
+                "\(SwiftNames.member(spec.name)): \(swiftType(spec))\(optional)\(use.required ? "" : " = nil")")
         }
         out += "\n    /// Creates the event.\n"
         out += "    public init(" + parameters.joined(separator: ", ") + ") {\n"

@@ -1,9 +1,9 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// One output file at a path the user named (`--out FILE`), written without ever putting something
@@ -64,7 +64,8 @@ public final class OutputFile {
         var target = path
         if (info.st_mode & S_IFMT) == S_IFLNK {
             guard stat(path, &info) == 0 else {
-                let reason = "it is a symbolic link to a missing file (\(Self.systemReason())); the link was left as it is. "
+                let reason =
+                    "it is a symbolic link to a missing file (\(Self.systemReason())); the link was left as it is. "
                     + "Name the file itself"
                 throw OutputFileError(.cannotCreate, path: path, reason: reason)
             }
@@ -80,8 +81,10 @@ public final class OutputFile {
         case S_IFDIR:
             throw OutputFileError(.cannotCreate, path: path, reason: "it is a folder; name a file inside it")
         default:
-            throw OutputFileError(.cannotCreate, path: path, reason: "it is a block device or a socket; only regular files, "
-                                  + "character devices and FIFOs are written to, and nothing else is replaced")
+            throw OutputFileError(
+                .cannotCreate, path: path,
+                reason: "it is a block device or a socket; only regular files, "
+                    + "character devices and FIFOs are written to, and nothing else is replaced")
         }
     }
 
@@ -93,7 +96,9 @@ public final class OutputFile {
     public func write(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
+            let written = bytes.withUnsafeBytes {
+                Foundation.write(descriptor, $0.baseAddress! + offset, $0.count - offset)
+            }
             if written < 0 {
                 if errno == EINTR { continue }
                 throw OutputFileError(.io, path: path, reason: Self.systemReason())
@@ -110,7 +115,9 @@ public final class OutputFile {
         guard isOpen else { return }
         isOpen = false
         guard let replacement else {
-            if close(descriptor) != 0, errno != EINTR { throw OutputFileError(.io, path: path, reason: Self.systemReason()) }
+            if close(descriptor) != 0, errno != EINTR {
+                throw OutputFileError(.io, path: path, reason: Self.systemReason())
+            }
             return
         }
         if fsync(descriptor) != 0 || close(descriptor) != 0 {
@@ -134,7 +141,9 @@ public final class OutputFile {
     }
 
     /// Creates the staging file beside `target`, with the existing file's mode and owner.
-    static func stage(target: String, existing: stat?, path: String) throws -> (Int32, (staging: String, target: String)?) {
+    static func stage(target: String, existing: stat?, path: String) throws -> (
+        Int32, (staging: String, target: String)?
+    ) {
         let url = URL(fileURLWithPath: target)
         let folder = url.deletingLastPathComponent().path
         let name = url.lastPathComponent
@@ -155,7 +164,8 @@ public final class OutputFile {
                 return (opened, (staging, target))
             }
             if errno != EEXIST || attempt > 1000 {
-                throw OutputFileError(.cannotCreate, path: path, reason: "cannot create a file in \(folder) (\(systemReason()))")
+                throw OutputFileError(
+                    .cannotCreate, path: path, reason: "cannot create a file in \(folder) (\(systemReason()))")
             }
             attempt += 1
         }
@@ -175,9 +185,12 @@ public final class OutputFile {
                 continue
             }
             guard let pid = Int32(rest.split(separator: "-").first ?? ""), pid > 0,
-                  !ProcessLiveness.isRunning(pid) else { continue }
+                !ProcessLiveness.isRunning(pid)
+            else { continue }
             var info = stat()
-            if lstat(folder + "/" + entry, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG { unlink(folder + "/" + entry) }
+            if lstat(folder + "/" + entry, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG {
+                unlink(folder + "/" + entry)
+            }
         }
     }
 
@@ -192,7 +205,8 @@ public final class OutputFile {
             }
             var info = stat()
             guard lstat(current, &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK,
-                  let next = try? FileManager.default.destinationOfSymbolicLink(atPath: current) else { return nil }
+                let next = try? FileManager.default.destinationOfSymbolicLink(atPath: current)
+            else { return nil }
             let folder = URL(fileURLWithPath: current).deletingLastPathComponent()
             let hop = next.hasPrefix("/") ? URL(fileURLWithPath: next) : folder.appendingPathComponent(next)
             current = hop.standardizedFileURL.path

@@ -78,14 +78,16 @@ extension Presentation {
                 state.closed = true
                 state.appVisible = false
                 let openSeconds = state.firstAppearedAt.map { Presentation.seconds(elapsed - $0) } ?? 0
-                let (result, via, product): (CloseResult, CloseVia, String?) = switch outcome {
-                case .purchased(let product): (.purchased, .auto, product)
-                case .restored: (.restored, .auto, state.lastSelectedProduct)
-                case .dismissed(.closeButton): (.dismissed, .closeButton, state.lastSelectedProduct)
-                case .dismissed(.continueFree): (.dismissed, .continueFree, state.lastSelectedProduct)
-                }
-                let event = PaywallClosed(pwID: p.pwID, source: p.context.source, result: result, via: via,
-                                          openS: min(openSeconds, PresentationTracker.openSecondsBound), product: product)
+                let (result, via, product): (CloseResult, CloseVia, String?) =
+                    switch outcome {
+                    case .purchased(let product): (.purchased, .auto, product)
+                    case .restored: (.restored, .auto, state.lastSelectedProduct)
+                    case .dismissed(.closeButton): (.dismissed, .closeButton, state.lastSelectedProduct)
+                    case .dismissed(.continueFree): (.dismissed, .continueFree, state.lastSelectedProduct)
+                    }
+                let event = PaywallClosed(
+                    pwID: p.pwID, source: p.context.source, result: result, via: via,
+                    openS: min(openSeconds, PresentationTracker.openSecondsBound), product: product)
                 p.tracker.emit(event, context: p.context, occurredAt: p.tracker.now.milliseconds())
             }
             p.tracker.unregister(p)

@@ -59,14 +59,16 @@ extension Presentation {
     /// impression never depends on the timer task having run.
     func emitImpressionIfDwellReached(_ state: inout State, at elapsed: Duration) {
         guard case .automatic(let dwell) = context.mode, !state.impressionEmitted,
-              let since = state.visibleSince, elapsed - since >= dwell else { return }
+            let since = state.visibleSince, elapsed - since >= dwell
+        else { return }
         emitImpression(&state, occurredAt: state.visibleSinceMs + Self.milliseconds(dwell))
     }
 
     func emitImpression(_ state: inout State, occurredAt: Int64) {
         state.impressionEmitted = true
-        let event = PaywallShown(pwID: pwID, source: context.source, offeringID: context.offeringID,
-                                 placementID: context.placementID)
+        let event = PaywallShown(
+            pwID: pwID, source: context.source, offeringID: context.offeringID,
+            placementID: context.placementID)
         tracker.emit(event, context: context, occurredAt: occurredAt)
     }
 

@@ -53,7 +53,7 @@ public final class PresentationTracker: Sendable {
     /// The default misuse hook: in debug builds a line on standard error, in release nothing.
     public static let defaultMisuseHandler: @Sendable (TrackerError) -> Void = { error in
         #if DEBUG
-        FileHandle.standardError.write(Data("PaywallAnalytics tracker misuse: \(error)\n".utf8))
+            FileHandle.standardError.write(Data("PaywallAnalytics tracker misuse: \(error)\n".utf8))
         #endif
     }
 
@@ -67,8 +67,10 @@ public final class PresentationTracker: Sendable {
     ///   - impressionMode: the default for presentations: automatic dwell (1 s) or app-reported.
     ///   - onMisuse: receives every misuse (a second close, an action after the close or off
     ///     screen…); the call that caused it emitted nothing. Called on the caller's thread.
-    public init(sink: any EventSink, clock: any Clock<Duration>, now: Now, impressionMode: ImpressionMode = .default,
-                onMisuse: @escaping @Sendable (TrackerError) -> Void = PresentationTracker.defaultMisuseHandler) {
+    public init(
+        sink: any EventSink, clock: any Clock<Duration>, now: Now, impressionMode: ImpressionMode = .default,
+        onMisuse: @escaping @Sendable (TrackerError) -> Void = PresentationTracker.defaultMisuseHandler
+    ) {
         self.sink = sink
         self.clock = MonotonicClock(clock)
         self.now = now
@@ -118,9 +120,11 @@ public final class PresentationTracker: Sendable {
     ///   - sessionID: the app session, if known.
     ///   - impressionMode: this presentation's impression mode; `nil` takes the tracker's default.
     /// - Throws: ``TrackerError/invalidValue(_:)`` when a value breaks the catalog.
-    public func open(source: String, offeringID: String? = nil, placementID: String? = nil,
-                     userID: String, sessionID: UUID? = nil,
-                     impressionMode: ImpressionMode? = nil) throws(TrackerError) -> Presentation {
+    public func open(
+        source: String, offeringID: String? = nil, placementID: String? = nil,
+        userID: String, sessionID: UUID? = nil,
+        impressionMode: ImpressionMode? = nil
+    ) throws(TrackerError) -> Presentation {
         try Self.check("source", source)
         try Self.check("user_id", userID, envelope: true)
         if let offeringID { try Self.check("offering_id", offeringID) }
@@ -141,16 +145,20 @@ public final class PresentationTracker: Sendable {
     /// Checks a text value against the catalog's length limits.
     static func check(_ name: String, _ value: String, envelope: Bool = false) throws(TrackerError) {
         let catalog = Catalog.bundled
-        guard let spec = envelope ? catalog.envelope.first(where: { $0.name == name }) : catalog.property(named: name) else { return }
+        guard let spec = envelope ? catalog.envelope.first(where: { $0.name == name }) : catalog.property(named: name)
+        else { return }
         if let problem = spec.lengthProblem(TextLength(value)) {
-            throw .invalidValue(ValidationIssue(field: name, rule: problem.rule, value: value, message: problem.message))
+            throw .invalidValue(
+                ValidationIssue(field: name, rule: problem.rule, value: value, message: problem.message))
         }
     }
 
     /// Wraps an event in an envelope with a fresh time-ordered id and emits it.
     func emit(_ event: some CatalogEvent, context: Presentation.Context, occurredAt: Int64) {
-        sink.record(event.record(id: UUIDv7.make(milliseconds: occurredAt), occurredAt: occurredAt,
-                                 userID: context.userID, sessionID: context.sessionID))
+        sink.record(
+            event.record(
+                id: UUIDv7.make(milliseconds: occurredAt), occurredAt: occurredAt,
+                userID: context.userID, sessionID: context.sessionID))
     }
 }
 

@@ -3,7 +3,8 @@ import Foundation
 extension EventValidator {
     /// Checks one field against its definition; returns the typed value or records issues.
     func check(_ field: CompiledField, _ value: FlatJSONValue?, into issues: inout [ValidationIssue]) -> CatalogValue? {
-        let spec = field.spec, required = field.required
+        let spec = field.spec
+        let required = field.required
         let name = spec.name
         guard let value, value != .null else {
             if required {
@@ -49,8 +50,10 @@ extension EventValidator {
         }
     }
 
-    func checkText(_ spec: PropertySpec, kind: PropertyType?, _ text: String,
-                   issue: (String, String, String?) -> CatalogValue?) -> CatalogValue? {
+    func checkText(
+        _ spec: PropertySpec, kind: PropertyType?, _ text: String,
+        issue: (String, String, String?) -> CatalogValue?
+    ) -> CatalogValue? {
         switch kind {
         case .uuid:
             guard let uuid = UUIDText.parse(text) else {
@@ -68,8 +71,10 @@ extension EventValidator {
         }
     }
 
-    func checkInteger(_ spec: PropertySpec, kind: PropertyType?, _ number: Int64, _ text: String,
-                      issue: (String, String, String?) -> CatalogValue?) -> CatalogValue? {
+    func checkInteger(
+        _ spec: PropertySpec, kind: PropertyType?, _ number: Int64, _ text: String,
+        issue: (String, String, String?) -> CatalogValue?
+    ) -> CatalogValue? {
         if kind == .timestampMs {
             guard number >= Self.earliestTimestamp, number < Self.timestampLimit else {
                 let hint = number > 0 && number < 10_000_000_000 ? "; this looks like seconds, multiply by 1000" : ""
@@ -93,13 +98,17 @@ extension EventValidator {
                 guard let actual = values[rule.property]?.stringValue else { continue }
                 let matches = (rule.values ?? []).contains { ExactText.same($0, actual) }
                 if matches != triggered {
-                    issues.append(.init(field: rule.property, rule: "exactly_when", value: actual,
-                                        message: "\(rule.description) (\(rule.whenProperty) is \(condition))"))
+                    issues.append(
+                        .init(
+                            field: rule.property, rule: "exactly_when", value: actual,
+                            message: "\(rule.description) (\(rule.whenProperty) is \(condition))"))
                 }
             case .requiredWhen:
                 if triggered, values[rule.property] == nil {
-                    issues.append(.init(field: rule.property, rule: "required_when",
-                                        message: "\(rule.description) (\(rule.whenProperty) is \(condition))"))
+                    issues.append(
+                        .init(
+                            field: rule.property, rule: "required_when",
+                            message: "\(rule.description) (\(rule.whenProperty) is \(condition))"))
                 }
             case .none:
                 continue

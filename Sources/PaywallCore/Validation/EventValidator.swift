@@ -51,13 +51,18 @@ public struct EventValidator: Sendable {
         envelopeFields = catalog.envelope.filter { $0.kind != .eventName }
             .map { CompiledField(spec: $0, kind: $0.kind, required: $0.required ?? false) }
         let envelopeNames = Set(catalog.envelope.map(\.name))
-        eventsByName = Dictionary(catalog.events.map { event in
-            let fields = event.properties.compactMap { use in
-                properties[use.name].map { CompiledField(spec: $0, kind: $0.kind, required: use.required) }
-            }
-            return (event.name, CompiledEvent(spec: event, fields: fields,
-                                              allowedKeys: Set(envelopeNames.union(event.properties.map(\.name)).map(ExactText.init))))
-        }, uniquingKeysWith: { first, _ in first })
+        eventsByName = Dictionary(
+            catalog.events.map { event in
+                let fields = event.properties.compactMap { use in
+                    properties[use.name].map { CompiledField(spec: $0, kind: $0.kind, required: use.required) }
+                }
+                return (
+                    event.name,
+                    CompiledEvent(
+                        spec: event, fields: fields,
+                        allowedKeys: Set(envelopeNames.union(event.properties.map(\.name)).map(ExactText.init)))
+                )
+            }, uniquingKeysWith: { first, _ in first })
         fast = FastPlan(catalog: catalog, envelopeFields: envelopeFields, eventsByName: eventsByName)
     }
 
@@ -114,27 +119,38 @@ public struct EventValidator: Sendable {
         fields.reserveCapacity(members.count)
         for (key, value) in members {
             if fields.updateValue(value, forKey: ExactText(key)) != nil {
-                issues.append(.init(field: key, rule: "duplicate_key", message: "the key appears more than once; keep one"))
+                issues.append(
+                    .init(field: key, rule: "duplicate_key", message: "the key appears more than once; keep one"))
             }
         }
         var values: [String: CatalogValue] = [:]
         values.reserveCapacity(members.count)
         for field in envelopeFields {
-            if let value = check(field, fields[ExactText(field.spec.name)], into: &issues) { values[field.spec.name] = value }
+            if let value = check(field, fields[ExactText(field.spec.name)], into: &issues) {
+                values[field.spec.name] = value
+            }
         }
         let event = checkName(fields[ExactText("name")], into: &issues)
         if let event {
             for field in event.fields {
-                if let value = check(field, fields[ExactText(field.spec.name)], into: &issues) { values[field.spec.name] = value }
+                if let value = check(field, fields[ExactText(field.spec.name)], into: &issues) {
+                    values[field.spec.name] = value
+                }
             }
             for (key, _) in members where !event.allowedKeys.contains(ExactText(key)) {
-                let known = propertiesByName[key].map { ExactText.same($0.name, key) } == true ? "is not a property of \(event.spec.name)" : "is not in the catalog"
-                issues.append(.init(field: key, rule: "unknown_property",
-                                    message: "\(known); remove it, or add it to the catalog first"))
+                let known =
+                    propertiesByName[key].map { ExactText.same($0.name, key) } == true
+                    ? "is not a property of \(event.spec.name)" : "is not in the catalog"
+                issues.append(
+                    .init(
+                        field: key, rule: "unknown_property",
+                        message: "\(known); remove it, or add it to the catalog first"))
             }
             issues += ruleIssues(event.spec, values)
         }
-        guard issues.isEmpty, let event, let name = EventName(rawValue: event.spec.name) else { return .invalid(issues) }
+        guard issues.isEmpty, let event, let name = EventName(rawValue: event.spec.name) else {
+            return .invalid(issues)
+        }
         return build(name: name, values: values)
     }
 
@@ -149,7 +165,10 @@ public struct EventValidator: Sendable {
         }
         guard let event = eventsByName[name], ExactText.same(event.spec.name, name) else {
             let known = catalog.events.map(\.name).joined(separator: ", ")
-            issues.append(.init(field: "name", rule: "unknown_event", value: name, message: "not an event of the catalog (\(known))"))
+            issues.append(
+                .init(
+                    field: "name", rule: "unknown_event", value: name, message: "not an event of the catalog (\(known))"
+                ))
             return nil
         }
         return event
@@ -157,15 +176,19 @@ public struct EventValidator: Sendable {
 
     func build(name: EventName, values: [String: CatalogValue]) -> ValidationOutcome {
         guard let id = values["id"]?.uuidValue, let occurredAt = values["occurred_at"]?.integerValue,
-              let userID = values["user_id"]?.stringValue, let properties = EventProperties(catalogValues: values)
+            let userID = values["user_id"]?.stringValue, let properties = EventProperties(catalogValues: values)
         else {
-            return .invalid([.init(field: "(line)", rule: "catalog",
-                                   message: "the catalog and the generated code disagree; run `paywall-analytics catalog generate`")])
+            return .invalid([
+                .init(
+                    field: "(line)", rule: "catalog",
+                    message: "the catalog and the generated code disagree; run `paywall-analytics catalog generate`")
+            ])
         }
-        return .valid(EventRecord(
-            id: id, name: name, occurredAt: occurredAt, recordedAt: values["recorded_at"]?.integerValue,
-            userID: userID, sessionID: values["session_id"]?.uuidValue,
-            catalogVersion: Int(values["catalog_version"]?.integerValue ?? Int64(CatalogInfo.version)),
-            properties: properties))
+        return .valid(
+            EventRecord(
+                id: id, name: name, occurredAt: occurredAt, recordedAt: values["recorded_at"]?.integerValue,
+                userID: userID, sessionID: values["session_id"]?.uuidValue,
+                catalogVersion: Int(values["catalog_version"]?.integerValue ?? Int64(CatalogInfo.version)),
+                properties: properties))
     }
 }

@@ -3,7 +3,9 @@ import Foundation
 extension FastPlan {
     /// Checks the scanned line against the catalog: the event, its allowed keys, every field,
     /// every rule; builds the record when nothing is wrong.
-    func check(_ line: UnsafeRawBufferPointer, _ raw: UnsafeMutableBufferPointer<RawValue>, present: UInt64) -> EventRecord? {
+    func check(_ line: UnsafeRawBufferPointer, _ raw: UnsafeMutableBufferPointer<RawValue>, present: UInt64)
+        -> EventRecord?
+    {
         let nameValue = raw[nameSlot]
         guard nameValue.kind == RawValue.string else { return nil }
         let nameBytes = UnsafeRawBufferPointer(rebasing: line[nameValue.start..<nameValue.end])
@@ -33,7 +35,8 @@ extension FastPlan {
             let found = choiceBytes.withUnsafeBytes { all in
                 field.choices.first { index in
                     let choice = choices[index]
-                    return Self.equal(UnsafeRawBufferPointer(rebasing: all[choice.offset..<(choice.offset + choice.count)]), bytes)
+                    return Self.equal(
+                        UnsafeRawBufferPointer(rebasing: all[choice.offset..<(choice.offset + choice.count)]), bytes)
                 }
             }
             guard let found else { return false }
@@ -51,7 +54,9 @@ extension FastPlan {
         case .integer, .timestampMs:
             guard raw.kind == RawValue.number, let number = Self.integer(bytes) else { return false }
             if field.kind == .timestampMs {
-                guard number >= EventValidator.earliestTimestamp, number < EventValidator.timestampLimit else { return false }
+                guard number >= EventValidator.earliestTimestamp, number < EventValidator.timestampLimit else {
+                    return false
+                }
             } else {
                 if let low = field.min, Double(number) < low { return false }
                 if let high = field.max, Double(number) > high { return false }
@@ -99,11 +104,14 @@ extension FastPlan {
     /// The record, as ``EventValidator/build(name:values:)`` and the generated
     /// `EventProperties(catalogValues:)` make it from the same values (the properties through the
     /// generated `EventProperties(reading:)`, so every catalog property is read).
-    func record(_ name: EventName, _ raw: UnsafeMutableBufferPointer<RawValue>, _ line: UnsafeRawBufferPointer) -> EventRecord? {
+    func record(_ name: EventName, _ raw: UnsafeMutableBufferPointer<RawValue>, _ line: UnsafeRawBufferPointer)
+        -> EventRecord?
+    {
         let slots = recordSlots
         let reader = SlotReader(choices: choices, slots: slots.properties, raw: raw, line: line)
         guard let id = reader.uuid(slots.id), let occurredAt = reader.integer(slots.occurredAt),
-              let userID = reader.text(slots.userID), let properties = EventProperties(reading: reader) else { return nil }
+            let userID = reader.text(slots.userID), let properties = EventProperties(reading: reader)
+        else { return nil }
         return EventRecord(
             id: id, name: name, occurredAt: occurredAt, recordedAt: reader.integer(slots.recordedAt),
             userID: userID, sessionID: reader.uuid(slots.sessionID),
@@ -126,12 +134,17 @@ extension FastPlan {
             let value = raw[slot]
             switch value.typed {
             case RawValue.choice: return choices[value.choice].text
-            case RawValue.text: return String(decoding: UnsafeRawBufferPointer(rebasing: line[value.start..<value.end]), as: UTF8.self)
+            case RawValue.text:
+                return String(decoding: UnsafeRawBufferPointer(rebasing: line[value.start..<value.end]), as: UTF8.self)
             default: return nil
             }
         }
-        func uuid(_ slot: Int) -> UUID? { slot >= 0 && raw[slot].typed == RawValue.uuid ? UUID(uuid: raw[slot].uuid) : nil }
-        func integer(_ slot: Int) -> Int64? { slot >= 0 && raw[slot].typed == RawValue.integer ? raw[slot].integer : nil }
+        func uuid(_ slot: Int) -> UUID? {
+            slot >= 0 && raw[slot].typed == RawValue.uuid ? UUID(uuid: raw[slot].uuid) : nil
+        }
+        func integer(_ slot: Int) -> Int64? {
+            slot >= 0 && raw[slot].typed == RawValue.integer ? raw[slot].integer : nil
+        }
         func number(_ slot: Int) -> Double? {
             guard slot >= 0 else { return nil }
             switch raw[slot].typed {

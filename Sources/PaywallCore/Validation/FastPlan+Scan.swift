@@ -7,7 +7,7 @@ extension FastPlan {
         static let absent: UInt8 = 0, string: UInt8 = 1, number: UInt8 = 2, null: UInt8 = 3
         /// What ``typed`` says the checked value is (``CatalogValue``'s cases; an enum value is a choice).
         static let unchecked: UInt8 = 0, uuid: UInt8 = 1, integer: UInt8 = 2, double: UInt8 = 3, text: UInt8 = 4,
-                   choice: UInt8 = 5
+            choice: UInt8 = 5
         var start = 0
         var end = 0
         var kind = RawValue.absent
@@ -49,7 +49,8 @@ extension FastPlan {
             while true {
                 scanner.skipWhitespace()
                 guard scanner.index < count, line[scanner.index] == UInt8(ascii: "\""),
-                      let key = scanner.plainString(), key.ascii else { return nil }
+                    let key = scanner.plainString(), key.ascii
+                else { return nil }
                 let slot = self.slot(line, key.range)
                 guard slot >= 0, present & (1 << UInt64(slot)) == 0 else { return nil }
                 present |= 1 << UInt64(slot)
@@ -61,8 +62,9 @@ extension FastPlan {
                 switch line[scanner.index] {
                 case UInt8(ascii: "\""):
                     guard let text = scanner.plainString() else { return nil }
-                    raw[slot] = RawValue(start: text.range.lowerBound, end: text.range.upperBound,
-                                         kind: RawValue.string, ascii: text.ascii)
+                    raw[slot] = RawValue(
+                        start: text.range.lowerBound, end: text.range.upperBound,
+                        kind: RawValue.string, ascii: text.ascii)
                 case UInt8(ascii: "n"):
                     guard (try? scanner.literal("null")) != nil else { return nil }
                     raw[slot].kind = RawValue.null
@@ -74,8 +76,14 @@ extension FastPlan {
                 }
                 scanner.skipWhitespace()
                 guard scanner.index < count else { return nil }
-                if line[scanner.index] == UInt8(ascii: ",") { scanner.index += 1; continue }
-                if line[scanner.index] == UInt8(ascii: "}") { scanner.index += 1; break }
+                if line[scanner.index] == UInt8(ascii: ",") {
+                    scanner.index += 1
+                    continue
+                }
+                if line[scanner.index] == UInt8(ascii: "}") {
+                    scanner.index += 1
+                    break
+                }
                 return nil
             }
         }
@@ -87,10 +95,13 @@ extension FastPlan {
     func slot(_ line: UnsafeRawBufferPointer, _ range: Range<Int>) -> Int {
         let length = range.count
         guard length > 0 else { return -1 }
-        let first = line[range.lowerBound], last = line[range.upperBound - 1]
+        let first = line[range.lowerBound]
+        let last = line[range.upperBound - 1]
         return keyBytes.withUnsafeBytes { table in
-            for key in keys where key.count == length && key.first == first && key.last == last
-                && memcmp(table.baseAddress! + key.offset, line.baseAddress! + range.lowerBound, length) == 0 {
+            for key in keys
+            where key.count == length && key.first == first && key.last == last
+                && memcmp(table.baseAddress! + key.offset, line.baseAddress! + range.lowerBound, length) == 0
+            {
                 return key.slot
             }
             return -1
@@ -105,14 +116,17 @@ extension FlatJSONScanner {
         index += 1
         let start = index
         var bits: UInt64 = 0
-        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
         if let base = bytes.baseAddress {
             // Eight bytes at a time while none is a quote, a backslash or a control character
             // (the classic "has a zero byte" / "has a byte less than n" word tests).
             while index + 8 <= bytes.count {
                 let word = UInt64(littleEndian: (base + index).loadUnaligned(as: UInt64.self))
-                let quote = word ^ (ones &* 0x22), backslash = word ^ (ones &* 0x5C)
-                let special = ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word)
+                let quote = word ^ (ones &* 0x22)
+                let backslash = word ^ (ones &* 0x5C)
+                let special =
+                    ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word)
                 if special & highs != 0 { break }
                 bits |= word
                 index += 8

@@ -82,11 +82,14 @@ struct FastPlan: Sendable {
 
     /// Compiles the catalog (with the full validator's resolved fields and events); `nil` when
     /// the catalog has a name the record builder does not read, or more than 64 keys.
-    init?(catalog: Catalog, envelopeFields: [EventValidator.CompiledField],
-          eventsByName: [String: EventValidator.CompiledEvent]) {
+    init?(
+        catalog: Catalog, envelopeFields: [EventValidator.CompiledField],
+        eventsByName: [String: EventValidator.CompiledEvent]
+    ) {
         var names: [String] = ["name"]
         for name in catalog.envelope.map(\.name) + catalog.properties.map(\.name)
-            + catalog.events.flatMap({ $0.properties.map(\.name) }) where !names.contains(name) {
+            + catalog.events.flatMap({ $0.properties.map(\.name) }) where !names.contains(name)
+        {
             names.append(name)
         }
         guard names.count <= 64, Set(names).isSubset(of: Self.recordNames) else { return nil }
@@ -103,9 +106,11 @@ struct FastPlan: Sendable {
                 choiceBytes += value.utf8
             }
             let spec = compiled.spec
-            return Field(slot: slot(spec.name), kind: compiled.kind, required: compiled.required,
-                         minLength: spec.minLength, maxLength: spec.maxLength, maxBytes: spec.maxBytes, min: spec.min, max: spec.max,
-                         choices: start..<choices.count)
+            return Field(
+                slot: slot(spec.name), kind: compiled.kind, required: compiled.required,
+                minLength: spec.minLength, maxLength: spec.maxLength, maxBytes: spec.maxBytes, min: spec.min,
+                max: spec.max,
+                choices: start..<choices.count)
         }
         slotCount = names.count
         nameSlot = 0
@@ -122,24 +127,32 @@ struct FastPlan: Sendable {
         var events: [Event] = []
         for listed in catalog.events where !events.contains(where: { $0.nameBytes == Array(listed.name.utf8) }) {
             // The event the full validator resolves this name to (the first of duplicates).
-            guard let compiled = eventsByName[listed.name], let name = EventName(rawValue: listed.name) else { continue }
+            guard let compiled = eventsByName[listed.name], let name = EventName(rawValue: listed.name) else {
+                continue
+            }
             let spec = compiled.spec
             let rules = spec.rules.compactMap { rule in
                 rule.ruleKind.map {
-                    Rule(kind: $0, slot: slot(rule.property), whenSlot: slot(rule.whenProperty),
-                         values: rule.values ?? [], whenValues: rule.whenValues)
+                    Rule(
+                        kind: $0, slot: slot(rule.property), whenSlot: slot(rule.whenProperty),
+                        values: rule.values ?? [], whenValues: rule.whenValues)
                 }
             }
-            events.append(Event(nameBytes: Array(listed.name.utf8), name: name,
-                                allowed: mask(envelopeNames + spec.properties.map(\.name)),
-                                fields: compiled.fields.map(field), rules: rules))
+            events.append(
+                Event(
+                    nameBytes: Array(listed.name.utf8), name: name,
+                    allowed: mask(envelopeNames + spec.properties.map(\.name)),
+                    fields: compiled.fields.map(field), rules: rules))
         }
         self.events = events
         self.choices = choices
         self.choiceBytes = choiceBytes
         var record = RecordSlots()
-        record.id = slot("id"); record.occurredAt = slot("occurred_at"); record.recordedAt = slot("recorded_at")
-        record.userID = slot("user_id"); record.sessionID = slot("session_id")
+        record.id = slot("id")
+        record.occurredAt = slot("occurred_at")
+        record.recordedAt = slot("recorded_at")
+        record.userID = slot("user_id")
+        record.sessionID = slot("session_id")
         record.catalogVersion = slot("catalog_version")
         for property in PropertyName.allCases { record.properties[property.position] = slot(property.rawValue) }
         recordSlots = record

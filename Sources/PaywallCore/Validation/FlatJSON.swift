@@ -43,14 +43,17 @@ public enum FlatJSON {
     public static let maxDepth = 64
 
     /// The object's members in input order (duplicates kept, for the caller to report).
-    public static func parse(_ bytes: UnsafeRawBufferPointer) throws(FlatJSONError) -> [(key: String, value: FlatJSONValue)] {
+    public static func parse(_ bytes: UnsafeRawBufferPointer) throws(FlatJSONError) -> [(
+        key: String, value: FlatJSONValue
+    )] {
         var scanner = FlatJSONScanner(bytes: bytes)
         return try scanner.object()
     }
 
     /// Parses a `String` (tests and small inputs).
     public static func parse(_ text: String) throws(FlatJSONError) -> [(key: String, value: FlatJSONValue)] {
-        let result: Result<[(key: String, value: FlatJSONValue)], FlatJSONError> = Array(text.utf8).withUnsafeBytes { raw in
+        let result: Result<[(key: String, value: FlatJSONValue)], FlatJSONError> = Array(text.utf8).withUnsafeBytes {
+            raw in
             Result { () throws(FlatJSONError) in try parse(raw) }
         }
         return try result.get()

@@ -32,7 +32,11 @@ extension FlatJSONScanner {
                 return text
             }
             if byte < 0x20 { throw fail("raw control character in a string; escape it") }
-            guard byte == UInt8(ascii: "\\") else { utf8.append(byte); index += 1; continue }
+            guard byte == UInt8(ascii: "\\") else {
+                utf8.append(byte)
+                index += 1
+                continue
+            }
             index += 1
             guard index < bytes.count else { break }
             let escape = bytes[index]
@@ -45,7 +49,9 @@ extension FlatJSONScanner {
             case UInt8(ascii: "r"): utf8.append(0x0D)
             case UInt8(ascii: "t"): utf8.append(0x09)
             case UInt8(ascii: "u"): utf8.append(contentsOf: try unicodeEscape())
-            default: index -= 1; throw fail("invalid escape sequence")
+            default:
+                index -= 1
+                throw fail("invalid escape sequence")
             }
         }
         throw fail("unterminated string")
@@ -73,7 +79,8 @@ extension FlatJSONScanner {
     private mutating func unicodeEscape() throws(FlatJSONError) -> [UInt8] {
         var scalar = try hex4()
         if (0xD800...0xDBFF).contains(scalar) {
-            guard index + 2 <= bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+            guard index + 2 <= bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+            else {
                 throw fail("unpaired surrogate in \\u escape")
             }
             index += 2

@@ -27,8 +27,9 @@ struct FlatJSONScanner {
         guard index < bytes.count else { throw fail("empty line; expected a JSON object") }
         guard bytes[index] == UInt8(ascii: "{") else {
             if bytes.count - index >= 3, bytes[index] == 0xEF, bytes[index + 1] == 0xBB, bytes[index + 2] == 0xBF {
-                throw fail("the line starts with a UTF-8 byte-order mark (U+FEFF), accepted only at the very start of "
-                           + "the input (two files joined into one?); remove it")
+                throw fail(
+                    "the line starts with a UTF-8 byte-order mark (U+FEFF), accepted only at the very start of "
+                        + "the input (two files joined into one?); remove it")
             }
             throw fail("expected a JSON object starting with '{'")
         }
@@ -40,14 +41,22 @@ struct FlatJSONScanner {
         } else {
             while true {
                 skipWhitespace()
-                guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw fail("expected a quoted key") }
+                guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
+                    throw fail("expected a quoted key")
+                }
                 let key = try string()
                 try expect(UInt8(ascii: ":"), "':' after a key")
                 members.append((key, try value()))
                 skipWhitespace()
                 guard index < bytes.count else { throw fail("unterminated object; expected ',' or '}'") }
-                if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-                if bytes[index] == UInt8(ascii: "}") { index += 1; break }
+                if bytes[index] == UInt8(ascii: ",") {
+                    index += 1
+                    continue
+                }
+                if bytes[index] == UInt8(ascii: "}") {
+                    index += 1
+                    break
+                }
                 throw fail("expected ',' or '}'")
             }
         }
@@ -65,9 +74,15 @@ struct FlatJSONScanner {
             let kind = bytes[index] == UInt8(ascii: "{") ? "object" : "array"
             try skipNested()
             return .nested(kind)
-        case UInt8(ascii: "t"): try literal("true"); return .bool(true)
-        case UInt8(ascii: "f"): try literal("false"); return .bool(false)
-        case UInt8(ascii: "n"): try literal("null"); return .null
+        case UInt8(ascii: "t"):
+            try literal("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try literal("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try literal("null")
+            return .null
         default: return .number(try number())
         }
     }
@@ -104,7 +119,9 @@ struct FlatJSONScanner {
         }
         if index < bytes.count, bytes[index] | 0x20 == UInt8(ascii: "e") {
             index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                index += 1
+            }
             guard index < bytes.count, digit(bytes[index]) else { throw fail("expected digits in the exponent") }
             while index < bytes.count, digit(bytes[index]) { index += 1 }
         }
@@ -117,7 +134,9 @@ struct FlatJSONScanner {
         repeat {
             guard index < bytes.count else { throw fail("unterminated nested value") }
             switch bytes[index] {
-            case UInt8(ascii: "\""): _ = try string(); continue
+            case UInt8(ascii: "\""):
+                _ = try string()
+                continue
             case UInt8(ascii: "{"), UInt8(ascii: "["):
                 depth += 1
                 if depth > FlatJSON.maxDepth { throw fail("nesting deeper than \(FlatJSON.maxDepth)") }

@@ -42,7 +42,11 @@ extension PropertySpec {
     /// `min_length`, `max_length` (Unicode scalars) and `max_bytes` (UTF-8 bytes).
     public func lengthProblem(_ length: TextLength) -> (rule: String, message: String)? {
         if let low = minLength, length.scalars < low {
-            return ("min_length", low == 1 ? "must not be empty" : "must be at least \(low) Unicode scalars (this one has \(length.scalars))")
+            return (
+                "min_length",
+                low == 1
+                    ? "must not be empty" : "must be at least \(low) Unicode scalars (this one has \(length.scalars))"
+            )
         }
         if let high = maxLength, length.scalars > high {
             return ("max_length", "must be at most \(high) Unicode scalars (this one has \(length.scalars))")

@@ -4,7 +4,7 @@ public enum UTF8Text {
     /// The text `bytes` encode, or `nil` when they are not valid UTF-8.
     public static func string<Bytes: Collection>(validating bytes: Bytes) -> String? where Bytes.Element == UInt8 {
         if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) {
-            return String(validating: bytes, as: UTF8.self)   // floors: ok
+            return String(validating: bytes, as: UTF8.self)  // floors: ok
         }
         return stringByRoundTrip(validating: bytes)
     }

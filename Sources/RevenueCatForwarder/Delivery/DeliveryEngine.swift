@@ -31,8 +31,10 @@ public struct DeliveryEngine: Sendable {
     ///   - now: the wall clock for leases and pauses.
     ///   - leaseDuration: how long a lease lasts; renewed before every request.
     ///   - leaseOwner: names the holder (each pass appends a fresh UUID); never a key.
-    public init(lease: any DeliveryLeasing, pauses: any DeliveryPauses, transport: any HTTPTransport, now: Now,
-                leaseDuration: Duration, leaseOwner: String) {
+    public init(
+        lease: any DeliveryLeasing, pauses: any DeliveryPauses, transport: any HTTPTransport, now: Now,
+        leaseDuration: Duration, leaseOwner: String
+    ) {
         self.lease = lease
         self.pauses = pauses
         self.transport = transport
@@ -45,15 +47,18 @@ public struct DeliveryEngine: Sendable {
     /// batches of at most `batchLimit` items, records every verdict, gives the lease back.
     /// - Returns: ``DeliveryPass/busy`` when another pass holds the lease, else the report.
     /// - Throws: the storage's errors (the lease is released first when possible).
-    public func run<Destination: DeliveryDestination>(_ destination: Destination, maxBatches: Int,
-                                                      batchLimit: Int) async throws -> DeliveryPass {
+    public func run<Destination: DeliveryDestination>(
+        _ destination: Destination, maxBatches: Int,
+        batchLimit: Int
+    ) async throws -> DeliveryPass {
         // A fresh owner per pass, so two passes of the same process exclude each other too.
         let owner = "\(leaseOwner) \(UUID().uuidString)"
         guard try lease.acquireLease(owner: owner, now: now.milliseconds(), durationMs: leaseMs) else { return .busy }
         var report = DeliveryReport()
         do {
-            try await drain(destination, owner: owner, maxBatches: max(1, maxBatches), batchLimit: max(1, batchLimit),
-                            into: &report)
+            try await drain(
+                destination, owner: owner, maxBatches: max(1, maxBatches), batchLimit: max(1, batchLimit),
+                into: &report)
         } catch {
             try? lease.releaseLease(owner: owner)
             throw error
@@ -64,8 +69,10 @@ public struct DeliveryEngine: Sendable {
 
     private var leaseMs: Int64 { Self.milliseconds(leaseDuration) }
 
-    private func drain<Destination: DeliveryDestination>(_ destination: Destination, owner: String, maxBatches: Int,
-                                                         batchLimit: Int, into report: inout DeliveryReport) async throws {
+    private func drain<Destination: DeliveryDestination>(
+        _ destination: Destination, owner: String, maxBatches: Int,
+        batchLimit: Int, into report: inout DeliveryReport
+    ) async throws {
         var pause = try pauses.pause(of: destination.pauseKey)
         if let pause, pause.until > now.milliseconds() {
             report.stop = .paused
@@ -76,7 +83,10 @@ public struct DeliveryEngine: Sendable {
         var limit = batchLimit
         var sent = 0
         while sent < maxBatches {
-            if Task.isCancelled { report.stop = .cancelled; return }
+            if Task.isCancelled {
+                report.stop = .cancelled
+                return
+            }
             if sent > 0, try !lease.acquireLease(owner: owner, now: now.milliseconds(), durationMs: leaseMs) {
                 report.stop = .leaseLost
                 return
@@ -103,8 +113,9 @@ public struct DeliveryEngine: Sendable {
                 }
             case .retry(let after, let reason):
                 let until = at + Self.milliseconds(after)
-                try pauses.setPause(DeliveryPause(until: until, failures: (pause?.failures ?? 0) + 1, reason: reason),
-                                    of: destination.pauseKey)
+                try pauses.setPause(
+                    DeliveryPause(until: until, failures: (pause?.failures ?? 0) + 1, reason: reason),
+                    of: destination.pauseKey)
                 report.willRetry += size
                 report.stop = .unavailable
                 report.pausedUntil = until
@@ -122,15 +133,18 @@ public struct DeliveryEngine: Sendable {
     }
 
     /// Sends one batch and asks the adapter what the answer means.
-    private func send<Destination: DeliveryDestination>(_ batch: Destination.Batch, to destination: Destination,
-                                                        attempt: Int, report: inout DeliveryReport) async -> DeliveryVerdict {
+    private func send<Destination: DeliveryDestination>(
+        _ batch: Destination.Batch, to destination: Destination,
+        attempt: Int, report: inout DeliveryReport
+    ) async -> DeliveryVerdict {
         let request: HTTPRequest
         do {
             request = try destination.request(for: batch, attempt: attempt)
         } catch {
             report.lastStatus = nil
-            return destination.verdict(for: .other(detail: "the request could not be built: \(type(of: error))"),
-                                       of: batch, attempt: attempt)
+            return destination.verdict(
+                for: .other(detail: "the request could not be built: \(type(of: error))"),
+                of: batch, attempt: attempt)
         }
         report.requests += 1
         report.bytesSent += request.body.count

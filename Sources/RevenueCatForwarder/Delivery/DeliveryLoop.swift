@@ -27,8 +27,10 @@ public final class DeliveryLoop: Sendable {
     ///   - interval: time between passes when nothing triggers one sooner.
     ///   - clock: the clock the interval is measured on (a `ManualClock` in tests).
     ///   - onPass: called after every pass with its result (storage errors do not stop the loop).
-    public init(runner: any DeliveryPassRunning, interval: Duration, clock: any Clock<Duration>,
-                onPass: @escaping @Sendable (Result<DeliveryPass, any Error>) -> Void = { _ in }) {
+    public init(
+        runner: any DeliveryPassRunning, interval: Duration, clock: any Clock<Duration>,
+        onPass: @escaping @Sendable (Result<DeliveryPass, any Error>) -> Void = { _ in }
+    ) {
         self.runner = runner
         schedule = PassSchedule(interval: interval, clock: clock)
         self.onPass = onPass

@@ -8,14 +8,21 @@ struct CSVTable {
     init?(path: String) {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
         var records: [[String]] = []
-        var field = "", record: [String] = [], quoted = false
+        var field = ""
+        var record: [String] = []
+        var quoted = false
         var iterator = text.unicodeScalars.makeIterator()
         var pending: Unicode.Scalar? = iterator.next()
         while let scalar = pending {
             pending = iterator.next()
             if quoted {
                 if scalar == "\"" {
-                    if pending == "\"" { field.unicodeScalars.append("\""); pending = iterator.next() } else { quoted = false }
+                    if pending == "\"" {
+                        field.unicodeScalars.append("\"")
+                        pending = iterator.next()
+                    } else {
+                        quoted = false
+                    }
                 } else {
                     field.unicodeScalars.append(scalar)
                 }
@@ -23,13 +30,22 @@ struct CSVTable {
             }
             switch scalar {
             case "\"": quoted = true
-            case ",": record.append(field); field = ""
+            case ",":
+                record.append(field)
+                field = ""
             case "\r": continue
-            case "\n": record.append(field); records.append(record); record = []; field = ""
+            case "\n":
+                record.append(field)
+                records.append(record)
+                record = []
+                field = ""
             default: field.unicodeScalars.append(scalar)
             }
         }
-        if !field.isEmpty || !record.isEmpty { record.append(field); records.append(record) }
+        if !field.isEmpty || !record.isEmpty {
+            record.append(field)
+            records.append(record)
+        }
         guard let header = records.first else { return nil }
         self.header = header
         rows = Array(records.dropFirst())
@@ -47,7 +63,9 @@ enum DemoSummaryTable {
     static func lines(outputFolder: String) -> [String] {
         let path = URL(fileURLWithPath: outputFolder).appendingPathComponent("placement_summary.csv").path
         guard let table = CSVTable(path: path) else { return ["(no placement summary was written)"] }
-        let columns = ["placement", "presentations", "impressions", "unique_viewers", "purchased", "conversion_rate", "open_s_p50"]
+        let columns = [
+            "placement", "presentations", "impressions", "unique_viewers", "purchased", "conversion_rate", "open_s_p50",
+        ]
         let titles = ["placement", "presentations", "impressions", "viewers", "purchased", "conversion", "median open"]
         let cells: [[String]] = table.rows.map { row in
             columns.map { column in
@@ -64,6 +82,7 @@ enum DemoSummaryTable {
                 return index == 0 ? value + pad : pad + value
             }.joined(separator: "  ")
         }
-        return [line(titles), widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")] + cells.map(line)
+        return [line(titles), widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")]
+            + cells.map(line)
     }
 }

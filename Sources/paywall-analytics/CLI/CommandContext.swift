@@ -1,14 +1,15 @@
 import Foundation
 import PaywallLock
+
 #if canImport(Glibc)
-import Glibc
-private let systemWrite = Glibc.write
+    import Glibc
+    private let systemWrite = Glibc.write
 #elseif canImport(Musl)
-import Musl
-private let systemWrite = Musl.write
+    import Musl
+    private let systemWrite = Musl.write
 #elseif canImport(Darwin)
-import Darwin
-private let systemWrite = Darwin.write
+    import Darwin
+    private let systemWrite = Darwin.write
 #endif
 
 /// A text stream the tool writes to (stdout or stderr), safe to use from any task. A failed
@@ -78,12 +79,13 @@ struct CommandContext: Sendable {
     /// `~/Library/Application Support/PaywallAnalytics/events.sqlite` on Apple platforms.
     static func defaultDatabaseURL(environment: [String: String]) -> URL {
         #if os(Linux)
-        let base = environment["XDG_DATA_HOME"].map { URL(fileURLWithPath: $0) }
-            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share")
-        return base.appendingPathComponent("paywall-analytics/events.sqlite")
+            let base =
+                environment["XDG_DATA_HOME"].map { URL(fileURLWithPath: $0) }
+                ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share")
+            return base.appendingPathComponent("paywall-analytics/events.sqlite")
         #else
-        let base = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask)[0]
-        return base.appendingPathComponent("PaywallAnalytics/events.sqlite")
+            let base = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask)[0]
+            return base.appendingPathComponent("PaywallAnalytics/events.sqlite")
         #endif
     }
 

@@ -45,7 +45,8 @@ struct CommandSpec: Sendable {
 /// The options every command accepts.
 enum GlobalOptions {
     static let all: [OptionSpec] = [
-        .value("--db", "path", "The events database (default: $PAYWALL_ANALYTICS_DB, else the per-user data directory)."),
+        .value(
+            "--db", "path", "The events database (default: $PAYWALL_ANALYTICS_DB, else the per-user data directory)."),
         .flag("--quiet", "Print no progress and no summary; errors still go to stderr."),
         .flag("--help", short: "-h", "Show help information."),
     ]

@@ -32,7 +32,9 @@ extension CLIError {
             let code = ExitCode(error)
             self.init(code, Self.message(error), showsUsage: code == .usage)
         case let error as OutputFileError:
-            self.init(ExitCode(error.kind), "cannot write \(error.description). Check that the folder exists and is writable.")
+            self.init(
+                ExitCode(error.kind), "cannot write \(error.description). Check that the folder exists and is writable."
+            )
         default:
             self.init(.internalError, otherwise(error))
         }
@@ -49,7 +51,8 @@ extension CLIError {
             return error.diagnosis + ". Point --db at a PaywallAnalytics database, or restore this one from a backup; "
                 + "the file was not modified."
         case .foreignDatabase:
-            return error.description + " Choose another database with --db PATH (or leave --db out for the default store)."
+            return error.description
+                + " Choose another database with --db PATH (or leave --db out for the default store)."
         default:
             return error.description
         }
@@ -96,7 +99,7 @@ extension CLIError {
         case .storage(let storage):
             return message(storage)
         case .invalidDate, .dateOutOfRange, .unknownTimeZone, .unsupportedTimeZone, .invalidDuration, .durationOverCap,
-             .busy, .io:
+            .busy, .io:
             return error.description
         }
     }
@@ -121,7 +124,8 @@ extension ExitCode {
     init(_ error: ReportError) {
         switch error {
         case .invalidDate, .dateOutOfRange, .invalidRange, .unknownTimeZone, .unsupportedTimeZone, .invalidDays,
-             .daysBeforeHistory, .invalidDuration, .durationOverCap: self = .usage
+            .daysBeforeHistory, .invalidDuration, .durationOverCap:
+            self = .usage
         case .busy, .outputBusy: self = .temporaryFailure
         case .notAStore: self = .badInput
         case .cannotCreateOutput: self = .cannotCreateOutput

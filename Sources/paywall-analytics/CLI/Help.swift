@@ -12,7 +12,8 @@ enum Help {
         out += "OPTIONS:\n" + options.map { row(label($0), $0.help) }.joined()
         if !spec.subcommands.isEmpty {
             out += "\nSUBCOMMANDS:\n" + spec.subcommands.map { row($0.name, $0.abstract) }.joined()
-            out += "\n  See '\(Tool.name) help \((path + ["<subcommand>"]).joined(separator: " "))' for detailed help.\n"
+            out +=
+                "\n  See '\(Tool.name) help \((path + ["<subcommand>"]).joined(separator: " "))' for detailed help.\n"
         }
         if !spec.examples.isEmpty {
             out += "\nEXAMPLES:\n" + spec.examples.map { "  \($0)\n" }.joined()

@@ -30,7 +30,10 @@ struct ParsedArguments: Sendable {
                 parsed.positionals.append(argument)
                 continue
             }
-            if argument == "--" { optionsEnded = true; continue }
+            if argument == "--" {
+                optionsEnded = true
+                continue
+            }
             let (name, inline) = split(argument)
             guard let spec = options.first(where: { $0.name == name || $0.short == name }) else {
                 throw .usage("unknown option '\(name)'. Run with --help to see the options.")

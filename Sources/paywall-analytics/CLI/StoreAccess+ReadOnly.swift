@@ -27,18 +27,24 @@ extension StoreAccess {
     /// read-only through its existing `-wal` and `-shm` otherwise. Refuses it for `.refuse`.
     static func openReadOnly(_ path: String, use: ReadOnlyUse, now: Now) throws(CLIError) -> EventStore {
         if case .refuse(let why) = use {
-            throw CLIError(.cannotCreateOutput, "\(path) is read-only for this user (the file, or the folder it is in, cannot be "
-                + "written), and \(why). Make the file and its folder writable by this user, run as the store's owner, or copy "
-                + "the store and pass --db COPY; `stats` and `export events|quarantine|dead-letters` read it as it is.")
+            throw CLIError(
+                .cannotCreateOutput,
+                "\(path) is read-only for this user (the file, or the folder it is in, cannot be "
+                    + "written), and \(why). Make the file and its folder writable by this user, run as the store's owner, or copy "
+                    + "the store and pass --db COPY; `stats` and `export events|quarantine|dead-letters` read it as it is."
+            )
         }
         let sidecars = ["-wal", "-shm"].filter { FileManager.default.fileExists(atPath: path + $0) }
         do {
             let options: OpenOptions = sidecars.isEmpty ? .immutableSnapshot : .readOnly
             return EventStore(connection: try Schema.open(path: path, options: options), now: now)
         } catch let error as StorageError where !sidecars.isEmpty && [.readOnly, .cannotOpen].contains(error.kind) {
-            throw CLIError(.cannotCreateOutput, "\(path) is read-only for this user and its \(sidecars.joined(separator: " and ")) "
-                + "file\(sidecars.count == 1 ? "" : "s") hold\(sidecars.count == 1 ? "s" : "") changes SQLite cannot read without "
-                + "write access. Run any command once as the store's owner (it folds them into the file), then read it again.")
+            throw CLIError(
+                .cannotCreateOutput,
+                "\(path) is read-only for this user and its \(sidecars.joined(separator: " and ")) "
+                    + "file\(sidecars.count == 1 ? "" : "s") hold\(sidecars.count == 1 ? "s" : "") changes SQLite cannot read without "
+                    + "write access. Run any command once as the store's owner (it folds them into the file), then read it again."
+            )
         } catch {
             throw map(error)
         }

@@ -15,15 +15,22 @@ enum StoreAccess {
     /// - Parameter readOnly: how the command can do with a store this user cannot write: `.read`
     ///   opens it read-only (stats, exports that only read), `.refuse(why)` refuses it with 73
     ///   before anything is opened, so nothing is left beside it.
-    static func open(_ path: String, create: Bool, readOnly: ReadOnlyUse, now: Now = .system) throws(CLIError) -> EventStore {
+    static func open(_ path: String, create: Bool, readOnly: ReadOnlyUse, now: Now = .system) throws(CLIError)
+        -> EventStore
+    {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
             let example = URL(fileURLWithPath: path).appendingPathComponent("events.sqlite").path
-            throw CLIError(create ? .cannotCreateOutput : .missingInput,
-                           "\(path) is a directory, not a database file; pass the database file's path with --db, e.g. \(example).")
+            throw CLIError(
+                create ? .cannotCreateOutput : .missingInput,
+                "\(path) is a directory, not a database file; pass the database file's path with --db, e.g. \(example)."
+            )
         }
         if !create, !FileManager.default.fileExists(atPath: path) {
-            throw CLIError(.missingInput, "no events database at \(path). Record or import events first (`\(Tool.name) import FILE`), or pass --db PATH.")
+            throw CLIError(
+                .missingInput,
+                "no events database at \(path). Record or import events first (`\(Tool.name) import FILE`), or pass --db PATH."
+            )
         }
         if FileManager.default.fileExists(atPath: path), !isWritable(path) {
             return try openReadOnly(path, use: readOnly, now: now)
@@ -31,10 +38,14 @@ enum StoreAccess {
         if create {
             let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
             do {
-                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true,
-                                                        attributes: [.posixPermissions: 0o700])
+                try FileManager.default.createDirectory(
+                    at: folder, withIntermediateDirectories: true,
+                    attributes: [.posixPermissions: 0o700])
             } catch {
-                throw CLIError(.cannotCreateOutput, "cannot create the folder \(folder.path) for the database: \(error.localizedDescription). Choose another place with --db PATH.")
+                throw CLIError(
+                    .cannotCreateOutput,
+                    "cannot create the folder \(folder.path) for the database: \(error.localizedDescription). Choose another place with --db PATH."
+                )
             }
         }
         do {

@@ -10,7 +10,8 @@ enum Tool {
     static var root: CommandSpec {
         CommandSpec(
             name: name,
-            abstract: "Measure how your paywalls perform: record paywall events, forward impressions to RevenueCat, report funnels per placement.",
+            abstract:
+                "Measure how your paywalls perform: record paywall events, forward impressions to RevenueCat, report funnels per placement.",
             usage: "<subcommand> [options]",
             examples: [
                 "\(name) catalog generate",
@@ -33,8 +34,10 @@ enum Tool {
     /// stdout is reported on stderr; when stderr itself failed there is nowhere to say it.
     static func checkedWrites(_ code: Int32, context: CommandContext) -> Int32 {
         if let failure = context.stdout.failure {
-            context.stderr.line("Error: cannot write to standard output (\(failure)); the output is incomplete. "
-                + "Check the file, disk or pipe it goes to, or write to a file with --out where the command has it.")
+            context.stderr.line(
+                "Error: cannot write to standard output (\(failure)); the output is incomplete. "
+                    + "Check the file, disk or pipe it goes to, or write to a file with --out where the command has it."
+            )
         }
         let failed = context.stdout.failure != nil || context.stderr.failure != nil
         return failed && code == ExitCode.success.rawValue ? ExitCode.ioError.rawValue : code
@@ -83,7 +86,9 @@ enum Tool {
         } catch let error as CLIError {
             return fail(error, spec: spec, path: path, context: context)
         } catch {
-            let mapped = CLIError(error) { "internal error: \($0). This is a bug; please report it with the command you ran." }
+            let mapped = CLIError(error) {
+                "internal error: \($0). This is a bug; please report it with the command you ran."
+            }
             return fail(mapped, spec: spec, path: path, context: context)
         }
     }
@@ -93,7 +98,9 @@ enum Tool {
         var path: [String] = []
         for word in words {
             guard let sub = spec.subcommands.first(where: { $0.name == word }) else {
-                return fail(.usage("no help for '\(word)': there is no such subcommand."), spec: spec, path: path, context: context)
+                return fail(
+                    .usage("no help for '\(word)': there is no such subcommand."), spec: spec, path: path,
+                    context: context)
             }
             spec = sub
             path.append(word)

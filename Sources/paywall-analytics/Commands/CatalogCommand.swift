@@ -19,7 +19,8 @@ enum CatalogCommand {
         CommandSpec(
             name: "check",
             abstract: "Validate a catalog file and name every problem in it.",
-            discussion: "Exits 0 when the catalog is sound, 65 listing every problem when it is not, 66 when the file is missing.",
+            discussion:
+                "Exits 0 when the catalog is sound, 65 listing every problem when it is not, 66 when the file is missing.",
             usage: "check [<file>]",
             arguments: [("<file>", "The catalog to check (default: \(defaultPath)).")],
             examples: ["\(Tool.name) catalog check", "\(Tool.name) catalog check my-catalog.json"],
@@ -27,7 +28,9 @@ enum CatalogCommand {
                 let path = try singleFile(arguments)
                 let catalog = try load(path)
                 if !arguments.has("--quiet") {
-                    context.stdout.line("\(path): OK (catalog version \(catalog.catalogVersion), \(catalog.events.count) events, \(catalog.properties.count) properties)")
+                    context.stdout.line(
+                        "\(path): OK (catalog version \(catalog.catalogVersion), \(catalog.events.count) events, \(catalog.properties.count) properties)"
+                    )
                 }
                 return .success
             }
@@ -39,7 +42,10 @@ enum CatalogCommand {
             name: "docs",
             abstract: "Write the Markdown reference of the catalog to \(CatalogDocsGenerator.outputPath).",
             usage: "docs [--catalog <file>] [--output <file>]",
-            options: [catalogOption, .value("--output", "file", "Where to write (default: \(CatalogDocsGenerator.outputPath)).")],
+            options: [
+                catalogOption,
+                .value("--output", "file", "Where to write (default: \(CatalogDocsGenerator.outputPath))."),
+            ],
             examples: ["\(Tool.name) catalog docs"],
             run: { context, arguments in
                 let catalog = try load(arguments.value("--catalog") ?? defaultPath)
@@ -56,7 +62,10 @@ enum CatalogCommand {
             name: "generate",
             abstract: "Regenerate the typed Swift API from the catalog into \(CatalogSwiftGenerator.outputPath).",
             usage: "generate [--catalog <file>] [--output <file>]",
-            options: [catalogOption, .value("--output", "file", "Where to write (default: \(CatalogSwiftGenerator.outputPath)).")],
+            options: [
+                catalogOption,
+                .value("--output", "file", "Where to write (default: \(CatalogSwiftGenerator.outputPath))."),
+            ],
             examples: ["\(Tool.name) catalog generate && swift build"],
             run: { context, arguments in
                 let path = arguments.value("--catalog") ?? defaultPath
@@ -82,7 +91,8 @@ enum CatalogCommand {
     /// Reads and checks a catalog file, mapping failures to exit codes 66 and 65.
     static func load(_ path: String) throws(CLIError) -> Catalog {
         guard let data = FileManager.default.contents(atPath: path) else {
-            let hint = path == defaultPath ? " Run from the package root, or pass the catalog file." : " Check the path."
+            let hint =
+                path == defaultPath ? " Run from the package root, or pass the catalog file." : " Check the path."
             throw CLIError(.missingInput, "cannot read the catalog at \(path).\(hint)")
         }
         do {
@@ -102,7 +112,8 @@ enum CatalogCommand {
         } catch let error as OutputFileError {
             throw CLIError(error)
         } catch {
-            throw CLIError(.cannotCreateOutput, "cannot write \(path): \(error). Check that the folder exists and is writable.")
+            throw CLIError(
+                .cannotCreateOutput, "cannot write \(path): \(error). Check that the folder exists and is writable.")
         }
     }
 }

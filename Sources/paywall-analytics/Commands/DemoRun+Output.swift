@@ -15,21 +15,26 @@ extension DemoRun {
             return "skipped: \(error)"
         }
         let endpoint = try ForwardCommand.parseEndpoint(arguments.value("--endpoint"))
-        let forwarder = Forwarder(outbox: SQLiteOutbox(store: store), transport: URLSessionTransport(timeout: .seconds(30)),
-                                  configuration: ForwarderConfiguration(apiKey: resolved.key, endpoint: endpoint, maxBatches: 1_000),
-                                  now: .system)
+        let forwarder = Forwarder(
+            outbox: SQLiteOutbox(store: store), transport: URLSessionTransport(timeout: .seconds(30)),
+            configuration: ForwarderConfiguration(apiKey: resolved.key, endpoint: endpoint, maxBatches: 1_000),
+            now: .system)
         switch try await forwarder.forwardOnce() {
         case .busy: return "skipped: another forward run holds this database"
         // The tour still succeeds when RevenueCat refuses, but says so (and, for 401/403, that the key was refused).
-        case .completed(let summary): return ([summary.description] + ForwardCommand.refusalMessages(summary)).joined(separator: "\n  ")
+        case .completed(let summary):
+            return ([summary.description] + ForwardCommand.refusalMessages(summary)).joined(separator: "\n  ")
         }
     }
 
-    func printSummary(_ summary: SimulationSummary, nightly: NightlyRun, output: String, database: String,
-                      forwarding: String, seconds: Double) {
+    func printSummary(
+        _ summary: SimulationSummary, nightly: NightlyRun, output: String, database: String,
+        forwarding: String, seconds: Double
+    ) {
         let out = context.stdout
-        out.line("Simulated \(summary.customers) customers, \(summary.presentations) paywall presentations, "
-                 + "\(summary.onTimeEvents + summary.lateEvents) events (\(summary.lateEvents) arrived late).")
+        out.line(
+            "Simulated \(summary.customers) customers, \(summary.presentations) paywall presentations, "
+                + "\(summary.onTimeEvents + summary.lateEvents) events (\(summary.lateEvents) arrived late).")
         out.line("The second nightly run recomputed \(nightly.daysRecomputed.count) day(s) for the late events.")
         out.line("")
         for line in DemoSummaryTable.lines(outputFolder: output) { out.line(line) }
@@ -40,8 +45,10 @@ extension DemoRun {
         out.line("RevenueCat forwarding: \(forwarding)")
         out.line("Database: \(database)")
         out.line("Report:   \(URL(fileURLWithPath: output).appendingPathComponent(HTMLReport.fileName).path)")
-        out.line("CSV:      " + ReportFile.all.map { URL(fileURLWithPath: output).appendingPathComponent($0.fileName).path }
-            .joined(separator: "\n          "))
+        out.line(
+            "CSV:      "
+                + ReportFile.all.map { URL(fileURLWithPath: output).appendingPathComponent($0.fileName).path }
+                .joined(separator: "\n          "))
         out.line(String(format: "Done in %.1f s.", seconds))
     }
 }

@@ -20,17 +20,20 @@ struct DemoRun {
 
     func run() async throws -> ExitCode {
         guard arguments.positionals.isEmpty else { throw CLIError.usage("demo takes no arguments") }
-        let scenario = DemoScenario(seed: try number("--seed", default: 42),
-                                    customers: Int(try number("--customers", default: 5_000, range: 1...1_000_000)),
-                                    days: Int(try number("--days", default: 30, range: 1...366)))
+        let scenario = DemoScenario(
+            seed: try number("--seed", default: 42),
+            customers: Int(try number("--customers", default: 5_000, range: 1...1_000_000)),
+            days: Int(try number("--days", default: 30, range: 1...366)))
         let output = arguments.value("--out") ?? DemoCommand.defaultOutput
         let databasePath = try prepareDatabase()
-        let store = try StoreAccess.open(databasePath, create: true, readOnly: .refuse("demo writes its events into it"))
+        let store = try StoreAccess.open(
+            databasePath, create: true, readOnly: .refuse("demo writes its events into it"))
         let bar = ProgressBar(context: context, arguments: arguments)
         let started = ContinuousClock.now
 
         bar.update("simulating \(scenario.customers) customers over \(scenario.days) days", fraction: nil)
-        let recorder = Recorder(store: store, policy: FlushPolicy(batchSize: 5_000, capacity: 1_000_000)) { diagnostic in
+        let recorder = Recorder(store: store, policy: FlushPolicy(batchSize: 5_000, capacity: 1_000_000)) {
+            diagnostic in
             context.stderr.line("Warning: \(diagnostic)")
         }
         let late = InMemoryEventSink()
@@ -49,8 +52,9 @@ struct DemoRun {
 
         if !quiet {
             let elapsed = ContinuousClock.now - started
-            printSummary(summary, nightly: second, output: output, database: databasePath, forwarding: forwarding,
-                         seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+            printSummary(
+                summary, nightly: second, output: output, database: databasePath, forwarding: forwarding,
+                seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
         }
         return .success
     }
@@ -69,25 +73,36 @@ struct DemoRun {
     func prepareDatabase() throws -> String {
         guard let path = arguments.value("--db") else {
             // Recreated only when it is the demo's own (or not an SQLite file of someone else).
-            do { try Schema.migrator.checkIdentity(path: DemoCommand.defaultDatabase) } catch { throw StoreAccess.map(error) }
-            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: DemoCommand.defaultDatabase + suffix) }
+            do { try Schema.migrator.checkIdentity(path: DemoCommand.defaultDatabase) } catch {
+                throw StoreAccess.map(error)
+            }
+            for suffix in ["", "-wal", "-shm"] {
+                try? FileManager.default.removeItem(atPath: DemoCommand.defaultDatabase + suffix)
+            }
             return DemoCommand.defaultDatabase
         }
         if FileManager.default.fileExists(atPath: path) {
-            let existing = try StoreAccess.open(path, create: false, readOnly: .refuse("demo writes its events into it"))
+            let existing = try StoreAccess.open(
+                path, create: false, readOnly: .refuse("demo writes its events into it"))
             let events: Int
             do { events = try existing.stats().totalEvents } catch { throw StoreAccess.map(error) }
             if events > 0 {
-                throw CLIError(.cannotCreateOutput, "\(path) already holds \(events) events; the demo only writes into a new or empty database. Choose another --db path, or leave --db out to use ./\(DemoCommand.defaultDatabase).")
+                throw CLIError(
+                    .cannotCreateOutput,
+                    "\(path) already holds \(events) events; the demo only writes into a new or empty database. Choose another --db path, or leave --db out to use ./\(DemoCommand.defaultDatabase)."
+                )
             }
         }
         return path
     }
 
-    func number(_ name: String, default value: UInt64, range: ClosedRange<UInt64> = 0...UInt64.max) throws(CLIError) -> UInt64 {
+    func number(_ name: String, default value: UInt64, range: ClosedRange<UInt64> = 0...UInt64.max) throws(CLIError)
+        -> UInt64
+    {
         guard let text = arguments.value(name) else { return value }
         guard let parsed = UInt64(text), range.contains(parsed) else {
-            throw .usage("\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), got '\(text)'")
+            throw .usage(
+                "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), got '\(text)'")
         }
         return parsed
     }

@@ -10,15 +10,16 @@ enum ExportCommand {
             name: "export",
             abstract: "Export events, funnels, quarantine or dead letters as CSV, streamed in constant memory.",
             discussion: """
-            WHAT is one of: events, funnels, quarantine, dead-letters. --out - writes to standard output. A file is
-            written under a temporary name beside it and renamed when complete, keeping an existing file's mode; a
-            character device or FIFO is written to directly; a symbolic link is written through to its target and
-            stays a link; a folder, a block device or a link to nothing is refused (73). Text cells starting with = + - @ tab or CR
-            get a leading ' so spreadsheets do not run them as formulas; --raw turns that off for machine consumers.
-            --user keeps one customer's rows (events, dead letters): an access request. --format ndjson writes
-            events as NDJSON lines exactly as `import` reads them.
-            """,
-            usage: "export <what> --out <file> [--from <date>] [--to <date>] [--placement <name>]... [--name <event>]... [--user <id>]... [--format csv|ndjson] [--raw]",
+                WHAT is one of: events, funnels, quarantine, dead-letters. --out - writes to standard output. A file is
+                written under a temporary name beside it and renamed when complete, keeping an existing file's mode; a
+                character device or FIFO is written to directly; a symbolic link is written through to its target and
+                stays a link; a folder, a block device or a link to nothing is refused (73). Text cells starting with = + - @ tab or CR
+                get a leading ' so spreadsheets do not run them as formulas; --raw turns that off for machine consumers.
+                --user keeps one customer's rows (events, dead letters): an access request. --format ndjson writes
+                events as NDJSON lines exactly as `import` reads them.
+                """,
+            usage:
+                "export <what> --out <file> [--from <date>] [--to <date>] [--placement <name>]... [--name <event>]... [--user <id>]... [--format csv|ndjson] [--raw]",
             arguments: [("<what>", "events | funnels | quarantine | dead-letters")],
             options: [
                 .value("--out", "file", "Where to write the CSV; - for standard output."),
@@ -27,7 +28,8 @@ enum ExportCommand {
                 .value("--placement", "name", "Only this placement (repeatable).", repeatable: true),
                 .value("--name", "event", "Only this event name (repeatable).", repeatable: true),
                 .value("--timezone", "zone", "IANA time zone that defines days (default UTC)."),
-                .value("--user", "id", "Only this customer's rows (events, dead letters; repeatable).", repeatable: true),
+                .value(
+                    "--user", "id", "Only this customer's rows (events, dead letters; repeatable).", repeatable: true),
                 .value("--format", "format", "csv (default) or ndjson (events only, as import reads it)."),
                 .flag("--raw", "Turn the spreadsheet formula guard off."),
             ],
@@ -46,24 +48,32 @@ enum ExportCommand {
             let given = arguments.positionals.isEmpty ? "nothing" : "'\(arguments.positionals.joined(separator: " "))'"
             throw CLIError.usage("export needs one of events, funnels, quarantine, dead-letters; got \(given)")
         }
-        guard let out = arguments.value("--out"), !out.isEmpty else { throw CLIError.usage("export needs --out FILE (or --out - for standard output)") }
+        guard let out = arguments.value("--out"), !out.isEmpty else {
+            throw CLIError.usage("export needs --out FILE (or --out - for standard output)")
+        }
         let format = try self.format(arguments, kind: kind)
         if arguments.all("--user").contains(where: \.isEmpty) {
             throw CLIError.usage("--user needs a customer's exact app user id; an empty one matches nothing")
         }
-        let store = try StoreAccess.open(context.databasePath(arguments), create: false,
-                                         readOnly: kind == .funnels ? ReportCommand.rollupsWritten : .read)
+        let store = try StoreAccess.open(
+            context.databasePath(arguments), create: false,
+            readOnly: kind == .funnels ? ReportCommand.rollupsWritten : .read)
         do {
-            let filter = ExportFilter(from: try arguments.value("--from").map(ReportDate.init),
-                                      to: try arguments.value("--to").map(ReportDate.init),
-                                      placements: arguments.all("--placement"), names: arguments.all("--name"),
-                                      timezone: arguments.value("--timezone") ?? "UTC")
+            let filter = ExportFilter(
+                from: try arguments.value("--from").map(ReportDate.init),
+                to: try arguments.value("--to").map(ReportDate.init),
+                placements: arguments.all("--placement"), names: arguments.all("--name"),
+                timezone: arguments.value("--timezone") ?? "UTC")
             var filtered = filter
             filtered.users = arguments.all("--user")
             let exporter = Exporter(connection: store.connection)
-            let rows = format == .ndjson ? try exporter.exportEventsNDJSON(filter: filtered, toPath: out)
+            let rows =
+                format == .ndjson
+                ? try exporter.exportEventsNDJSON(filter: filtered, toPath: out)
                 : try exporter.export(kind, filter: filtered, raw: arguments.has("--raw"), toPath: out)
-            if !arguments.has("--quiet"), out != "-" { context.stdout.line("exported \(rows) \(format == .ndjson ? "lines" : "rows") to \(out)") }
+            if !arguments.has("--quiet"), out != "-" {
+                context.stdout.line("exported \(rows) \(format == .ndjson ? "lines" : "rows") to \(out)")
+            }
             return .success
         } catch let error as ReportError {
             throw CLIError(error)

@@ -11,21 +11,23 @@ enum ForgetCommand {
             name: "forget",
             abstract: "Erase customers (every event of theirs and everything derived) and refuse their later events.",
             discussion: """
-            Erases every event whose user_id is one of the ids, the outbox entries, deliveries and dead letters of
-            those events, the quarantined lines that carry an id, and the customers' rows in the report rollups
-            (the days they touched are recomputed by the next `report --nightly`). The erasing transaction overwrites
-            deleted content (secure_delete), the write-ahead log is then checkpointed and truncated, and the file is
-            rebuilt (VACUUM) when older copies of an id remain in its free space. The ids then go on the store's
-            suppression list as salted SHA-256 hashes (never the ids): later events of theirs, from an import, an
-            upload to the collector or the recorder, are refused and counted as suppressed. --allow-again takes ids
-            off that list (it erases nothing). Ids are compared byte for byte and never printed. Backups and copies
-            made outside this tool (exports, files copied elsewhere) are not touched. Exit codes: 0 done, 64 a bad
-            id list, 66 no such database, 75 the store is busy (retry; running forget again is safe).
-            """,
+                Erases every event whose user_id is one of the ids, the outbox entries, deliveries and dead letters of
+                those events, the quarantined lines that carry an id, and the customers' rows in the report rollups
+                (the days they touched are recomputed by the next `report --nightly`). The erasing transaction overwrites
+                deleted content (secure_delete), the write-ahead log is then checkpointed and truncated, and the file is
+                rebuilt (VACUUM) when older copies of an id remain in its free space. The ids then go on the store's
+                suppression list as salted SHA-256 hashes (never the ids): later events of theirs, from an import, an
+                upload to the collector or the recorder, are refused and counted as suppressed. --allow-again takes ids
+                off that list (it erases nothing). Ids are compared byte for byte and never printed. Backups and copies
+                made outside this tool (exports, files copied elsewhere) are not touched. Exit codes: 0 done, 64 a bad
+                id list, 66 no such database, 75 the store is busy (retry; running forget again is safe).
+                """,
             usage: "forget --user <id> [--user <id>]... [--allow-again]",
             options: [
                 .value("--user", "id", "A customer's exact RevenueCat app user id (repeatable).", repeatable: true),
-                .flag("--allow-again", "Take the ids off the suppression list instead: their later events are stored again."),
+                .flag(
+                    "--allow-again",
+                    "Take the ids off the suppression list instead: their later events are stored again."),
             ],
             examples: [
                 "\(Tool.name) forget --user '$RCAnonymousID:1f0c…'",
@@ -41,17 +43,21 @@ enum ForgetCommand {
             throw CLIError.usage("forget takes no positional arguments; name each customer with --user ID")
         }
         let ids: [String]
-        do { ids = try UserErasure.validated(arguments.all("--user")) } catch { throw CLIError.usage(error.description) }
-        let store = try StoreAccess.open(context.databasePath(arguments), create: false,
-                                         readOnly: .refuse("forget deletes rows from it"))
+        do { ids = try UserErasure.validated(arguments.all("--user")) } catch {
+            throw CLIError.usage(error.description)
+        }
+        let store = try StoreAccess.open(
+            context.databasePath(arguments), create: false,
+            readOnly: .refuse("forget deletes rows from it"))
         let erasure = UserErasure(store: store, participants: [ReportErasure()])
         let quiet = arguments.has("--quiet")
         if arguments.has("--allow-again") {
             let removed: Int
             do { removed = try erasure.allowAgain(ids) } catch { throw StoreAccess.map(error) }
             if !quiet {
-                context.stdout.line("allowed again: \(removed) of \(ids.count) customer\(ids.count == 1 ? " was" : "s were") "
-                                    + "on the suppression list; their later events will be stored")
+                context.stdout.line(
+                    "allowed again: \(removed) of \(ids.count) customer\(ids.count == 1 ? " was" : "s were") "
+                        + "on the suppression list; their later events will be stored")
             }
             return .success
         }
@@ -59,7 +65,8 @@ enum ForgetCommand {
         do { report = try erasure.forget(ids) } catch { throw StoreAccess.map(error) }
         if !quiet { context.stdout.write(render(report, customers: ids.count)) }
         if report.residueInOtherData {
-            context.stderr.line("""
+            context.stderr.line(
+                """
                 Note: after the rebuild, the bytes of an erased id still occur in the database as part of other data \
                 that is not the customer's (for example a placement or product name, or a longer id that contains it). \
                 Those rows were kept; check them with `\(Tool.name) export events --out -` if that is unexpected.
@@ -79,8 +86,10 @@ enum ForgetCommand {
         for entry in report.tables {
             out += "  " + cell(entry.table) + String(entry.rows) + "\n"
         }
-        out += "suppression list: \(report.suppressionsAdded) added (their later events are refused and counted as suppressed)\n"
-        out += report.vacuumed
+        out +=
+            "suppression list: \(report.suppressionsAdded) added (their later events are refused and counted as suppressed)\n"
+        out +=
+            report.vacuumed
             ? "file: write-ahead log checkpointed and truncated; rebuilt (VACUUM) to remove older copies left in free space\n"
             : "file: write-ahead log checkpointed and truncated; no copy of the ids is left in the database files\n"
         return out

@@ -9,24 +9,24 @@ enum ImportCommand {
             name: "import",
             abstract: "Import events from NDJSON files, standard input, or another store's SQLite file.",
             discussion: """
-            Each NDJSON line is one flat JSON object: the envelope fields and the event's properties side by side
-            (see catalog/README.md). Every event is validated against the catalog; an event identical to a stored one
-            (same id, ids compared in any letter case, and the same fields) is counted as a duplicate and stored
-            once; an event with a stored id but other content is a conflict: the stored event is kept and the new
-            version goes to the quarantine with the fields that differ; a bad line goes to the quarantine with
-            every reason. Neither stops the import. Files are streamed, so a file larger than memory imports in constant
-            memory. Impressions enter the RevenueCat outbox unless --no-forward says they were forwarded already.
+                Each NDJSON line is one flat JSON object: the envelope fields and the event's properties side by side
+                (see catalog/README.md). Every event is validated against the catalog; an event identical to a stored one
+                (same id, ids compared in any letter case, and the same fields) is counted as a duplicate and stored
+                once; an event with a stored id but other content is a conflict: the stored event is kept and the new
+                version goes to the quarantine with the fields that differ; a bad line goes to the quarantine with
+                every reason. Neither stops the import. Files are streamed, so a file larger than memory imports in constant
+                memory. Impressions enter the RevenueCat outbox unless --no-forward says they were forwarded already.
 
-            Another store's SQLite file keeps each impression's delivery state: one delivered there (or forwarded
-            by the app install that uploaded it) is recorded as delivered, one dead-lettered there keeps its dead
-            letter, and only those still pending there enter the outbox (or, with --no-forward, are marked
-            delivered). An impression already delivered or dead-lettered in this store keeps its state. This is
-            how the shards of several collectors merge into one report store.
+                Another store's SQLite file keeps each impression's delivery state: one delivered there (or forwarded
+                by the app install that uploaded it) is recorded as delivered, one dead-lettered there keeps its dead
+                letter, and only those still pending there enter the outbox (or, with --no-forward, are marked
+                delivered). An impression already delivered or dead-lettered in this store keeps its state. This is
+                how the shards of several collectors merge into one report store.
 
-            Exit codes: 0 all imported, 65 some lines quarantined or in conflict (the good ones are stored), 66 a
-            file is missing,
-            74 a file cannot be read, 75 the database is locked.
-            """,
+                Exit codes: 0 all imported, 65 some lines quarantined or in conflict (the good ones are stored), 66 a
+                file is missing,
+                74 a file cannot be read, 75 the database is locked.
+                """,
             usage: "import <file>... [--no-forward]",
             arguments: [("<file>", "NDJSON file, `-` for standard input, or a PaywallAnalytics SQLite database.")],
             options: [.flag("--no-forward", "Mark imported impressions as already forwarded to RevenueCat.")],
@@ -41,7 +41,9 @@ enum ImportCommand {
     }
 
     @Sendable static func run(_ context: CommandContext, _ arguments: ParsedArguments) async throws -> ExitCode {
-        guard !arguments.positionals.isEmpty else { throw CLIError.usage("import needs at least one file, or - for standard input") }
+        guard !arguments.positionals.isEmpty else {
+            throw CLIError.usage("import needs at least one file, or - for standard input")
+        }
         let path = context.databasePath(arguments)
         let store = try StoreAccess.open(path, create: true, readOnly: .refuse("import stores events in it"))
         let importer = Importer(store: store, options: ImportOptions(forward: !arguments.has("--no-forward")))
@@ -49,7 +51,8 @@ enum ImportCommand {
         let result: ImportResult
         do {
             result = try importer.importFiles(arguments.positionals) { progress in
-                let counts = "\(progress.result.imported) imported, \(progress.result.duplicates) duplicates, "
+                let counts =
+                    "\(progress.result.imported) imported, \(progress.result.duplicates) duplicates, "
                     + "\(progress.result.conflicts) conflicts, \(progress.result.quarantined) quarantined"
                 bar.update("\(progress.origin): \(counts)", fraction: progress.fraction)
             }
@@ -62,20 +65,26 @@ enum ImportCommand {
         }
         bar.finish()
         if !arguments.has("--quiet") {
-            context.stdout.line("imported \(result.imported), duplicates \(result.duplicates), "
-                                + "conflicts \(result.conflicts), quarantined \(result.quarantined)"
-                                + (result.suppressed > 0 ? ", suppressed \(result.suppressed) (forgotten customers)" : ""))
+            context.stdout.line(
+                "imported \(result.imported), duplicates \(result.duplicates), "
+                    + "conflicts \(result.conflicts), quarantined \(result.quarantined)"
+                    + (result.suppressed > 0 ? ", suppressed \(result.suppressed) (forgotten customers)" : ""))
         }
         if result.conflicts > 0 {
             let count = result.conflicts
-            context.stderr.line("Warning: \(count) event\(count == 1 ? "" : "s") reused the id of a stored event with "
-                                + "other content; the stored event\(count == 1 ? " was" : "s were") kept and the new "
-                                + "version\(count == 1 ? " is" : "s are") in the quarantine with the fields that differ "
-                                + "(`\(Tool.name) export quarantine --out -`). Give every distinct event its own id.")
+            context.stderr.line(
+                "Warning: \(count) event\(count == 1 ? "" : "s") reused the id of a stored event with "
+                    + "other content; the stored event\(count == 1 ? " was" : "s were") kept and the new "
+                    + "version\(count == 1 ? " is" : "s are") in the quarantine with the fields that differ "
+                    + "(`\(Tool.name) export quarantine --out -`). Give every distinct event its own id.")
         }
         if result.quarantined > 0 {
-            let again = result.alreadyQuarantined > 0 ? " (\(result.alreadyQuarantined) already were, from an earlier import, and were not stored twice)" : ""
-            context.stderr.line("Warning: \(result.quarantined) line\(result.quarantined == 1 ? "" : "s") quarantined\(again); see them with `\(Tool.name) export quarantine --out -` (the good events were stored).")
+            let again =
+                result.alreadyQuarantined > 0
+                ? " (\(result.alreadyQuarantined) already were, from an earlier import, and were not stored twice)" : ""
+            context.stderr.line(
+                "Warning: \(result.quarantined) line\(result.quarantined == 1 ? "" : "s") quarantined\(again); see them with `\(Tool.name) export quarantine --out -` (the good events were stored)."
+            )
         }
         return ExitCode(result)
     }

@@ -10,11 +10,14 @@ enum KeysCommand {
             name: "keys",
             abstract: "Manage the write keys that app installs send to the collector (`serve`).",
             discussion: """
-            A write key is shown once, when it is made; the database keeps only its SHA-256. A revoked key is
-            refused from the collector's next request on, without a restart.
-            """,
+                A write key is shown once, when it is made; the database keeps only its SHA-256. A revoked key is
+                refused from the collector's next request on, without a restart.
+                """,
             usage: "keys <subcommand>",
-            examples: ["\(Tool.name) keys add ios-app > ios-app.key", "\(Tool.name) keys list", "\(Tool.name) keys revoke ios-app"],
+            examples: [
+                "\(Tool.name) keys add ios-app > ios-app.key", "\(Tool.name) keys list",
+                "\(Tool.name) keys revoke ios-app",
+            ],
             subcommands: [add, list, revoke]
         )
     }
@@ -23,7 +26,8 @@ enum KeysCommand {
         CommandSpec(
             name: "add",
             abstract: "Make a new write key named NAME and print it, alone, on standard output.",
-            discussion: "The explanation goes to stderr, so `key=$(\(Tool.name) keys add NAME)` captures the key alone.",
+            discussion:
+                "The explanation goes to stderr, so `key=$(\(Tool.name) keys add NAME)` captures the key alone.",
             usage: "keys add <name>",
             arguments: [("<name>", "1 to 64 letters, digits, '.', '_' or '-'; metrics count events by it.")],
             examples: ["\(Tool.name) keys add ios-app > ios-app.key", "key=$(\(Tool.name) keys add android-app)"],
@@ -31,19 +35,23 @@ enum KeysCommand {
                 guard arguments.positionals.count == 1, let name = arguments.positionals.first else {
                     throw CLIError.usage("keys add needs exactly one NAME")
                 }
-                let store = try StoreAccess.open(context.databasePath(arguments), create: true,
-                                                 readOnly: .refuse("keys add stores the new key's hash in it"))
+                let store = try StoreAccess.open(
+                    context.databasePath(arguments), create: true,
+                    readOnly: .refuse("keys add stores the new key's hash in it"))
                 let key: String
                 do {
                     key = try WriteKeys(connection: store.connection, now: .system).add(name: name)
                 } catch let error as WriteKeyError {
-                    throw CLIError(.usage, error.description, showsUsage: { if case .invalidName = error { true } else { false } }())
+                    throw CLIError(
+                        .usage, error.description,
+                        showsUsage: { if case .invalidName = error { true } else { false } }())
                 } catch {
                     throw StoreAccess.map(error)
                 }
                 context.stdout.line(key)
-                context.stderr.line("Made the write key '\(name)'. It is shown only this once (the database keeps its "
-                    + "SHA-256): give it to the app's uploader as Authorization: Bearer <key>.")
+                context.stderr.line(
+                    "Made the write key '\(name)'. It is shown only this once (the database keeps its "
+                        + "SHA-256): give it to the app's uploader as Authorization: Bearer <key>.")
                 return .success
             }
         )
@@ -59,7 +67,9 @@ enum KeysCommand {
                 guard arguments.positionals.isEmpty else { throw CLIError.usage("keys list takes no arguments") }
                 let store = try StoreAccess.open(context.databasePath(arguments), create: false, readOnly: .read)
                 let entries: [WriteKeys.Entry]
-                do { entries = try WriteKeys(connection: store.connection, now: .system).list() } catch { throw StoreAccess.map(error) }
+                do { entries = try WriteKeys(connection: store.connection, now: .system).list() } catch {
+                    throw StoreAccess.map(error)
+                }
                 if entries.isEmpty {
                     context.stderr.line("No write keys yet; make one with `\(Tool.name) keys add NAME`.")
                     return .success
@@ -85,8 +95,9 @@ enum KeysCommand {
                 guard arguments.positionals.count == 1, let name = arguments.positionals.first else {
                     throw CLIError.usage("keys revoke needs exactly one NAME")
                 }
-                let store = try StoreAccess.open(context.databasePath(arguments), create: false,
-                                                 readOnly: .refuse("keys revoke marks the key revoked in it"))
+                let store = try StoreAccess.open(
+                    context.databasePath(arguments), create: false,
+                    readOnly: .refuse("keys revoke marks the key revoked in it"))
                 do {
                     try WriteKeys(connection: store.connection, now: .system).revoke(name: name)
                 } catch let error as WriteKeyError {

@@ -9,32 +9,36 @@ enum ReportCommand {
     static var spec: CommandSpec {
         CommandSpec(
             name: "report",
-            abstract: "Compute the funnels per placement and day into CSV files, for a date range or as the nightly job.",
+            abstract:
+                "Compute the funnels per placement and day into CSV files, for a date range or as the nightly job.",
             discussion: """
-            With --from and --to, computes every report for the presentations whose day is in the inclusive range.
-            With --nightly, folds in the events stored since the previous run (late events included), recomputes
-            exactly the days they touch, and rewrites the trailing window (--days, default all history) plus
-            run.json. Each run is written to --out/runs/<run id>/ and shown through --out/current, switched in
-            one step when the run is complete; the report names at the top of --out are links through current.
-            A reader never sees files of two runs together, and a failed or killed run leaves the previous set on
-            show. The run before the current one is kept, older runs are removed; nothing else in --out is
-            touched. One run at a time writes into an --out folder. Definitions: funnels.md.
+                With --from and --to, computes every report for the presentations whose day is in the inclusive range.
+                With --nightly, folds in the events stored since the previous run (late events included), recomputes
+                exactly the days they touch, and rewrites the trailing window (--days, default all history) plus
+                run.json. Each run is written to --out/runs/<run id>/ and shown through --out/current, switched in
+                one step when the run is complete; the report names at the top of --out are links through current.
+                A reader never sees files of two runs together, and a failed or killed run leaves the previous set on
+                show. The run before the current one is kept, older runs are removed; nothing else in --out is
+                touched. One run at a time writes into an --out folder. Definitions: funnels.md.
 
-            Exit codes: 0 done, 64 bad arguments, 65 the database is not a PaywallAnalytics store, 66 no database,
-            73 cannot write --out, 74 I/O error, 75 another report run holds this database or this --out.
-            """,
+                Exit codes: 0 done, 64 bad arguments, 65 the database is not a PaywallAnalytics store, 66 no database,
+                73 cannot write --out, 74 I/O error, 75 another report run holds this database or this --out.
+                """,
             usage: "report (--from <date> --to <date> | --nightly [--days <n>]) --out <dir> [options]",
             options: [
                 .value("--from", "date", "First day, YYYY-MM-DD (inclusive)."),
                 .value("--to", "date", "Last day, YYYY-MM-DD (inclusive)."),
-                .flag("--nightly", "Incremental nightly run: recompute the days that received events since the last run."),
+                .flag(
+                    "--nightly", "Incremental nightly run: recompute the days that received events since the last run."),
                 .value("--days", "n", "With --nightly: write the trailing n days ending today (default: all history)."),
                 .value("--out", "dir", "Output folder for the CSV files (created if needed)."),
                 .value("--placement", "name", "Only this placement (repeatable).", repeatable: true),
                 .value("--timezone", "zone", "IANA time zone that defines days, e.g. Europe/Berlin (default UTC)."),
                 .value("--cohort-window", "duration", "Cohort conversion window, e.g. 72h or 3d (default 3d)."),
-                .value("--control", "offering",
-                       "Offering comparison: the control wherever a placement has this offering (default: its most-seen offering)."),
+                .value(
+                    "--control", "offering",
+                    "Offering comparison: the control wherever a placement has this offering (default: its most-seen offering)."
+                ),
                 .value("--now", "time", "Treat this as the current time (ISO 8601 or Unix ms); default: the clock."),
                 .flag("--raw", "Turn the spreadsheet formula guard off (for machine consumers)."),
             ],
@@ -48,12 +52,15 @@ enum ReportCommand {
     }
 
     @Sendable static func run(_ context: CommandContext, _ arguments: ParsedArguments) async throws -> ExitCode {
-        guard arguments.positionals.isEmpty else { throw CLIError.usage("report takes no arguments; did you mean --out \(arguments.positionals[0])?") }
+        guard arguments.positionals.isEmpty else {
+            throw CLIError.usage("report takes no arguments; did you mean --out \(arguments.positionals[0])?")
+        }
         guard let out = arguments.value("--out"), !out.isEmpty else { throw CLIError.usage("report needs --out DIR") }
         let timezone = arguments.value("--timezone") ?? "UTC"
         let control = arguments.value("--control")
         if let control, control.isEmpty {
-            throw CLIError.usage("--control needs an offering id; leave it out to use each placement's most-seen offering")
+            throw CLIError.usage(
+                "--control needs an offering id; leave it out to use each placement's most-seen offering")
         }
         let now = try NowOption.parse(arguments.value("--now"))
         let bar = ProgressBar(context: context, arguments: arguments)
@@ -61,21 +68,31 @@ enum ReportCommand {
         do {
             let window = try arguments.value("--cohort-window").map { try CohortWindow(parsing: $0) } ?? .default
             if arguments.has("--nightly") {
-                if arguments.value("--from") != nil || arguments.value("--to") != nil || !arguments.all("--placement").isEmpty {
-                    throw CLIError.usage("--nightly covers all placements and computes its own days; leave out --from, --to and --placement")
+                if arguments.value("--from") != nil || arguments.value("--to") != nil
+                    || !arguments.all("--placement").isEmpty
+                {
+                    throw CLIError.usage(
+                        "--nightly covers all placements and computes its own days; leave out --from, --to and --placement"
+                    )
                 }
                 let days = try arguments.value("--days").map { text throws(CLIError) -> Int in
                     if !text.isEmpty, text.allSatisfy({ ("0"..."9").contains($0) }), Int(text) == nil {
-                        throw .usage("--days \(text) reaches back before 1970-01-01, where reports start; omit --days for all history")
+                        throw .usage(
+                            "--days \(text) reaches back before 1970-01-01, where reports start; omit --days for all history"
+                        )
                     }
-                    guard let days = Int(text), days >= 1 else { throw .usage("--days must be a whole number of at least 1, got '\(text)'") }
+                    guard let days = Int(text), days >= 1 else {
+                        throw .usage("--days must be a whole number of at least 1, got '\(text)'")
+                    }
                     return days
                 }
-                let store = try StoreAccess.open(context.databasePath(arguments), create: false, readOnly: rollupsWritten, now: now)
+                let store = try StoreAccess.open(
+                    context.databasePath(arguments), create: false, readOnly: rollupsWritten, now: now)
                 var reports = FunnelReport(connection: store.connection, now: now)
                 reports.control = control
                 reports.progress = { bar.update("folding new events into the report rollups", fraction: $0) }
-                let run = try reports.nightly(into: out, days: days, timezone: timezone, cohortWindow: window, version: ProductVersion.current)
+                let run = try reports.nightly(
+                    into: out, days: days, timezone: timezone, cohortWindow: window, version: ProductVersion.current)
                 bar.finish()
                 if !arguments.has("--quiet") { context.stdout.line(describe(run, out: out)) }
                 return .success
@@ -84,17 +101,21 @@ enum ReportCommand {
                 throw CLIError.usage("report needs --from and --to (YYYY-MM-DD), or --nightly")
             }
             if arguments.value("--days") != nil { throw CLIError.usage("--days goes with --nightly") }
-            let from = try ReportDate(fromText), to = try ReportDate(toText)
-            let store = try StoreAccess.open(context.databasePath(arguments), create: false, readOnly: rollupsWritten, now: now)
+            let from = try ReportDate(fromText)
+            let to = try ReportDate(toText)
+            let store = try StoreAccess.open(
+                context.databasePath(arguments), create: false, readOnly: rollupsWritten, now: now)
             var reports = FunnelReport(connection: store.connection, now: now)
             reports.control = control
             reports.progress = { bar.update("folding new events into the report rollups", fraction: $0) }
-            let summary = try reports.report(from: from, to: to, placements: arguments.all("--placement"), timezone: timezone,
-                        cohortWindow: window, formulaGuard: !arguments.has("--raw"), version: ProductVersion.current, into: out)
+            let summary = try reports.report(
+                from: from, to: to, placements: arguments.all("--placement"), timezone: timezone,
+                cohortWindow: window, formulaGuard: !arguments.has("--raw"), version: ProductVersion.current, into: out)
             bar.finish()
             if !arguments.has("--quiet") {
                 let rows = summary.rows.values.reduce(0, +)
-                context.stdout.line("wrote \(summary.rows.count) reports (\(rows) rows) for \(from) to \(to) into \(summary.directory)")
+                context.stdout.line(
+                    "wrote \(summary.rows.count) reports (\(rows) rows) for \(from) to \(to) into \(summary.directory)")
             }
             return .success
         } catch let error as ReportError {
@@ -107,8 +128,12 @@ enum ReportCommand {
 
     static func describe(_ run: NightlyRun, out: String) -> String {
         guard run.outputsChanged else { return "no new events since the last run; \(out) is unchanged" }
-        let days = run.daysRecomputed.isEmpty ? "no days" : "\(run.daysRecomputed.count) day(s) (\(run.daysRecomputed.first!) … \(run.daysRecomputed.last!))"
-        return "read \(run.eventsRead) new events, recomputed \(days); wrote \(run.windowFrom) to \(run.windowTo) into \(out) (run.json has the details)"
+        let days =
+            run.daysRecomputed.isEmpty
+            ? "no days"
+            : "\(run.daysRecomputed.count) day(s) (\(run.daysRecomputed.first!) … \(run.daysRecomputed.last!))"
+        return
+            "read \(run.eventsRead) new events, recomputed \(days); wrote \(run.windowFrom) to \(run.windowTo) into \(out) (run.json has the details)"
     }
 }
 
@@ -121,7 +146,9 @@ enum NowOption {
     static func parse(_ text: String?) throws(CLIError) -> Now {
         guard let text else { return .system }
         let milliseconds: Int64
-        let isInteger = text.drop { $0 == "-" || $0 == "+" }.allSatisfy { ("0"..."9").contains($0) } && text.contains { ("0"..."9").contains($0) }
+        let isInteger =
+            text.drop { $0 == "-" || $0 == "+" }.allSatisfy { ("0"..."9").contains($0) }
+            && text.contains { ("0"..."9").contains($0) }
         if isInteger {
             guard let value = Int64(text), supported.contains(value) else { throw outOfRange(text) }
             milliseconds = value
@@ -130,14 +157,17 @@ enum NowOption {
                 throw .usage("--now must be ISO 8601 like 2026-11-29T02:00:00Z or Unix milliseconds, got '\(text)'")
             }
             let value = (date.timeIntervalSince1970 * 1000).rounded()
-            guard value >= Double(supported.lowerBound), value <= Double(supported.upperBound) else { throw outOfRange(text) }
+            guard value >= Double(supported.lowerBound), value <= Double(supported.upperBound) else {
+                throw outOfRange(text)
+            }
             milliseconds = Int64(value)
         }
         return .constant(milliseconds)
     }
 
     private static func outOfRange(_ text: String) -> CLIError {
-        .usage("--now \(text) is outside the times reports cover, 1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z "
-            + "(Unix milliseconds 0 to \(supported.upperBound))")
+        .usage(
+            "--now \(text) is outside the times reports cover, 1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z "
+                + "(Unix milliseconds 0 to \(supported.upperBound))")
     }
 }

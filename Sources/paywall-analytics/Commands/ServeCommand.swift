@@ -14,26 +14,36 @@ enum ServeCommand {
             name: "serve",
             abstract: "Collect events from many app installs over HTTP into this database (POST /v1/events).",
             discussion: """
-            Bodies are NDJSON as `import` reads them (Content-Type: application/x-ndjson, optionally gzip), sent with
-            Authorization: Bearer <write key> (see `keys add`) and X-Paywall-Forwarding: device|collector. A request is
-            answered 200 only once its events are committed and synced. GET /healthz and GET /metrics (Prometheus)
-            need no key. Put a TLS-terminating proxy such as nginx in front (see the README).
-            With REVENUECAT_API_KEY set, impressions sent with X-Paywall-Forwarding: collector are forwarded to
-            RevenueCat from here. SIGTERM or SIGINT: stop accepting, finish the requests in flight, commit, exit 0.
+                Bodies are NDJSON as `import` reads them (Content-Type: application/x-ndjson, optionally gzip), sent with
+                Authorization: Bearer <write key> (see `keys add`) and X-Paywall-Forwarding: device|collector. A request is
+                answered 200 only once its events are committed and synced. GET /healthz and GET /metrics (Prometheus)
+                need no key. Put a TLS-terminating proxy such as nginx in front (see the README).
+                With REVENUECAT_API_KEY set, impressions sent with X-Paywall-Forwarding: collector are forwarded to
+                RevenueCat from here. SIGTERM or SIGINT: stop accepting, finish the requests in flight, commit, exit 0.
 
-            Exit codes: 0 stopped by SIGTERM/SIGINT, 64 bad flags or no write key defined, 74 the address cannot be
-            used, 75 the port is taken or the database is locked by another process.
-            """,
+                Exit codes: 0 stopped by SIGTERM/SIGINT, 64 bad flags or no write key defined, 74 the address cannot be
+                used, 75 the port is taken or the database is locked by another process.
+                """,
             usage: "serve --listen <host:port> [--max-connections <n>] [--max-body <size>] [--max-decompressed <size>] "
                 + "[--timeout <seconds>] [--queue <n>] [--revenuecat-endpoint <url>]",
             options: [
-                .value("--listen", "host:port", "Address to listen on, e.g. 127.0.0.1:8080 (port 0: any free port, printed on stderr)."),
+                .value(
+                    "--listen", "host:port",
+                    "Address to listen on, e.g. 127.0.0.1:8080 (port 0: any free port, printed on stderr)."),
                 .value("--max-connections", "n", "Connections open at once (default \(defaults.maxConnections))."),
                 .value("--max-body", "size", "Largest body as sent, e.g. 1MiB or 512KiB (default 1MiB); over it: 413."),
                 .value("--max-decompressed", "size", "Largest body once gunzipped (default 16MiB); over it: 413."),
-                .value("--timeout", "seconds", "Close a connection idle this long, or whose request takes longer to arrive (default \(defaults.timeoutSeconds))."),
-                .value("--queue", "n", "Requests waiting for the commit writer (default \(defaults.queueCapacity)); when full: 503."),
-                .value("--revenuecat-endpoint", "url", "RevenueCat's base URL for the forwarder (default \(ForwarderConfiguration.defaultEndpoint.absoluteString))."),
+                .value(
+                    "--timeout", "seconds",
+                    "Close a connection idle this long, or whose request takes longer to arrive (default \(defaults.timeoutSeconds))."
+                ),
+                .value(
+                    "--queue", "n",
+                    "Requests waiting for the commit writer (default \(defaults.queueCapacity)); when full: 503."),
+                .value(
+                    "--revenuecat-endpoint", "url",
+                    "RevenueCat's base URL for the forwarder (default \(ForwarderConfiguration.defaultEndpoint.absoluteString))."
+                ),
             ],
             examples: [
                 "\(Tool.name) serve --listen 127.0.0.1:8080 --db /var/lib/paywalls/events.sqlite",
@@ -45,7 +55,9 @@ enum ServeCommand {
 
     @Sendable static func run(_ context: CommandContext, _ arguments: ParsedArguments) async throws -> ExitCode {
         guard arguments.positionals.isEmpty else { throw CLIError.usage("serve takes no arguments") }
-        guard let listen = arguments.value("--listen") else { throw CLIError.usage("serve needs --listen HOST:PORT, e.g. --listen 127.0.0.1:8080") }
+        guard let listen = arguments.value("--listen") else {
+            throw CLIError.usage("serve needs --listen HOST:PORT, e.g. --listen 127.0.0.1:8080")
+        }
         let limits = try parseLimits(arguments)
         let endpoint = try ForwardCommand.parseEndpoint(arguments.value("--revenuecat-endpoint"))
         var forwardingKey: APIKey?
@@ -61,7 +73,8 @@ enum ServeCommand {
         let address: (host: String, port: Int)
         do { address = try ListenSocket.parse(listen) } catch { throw CLIError.usage(error.description) }
         let path = context.databasePath(arguments)
-        let store = try StoreAccess.open(path, create: true, readOnly: .refuse("serve stores the events it receives in it"))
+        let store = try StoreAccess.open(
+            path, create: true, readOnly: .refuse("serve stores the events it receives in it"))
         let socket: ListenSocket
         do {
             socket = try ListenSocket.bind(host: address.host, port: address.port)
@@ -74,8 +87,9 @@ enum ServeCommand {
         let stderr = context.stderr
         let collector: Collector
         do {
-            collector = try Collector(store: store, socket: socket, limits: limits, now: .system,
-                                      log: { stderr.line("serve: \($0)") }, committed: { trigger.fire() })
+            collector = try Collector(
+                store: store, socket: socket, limits: limits, now: .system,
+                log: { stderr.line("serve: \($0)") }, committed: { trigger.fire() })
         } catch let error as CollectorError {
             close(socket.descriptor)
             throw CLIError(error)
@@ -85,27 +99,40 @@ enum ServeCommand {
         }
         var forwarding: Task<Void, Never>?
         if let forwardingKey {
-            let forwarder = Forwarder(outbox: SQLiteOutbox(store: store), transport: URLSessionTransport(timeout: .seconds(30)),
-                                      configuration: ForwarderConfiguration(apiKey: forwardingKey, endpoint: endpoint, maxBatches: 20),
-                                      now: .system)
-            let loop = ForwardingLoop(forwarder: forwarder, interval: .seconds(30), clock: ContinuousClock()) { result in
-                if case .failure(let error) = result { stderr.line("serve: a forwarding pass failed: \(StoreAccess.map(error).message)") }
+            let forwarder = Forwarder(
+                outbox: SQLiteOutbox(store: store), transport: URLSessionTransport(timeout: .seconds(30)),
+                configuration: ForwarderConfiguration(apiKey: forwardingKey, endpoint: endpoint, maxBatches: 20),
+                now: .system)
+            let loop = ForwardingLoop(forwarder: forwarder, interval: .seconds(30), clock: ContinuousClock()) {
+                result in
+                if case .failure(let error) = result {
+                    stderr.line("serve: a forwarding pass failed: \(StoreAccess.map(error).message)")
+                }
             }
             trigger.set { loop.trigger() }
             forwarding = Task.detached { await loop.run() }
         }
-        let forwardingNote = forwardingKey == nil ? "impressions stay in the outbox (REVENUECAT_API_KEY not set)"
+        let forwardingNote =
+            forwardingKey == nil
+            ? "impressions stay in the outbox (REVENUECAT_API_KEY not set)"
             : "forwarding impressions to RevenueCat"
-        stderr.line("\(Tool.name) serve: listening on http://\(socket.address) (database \(path); \(forwardingNote)). "
-            + "Stop with SIGTERM or Ctrl-C.")
+        stderr.line(
+            "\(Tool.name) serve: listening on http://\(socket.address) (database \(path); \(forwardingNote)). "
+                + "Stop with SIGTERM or Ctrl-C.")
         let received = await waitForTermination()
         stderr.line("serve: \(received) received; finishing the requests in flight, then exiting")
         collector.shutdown(grace: .seconds(7))
         if let forwarding {
             forwarding.cancel()
             _ = await withTaskGroup(of: Bool.self) { group in
-                group.addTask { await forwarding.value; return true }
-                group.addTask { try? await Task.sleep(for: .seconds(1)); return false }
+                group.addTask {
+                    await forwarding.value
+                    return true
+                }
+                group.addTask {
+                    try? await Task.sleep(for: .seconds(1))
+                    return false
+                }
                 let first = await group.next() ?? false
                 group.cancelAll()
                 return first
@@ -132,23 +159,31 @@ enum ServeCommand {
 
     static func parseLimits(_ arguments: ParsedArguments) throws(CLIError) -> CollectorLimits {
         var limits = CollectorLimits()
-        if let text = arguments.value("--max-connections") { limits.maxConnections = try whole(text, "--max-connections", min: 1) }
+        if let text = arguments.value("--max-connections") {
+            limits.maxConnections = try whole(text, "--max-connections", min: 1)
+        }
         if let text = arguments.value("--max-body") { limits.maxBodyBytes = try size(text, "--max-body") }
-        if let text = arguments.value("--max-decompressed") { limits.maxDecompressedBytes = try size(text, "--max-decompressed") }
+        if let text = arguments.value("--max-decompressed") {
+            limits.maxDecompressedBytes = try size(text, "--max-decompressed")
+        }
         if let text = arguments.value("--timeout") { limits.timeoutSeconds = try whole(text, "--timeout", min: 1) }
         if let text = arguments.value("--queue") { limits.queueCapacity = try whole(text, "--queue", min: 1) }
         return limits
     }
 
     static func whole(_ text: String, _ flag: String, min: Int) throws(CLIError) -> Int {
-        guard let value = Int(text), value >= min else { throw .usage("\(flag) must be a whole number of at least \(min), got '\(text)'") }
+        guard let value = Int(text), value >= min else {
+            throw .usage("\(flag) must be a whole number of at least \(min), got '\(text)'")
+        }
         return value
     }
 
     /// Bytes, with an optional unit: `1048576`, `512KiB`, `1MiB`, `16M`, `64k` (K/M/G are powers of 1024).
     static func size(_ text: String, _ flag: String) throws(CLIError) -> Int {
-        let units: [(String, Int)] = [("kib", 1 << 10), ("mib", 1 << 20), ("gib", 1 << 30), ("kb", 1 << 10), ("mb", 1 << 20),
-                                      ("gb", 1 << 30), ("k", 1 << 10), ("m", 1 << 20), ("g", 1 << 30), ("b", 1)]
+        let units: [(String, Int)] = [
+            ("kib", 1 << 10), ("mib", 1 << 20), ("gib", 1 << 30), ("kb", 1 << 10), ("mb", 1 << 20),
+            ("gb", 1 << 30), ("k", 1 << 10), ("m", 1 << 20), ("g", 1 << 30), ("b", 1),
+        ]
         let lower = text.lowercased()
         var digits = lower
         var factor = 1
@@ -156,7 +191,8 @@ enum ServeCommand {
             digits = String(lower.dropLast(unit.0.count))
             factor = unit.1
         }
-        guard let value = Int(digits.trimmingCharacters(in: .whitespaces)), value >= 1, value <= (1 << 40) / factor else {
+        guard let value = Int(digits.trimmingCharacters(in: .whitespaces)), value >= 1, value <= (1 << 40) / factor
+        else {
             throw .usage("\(flag) must be a size like 1048576, 512KiB or 16MiB, got '\(text)'")
         }
         return value * factor

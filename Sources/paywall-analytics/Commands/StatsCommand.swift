@@ -7,7 +7,8 @@ enum StatsCommand {
     static var spec: CommandSpec {
         CommandSpec(
             name: "stats",
-            abstract: "Show counts per event name, the date range, the RevenueCat outbox, quarantine, dead letters and drops.",
+            abstract:
+                "Show counts per event name, the date range, the RevenueCat outbox, quarantine, dead letters and drops.",
             usage: "stats",
             examples: ["\(Tool.name) stats", "\(Tool.name) stats --db /var/lib/paywalls/events.sqlite"],
             run: run
@@ -26,30 +27,40 @@ enum StatsCommand {
 
     static func render(_ stats: StoreStats, path: String) -> String {
         var out = "Database: \(path)\n"
-        let range = stats.firstOccurredAt.map { first in " from \(iso(first)) to \(iso(stats.lastOccurredAt ?? first))" } ?? ""
+        let range =
+            stats.firstOccurredAt.map { first in " from \(iso(first)) to \(iso(stats.lastOccurredAt ?? first))" } ?? ""
         out += "Events: \(stats.totalEvents)\(range)\n"
-        for name in EventName.allCases.map(\.rawValue) + stats.eventsByName.keys.filter({ EventName(rawValue: $0) == nil }).sorted() {
-            out += "  " + name.padding(toLength: 28, withPad: " ", startingAt: 0) + String(stats.eventsByName[name] ?? 0) + "\n"
+        for name in EventName.allCases.map(\.rawValue)
+            + stats.eventsByName.keys.filter({ EventName(rawValue: $0) == nil }).sorted()
+        {
+            out +=
+                "  " + name.padding(toLength: 28, withPad: " ", startingAt: 0) + String(stats.eventsByName[name] ?? 0)
+                + "\n"
         }
-        out += "RevenueCat outbox: \(stats.outboxPending) pending, \(stats.outboxDelivered) delivered, \(stats.outboxDead) dead-lettered\n"
+        out +=
+            "RevenueCat outbox: \(stats.outboxPending) pending, \(stats.outboxDelivered) delivered, \(stats.outboxDead) dead-lettered\n"
         if stats.outboxForwardedByDevice > 0 {
             out += "  of the delivered, forwarded by the app installs themselves: \(stats.outboxForwardedByDevice)\n"
         }
         if stats.outboxHandedToCollector > 0 {
-            out += "  of the delivered, handed to the collector, which forwards them: \(stats.outboxHandedToCollector)\n"
+            out +=
+                "  of the delivered, handed to the collector, which forwards them: \(stats.outboxHandedToCollector)\n"
         }
         if let cursor = stats.uploadedThroughSeq {
-            out += "Uploaded to the collector: through seq \(cursor), \(stats.uploadPending) event\(stats.uploadPending == 1 ? "" : "s") pending upload\n"
+            out +=
+                "Uploaded to the collector: through seq \(cursor), \(stats.uploadPending) event\(stats.uploadPending == 1 ? "" : "s") pending upload\n"
         }
         if stats.deletedByRetention > 0 {
             out += "Deleted by device retention (uploaded and done): \(stats.deletedByRetention)\n"
         }
-        out += "Dead letters: \(stats.deadLetters) open"
+        out +=
+            "Dead letters: \(stats.deadLetters) open"
             + (stats.deadLettersRequeued > 0 ? " (history: \(stats.deadLettersRequeued) requeued earlier)\n" : "\n")
         out += "Quarantined: \(stats.quarantined)\n"
         out += "Dropped at the recorder's buffer bound: \(stats.droppedAtBound)\n"
         if stats.suppressedCustomers > 0 || stats.suppressed > 0 {
-            out += "Suppressed (events of forgotten customers, not stored): \(stats.suppressed); "
+            out +=
+                "Suppressed (events of forgotten customers, not stored): \(stats.suppressed); "
                 + "customers on the suppression list: \(stats.suppressedCustomers)\n"
         }
         return out

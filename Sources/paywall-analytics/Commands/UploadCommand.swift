@@ -11,29 +11,35 @@ enum UploadCommand {
             name: "upload",
             abstract: "Send this store's events to a collector (`serve`) once and print what happened.",
             discussion: """
-            Sends every event not yet acknowledged, in the order it was stored, as gzip NDJSON batches of up to 1,000
-            events and 512 KiB; each 2xx advances the upload cursor in the same transaction, so a killed run resends at
-            most one batch and the collector's dedupe keeps it once. Reads the write key from \(CollectorKey.environmentVariable)
-            (never from a flag, so it does not show in `ps`); make one on the collector with `keys add NAME`.
+                Sends every event not yet acknowledged, in the order it was stored, as gzip NDJSON batches of up to 1,000
+                events and 512 KiB; each 2xx advances the upload cursor in the same transaction, so a killed run resends at
+                most one batch and the collector's dedupe keeps it once. Reads the write key from \(CollectorKey.environmentVariable)
+                (never from a flag, so it does not show in `ps`); make one on the collector with `keys add NAME`.
 
-            --forwarding is required and names the side that sends this store's impressions to RevenueCat: `device` when
-            this store forwards them itself (`forward`, or an app's own forwarder), `collector` when the collector does
-            (then each uploaded impression leaves this store's outbox, so `forward` here never sends it too).
+                --forwarding is required and names the side that sends this store's impressions to RevenueCat: `device` when
+                this store forwards them itself (`forward`, or an app's own forwarder), `collector` when the collector does
+                (then each uploaded impression leaves this store's outbox, so `forward` here never sends it too).
 
-            A failing collector (Retry-After, 5xx, 429, a network failure) pauses uploading from this database as a
-            whole, and every later run respects the pause; 401 and 403 keep every event and wait the longest backoff;
-            413 halves the batch. Redirects are never followed.
+                A failing collector (Retry-After, 5xx, 429, a network failure) pauses uploading from this database as a
+                whole, and every later run respects the pause; 401 and 403 keep every event and wait the longest backoff;
+                413 halves the batch. Redirects are never followed.
 
-            Exit codes: 0 everything due was uploaded (or nothing was due), 64 no usable write key or bad arguments
-            (nothing sent, nothing lost), 69 the collector could not take the events now, refused the key or is paused
-            by an earlier failure (retried by a later run), 74 output could not be written, 75 another upload run holds
-            this database.
-            """,
+                Exit codes: 0 everything due was uploaded (or nothing was due), 64 no usable write key or bad arguments
+                (nothing sent, nothing lost), 69 the collector could not take the events now, refused the key or is paused
+                by an earlier failure (retried by a later run), 74 output could not be written, 75 another upload run holds
+                this database.
+                """,
             usage: "upload --endpoint <url> --forwarding device|collector [--max-batches <n>] [--no-gzip]",
             options: [
-                .value("--endpoint", "url", "The collector's base URL, e.g. https://events.example.com; requests go to <url>/v1/events."),
-                .value("--forwarding", "side", "Who sends this store's impressions to RevenueCat: device (this side) or collector."),
-                .value("--max-batches", "n", "Send at most n requests of up to 1,000 events (default: until nothing is due)."),
+                .value(
+                    "--endpoint", "url",
+                    "The collector's base URL, e.g. https://events.example.com; requests go to <url>/v1/events."),
+                .value(
+                    "--forwarding", "side",
+                    "Who sends this store's impressions to RevenueCat: device (this side) or collector."),
+                .value(
+                    "--max-batches", "n",
+                    "Send at most n requests of up to 1,000 events (default: until nothing is due)."),
                 .flag("--no-gzip", "Send the NDJSON uncompressed."),
             ],
             examples: [
@@ -51,7 +57,8 @@ enum UploadCommand {
     @Sendable static func run(_ context: CommandContext, _ arguments: ParsedArguments) async throws -> ExitCode {
         guard arguments.positionals.isEmpty else { throw CLIError.usage("upload takes no arguments") }
         guard let endpointText = arguments.value("--endpoint") else {
-            throw CLIError.usage("upload needs --endpoint URL, the collector's base URL (e.g. https://events.example.com)")
+            throw CLIError.usage(
+                "upload needs --endpoint URL, the collector's base URL (e.g. https://events.example.com)")
         }
         let endpoint = try parseEndpoint(endpointText)
         let forwarding = try parseForwarding(arguments.value("--forwarding"))
@@ -63,12 +70,15 @@ enum UploadCommand {
         } catch {
             throw CLIError(.usage, "\(error)")
         }
-        let store = try StoreAccess.open(context.databasePath(arguments), create: false,
-                                         readOnly: .refuse("upload records every acknowledgement in the store"))
-        let configuration = UploaderConfiguration(endpoint: endpoint, writeKey: key, forwarding: forwarding,
-                                                  maxBatches: maxBatches, gzip: !arguments.has("--no-gzip"))
-        let uploader = Uploader(queue: SQLiteUploadQueue(store: store), transport: URLSessionTransport(timeout: .seconds(30)),
-                                configuration: configuration, now: .system)
+        let store = try StoreAccess.open(
+            context.databasePath(arguments), create: false,
+            readOnly: .refuse("upload records every acknowledgement in the store"))
+        let configuration = UploaderConfiguration(
+            endpoint: endpoint, writeKey: key, forwarding: forwarding,
+            maxBatches: maxBatches, gzip: !arguments.has("--no-gzip"))
+        let uploader = Uploader(
+            queue: SQLiteUploadQueue(store: store), transport: URLSessionTransport(timeout: .seconds(30)),
+            configuration: configuration, now: .system)
         let pass: DeliveryPass
         do {
             pass = try await uploader.uploadOnce()
@@ -77,28 +87,36 @@ enum UploadCommand {
         }
         switch pass {
         case .busy:
-            throw CLIError(.temporaryFailure, "another upload run is using this database; nothing was sent. Retry when it has finished.")
+            throw CLIError(
+                .temporaryFailure,
+                "another upload run is using this database; nothing was sent. Retry when it has finished.")
         case .completed(let report):
             if !arguments.has("--quiet") { context.stdout.line(describe(report)) }
             if report.unavailable {
                 let why = report.lastFailure.map { " (\($0))" } ?? ""
-                let until = report.pausedUntil.map { "; uploading from this database is paused until \(StatsCommand.iso($0))" } ?? ""
-                context.stderr.line("Error: the collector could not take the events now\(why)\(until). They stay here and are "
-                                    + "sent by the next run.")
+                let until =
+                    report.pausedUntil.map { "; uploading from this database is paused until \(StatsCommand.iso($0))" }
+                    ?? ""
+                context.stderr.line(
+                    "Error: the collector could not take the events now\(why)\(until). They stay here and are "
+                        + "sent by the next run.")
             }
             return ExitCode(pass)
         }
     }
 
     static func describe(_ report: DeliveryReport) -> String {
-        var text = "uploaded \(report.accepted), duplicates \(report.duplicates), quarantined \(report.quarantined) "
+        var text =
+            "uploaded \(report.accepted), duplicates \(report.duplicates), quarantined \(report.quarantined) "
             + "(\(report.requests) request\(report.requests == 1 ? "" : "s"), \(report.bytesSent) bytes sent)"
         if report.suppressed > 0 {
-            text += "\nthe collector refused \(report.suppressed) event\(report.suppressed == 1 ? "" : "s") of customers "
+            text +=
+                "\nthe collector refused \(report.suppressed) event\(report.suppressed == 1 ? "" : "s") of customers "
                 + "forgotten there (`forget --user` on its store); they are not sent again"
         }
         if report.quarantined > 0 {
-            text += "\nthe collector quarantined \(report.quarantined) event\(report.quarantined == 1 ? "" : "s") as invalid; "
+            text +=
+                "\nthe collector quarantined \(report.quarantined) event\(report.quarantined == 1 ? "" : "s") as invalid; "
                 + "see them there with `\(Tool.name) export quarantine`"
         }
         switch report.stop {
@@ -111,7 +129,8 @@ enum UploadCommand {
 
     static func parseEndpoint(_ text: String) throws(CLIError) -> URL {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
-              url.host != nil else {
+            url.host != nil
+        else {
             throw .usage("--endpoint must be an absolute http(s) URL like https://events.example.com, got '\(text)'")
         }
         return url
@@ -119,8 +138,9 @@ enum UploadCommand {
 
     static func parseForwarding(_ text: String?) throws(CLIError) -> ForwardingParty {
         guard let text else {
-            throw .usage("upload needs --forwarding device|collector: say who sends this store's impressions to RevenueCat "
-                         + "(device: this side does, with `forward`; collector: the collector does)")
+            throw .usage(
+                "upload needs --forwarding device|collector: say who sends this store's impressions to RevenueCat "
+                    + "(device: this side does, with `forward`; collector: the collector does)")
         }
         guard let party = ForwardingParty(rawValue: text) else {
             throw .usage("--forwarding must be device or collector, got '\(text)'")

@@ -25,7 +25,9 @@ final class HTTPConnection: @unchecked Sendable {
         address.sin_port = UInt16(port).bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let status = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard status == 0 else {
             let message = String(cString: strerror(errno))
@@ -47,7 +49,9 @@ final class HTTPConnection: @unchecked Sendable {
     func send(_ bytes: [UInt8]) -> Bool {
         var offset = 0
         while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { Foundation.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let written = bytes[offset...].withUnsafeBytes {
+                Foundation.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             if written <= 0 { return false }
             offset += written
         }
@@ -60,7 +64,9 @@ final class HTTPConnection: @unchecked Sendable {
         var chunk = [UInt8](repeating: 0, count: 65_536)
         let count = recv(descriptor, &chunk, chunk.count, 0)
         if count < 0 {
-            throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "recv failed: \(String(cString: strerror(errno)))"])
+            throw CocoaError(
+                .fileReadUnknown,
+                userInfo: [NSLocalizedDescriptionKey: "recv failed: \(String(cString: strerror(errno)))"])
         }
         if count == 0 { return false }
         buffer += chunk[0..<count]
@@ -79,9 +85,12 @@ final class HTTPConnection: @unchecked Sendable {
     func readResponse() throws -> HTTPReply {
         var headerEnd: Int?
         while headerEnd == nil {
-            headerEnd = buffer.indices.dropLast(3).first { buffer[$0] == 13 && buffer[$0 + 1] == 10 && buffer[$0 + 2] == 13 && buffer[$0 + 3] == 10 }
+            headerEnd = buffer.indices.dropLast(3).first {
+                buffer[$0] == 13 && buffer[$0 + 1] == 10 && buffer[$0 + 2] == 13 && buffer[$0 + 3] == 10
+            }
             if headerEnd == nil, try !fill() {
-                throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "connection closed before a response"])
+                throw CocoaError(
+                    .fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "connection closed before a response"])
             }
         }
         let head = String(decoding: buffer[0..<headerEnd!], as: UTF8.self).components(separatedBy: "\r\n")
@@ -90,7 +99,8 @@ final class HTTPConnection: @unchecked Sendable {
         var headers: [String: String] = [:]
         for line in head.dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                in: .whitespaces)
         }
         if status == 100 { return HTTPReply(status: status, headers: headers, body: []) }
         let length = Int(headers["content-length"] ?? "0") ?? 0
@@ -103,8 +113,10 @@ final class HTTPConnection: @unchecked Sendable {
 
 /// Builds request bytes.
 enum HTTPRequestText {
-    static func make(_ method: String, _ path: String, headers: [(String, String)] = [], body: [UInt8] = [],
-                     version: String = "HTTP/1.1", contentLength: Bool = true) -> [UInt8] {
+    static func make(
+        _ method: String, _ path: String, headers: [(String, String)] = [], body: [UInt8] = [],
+        version: String = "HTTP/1.1", contentLength: Bool = true
+    ) -> [UInt8] {
         var text = "\(method) \(path) \(version)\r\nHost: 127.0.0.1\r\n"
         for (name, value) in headers { text += "\(name): \(value)\r\n" }
         if contentLength, !body.isEmpty || method == "POST" { text += "Content-Length: \(body.count)\r\n" }

@@ -1,6 +1,6 @@
 import Foundation
-import PaywallGzip
 import PaywallCollector
+import PaywallGzip
 import PaywallSQLite
 import PaywallTestSupport
 
@@ -8,21 +8,26 @@ import PaywallTestSupport
 enum EventLines {
     /// A presentation: an impression and its close, for user `user`.
     static func presentation(user: String = "user-\(UUID().uuidString.prefix(8))", at time: Int64 = 1_764_400_000_000)
-        -> (lines: [String], ids: [String]) {
+        -> (lines: [String], ids: [String])
+    {
         let pw = UUID().uuidString
         let shown = UUID().uuidString
         let closed = UUID().uuidString
-        return ([
-            "{\"id\":\"\(shown)\",\"name\":\"paywall_shown\",\"occurred_at\":\(time),\"user_id\":\"\(user)\","
-                + "\"catalog_version\":1,\"pw_id\":\"\(pw)\",\"source\":\"onboarding\"}",
-            "{\"id\":\"\(closed)\",\"name\":\"paywall_closed\",\"occurred_at\":\(time + 4_000),\"user_id\":\"\(user)\","
-                + "\"catalog_version\":1,\"pw_id\":\"\(pw)\",\"source\":\"onboarding\",\"result\":\"dismissed\","
-                + "\"via\":\"close_button\",\"open_s\":4}",
-        ], [shown, closed])
+        return (
+            [
+                "{\"id\":\"\(shown)\",\"name\":\"paywall_shown\",\"occurred_at\":\(time),\"user_id\":\"\(user)\","
+                    + "\"catalog_version\":1,\"pw_id\":\"\(pw)\",\"source\":\"onboarding\"}",
+                "{\"id\":\"\(closed)\",\"name\":\"paywall_closed\",\"occurred_at\":\(time + 4_000),\"user_id\":\"\(user)\","
+                    + "\"catalog_version\":1,\"pw_id\":\"\(pw)\",\"source\":\"onboarding\",\"result\":\"dismissed\","
+                    + "\"via\":\"close_button\",\"open_s\":4}",
+            ], [shown, closed]
+        )
     }
 
     /// `pairs` presentations: their lines and ids.
-    static func batch(pairs: Int, user: String = "user-\(UUID().uuidString.prefix(8))") -> (lines: [String], ids: [String]) {
+    static func batch(pairs: Int, user: String = "user-\(UUID().uuidString.prefix(8))") -> (
+        lines: [String], ids: [String]
+    ) {
         var lines: [String] = []
         var ids: [String] = []
         for index in 0..<pairs {
@@ -48,7 +53,9 @@ final class CollectorHarness: @unchecked Sendable {
         db = folder.path("central.sqlite")
         cli = try CommandRunner(product: "paywall-analytics")
         let made = try cli.runBlocking(["keys", "add", keyName, "--db", db])
-        guard made.status == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: made.stderr]) }
+        guard made.status == 0 else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: made.stderr])
+        }
         key = made.stdout.trimmingCharacters(in: .newlines)
         server = try CollectorProcess(db: db, folder: folder, arguments: arguments, environment: environment)
     }
@@ -61,14 +68,18 @@ final class CollectorHarness: @unchecked Sendable {
     }
 
     /// Posts `body` on a fresh connection and reads the answer.
-    func post(_ body: [UInt8], key: String? = nil, gzip: Bool = false, contentType: String = "application/x-ndjson",
-              forwarding: String = "collector", extraHeaders: [(String, String)] = []) throws -> HTTPReply {
+    func post(
+        _ body: [UInt8], key: String? = nil, gzip: Bool = false, contentType: String = "application/x-ndjson",
+        forwarding: String = "collector", extraHeaders: [(String, String)] = []
+    ) throws -> HTTPReply {
         var headers: [(String, String)] = [("Content-Type", contentType), ("X-Paywall-Forwarding", forwarding)]
         if let key = key ?? Optional(self.key), !key.isEmpty { headers.append(("Authorization", "Bearer \(key)")) }
         if gzip { headers.append(("Content-Encoding", "gzip")) }
         let connection = try HTTPConnection(port: port)
-        connection.send(HTTPRequestText.make("POST", "/v1/events", headers: headers + extraHeaders,
-                                             body: gzip ? Gzip.deflate(body) : body))
+        connection.send(
+            HTTPRequestText.make(
+                "POST", "/v1/events", headers: headers + extraHeaders,
+                body: gzip ? Gzip.deflate(body) : body))
         return try connection.readResponse()
     }
 

@@ -52,7 +52,10 @@ final class LoadClients: @unchecked Sendable {
         var connectedPort = 0
         while running.withLock({ $0 }) || !unacked.isEmpty {
             let port = state.withLock { $0.port }
-            guard port != 0 else { usleep(20_000); continue }
+            guard port != 0 else {
+                usleep(20_000)
+                continue
+            }
             if unacked.isEmpty {
                 let batch = EventLines.batch(pairs: pairs)
                 state.withLock { $0.generated.formUnion(batch.ids) }
@@ -64,9 +67,12 @@ final class LoadClients: @unchecked Sendable {
                     connection = try HTTPConnection(port: port, receiveTimeout: 30)
                     connectedPort = port
                 }
-                let request = HTTPRequestText.make("POST", "/v1/events", headers: [
-                    ("Content-Type", "application/x-ndjson"), ("X-Paywall-Forwarding", "collector"),
-                    ("Authorization", "Bearer \(key)")], body: body)
+                let request = HTTPRequestText.make(
+                    "POST", "/v1/events",
+                    headers: [
+                        ("Content-Type", "application/x-ndjson"), ("X-Paywall-Forwarding", "collector"),
+                        ("Authorization", "Bearer \(key)"),
+                    ], body: body)
                 guard connection!.send(request) else { throw CancellationError() }
                 let reply = try connection!.readResponse()
                 if reply.headers["connection"]?.lowercased() == "close" { connection = nil }

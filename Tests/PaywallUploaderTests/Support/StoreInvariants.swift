@@ -9,23 +9,29 @@ enum StoreInvariants {
         let connection = try Connection(path: path, options: .readOnly)
         func count(_ sql: String) throws -> Int64 { try connection.scalar(sql)?.int64 ?? -1 }
         var found: [String] = []
-        let misplaced = try count("""
+        let misplaced = try count(
+            """
             SELECT count(*) FROM events AS e WHERE e.name = 'paywall_shown'
               AND (EXISTS (SELECT 1 FROM outbox AS o WHERE o.event_rowid = e.rowid))
                 + (EXISTS (SELECT 1 FROM deliveries AS v WHERE v.event_rowid = e.rowid))
                 + (EXISTS (SELECT 1 FROM dead_letters AS d WHERE d.event_id = e.id AND d.requeued_at IS NULL)) != 1
             """)
-        if misplaced != 0 { found.append("\(misplaced) impressions are not in exactly one of outbox, deliveries and open dead letters") }
-        let strays = try count("""
+        if misplaced != 0 {
+            found.append("\(misplaced) impressions are not in exactly one of outbox, deliveries and open dead letters")
+        }
+        let strays = try count(
+            """
             SELECT count(*) FROM (SELECT event_rowid FROM outbox UNION ALL SELECT event_rowid FROM deliveries) AS r
             WHERE NOT EXISTS (SELECT 1 FROM events AS e WHERE e.rowid = r.event_rowid AND e.name = 'paywall_shown')
             """)
         if strays != 0 { found.append("\(strays) outbox or delivery rows do not belong to a stored impression") }
-        let strayLetters = try count("""
+        let strayLetters = try count(
+            """
             SELECT count(*) FROM dead_letters AS d WHERE NOT EXISTS (SELECT 1 FROM events AS e WHERE e.id = d.event_id)
             """)
         if strayLetters != 0 { found.append("\(strayLetters) dead letters do not belong to a stored event") }
-        let bucketErrors = try count("""
+        let bucketErrors = try count(
+            """
             SELECT (SELECT count(*) FROM (
                       SELECT bucket, delivered, by_device FROM report_delivery_buckets WHERE delivered != 0
                       EXCEPT SELECT occurred_at / 900000, count(*), sum(by_device) FROM deliveries GROUP BY 1))
@@ -33,8 +39,11 @@ enum StoreInvariants {
                       SELECT occurred_at / 900000, count(*), sum(by_device) FROM deliveries GROUP BY 1
                       EXCEPT SELECT bucket, delivered, by_device FROM report_delivery_buckets))
             """)
-        if bucketErrors != 0 { found.append("\(bucketErrors) delivery buckets differ from a direct count of the deliveries") }
-        let deadBucketErrors = try count("""
+        if bucketErrors != 0 {
+            found.append("\(bucketErrors) delivery buckets differ from a direct count of the deliveries")
+        }
+        let deadBucketErrors = try count(
+            """
             WITH direct AS (
               SELECT e.occurred_at / 900000 AS bucket, count(*) AS dead
               FROM (SELECT DISTINCT event_id FROM dead_letters WHERE requeued_at IS NULL) AS l

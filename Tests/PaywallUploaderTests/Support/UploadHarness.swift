@@ -7,18 +7,25 @@ import PaywallTestSupport
 /// Presentations (an impression and its close) with fresh ids, as an app's tracker records them.
 enum DeviceEvents {
     /// `count` presentations of `user`, 10 s apart from `start`: 2 × `count` events.
-    static func presentations(_ count: Int, user: String = "user-\(UUID().uuidString.prefix(8))",
-                              start: Int64 = 1_764_400_000_000) -> [EventRecord] {
+    static func presentations(
+        _ count: Int, user: String = "user-\(UUID().uuidString.prefix(8))",
+        start: Int64 = 1_764_400_000_000
+    ) -> [EventRecord] {
         var events: [EventRecord] = []
         events.reserveCapacity(count * 2)
         for index in 0..<count {
             let time = start + Int64(index) * 10_000
             let pw = UUID()
-            events.append(EventRecord(id: UUID(), name: .paywallShown, occurredAt: time, userID: user, sessionID: pw,
-                                      properties: EventProperties(pwID: pw, source: "onboarding", offeringID: "default")))
-            events.append(EventRecord(id: UUID(), name: .paywallClosed, occurredAt: time + 4_000, userID: user, sessionID: pw,
-                                      properties: EventProperties(pwID: pw, source: "onboarding", result: .dismissed,
-                                                                  via: .closeButton, openS: 4)))
+            events.append(
+                EventRecord(
+                    id: UUID(), name: .paywallShown, occurredAt: time, userID: user, sessionID: pw,
+                    properties: EventProperties(pwID: pw, source: "onboarding", offeringID: "default")))
+            events.append(
+                EventRecord(
+                    id: UUID(), name: .paywallClosed, occurredAt: time + 4_000, userID: user, sessionID: pw,
+                    properties: EventProperties(
+                        pwID: pw, source: "onboarding", result: .dismissed,
+                        via: .closeButton, openS: 4)))
         }
         return events
     }
@@ -41,7 +48,9 @@ final class UploadHarness: @unchecked Sendable {
         device = folder.path("device.sqlite")
         cli = try CommandRunner(product: "paywall-analytics")
         let made = try cli.runBlocking(["keys", "add", "ios-app", "--db", central])
-        guard made.status == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: made.stderr]) }
+        guard made.status == 0 else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: made.stderr])
+        }
         key = made.stdout.trimmingCharacters(in: .newlines)
         if startCollector { try startCollectorProcess(arguments: collectorArguments) }
     }
@@ -68,11 +77,16 @@ final class UploadHarness: @unchecked Sendable {
     }
 
     /// Runs `paywall-analytics upload` on the device store with the key in the environment.
-    func upload(_ arguments: [String] = [], forwarding: String = "device", key: String? = nil,
-                endpoint: String? = nil) async throws -> CommandRunner.Output {
-        let output = try await cli.run(["upload", "--db", device, "--endpoint", endpoint ?? self.endpoint,
-                                        "--forwarding", forwarding] + arguments,
-                                       environment: ["PAYWALL_COLLECTOR_KEY": key ?? self.key])
+    func upload(
+        _ arguments: [String] = [], forwarding: String = "device", key: String? = nil,
+        endpoint: String? = nil
+    ) async throws -> CommandRunner.Output {
+        let output = try await cli.run(
+            [
+                "upload", "--db", device, "--endpoint", endpoint ?? self.endpoint,
+                "--forwarding", forwarding,
+            ] + arguments,
+            environment: ["PAYWALL_COLLECTOR_KEY": key ?? self.key])
         outputs.append(output.stdout + output.stderr)
         return output
     }
@@ -110,7 +124,9 @@ final class UploadHarness: @unchecked Sendable {
                 found.append(name)
             }
         }
-        for (index, text) in outputs.all.enumerated() where text.contains(needle) { found.append("CLI output \(index)") }
+        for (index, text) in outputs.all.enumerated() where text.contains(needle) {
+            found.append("CLI output \(index)")
+        }
         return found
     }
 }
