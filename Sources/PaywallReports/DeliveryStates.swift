@@ -1,3 +1,5 @@
+import Foundation
+import PaywallCore
 import PaywallSQLite
 
 /// The delivery state of each exported impression (`delivery_state`): `pending` (in `outbox`),
@@ -10,6 +12,8 @@ struct DeliveryStates {
     private var delivered: RowidCursor
     private var byDevice: RowidCursor
     private let dead: Set<String>
+    /// `paywall_shown`'s bytes, compared with each row's name without making a `String`.
+    private static let impression = Array(EventName.paywallShown.rawValue.utf8)
 
     init(_ db: Database) throws {
         pending = try RowidCursor(db, "SELECT event_rowid FROM outbox ORDER BY event_rowid")
@@ -30,7 +34,10 @@ struct DeliveryStates {
     /// Writes the state of the event in `row` (columns 0 id, 1 name, `rowidColumn` its rowid;
     /// rows come in ascending rowid order), or an empty field.
     mutating func write(for row: Row, rowidColumn: Int, into writer: inout CSVWriter) throws {
-        let isImpression = row.withUnsafeText(at: 1) { $0.elementsEqual("paywall_shown".utf8) }
+        let isImpression = row.withUnsafeText(at: 1) { name in
+            guard name.count == Self.impression.count, let bytes = name.baseAddress else { return false }
+            return Self.impression.withUnsafeBytes { memcmp(bytes, $0.baseAddress!, name.count) == 0 }
+        }
         guard isImpression else {
             writer.empty()
             return

@@ -36,6 +36,10 @@ public final class OutputFile {
     /// The staging file and the file it replaces on commit; `nil` when written in place.
     private let replacement: (staging: String, target: String)?
     private var isOpen = true
+    /// Syncs a staged file's data while it is being written; `nil` when written in place.
+    private var writeback: StagedWriteback?
+    /// How much of a staged file the background writeback has synced so far (for tests).
+    var backgroundSyncedBytes: Int { Int(writeback?.syncedBytes ?? 0) }
 
     /// Opens the output for writing (see the type's rules).
     ///
@@ -59,6 +63,7 @@ public final class OutputFile {
                 throw OutputFileError(.cannotCreate, path: path, reason: Self.systemReason())
             }
             (descriptor, replacement) = try Self.stage(target: path, existing: nil, path: path)
+            writeback = StagedWriteback(descriptor: descriptor)
             return
         }
         var target = path
@@ -74,6 +79,7 @@ public final class OutputFile {
         switch info.st_mode & S_IFMT {
         case S_IFREG:
             (descriptor, replacement) = try Self.stage(target: target, existing: info, path: path)
+            writeback = StagedWriteback(descriptor: descriptor)
         case S_IFCHR, S_IFIFO:
             let opened = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC)
             guard opened >= 0 else { throw OutputFileError(.cannotCreate, path: path, reason: Self.systemReason()) }
@@ -120,6 +126,13 @@ public final class OutputFile {
             }
             return
         }
+        let backgroundFailure = writeback?.finish()
+        writeback = nil
+        if let backgroundFailure {
+            close(descriptor)
+            unlink(replacement.staging)
+            throw OutputFileError(.io, path: path, reason: backgroundFailure)
+        }
         if fsync(descriptor) != 0 || close(descriptor) != 0 {
             let reason = Self.systemReason()
             unlink(replacement.staging)
@@ -136,6 +149,8 @@ public final class OutputFile {
     public func discard() {
         guard isOpen else { return }
         isOpen = false
+        _ = writeback?.finish()
+        writeback = nil
         close(descriptor)
         if let replacement { unlink(replacement.staging) }
     }
