@@ -32,8 +32,20 @@ struct CollectorDestination: DeliveryDestination {
     var pauseKey: String { DeliveryDestinationName.collector }
     var displayName: String { "the collector" }
 
+    /// Two requests on the wire: the next batch is read, encoded and sent while the collector
+    /// commits the one before (answers are still recorded in order; see ``DeliveryEngine``).
+    var maxInFlight: Int { 2 }
+
     func nextBatch(limit: Int, now: Int64) throws -> Batch? {
-        let cursor = try queue.uploadCursor()
+        try batch(after: try queue.uploadCursor(), limit: limit)
+    }
+
+    func nextBatch(after previous: Batch, limit: Int, now: Int64) throws -> Batch? {
+        try batch(after: previous.lastSeq, limit: limit)
+    }
+
+    /// Up to `limit` events after `cursor` (a `seq`), encoded as one request's body.
+    func batch(after cursor: Int64, limit: Int) throws -> Batch? {
         let items = try queue.events(after: cursor, limit: min(limit, configuration.batchSize))
         guard !items.isEmpty else { return nil }
         var body = [UInt8]()

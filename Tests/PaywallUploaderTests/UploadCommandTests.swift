@@ -24,8 +24,16 @@ struct UploadCommandTests {
         #expect(second.status == 0)
         #expect(second.stdout.contains("uploaded 0, duplicates 0, quarantined 0 (0 requests"), "\(second.stdout)")
         #expect(second.stdout.contains("nothing is pending"))
-        // And the central store's order is the device's seq order
-        #expect(try harness.ids(harness.central) == (try harness.ids(harness.device)))
+        // And within each request the central store keeps the device's seq order (two requests on
+        // the wire may commit in either order, so the whole is compared batch by batch)
+        let device = try harness.ids(harness.device)
+        let central = try harness.ids(harness.central)
+        let position = Dictionary(uniqueKeysWithValues: device.enumerated().map { ($1, $0) })
+        for start in stride(from: 0, to: device.count, by: 1_000) {
+            let batch = Array(device[start..<min(start + 1_000, device.count)])
+            let stored = central.filter { id in (position[id] ?? -1) >= start && (position[id] ?? -1) < start + 1_000 }
+            #expect(stored == batch, "the batch from seq position \(start) kept its order")
+        }
     }
 
     @Test func eventsOfACustomerForgottenAtTheCollectorAreRefusedThereAndTheUploadStillCompletes() async throws {

@@ -70,4 +70,19 @@ public protocol DeliveryDestination: Sendable {
     func verdict(for error: TransportError, of batch: Batch, attempt: Int) -> DeliveryVerdict
     /// Records `verdict` for `batch` in storage (a shrink records nothing).
     func record(_ verdict: DeliveryVerdict, of batch: Batch, attempt: Int, at: Int64) throws
+
+    /// How many batches may be on the wire at once (default 1: each batch waits for the answer to
+    /// the one before). With more, the engine sends ``nextBatch(after:limit:now:)`` while earlier
+    /// batches wait for their answers, and still records answers strictly in order.
+    var maxInFlight: Int { get }
+    /// The batch that would come after `previous` once `previous` is delivered, read before its
+    /// answer arrives; used only when ``maxInFlight`` is above 1 (default: `nil`).
+    func nextBatch(after previous: Batch, limit: Int, now: Int64) throws -> Batch?
+}
+
+extension DeliveryDestination {
+    /// One batch at a time.
+    public var maxInFlight: Int { 1 }
+    /// Nothing is read ahead.
+    public func nextBatch(after previous: Batch, limit: Int, now: Int64) throws -> Batch? { nil }
 }
