@@ -19,6 +19,25 @@ public final class TemporaryDirectory: Sendable {
 
     /// The path of `name` inside the directory.
     public func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+
+    /// Writes `text` (UTF-8) to the file `name` inside the directory; returns its path.
+    @discardableResult
+    public func write(_ name: String, _ text: String) throws -> String {
+        try Data(text.utf8).write(to: url.appendingPathComponent(name))
+        return path(name)
+    }
+
+    /// Every regular file under the directory, recursively and sorted (symbolic links are not followed).
+    public func allFiles() -> [String] {
+        guard let walker = FileManager.default.enumerator(atPath: url.path) else { return [] }
+        var files: [String] = []
+        for case let relative as String in walker {
+            let full = path(relative)
+            let type = (try? FileManager.default.attributesOfItem(atPath: full)[.type]) as? FileAttributeType
+            if type == .typeRegular { files.append(full) }
+        }
+        return files.sorted()
+    }
 }
 
 /// The POSIX permission bits of the file at `path` (e.g. `0o600`).

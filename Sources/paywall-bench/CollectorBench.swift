@@ -3,6 +3,7 @@ import PaywallCollector
 import PaywallCore
 import PaywallGzip
 import PaywallStore
+import PaywallTestSupport
 
 /// `paywall-bench collector [--seconds 30] [--connections 64]`: wrk posting NDJSON batches of 100
 /// fresh events to `paywall-analytics serve` (plain, then gzip), beside two baselines measured in the
@@ -237,7 +238,7 @@ enum CollectorBench {
         let probe = try ListenSocket.bind(host: "127.0.0.1", port: 0)
         let port = probe.port
         close(probe.descriptor)
-        try CollectorBenchScripts.nginx(port: port, prefix: prefix).write(
+        try NginxConfig.noContent(port: port, prefix: prefix).write(
             toFile: prefix + "/nginx.conf", atomically: true, encoding: .utf8)
         let nginx = Process()
         nginx.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")

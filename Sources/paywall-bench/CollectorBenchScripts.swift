@@ -81,29 +81,4 @@ enum CollectorBenchScripts {
             end
             """
     }
-
-    /// nginx answering every POST with 204, storing nothing: what HTTP on this machine can carry.
-    static func nginx(port: Int, prefix: String) -> String {
-        let user = geteuid() == 0 ? "user root;\n" : ""
-        return """
-            \(user)worker_processes 2;
-            pid \(prefix)/nginx.pid;
-            error_log \(prefix)/nginx-error.log;
-            events { worker_connections 1024; }
-            http {
-              access_log off;
-              client_body_temp_path \(prefix)/body;
-              proxy_temp_path \(prefix)/proxy;
-              fastcgi_temp_path \(prefix)/fastcgi;
-              uwsgi_temp_path \(prefix)/uwsgi;
-              scgi_temp_path \(prefix)/scgi;
-              client_max_body_size 1m;
-              client_body_buffer_size 1m;
-              server {
-                listen 127.0.0.1:\(port);
-                location / { return 204; }
-              }
-            }
-            """
-    }
 }

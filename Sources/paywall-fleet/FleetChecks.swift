@@ -3,8 +3,9 @@ import PaywallSQLite
 import PaywallTestSupport
 
 /// The checks after a fleet run, on the files alone (so `paywall-fleet check` can run them again):
-/// the central store holds exactly the union of every install's events; every impression is in
-/// exactly one delivery state, the one its install's forwarding says; the central `report --nightly`
+/// every store keeps the ``StoreInvariants`` (integrity included); the central store holds exactly
+/// the union of every install's events; every impression is in exactly one delivery state, the one
+/// its install's forwarding says; the central `report --nightly`
 /// equals a report over a store that imported every install's file; the write key is in no file.
 struct FleetChecks {
     let folder: String
@@ -36,8 +37,8 @@ struct FleetChecks {
         do {
             let installs = try installs()
             guard !installs.isEmpty else { return ["no install store (install-NN-<party>.sqlite) in \(folder)"] }
-            failures += try integrity([central] + installs.map(\.path))
             failures += try importReference(installs)
+            failures += try invariants([central, reference] + installs.map(\.path))
             failures += try sameEvents(installs)
             failures += try deliveryStates(installs)
             failures += try sameReports()
@@ -48,11 +49,10 @@ struct FleetChecks {
         return failures
     }
 
-    func integrity(_ paths: [String]) throws -> [String] {
-        try paths.compactMap { path in
-            let result = try Connection(path: path, options: .readOnly).scalar("PRAGMA integrity_check")?.string
-            return result == "ok" ? nil : "integrity_check of \(path): \(result ?? "no answer")"
-        }
+    /// The ``StoreInvariants`` of every store (each impression in exactly one delivery state, no stray
+    /// row, the buckets equal to direct counts, integrity), each violation prefixed with its store.
+    func invariants(_ paths: [String]) throws -> [String] {
+        try paths.flatMap { path in try StoreInvariants.violations(path).map { "\(path): \($0)" } }
     }
 
     /// `paywall-analytics import` of every install's file into a fresh reference store.
@@ -105,16 +105,12 @@ struct FleetChecks {
         return failures
     }
 
-    /// Every impression in exactly one state, in every store; in the central store, a device
-    /// install's impressions are forwarded by the device and a collector install's are pending (no
-    /// RevenueCat key here), and the same in the reference store (an install's own deliveries import as
-    /// forwarded by the device).
+    /// In the central store, a device install's impressions are forwarded by the device and a
+    /// collector install's are pending (no RevenueCat key here), and the same in the reference store
+    /// (an install's own deliveries import as forwarded by the device). (That each is in exactly one
+    /// state, in every store, is one of the ``invariants(_:)``.)
     mutating func deliveryStates(_ installs: [(path: String, party: String)]) throws -> [String] {
         var failures: [String] = []
-        for path in [central, reference] + installs.map(\.path) {
-            let broken = try FleetDeliveryStates.notInExactlyOneState(path)
-            if broken > 0 { failures.append("\(broken) impressions of \(path) are not in exactly one delivery state") }
-        }
         var tallies: [String: Int] = [:]
         for install in installs {
             let wanted =

@@ -18,21 +18,6 @@ struct FleetDeliveryStates {
         name: "forwarded by the device",
         predicate: "EXISTS (SELECT 1 FROM main.deliveries WHERE event_rowid = e.rowid AND by_device = 1)")
 
-    /// The impressions of the store at `path` held in none, or in more than one, of the outbox,
-    /// the deliveries and the open dead letters.
-    static func notInExactlyOneState(_ path: String) throws -> Int {
-        let connection = try Connection(path: path, options: .readOnly)
-        return Int(
-            try connection.scalar(
-                """
-                SELECT count(*) FROM events AS e
-                WHERE e.name = 'paywall_shown'
-                  AND (SELECT count(*) FROM outbox WHERE event_rowid = e.rowid)
-                    + (SELECT count(*) FROM deliveries WHERE event_rowid = e.rowid)
-                    + EXISTS (SELECT 1 FROM dead_letters WHERE event_id = e.id AND requeued_at IS NULL) <> 1
-                """)?.int64 ?? -1)
-    }
-
     /// The impressions of the install store `install` that the store `store` holds in another state than `state`.
     static func impressions(of install: String, in store: String, notIn state: FleetDeliveryStates) throws -> Int {
         let connection = try Connection(path: store, options: .readOnly)

@@ -4,8 +4,8 @@ import PaywallSQLite
 import PaywallTestSupport
 
 /// The end-of-soak checks: drain, then no loss, no duplicate, every impression delivered or
-/// dead-lettered (and delivered only if RevenueCat accepted it), integrity, and the nightly outputs
-/// equal to a full recompute from scratch.
+/// dead-lettered (and delivered only if RevenueCat accepted it), the ``StoreInvariants`` of any
+/// store at rest (integrity included), and the nightly outputs equal to a full recompute from scratch.
 final class SoakChecks {
     let soak: Soak
     let standIn: RevenueCatStandIn
@@ -58,23 +58,10 @@ final class SoakChecks {
             "SELECT count(*) FROM (SELECT pw_id, name FROM events GROUP BY pw_id, name HAVING count(*) > 1)")
         expect(duplicates == 0, "\(duplicates) presentations hold the same event twice")
         let impressions = try count("SELECT count(*) FROM events WHERE name = 'paywall_shown'")
-        // Every stored impression is in exactly one place: outbox, deliveries or an open dead letter.
-        let misplaced = try count(
-            """
-            SELECT count(*) FROM events AS e WHERE e.name = 'paywall_shown'
-              AND (EXISTS (SELECT 1 FROM outbox AS o WHERE o.event_rowid = e.rowid))
-                + (EXISTS (SELECT 1 FROM deliveries AS v WHERE v.event_rowid = e.rowid))
-                + (EXISTS (SELECT 1 FROM dead_letters AS d WHERE d.event_id = e.id AND d.requeued_at IS NULL)) != 1
-            """)
-        expect(
-            misplaced == 0,
-            "\(misplaced) impressions are not in exactly one of outbox, deliveries and open dead letters")
-        let strays = try count(
-            """
-            SELECT count(*) FROM (SELECT event_rowid FROM outbox UNION ALL SELECT event_rowid FROM deliveries) AS r
-            WHERE NOT EXISTS (SELECT 1 FROM events AS e WHERE e.rowid = r.event_rowid AND e.name = 'paywall_shown')
-            """)
-        expect(strays == 0, "\(strays) outbox or delivery rows do not belong to a stored impression")
+        // Every stored impression in exactly one place, no stray row, the buckets equal to direct
+        // counts, integrity: the invariants of any store at rest.
+        let invariants = try StoreInvariants(connection: connection)
+        failures += invariants.violations
         let pending = try count("SELECT count(*) FROM outbox")
         expect(pending == 0, "\(pending) impressions are neither delivered nor dead-lettered after the drain")
         let delivered = try connection.all(
@@ -88,32 +75,7 @@ final class SoakChecks {
         let phantom = accepted.keys.filter { !shown.contains($0) }
         expect(phantom.isEmpty, "\(phantom.count) ids reached RevenueCat that are not stored impressions")
         let dead = try count("SELECT count(DISTINCT event_id) FROM dead_letters WHERE requeued_at IS NULL")
-        let bucketErrors = try count(
-            """
-            SELECT (SELECT count(*) FROM (
-                      SELECT bucket, delivered, by_device FROM report_delivery_buckets WHERE delivered != 0
-                      EXCEPT SELECT occurred_at / 900000, count(*), sum(by_device) FROM deliveries GROUP BY 1))
-                 + (SELECT count(*) FROM (
-                      SELECT occurred_at / 900000, count(*), sum(by_device) FROM deliveries GROUP BY 1
-                      EXCEPT SELECT bucket, delivered, by_device FROM report_delivery_buckets))
-            """)
-        expect(bucketErrors == 0, "\(bucketErrors) delivery buckets differ from a direct count of the deliveries")
-        let deadBucketErrors = try count(
-            """
-            WITH direct AS (
-              SELECT e.occurred_at / 900000 AS bucket, count(*) AS dead
-              FROM (SELECT DISTINCT event_id FROM dead_letters WHERE requeued_at IS NULL) AS l
-              CROSS JOIN events AS e ON e.id = l.event_id AND e.name = 'paywall_shown'
-              GROUP BY 1)
-            SELECT (SELECT count(*) FROM (SELECT bucket, dead FROM report_dead_buckets WHERE dead != 0 EXCEPT SELECT * FROM direct))
-                 + (SELECT count(*) FROM (SELECT * FROM direct EXCEPT SELECT bucket, dead FROM report_dead_buckets))
-            """)
-        expect(
-            deadBucketErrors == 0,
-            "\(deadBucketErrors) dead-letter buckets differ from a direct count of the open dead letters")
         expect(standIn.violations.isEmpty, "wire-format violations: \(Array(standIn.violations.prefix(3)))")
-        let integrity = try connection.scalar("PRAGMA integrity_check")?.string
-        expect(integrity == "ok", "integrity_check: \(integrity ?? "nil")")
         let resent = accepted.values.filter { $0 > 1 }.count
         figures += [
             (
@@ -125,7 +87,7 @@ final class SoakChecks {
                 "RevenueCat",
                 "\(accepted.count) distinct ids accepted, \(resent) accepted more than once (at-least-once after a kill), \(standIn.requestCount) requests"
             ),
-            ("integrity_check", integrity ?? "nil"),
+            ("integrity_check", invariants.integrity),
         ]
     }
 }

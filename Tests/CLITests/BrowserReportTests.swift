@@ -21,7 +21,9 @@ struct BrowserReportTests {
             ])
     }
 
-    static func browse(_ html: String, _ mode: String, _ scratch: Scratch) async throws -> CommandRunner.Output {
+    static func browse(_ html: String, _ mode: String, _ scratch: TemporaryDirectory) async throws
+        -> CommandRunner.Output
+    {
         try await chromium().run([
             "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=1280,2000",
             "--user-data-dir=\(scratch.path("profile"))", mode, "file://\(html)",
@@ -29,7 +31,7 @@ struct BrowserReportTests {
     }
 
     @Test func theDemoReportRendersWithEveryPlacementAndTheNumbersOfTheCSVs() async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "cli")
         let demo = try await cli.run(
             ["demo", "--customers", "800", "--days", "10", "--quiet"],
             environment: ["REVENUECAT_API_KEY": ""], directory: scratch.url)
@@ -64,7 +66,7 @@ struct BrowserReportTests {
     }
 
     @Test func aPlacementNamedLikeAScriptShowsAsTextAndRunsNothing() async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "cli")
         let db = scratch.path("hostile.sqlite")
         let hostile = [
             #"<script>document.title='pwned'</script>"#, #"<img src=x onerror="document.title='pwned'">"#,

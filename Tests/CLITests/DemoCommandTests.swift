@@ -17,7 +17,7 @@ struct DemoCommandTests {
     }
 
     @Test func theDemoRecordsReportsAndGivesTheSameNumbersTwice() async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "cli")
         let first = try await cli.run(["demo"], environment: ["REVENUECAT_API_KEY": ""], directory: scratch.url)
         #expect(first.status == 0, "\(first.stderr)")
         #expect(first.stdout.hasPrefix("Simulated 5000 customers, "))
@@ -47,7 +47,7 @@ struct DemoCommandTests {
     }
 
     @Test func anotherSeedGivesOtherNumbersAndQuietPrintsNothing() async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "cli")
         let out = scratch.path("out")
         let result = try await cli.run(
             [
@@ -65,7 +65,7 @@ struct DemoCommandTests {
     }
 
     @Test func withAKeyTheDemoForwardsEveryImpression() async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "cli")
         let standIn = try RevenueCatStandIn(recordExchanges: false)
         defer { standIn.stop() }
         let result = try await cli.run(
@@ -83,7 +83,7 @@ struct DemoCommandTests {
 
     @Test(arguments: [["--seed", "x"], ["--customers", "0"], ["--days", "400"], ["extra"]])
     func badOptionsAreUsageErrors(arguments: [String]) async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "cli")
         let result = try await cli.run(["demo"] + arguments, directory: scratch.url)
         #expect(result.status == 64)
         #expect(!FileManager.default.fileExists(atPath: scratch.path("paywall-demo.sqlite")))

@@ -4,7 +4,7 @@ import Testing
 
 struct EmbeddingExampleTests {
     @Test func theREADMESampleRunsAndRecordsAPurchaseFunnel() async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "cli")
         let db = scratch.path("example.sqlite")
         let example = try CommandRunner(product: "embedding-example")
         let run = try await example.run([db], environment: ["REVENUECAT_API_KEY": ""])

@@ -41,7 +41,7 @@ struct ForgetCommandTests {
     @Test func forgetErasesEveryTraceAndNoFileNorOutputHoldsTheIDs() async throws {
         // Given a store with two customers to forget and one to keep: impressions pending, delivered and
         // dead-lettered (RevenueCat's refusal quotes the id), quarantined lines of theirs, and report rollups
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "cli")
         let data = scratch.url.appendingPathComponent("data")
         try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
         let db = data.appendingPathComponent("events.sqlite").path
@@ -153,7 +153,7 @@ struct ForgetCommandTests {
     }
 
     @Test func aBadIDListIsAUsageErrorAndABusyStoreExits75() async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "cli")
         let db = scratch.path("events.sqlite")
         let input = try scratch.write("in.ndjson", Self.presentation(1, user: Self.kept).joined(separator: "\n") + "\n")
         #expect(try await cli.run(["import", input, "--db", db]).status == 0)
@@ -181,7 +181,7 @@ struct ForgetCommandTests {
     }
 
     @Test func exportEventsForOneCustomerWritesCSVAndNDJSONThatImportsBackTheSame() async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "cli")
         let db = scratch.path("events.sqlite")
         let input = try scratch.write(
             "in.ndjson",

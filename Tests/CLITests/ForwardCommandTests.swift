@@ -7,7 +7,9 @@ struct ForwardCommandTests {
     static let key = "appl_CliTestKey0123456789"
 
     /// A database holding `count` impressions, imported through the CLI.
-    func database(impressions count: Int, in scratch: Scratch, name: String = "events.sqlite") async throws -> String {
+    func database(impressions count: Int, in scratch: TemporaryDirectory, name: String = "events.sqlite") async throws
+        -> String
+    {
         let db = scratch.path(name)
         let file = try scratch.write("i.ndjson", (1...count).map { Sample.shown($0) }.joined(separator: "\n") + "\n")
         #expect(try await cli.run(["import", file, "--db", db]).status == 0)
@@ -24,7 +26,7 @@ struct ForwardCommandTests {
     }
 
     @Test func deliversInBatchesUpToTheLimitThenTheRest() async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "cli")
         let db = try await database(impressions: 120, in: scratch)
         let standIn = try RevenueCatStandIn()
         defer { standIn.stop() }
@@ -45,7 +47,7 @@ struct ForwardCommandTests {
     @Test func everyRequestSaysWhetherItIsSandbox() async throws {
         // Given three databases of impressions, forwarded with a production key, with --sandbox,
         // and with a Test Store key
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "cli")
         let standIn = try RevenueCatStandIn()
         defer { standIn.stop() }
         let runs: [([String], String)] = [
@@ -62,7 +64,7 @@ struct ForwardCommandTests {
     }
 
     @Test func refusalsAreDeadLetteredAndCanBeRequeued() async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "cli")
         let db = try await database(impressions: 30, in: scratch)
         let standIn = try RevenueCatStandIn()
         defer { standIn.stop() }
@@ -89,7 +91,7 @@ struct ForwardCommandTests {
     @Test(arguments: [400, 403, 422])
     func everyRefusalExits65AndSaysHowManyWereRefused(status: Int) async throws {
         // Given 60 impressions and RevenueCat refusing the first batch of 50 and accepting the next
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "cli")
         let db = try await database(impressions: 60, in: scratch)
         let standIn = try RevenueCatStandIn()
         defer { standIn.stop() }
@@ -113,7 +115,7 @@ struct ForwardCommandTests {
     }
 
     @Test func anUnavailableRevenueCatExits69AndKeepsEverything() async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "cli")
         let db = try await database(impressions: 10, in: scratch)
         let standIn = try RevenueCatStandIn()
         defer { standIn.stop() }
@@ -131,7 +133,7 @@ struct ForwardCommandTests {
 
     @Test(arguments: ["", "YOUR_REVENUECAT_API_KEY_HERE", "test_YOUR_TEST_KEY_HERE"])
     func aMissingOrPlaceholderKeyExits64AndSendsNothing(key: String) async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "cli")
         let db = try await database(impressions: 3, in: scratch)
         let standIn = try RevenueCatStandIn()
         defer { standIn.stop() }

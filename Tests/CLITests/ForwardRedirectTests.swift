@@ -20,7 +20,7 @@ struct ForwardRedirectTests {
     func aRedirectIsAFailureAndItsTargetReceivesNothing(status: Int) async throws {
         // Given 22 pending impressions, an endpoint A answering every request with `status` and a
         // Location on another port B, and B, which counts every connection and byte it receives
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "cli")
         let db = scratch.path("events.sqlite")
         let file = try scratch.write("i.ndjson", (1...22).map { Sample.shown($0) }.joined(separator: "\n") + "\n")
         #expect(try await cli.run(["import", file, "--db", db]).status == 0)
@@ -50,7 +50,7 @@ struct ForwardRedirectTests {
 
     @Test func aRelativeRedirectOnTheSameServerIsNotFollowedEither() async throws {
         // Given an endpoint answering 307 with a relative Location (same origin, another path)
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "cli")
         let db = scratch.path("events.sqlite")
         let file = try scratch.write("i.ndjson", (1...3).map { Sample.shown($0) }.joined(separator: "\n") + "\n")
         #expect(try await cli.run(["import", file, "--db", db]).status == 0)

@@ -14,7 +14,7 @@ struct HTMLIsolationTests {
     static let arabic = "\u{639}\u{631}\u{636}", family = "\u{1F468}\u{200D}\u{1F469}\u{200D}\u{1F467}"
     static let placements = [override, nul, controls, isolate, arabic, family]
 
-    func report(_ scratch: Scratch) async throws -> String {
+    func report(_ scratch: TemporaryDirectory) async throws -> String {
         let lines = Self.placements.enumerated().flatMap { index, placement in
             let n = String(format: "%012d", index + 1)
             let source = JSONString.quoted(placement)
@@ -38,7 +38,7 @@ struct HTMLIsolationTests {
     }
 
     @Test func hiddenCharactersAreShownAndEveryDataTextIsIsolated() async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "cli")
         let out = try await report(scratch)
         let html = try String(contentsOfFile: out + "/report.html", encoding: .utf8)
         let scalars = Set(html.unicodeScalars.map(\.value))
@@ -66,7 +66,7 @@ struct HTMLIsolationTests {
     }
 
     @Test func inABrowserTheDataIsIsolatedAndNoOverrideReachesTheDocument() async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "cli")
         let out = try await report(scratch)
         let dom = try await BrowserReportTests.browse(out + "/report.html", "--dump-dom", scratch).stdout
         #expect(dom.contains("<h1>Paywall report</h1>"), "the page rendered")

@@ -2,21 +2,6 @@ import Foundation
 import PaywallTestSupport
 import Testing
 
-/// A scratch folder removed when the test ends.
-final class Scratch {
-    let url: URL
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-    deinit { try? FileManager.default.removeItem(at: url) }
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-    func write(_ name: String, _ text: String) throws -> String {
-        try Data(text.utf8).write(to: url.appendingPathComponent(name))
-        return path(name)
-    }
-}
-
 enum Sample {
     static func shown(_ n: Int, source: String = "onboarding") -> String {
         #"{"id":"01936B2A-7C00-7000-8000-\#(String(format: "%012d", n))","name":"paywall_shown","occurred_at":1764400000000,"user_id":"u\#(n)","catalog_version":1,"pw_id":"01936B2A-7000-7000-8000-\#(String(format: "%012d", n))","source":"\#(source)"}"#
@@ -31,7 +16,7 @@ struct ImportAndStatsCommandTests {
     let cli = try! CommandRunner()
 
     @Test func importStoresGoodLinesQuarantinesBadOnesAndExits65() async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "cli")
         let file = try scratch.write(
             "a.ndjson", ([Sample.shown(1), Sample.shown(2)] + Sample.badLines).joined(separator: "\n") + "\n")
         let db = scratch.path("events.sqlite")
@@ -51,7 +36,7 @@ struct ImportAndStatsCommandTests {
     }
 
     @Test func importReadsStandardInputAndHonoursNoForward() async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "cli")
         let db = scratch.path("events.sqlite")
         let result = try await cli.run(
             ["import", "-", "--no-forward", "--db", db], stdin: Data((Sample.shown(7) + "\n").utf8))
@@ -62,7 +47,7 @@ struct ImportAndStatsCommandTests {
     }
 
     @Test func missingInputsExit66() async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "cli")
         let missing = try await cli.run(["import", scratch.path("nope.ndjson"), "--db", scratch.path("e.sqlite")])
         #expect(missing.status == 66)
         #expect(missing.stderr.contains("does not exist"))
@@ -75,7 +60,7 @@ struct ImportAndStatsCommandTests {
     }
 
     @Test func aGarbageDatabaseIsRefusedAndLeftUntouched() async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "cli")
         let garbage = Data((0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
         try garbage.write(to: scratch.url.appendingPathComponent("g.sqlite"))
         let result = try await cli.run(["stats", "--db", scratch.path("g.sqlite")])
@@ -85,7 +70,7 @@ struct ImportAndStatsCommandTests {
     }
 
     @Test func aDatabaseLockedByAnotherProcessExits75() async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "cli")
         let db = scratch.path("events.sqlite")
         let file = try scratch.write("a.ndjson", Sample.shown(1) + "\n")
         #expect(try await cli.run(["import", file, "--db", db]).status == 0)

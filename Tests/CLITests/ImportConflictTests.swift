@@ -38,7 +38,7 @@ struct ImportConflictTests {
 
     @Test func theSameIdWithAnotherSourceAndUserInASecondFileIsAConflict() async throws {
         // Given a store holding an impression, and a second file reusing its id with another source and user
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "cli")
         let db = scratch.path("events.sqlite")
         let first = try scratch.write(
             "a.ndjson", Self.shown(id: Self.id, source: "onboarding", user: "secret-user-41") + "\n")
@@ -71,7 +71,7 @@ struct ImportConflictTests {
 
     @Test func aPurchasedCloseUnderTheLowerCaseIdOfAStoredDismissalIsAConflict() async throws {
         // Given a dismissed close, then a purchased close with the same id in lower case, in one file
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "cli")
         let db = scratch.path("events.sqlite")
         let file = try scratch.write(
             "closes.ndjson",
@@ -95,7 +95,7 @@ struct ImportConflictTests {
 
     @Test func anIdenticalRepeatIsStillADuplicateWhateverTheIdsLetterCase() async throws {
         // Given an event, and the same event again with its ids in lower case, in a second file and in the same one
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "cli")
         let db = scratch.path("events.sqlite")
         let line = Self.closed(id: Self.id, result: "purchased", via: "auto")
         let lower = Self.closed(id: Self.id.lowercased(), result: "purchased", via: "auto")

@@ -9,7 +9,7 @@ import Testing
 struct MessageAccuracyTests {
     let cli = try! CommandRunner()
 
-    func store(_ scratch: Scratch, impressions: Int = 3) async throws -> String {
+    func store(_ scratch: TemporaryDirectory, impressions: Int = 3) async throws -> String {
         let db = scratch.path("events.sqlite")
         let file = try scratch.write(
             "i.ndjson", (1...impressions).map { Sample.shown($0) }.joined(separator: "\n") + "\n")
@@ -48,7 +48,7 @@ struct MessageAccuracyTests {
     ])
     func outOfRangeValuesNameTheBound(arguments: [String], message: String) async throws {
         // Given a store, When report runs with a value outside what is supported
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "cli")
         let db = try await store(scratch)
         let result = try await cli.run(
             ["report"] + arguments + ["--out", scratch.path("out"), "--db", db, "--now", "2026-12-01T02:00:00Z"])
@@ -66,7 +66,7 @@ struct MessageAccuracyTests {
     ])
     func aNowOutsideTheSupportedTimesIsRefused(now: String) async throws {
         // Given a store, When the nightly job runs with --now outside 1970…9999 (Int64.max once crashed it)
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "cli")
         let db = try await store(scratch)
         let result = try await cli.run(["report", "--nightly", "--out", scratch.path("out"), "--db", db, "--now", now])
         // Then it is a usage error naming the supported times
@@ -78,7 +78,7 @@ struct MessageAccuracyTests {
 
     @Test func theLargestAllowedDaysStillRuns() async throws {
         // Given --days equal to every day since 1970-01-01 up to --now (20,789 on 2026-12-01)
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "cli")
         let db = try await store(scratch)
         let refused = try await cli.run([
             "report", "--nightly", "--days", "20790", "--out", scratch.path("out"), "--db", db,
@@ -95,7 +95,7 @@ struct MessageAccuracyTests {
 
     @Test func forwardNeverPrintsTheEpochAsTheNextAttempt() async throws {
         // Given 120 impressions and a RevenueCat accepting everything
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "cli")
         let db = try await store(scratch, impressions: 120)
         let standIn = try RevenueCatStandIn()
         defer { standIn.stop() }
@@ -118,7 +118,7 @@ struct MessageAccuracyTests {
 
     @Test func statsCountsOnlyOpenDeadLetters() async throws {
         // Given 30 impressions refused (401), then requeued and delivered
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "cli")
         let db = try await store(scratch, impressions: 30)
         let standIn = try RevenueCatStandIn()
         defer { standIn.stop() }
@@ -146,7 +146,7 @@ struct MessageAccuracyTests {
     ])
     func aDirectoryAsTheDatabaseIsCalledADirectory(arguments: [String], status: Int32) async throws {
         // Given --db naming an existing directory
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "cli")
         let folder = scratch.path("store")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         // When a command runs on it / Then it says the path is a directory and shows a file path to use
@@ -159,7 +159,7 @@ struct MessageAccuracyTests {
 
     @Test func runJSONDurationIsRealTimeUnderNow() async throws {
         // Given a store, When the nightly job runs with --now fixed in the past
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "cli")
         let db = try await store(scratch, impressions: 50)
         let started = ContinuousClock.now
         let result = try await cli.run([

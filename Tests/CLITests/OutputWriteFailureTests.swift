@@ -20,7 +20,7 @@ struct OutputWriteFailureTests {
     }
 
     /// A store with 20 impressions on 2025-11-29.
-    func store(in scratch: Scratch) async throws -> (db: String, input: String) {
+    func store(in scratch: TemporaryDirectory) async throws -> (db: String, input: String) {
         let db = scratch.path("events.sqlite")
         let input = try scratch.write(
             "in.ndjson",
@@ -36,7 +36,7 @@ struct OutputWriteFailureTests {
         try #require(
             stat("/dev/full", &isDevice) == 0 && isDevice.st_mode & S_IFMT == S_IFCHR, "/dev/full is a character device"
         )
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "cli")
         let (db, input) = try await store(in: scratch)
         let standIn = try RevenueCatStandIn()
         defer { standIn.stop() }
@@ -80,7 +80,7 @@ struct OutputWriteFailureTests {
 
     @Test func aFailingStderrStillExits74() async throws {
         // Given a store
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "cli")
         let (db, _) = try await store(in: scratch)
         // When stats runs with both streams on /dev/full / Then it exits 74 (there is nowhere to say why)
         #expect(try await runToDevFull(["stats", "--db", db], stderrToo: true).status == 74)

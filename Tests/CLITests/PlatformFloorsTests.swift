@@ -19,7 +19,7 @@ struct PlatformFloorsTests {
 
     @Test func eachKindOfOverreachIsFound() async throws {
         // Given a package that reaches above its floors in every way the check knows
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "cli")
         let root = URL(fileURLWithPath: scratch.path("package"))
         try FileManager.default.createDirectory(
             at: root.appendingPathComponent("Sources/Lib"), withIntermediateDirectories: true)

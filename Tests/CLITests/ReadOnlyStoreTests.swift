@@ -38,7 +38,7 @@ struct ReadOnlyStoreTests {
 
     /// A store with 5 events, one quarantined line and one dead letter, made read-only as `kind`
     /// says; returns the store's path and a folder the user may write exports into.
-    func readOnlyStore(_ kind: Kind, in scratch: Scratch) async throws -> (db: String, out: String) {
+    func readOnlyStore(_ kind: Kind, in scratch: TemporaryDirectory) async throws -> (db: String, out: String) {
         let folder = scratch.path("store")
         let out = scratch.path("out")
         let db = folder + "/events.sqlite"
@@ -85,7 +85,7 @@ struct ReadOnlyStoreTests {
     @Test(arguments: Kind.allCases)
     func readingCommandsReadItAndLeaveNothingBehind(kind: Kind) async throws {
         // Given a read-only store
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "cli")
         let (db, out) = try await readOnlyStore(kind, in: scratch)
         defer { if kind == .immutableAttribute { try? chattr("-i", db) } }
         let before = try snapshot(db)
@@ -121,7 +121,7 @@ struct ReadOnlyStoreTests {
     @Test(arguments: Kind.allCases)
     func importingFromItLeavesNothingBesideIt(kind: Kind) async throws {
         // Given a read-only store used as the source of an import into a new store
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "cli")
         let (db, out) = try await readOnlyStore(kind, in: scratch)
         defer { if kind == .immutableAttribute { try? chattr("-i", db) } }
         let before = try snapshot(db)
@@ -137,12 +137,12 @@ struct ReadOnlyStoreTests {
 
     @Test func importingFromAWritableStoreLeavesNothingBesideItEither() async throws {
         // Given a store closed cleanly (no -wal, no -shm), When it is imported into another
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "cli")
         let source = scratch.path("source.sqlite")
         let input = try scratch.write("in.ndjson", (1...4).map { Sample.shown($0) }.joined(separator: "\n") + "\n")
         #expect(try await cli.run(["import", input, "--db", source]).status == 0)
         let before = try snapshot(source)
-        let other = try Scratch()
+        let other = TemporaryDirectory(prefix: "cli")
         let result = try await cli.run(["import", source, "--db", other.path("copy.sqlite")])
         // Then the source's folder holds what it held
         #expect(result.status == 0, "\(result.stderr)")
@@ -153,7 +153,7 @@ struct ReadOnlyStoreTests {
     @Test(arguments: Kind.allCases)
     func writingCommandsRefuseItWith73AndLeaveNothingBehind(kind: Kind) async throws {
         // Given a read-only store
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "cli")
         let (db, out) = try await readOnlyStore(kind, in: scratch)
         defer { if kind == .immutableAttribute { try? chattr("-i", db) } }
         let before = try snapshot(db)

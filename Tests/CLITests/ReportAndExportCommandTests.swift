@@ -6,7 +6,7 @@ struct ReportAndExportCommandTests {
     let cli = try! CommandRunner()
 
     /// A small demo database (300 customers over 5 days from 2026-10-01).
-    func demoDatabase(_ scratch: Scratch) async throws -> String {
+    func demoDatabase(_ scratch: TemporaryDirectory) async throws -> String {
         let db = scratch.path("demo.sqlite")
         let result = try await cli.run(
             ["demo", "--customers", "300", "--days", "5", "--db", db, "--out", scratch.path("demo-out"), "--quiet"],
@@ -16,7 +16,7 @@ struct ReportAndExportCommandTests {
     }
 
     @Test func aRangeReportWritesEveryCSVAndFiltersPlacements() async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "cli")
         let db = try await demoDatabase(scratch)
         let out = scratch.path("range")
         let result = try await cli.run([
@@ -45,7 +45,7 @@ struct ReportAndExportCommandTests {
     }
 
     @Test func controlChoosesTheOfferingComparedAgainstWherePlacementsHaveIt() async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "cli")
         let db = try await demoDatabase(scratch)
         func controls(_ extra: [String]) async throws -> [String] {
             let out = scratch.path("control-\(extra.count)-\(extra.last ?? "")")
@@ -75,7 +75,7 @@ struct ReportAndExportCommandTests {
     }
 
     @Test func theNightlyJobIsIncrementalAndIdempotent() async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "cli")
         let db = try await demoDatabase(scratch)
         let out = scratch.path("nightly")
         let first = try await cli.run([
@@ -98,7 +98,7 @@ struct ReportAndExportCommandTests {
     }
 
     @Test func aNightlyRunWhileAnotherHoldsTheDatabaseExits75AndWritesNothing() async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "cli")
         let db = try await demoDatabase(scratch)
         // A live process on this host (this test) holds the reports lease
         let lease = "token-of-other-run \(getpid()) 99999999999999 \(ProcessInfo.processInfo.hostName)"
@@ -132,7 +132,7 @@ struct ReportAndExportCommandTests {
             (["export", "events"], 64, "needs --out"),
         ] as [([String], Int32, String)])
     func badArgumentsExit64(arguments: [String], status: Int32, message: String) async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "cli")
         let db = try await demoDatabase(scratch)
         let result = try await cli.run(arguments + ["--db", db], directory: scratch.url)
         #expect(result.status == status)
@@ -140,7 +140,7 @@ struct ReportAndExportCommandTests {
     }
 
     @Test func reportAndExportOnAMissingDatabaseExit66() async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "cli")
         for arguments in [["report", "--nightly", "--out", scratch.path("o")], ["export", "events", "--out", "-"]] {
             let result = try await cli.run(arguments + ["--db", scratch.path("none.sqlite")])
             #expect(result.status == 66)
@@ -148,7 +148,7 @@ struct ReportAndExportCommandTests {
     }
 
     @Test func anUnwritableOutputExits73() async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "cli")
         let db = try await demoDatabase(scratch)
         let blocker = try scratch.write("file", "not a folder")
         let result = try await cli.run([
@@ -160,7 +160,7 @@ struct ReportAndExportCommandTests {
     }
 
     @Test func exportStreamsFilteredCSVWithTheFormulaGuardUnlessRaw() async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "cli")
         let db = scratch.path("e.sqlite")
         let file = try scratch.write(
             "a.ndjson",

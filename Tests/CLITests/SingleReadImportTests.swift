@@ -24,14 +24,14 @@ struct SingleReadImportTests {
     }
 
     @Test func devStdinFedByAPipeImportsEveryLine() async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "cli")
         let db = scratch.path("events.sqlite")
         let result = try await cli.run(["import", "/dev/stdin", "--db", db], stdin: Data(Self.body.utf8))
         try await expectAllImported(result, db, "/dev/stdin")
     }
 
     @Test func aProcessSubstitutionImportsEveryLine() async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "cli")
         let file = try scratch.write("in.ndjson", Self.body)
         let db = scratch.path("events.sqlite")
         let result = try await bash.run(
@@ -41,7 +41,7 @@ struct SingleReadImportTests {
     }
 
     @Test func aFIFOWithAWriterImportsEveryLineAndDoesNotHang() async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "cli")
         let file = try scratch.write("in.ndjson", Self.body)
         let fifo = scratch.path("events.fifo")
         #expect(mkfifo(fifo, 0o600) == 0)
@@ -56,7 +56,7 @@ struct SingleReadImportTests {
     }
 
     @Test func aStoreFileIsStillImportedAsAStoreButNotFromAPipe() async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "cli")
         let source = scratch.path("device.sqlite")
         #expect(try await cli.run(["import", "-", "--db", source], stdin: Data(Self.body.utf8)).status == 0)
         let db = scratch.path("central.sqlite")

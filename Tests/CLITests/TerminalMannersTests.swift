@@ -7,7 +7,7 @@ import Testing
 struct TerminalMannersTests {
     let cli = try! CommandRunner()
 
-    func bigFile(_ scratch: Scratch) throws -> String {
+    func bigFile(_ scratch: TemporaryDirectory) throws -> String {
         try scratch.write("big.ndjson", (1...25_000).map { Sample.shown($0) }.joined(separator: "\n") + "\n")
     }
 
@@ -19,7 +19,7 @@ struct TerminalMannersTests {
     }
 
     @Test func aTerminalGetsAProgressBar() async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "cli")
         let file = try bigFile(scratch)
         let screen = try await inTerminal("\(cli.executable.path) import \(file) --db \(scratch.path("t.sqlite"))")
         #expect(screen.contains("\r\u{1B}[2K["), "a bar was drawn")
@@ -32,7 +32,7 @@ struct TerminalMannersTests {
     }
 
     @Test func quietOrAPipeGetsNoProgress() async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "cli")
         let file = try bigFile(scratch)
         let quiet = try await inTerminal(
             "\(cli.executable.path) import \(file) --quiet --db \(scratch.path("q.sqlite"))")

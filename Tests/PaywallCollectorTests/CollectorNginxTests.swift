@@ -33,7 +33,7 @@ struct CollectorNginxTests {
         var port = 0
         for _ in 0..<5 where nginx == nil {
             port = try freePort()
-            let config = NginxConfig.text(
+            let config = NginxConfig.collectorProxy(
                 listenPort: port, collectorPort: harness.port, certificate: folder.path("tls.crt"),
                 key: folder.path("tls.key"), prefix: folder.url.path)
             try config.write(toFile: folder.path("nginx.conf"), atomically: true, encoding: .utf8)
@@ -93,45 +93,5 @@ struct CollectorNginxTests {
             "/usr/bin/curl", ["-sS", "-o", "/dev/null", "-w", "%{http_code}", "http://127.0.0.1:\(port)/healthz"])
         #expect(plain.stdout == "400", "nginx speaks only TLS on this port")
         #expect(try harness.storedIDs() == Set(batch.ids))
-    }
-}
-
-/// The README's nginx configuration, with this test's ports and paths.
-enum NginxConfig {
-    static func text(listenPort: Int, collectorPort: Int, certificate: String, key: String, prefix: String) -> String {
-        let user = geteuid() == 0 ? "user root;\n" : ""
-        return """
-            \(user)worker_processes 1;
-            pid \(prefix)/nginx.pid;
-            error_log \(prefix)/nginx-error.log;
-            events { worker_connections 256; }
-            http {
-              access_log off;
-              client_body_temp_path \(prefix)/body;
-              proxy_temp_path \(prefix)/proxy;
-              fastcgi_temp_path \(prefix)/fastcgi;
-              uwsgi_temp_path \(prefix)/uwsgi;
-              scgi_temp_path \(prefix)/scgi;
-              upstream paywall_collector {
-                server 127.0.0.1:\(collectorPort);
-                keepalive 32;
-              }
-              server {
-                listen 127.0.0.1:\(listenPort) ssl;
-                server_name localhost;
-                ssl_certificate \(certificate);
-                ssl_certificate_key \(key);
-                ssl_protocols TLSv1.2 TLSv1.3;
-                client_max_body_size 1m;
-                location / {
-                  proxy_pass http://paywall_collector;
-                  proxy_http_version 1.1;
-                  proxy_set_header Connection "";
-                  proxy_set_header Host $host;
-                  proxy_read_timeout 60s;
-                }
-              }
-            }
-            """
     }
 }

@@ -16,7 +16,7 @@ struct APIKeyNeverWrittenTests {
     @Test func aFullSessionWritesTheKeyNowhere() async throws {
         // Given a scratch HOME and TMPDIR (so any stray file lands where it is searched), 60 impressions and
         // a RevenueCat stand-in that answers 503, then a 401 and a 400 whose bodies echo the key, then 200s
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "security")
         for folder in ["home", "tmp"] {
             try FileManager.default.createDirectory(atPath: scratch.path(folder), withIntermediateDirectories: true)
         }

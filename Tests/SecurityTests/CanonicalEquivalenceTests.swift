@@ -13,7 +13,7 @@ struct CanonicalEquivalenceTests {
     static let counts = [(nfc, 3), (nfd, 2), (ascii, 1), (kelvin, 4)]
     static let productNFC = "pro\u{E9}", productNFD = "proe\u{301}"
 
-    func store(_ scratch: Scratch) async throws -> String {
+    func store(_ scratch: TemporaryDirectory) async throws -> String {
         var lines: [String] = []
         var n = 0
         for (placement, count) in Self.counts {
@@ -41,7 +41,7 @@ struct CanonicalEquivalenceTests {
     func bytes(_ text: String) -> Data { Data(text.utf8) }
 
     @Test func aPlacementFilterSelectsExactlyOneSpellingInEveryReportAndExport() async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "security")
         let db = try await store(scratch)
         for (placement, count) in Self.counts {
             // When a report and the funnels export are filtered on one spelling
@@ -82,7 +82,7 @@ struct CanonicalEquivalenceTests {
     }
 
     @Test func theFullReportKeepsFourPlacementsInCodePointOrderWithTheirOwnHTMLSections() async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "security")
         let db = try await store(scratch)
         let out = scratch.path("all")
         let report = try await cli.run([

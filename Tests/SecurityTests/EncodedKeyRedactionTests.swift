@@ -13,7 +13,7 @@ struct EncodedKeyRedactionTests {
     @Test func everyEncodedEchoIsKeptOutOfEveryByteWritten() async throws {
         // Given one batch of 50 impressions per echoed form, and a stand-in refusing each batch with
         // 400 or 401 and a body echoing the key in the next form
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "security")
         for folder in ["home", "tmp"] {
             try FileManager.default.createDirectory(atPath: scratch.path(folder), withIntermediateDirectories: true)
         }
@@ -83,7 +83,7 @@ struct EncodedKeyRedactionTests {
     ])
     func aMalformedOrShortKeyExits64AndSendsNothing(key: String, what: String) async throws {
         // Given pending impressions and a key that is too short or holds whitespace or a control character
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "security")
         let db = scratch.path("events.sqlite")
         let input = try scratch.write("in.ndjson", (1...3).map { Sample.shown($0) }.joined(separator: "\n") + "\n")
         #expect(try await cli.run(["import", input, "--db", db]).status == 0)

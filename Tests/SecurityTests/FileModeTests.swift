@@ -20,7 +20,7 @@ struct FileModeTests {
 
     @Test(arguments: ["000", "022", "077"])
     func databaseIs0600AndOutputsAre0644NarrowedOnlyByTheUmask(umask: String) async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "security")
         let db = scratch.path("events.sqlite")
         let input = try scratch.write("in.ndjson", (1...20).map { Sample.shown($0) }.joined(separator: "\n") + "\n")
         let imported = try await run(umask: umask, cli.executable, ["import", input, "--db", db])

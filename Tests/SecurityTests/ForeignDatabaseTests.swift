@@ -23,7 +23,7 @@ struct ForeignDatabaseTests {
         "WAL mode": "PRAGMA journal_mode = WAL; CREATE TABLE users (id); INSERT INTO users VALUES (1);",
     ]
 
-    static func make(_ scratch: Scratch, _ kind: String) async throws -> String {
+    static func make(_ scratch: TemporaryDirectory, _ kind: String) async throws -> String {
         let db = scratch.path("app.sqlite")
         let made = try await sqlite.run(["sqlite3", db, foreign[kind]!])
         try #require(made.status == 0, "the sqlite3 tool is needed (apt-get install -y sqlite3): \(made.stderr)")
@@ -59,7 +59,7 @@ struct ForeignDatabaseTests {
 
     @Test(arguments: cases)
     func everyCommandRefusesAForeignDatabaseAndLeavesItUntouched(kind: String, command: [String]) async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "security")
         let db = try await Self.make(scratch, kind)
         let before = try Snapshot(db)
         let input = try scratch.write("in.ndjson", Sample.shown(1) + "\n")
@@ -83,7 +83,7 @@ struct ForeignDatabaseTests {
 
     @Test(arguments: foreign.keys.sorted())
     func importOfAForeignDatabaseFileIsRefusedAndLeavesItUntouched(kind: String) async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "security")
         let foreignFile = try await Self.make(scratch, kind)
         let before = try Snapshot(foreignFile)
         let result = try await cli.run(["import", foreignFile, "--db", scratch.path("store.sqlite")])
@@ -96,7 +96,7 @@ struct ForeignDatabaseTests {
     }
 
     @Test func theDemoNeverRecreatesAForeignFileUnderItsDefaultName() async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "security")
         let db = scratch.path("paywall-demo.sqlite")
         #expect(try await Self.sqlite.run(["sqlite3", db, Self.foreign["a table"]!]).status == 0)
         let before = try Snapshot(db)
@@ -107,7 +107,7 @@ struct ForeignDatabaseTests {
     }
 
     @Test func aZeroLengthFileBecomesAMarkedStore() async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "security")
         let db = try scratch.write("empty.sqlite", "")
         let input = try scratch.write("in.ndjson", Sample.shown(1) + "\n")
         let result = try await cli.run(["import", input, "--db", db])

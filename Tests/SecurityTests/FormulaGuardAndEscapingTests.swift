@@ -12,7 +12,7 @@ struct FormulaGuardAndEscapingTests {
 
     /// A database where the hostile strings are sources, placements and purchased products (and whole
     /// quarantined lines), with one report folder (guarded) and one `--raw`.
-    func hostileDatabase(_ scratch: Scratch) async throws -> String {
+    func hostileDatabase(_ scratch: TemporaryDirectory) async throws -> String {
         let hostile = Self.formulas + Self.markup
         var lines: [String] = []
         for (index, text) in hostile.enumerated() {
@@ -31,7 +31,7 @@ struct FormulaGuardAndEscapingTests {
         return db
     }
 
-    func outputs(_ db: String, _ scratch: Scratch, raw: Bool) async throws -> [String: String] {
+    func outputs(_ db: String, _ scratch: TemporaryDirectory, raw: Bool) async throws -> [String: String] {
         let folder = scratch.path(raw ? "raw" : "guarded")
         let flag = raw ? ["--raw"] : []
         let report = try await cli.run(
@@ -50,7 +50,7 @@ struct FormulaGuardAndEscapingTests {
     }
 
     @Test func everyCSVCellStartingAFormulaIsDefusedUnlessRaw() async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "security")
         let db = try await hostileDatabase(scratch)
         let guarded = try await outputs(db, scratch, raw: false)
         let raw = try await outputs(db, scratch, raw: true)
@@ -77,7 +77,7 @@ struct FormulaGuardAndEscapingTests {
     }
 
     @Test func hostilePlacementsAndProductsAreEscapedInTheHTMLReport() async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "security")
         let db = try await hostileDatabase(scratch)
         let folder = scratch.path("html")
         #expect(

@@ -10,7 +10,7 @@ struct HugeLineTests {
     static let megabytes = 100
 
     /// Writes good line, a 100 MB line (a JSON object whose string value never ends early), another good line.
-    func hugeInput(_ scratch: Scratch) throws -> String {
+    func hugeInput(_ scratch: TemporaryDirectory) throws -> String {
         let path = scratch.path("huge.ndjson")
         _ = FileManager.default.createFile(atPath: path, contents: nil)
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
@@ -43,7 +43,7 @@ struct HugeLineTests {
 
     @Test(arguments: [false, true])
     func aHundredMegabyteLineIsQuarantinedInBoundedMemory(throughStandardInput: Bool) async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "security")
         let input = try hugeInput(scratch)
         let db = scratch.path("e.sqlite")
         let (result, peak) =

@@ -18,7 +18,9 @@ struct LineFramingTests {
         return Data(line)
     }
 
-    func importFile(_ data: Data, _ scratch: Scratch, name: String = "in.ndjson") async throws -> CommandRunner.Output {
+    func importFile(_ data: Data, _ scratch: TemporaryDirectory, name: String = "in.ndjson") async throws
+        -> CommandRunner.Output
+    {
         let path = scratch.path(name)
         try data.write(to: URL(fileURLWithPath: path))
         return try await cli.run(["import", path, "--db", scratch.path("e.sqlite")])
@@ -27,7 +29,7 @@ struct LineFramingTests {
     @Test(arguments: ["\n", "\r\n", ""])
     func aLineOfExactlyTheLimitIsImportedWhateverItsTerminator(terminator: String) async throws {
         // Given a valid line of exactly 1,048,576 bytes of content, ended by LF, by CRLF, or by nothing (end of file)
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "security")
         let line = Self.paddedLine(1, bytes: Self.limit)
         #expect(line.count == Self.limit)
         var data = Data((Sample.shown(2) + "\n").utf8) + line + Data(terminator.utf8)
@@ -45,7 +47,7 @@ struct LineFramingTests {
     @Test(arguments: ["\n", "\r\n"])
     func oneByteOverTheLimitIsQuarantinedWithTheContentLength(terminator: String) async throws {
         // Given a line of 1,048,577 bytes of content between two good lines
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "security")
         let data =
             Data((Sample.shown(2) + terminator).utf8) + Self.paddedLine(1, bytes: Self.limit + 1)
             + Data((terminator + Sample.shown(3) + terminator).utf8)
@@ -64,7 +66,7 @@ struct LineFramingTests {
     @Test(arguments: [false, true])
     func aByteOrderMarkAtTheStartIsAccepted(throughStandardInput: Bool) async throws {
         // Given NDJSON that starts with a UTF-8 byte-order mark (as some Windows tools write it)
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "security")
         let data = Data([0xEF, 0xBB, 0xBF]) + Data((Sample.shown(1) + "\r\n" + Sample.shown(2) + "\r\n").utf8)
         // When it is imported from a file, or from a pipe
         let result: CommandRunner.Output
@@ -81,7 +83,7 @@ struct LineFramingTests {
     }
 
     @Test func aByteOrderMarkAnywhereElseIsDataAndAFileOfOnlyTheMarkIsEmpty() async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "security")
         // Given a mark at the start of the second line (two files concatenated), and a file holding only a mark
         let inside =
             Data((Sample.shown(1) + "\n").utf8) + Data([0xEF, 0xBB, 0xBF]) + Data((Sample.shown(2) + "\n").utf8)
@@ -107,7 +109,7 @@ struct LineFramingTests {
     @Test func aLineWithThousandsOfProblemsKeepsTwentyReasonsAndSaysHowManyMore() async throws {
         // Given one line of 60,000 different unknown keys (about 700 KB), one of 150,000 duplicate keys
         // (about 900 KB), and one with a few problems
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "security")
         let distinct = #"{"name":"paywall_shown","# + (1...60_000).map { #""k\#($0)":1"# }.joined(separator: ",") + "}"
         let repeated = "{" + Array(repeating: #""x":1"#, count: 150_000).joined(separator: ",") + "}"
         let few = #"{"x":1}"#

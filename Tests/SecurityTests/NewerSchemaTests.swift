@@ -9,7 +9,7 @@ struct NewerSchemaTests {
     let cli = try! CommandRunner()
 
     /// A real store (20 impressions, forwarded state pending) whose user_version is then raised to 999.
-    static func newerDatabase(_ scratch: Scratch, cli: CommandRunner) async throws -> String {
+    static func newerDatabase(_ scratch: TemporaryDirectory, cli: CommandRunner) async throws -> String {
         let db = scratch.path("future.sqlite")
         let input = try scratch.write("in.ndjson", (1...20).map { Sample.shown($0) }.joined(separator: "\n") + "\n")
         #expect(try await cli.run(["import", input, "--db", db]).status == 0)
@@ -32,7 +32,7 @@ struct NewerSchemaTests {
 
     @Test(arguments: commands)
     func everyCommandRefusesANewerDatabaseAndLeavesItUntouched(command: [String]) async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "security")
         let db = try await Self.newerDatabase(scratch, cli: cli)
         let before = try Data(contentsOf: URL(fileURLWithPath: db))
         let modified = try FileManager.default.attributesOfItem(atPath: db)[.modificationDate] as? Date

@@ -17,7 +17,7 @@ struct OutFileTests {
     let cli = try! CommandRunner()
     let bash = CommandRunner(executable: URL(fileURLWithPath: "/bin/bash"))
 
-    func database(_ scratch: Scratch) async throws -> String {
+    func database(_ scratch: TemporaryDirectory) async throws -> String {
         let db = scratch.path("events.sqlite")
         let input = try scratch.write("in.ndjson", (1...25).map { Sample.shown($0) }.joined(separator: "\n") + "\n")
         #expect(try await cli.run(["import", input, "--db", db]).status == 0)
@@ -25,7 +25,7 @@ struct OutFileTests {
     }
 
     /// The bytes `export events` writes to a plain new file.
-    func reference(_ scratch: Scratch, _ db: String) async throws -> Data {
+    func reference(_ scratch: TemporaryDirectory, _ db: String) async throws -> Data {
         let path = scratch.path("reference.csv")
         #expect(try await cli.run(["export", "events", "--out", path, "--db", db]).status == 0)
         return try Data(contentsOf: URL(fileURLWithPath: path))
@@ -46,7 +46,7 @@ struct OutFileTests {
 
     @Test(.enabled(if: geteuid() == 0, "mknod of a character device needs root"))
     func aFullCharacterDeviceFailsWith74AndStaysADevice() async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "security")
         let db = try await database(scratch)
         let node = scratch.path("myfull")
         try #require(
@@ -62,7 +62,7 @@ struct OutFileTests {
 
     @Test(.enabled(if: geteuid() == 0, "mknod of a character device needs root"))
     func aNullDeviceTakesTheExportAndStaysADevice() async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "security")
         let db = try await database(scratch)
         let node = scratch.path("mynull")
         try #require(mknod(node, S_IFCHR | 0o666, device(1, 3)) == 0, "mknod needs root")
@@ -73,7 +73,7 @@ struct OutFileTests {
     }
 
     @Test func aFIFOWithAReaderGetsTheWholeExport() async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "security")
         let db = try await database(scratch)
         let expected = try await reference(scratch, db)
         let fifo = scratch.path("pipe")
@@ -89,7 +89,7 @@ struct OutFileTests {
     }
 
     @Test func aLinkToAFileIsWrittenThroughAndStaysALinkAndTheFileKeepsItsMode() async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "security")
         let db = try await database(scratch)
         let expected = try await reference(scratch, db)
         try FileManager.default.createDirectory(atPath: scratch.path("elsewhere"), withIntermediateDirectories: true)
@@ -108,7 +108,7 @@ struct OutFileTests {
     }
 
     @Test func aLinkToStandardOutputWritesToStandardOutput() async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "security")
         let db = try await database(scratch)
         let expected = try await reference(scratch, db)
         let link = scratch.path("out")
@@ -122,7 +122,7 @@ struct OutFileTests {
     }
 
     @Test func standardOutputOpenedForAppendingIsAppendedToNotReplaced() async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "security")
         let db = try await database(scratch)
         let expected = try await reference(scratch, db)
         let link = scratch.path("out")
@@ -140,7 +140,7 @@ struct OutFileTests {
 
     @Test(arguments: [0o600, 0o640, 0o664, 0o604])
     func anExistingFileKeepsItsMode(_ bits: Int) async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "security")
         let db = try await database(scratch)
         let path = try scratch.write("existing.csv", "old")
         #expect(chmod(path, mode_t(bits)) == 0)
@@ -153,7 +153,7 @@ struct OutFileTests {
     }
 
     @Test func foldersBlockDevicesAndLinksToNothingAreRefusedWith73() async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "security")
         let db = try await database(scratch)
         let folder = scratch.path("folder")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -174,7 +174,7 @@ struct OutFileTests {
     }
 
     @Test func stagingFilesOfKilledExportsAreRemovedByTheNextOne() async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "security")
         let db = try await database(scratch)
         let victim = Process()
         victim.executableURL = URL(fileURLWithPath: "/bin/true")
@@ -193,7 +193,7 @@ struct OutFileTests {
     }
 
     @Test func catalogOutputsFollowTheSameRules() async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "security")
         let target = try scratch.write("docs.md", "old")
         #expect(chmod(target, 0o600) == 0)
         let link = scratch.path("link.md")

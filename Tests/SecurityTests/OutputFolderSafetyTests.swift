@@ -12,7 +12,7 @@ import Testing
 struct OutputFolderSafetyTests {
     let cli = try! CommandRunner()
 
-    func database(_ scratch: Scratch) async throws -> String {
+    func database(_ scratch: TemporaryDirectory) async throws -> String {
         let db = scratch.path("events.sqlite")
         let lines = (1...30).map { Sample.shown($0, placement: $0 % 3 == 0 ? "settings" : "onboarding") }
         #expect(
@@ -41,7 +41,7 @@ struct OutputFolderSafetyTests {
     }
 
     @Test func unrelatedFilesInTheFolderSurviveEveryKindOfRun() async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "security")
         let db = try await database(scratch)
         let out = scratch.path("out")
         try FileManager.default.createDirectory(atPath: out + "/keep/deeper", withIntermediateDirectories: true)
@@ -69,7 +69,7 @@ struct OutputFolderSafetyTests {
     }
 
     @Test func aLinkPlantedUnderAReportNameIsReplacedAndItsTargetNeverWritten() async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "security")
         let db = try await database(scratch)
         let out = scratch.path("out")
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
@@ -98,7 +98,7 @@ struct OutputFolderSafetyTests {
     }
 
     @Test func aLinkedFolderIsFollowedAndDotDotIsResolvedLexically() async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "security")
         let db = try await database(scratch)
         // --out is a symbolic link to a folder elsewhere holding a file of its own
         let elsewhere = scratch.path("elsewhere")
@@ -129,7 +129,7 @@ struct OutputFolderSafetyTests {
     }
 
     @Test func aFailedRunLeavesTheFolderExactlyAsItWas() async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "security")
         let db = try await database(scratch)
         let out = scratch.path("out")
         #expect(

@@ -8,14 +8,14 @@ import Testing
 struct QuarantineIdentityTests {
     let cli = try! CommandRunner()
 
-    func importFile(_ data: Data, _ scratch: Scratch, name: String) async throws -> CommandRunner.Output {
+    func importFile(_ data: Data, _ scratch: TemporaryDirectory, name: String) async throws -> CommandRunner.Output {
         let path = scratch.path(name)
         try data.write(to: URL(fileURLWithPath: path))
         return try await cli.run(["import", path, "--db", scratch.path("e.sqlite")])
     }
 
     /// The quarantine export's records (header dropped), each as its cells.
-    func quarantine(_ scratch: Scratch) async throws -> [[String]] {
+    func quarantine(_ scratch: TemporaryDirectory) async throws -> [[String]] {
         let export = try await cli.run([
             "export", "quarantine", "--raw", "--out", "-", "--db", scratch.path("e.sqlite"),
         ])
@@ -28,7 +28,7 @@ struct QuarantineIdentityTests {
 
     @Test func linesThatDifferOnlyInAnInvalidByteAreTwoEntriesShownWithEscapes() async throws {
         // Given two one-line files that differ only in one invalid byte (\xFF and \xFE)
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "security")
         let prefix = Data(#"{"id":"01936B2A-7C00-7000-8000-000000000001","source":"caf"#.utf8)
         let first = try await importFile(prefix + Data([0xFF]) + Data("\"}\n".utf8), scratch, name: "ff.ndjson")
         let second = try await importFile(prefix + Data([0xFE]) + Data("\"}\n".utf8), scratch, name: "fe.ndjson")
@@ -64,7 +64,7 @@ struct QuarantineIdentityTests {
 
     @Test func longLinesSharingTheirFirstBytesAreTwoEntriesAndAnExactRepeatIsOne() async throws {
         // Given two lines over 1 MB that share their first 600 KB... and differ only in their last byte
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "security")
         let body = #"{"id":"x","name":"paywall_shown","user_id":""# + String(repeating: "a", count: 1_100_000)
         let one = body + "1\"}"
         let two = body + "2\"}"

@@ -20,7 +20,7 @@ struct ReportSetTests {
     static let placements = ["onboarding", "settings", "upgrade"]
 
     /// Imports `count` impressions on day `day` (after 2025-11-29) spread over the placements.
-    func addDay(_ day: Int, count: Int, scratch: Scratch, db: String) async throws {
+    func addDay(_ day: Int, count: Int, scratch: TemporaryDirectory, db: String) async throws {
         let lines = (0..<count).map { i in
             Sample.shown(
                 day * 1000 + i, source: Self.placements[(i + day) % Self.placements.count],
@@ -85,7 +85,7 @@ struct ReportSetTests {
     func entries(_ folder: String) -> [String] { (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] }
 
     @Test func aNightlyKilledAtRandomMomentsNeverLeavesAMixedSetNorStagingFolders() async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "security")
         let db = scratch.path("events.sqlite")
         let out = scratch.path("out")
         let arguments = ["report", "--nightly", "--out", out, "--db", db, "--now", "2026-06-01T02:00:00Z", "--quiet"]
@@ -166,7 +166,7 @@ struct ReportSetTests {
             if: FileManager.default.isExecutableFile(atPath: "/usr/bin/strace"),
             "needs strace (apt-get install -y strace)"))
     func aNightlyKilledWhileItsRenamesAreSlowedNeverLeavesAMixedSet() async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "security")
         let db = scratch.path("events.sqlite")
         let out = scratch.path("out")
         let arguments = ["report", "--nightly", "--out", out, "--db", db, "--now", "2026-06-01T02:00:00Z", "--quiet"]
@@ -236,7 +236,7 @@ struct ReportSetTests {
     }
 
     @Test func rangeReportsUseTheSameLayoutAndKeepTheRunBeforeThem() async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "security")
         let db = scratch.path("events.sqlite")
         let out = scratch.path("range")
         try await addDay(0, count: 10, scratch: scratch, db: db)
@@ -258,7 +258,7 @@ struct ReportSetTests {
     }
 
     @Test func stagingLeftByKilledRunsOfThisAndTheOldLayoutIsRemovedByTheNextRun() async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "security")
         let db = scratch.path("events.sqlite")
         let out = scratch.path("out")
         try await addDay(0, count: 10, scratch: scratch, db: db)
@@ -286,7 +286,7 @@ struct ReportSetTests {
     }
 
     @Test func aSecondRunIntoTheSameFolderWhileOneIsWritingExits75AndChangesNothing() async throws {
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "security")
         let db = scratch.path("events.sqlite")
         let out = scratch.path("out")
         try await addDay(0, count: 10, scratch: scratch, db: db)

@@ -1,33 +1,6 @@
 import Foundation
 import PaywallTestSupport
 
-/// A scratch folder removed when the test ends.
-final class Scratch {
-    let url: URL
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("security-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-    deinit { try? FileManager.default.removeItem(at: url) }
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-    @discardableResult
-    func write(_ name: String, _ text: String) throws -> String {
-        try Data(text.utf8).write(to: url.appendingPathComponent(name))
-        return path(name)
-    }
-    /// Every regular file under the folder, recursively (symbolic links are not followed).
-    func allFiles() -> [String] {
-        guard let walker = FileManager.default.enumerator(atPath: url.path) else { return [] }
-        var files: [String] = []
-        for case let relative as String in walker {
-            let full = path(relative)
-            let type = (try? FileManager.default.attributesOfItem(atPath: full)[.type]) as? FileAttributeType
-            if type == .typeRegular { files.append(full) }
-        }
-        return files.sorted()
-    }
-}
-
 /// NDJSON lines for the checklist.
 enum Sample {
     static func id(_ n: Int, prefix: String = "01936B2A-7C00-7000-8000-") -> String {

@@ -37,7 +37,7 @@ struct TextLengthLimitTests {
     @Test(arguments: [false, true])
     func theSourceLimitIsSixtyFourScalarsAndAByteCapOnEveryPath(escaped: Bool) async throws {
         // Given one line per case, the non-ASCII text raw or as \u escapes
-        let scratch = try Scratch()
+        let scratch = TemporaryDirectory(prefix: "security")
         let cases = Self.cases(escaped: escaped)
         var lines: [String] = []
         for (index, item) in cases.enumerated() {

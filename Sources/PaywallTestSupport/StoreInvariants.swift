@@ -1,12 +1,23 @@
 import PaywallSQLite
 
-/// The end-of-soak checks of `paywall-soak` (Sources/paywall-soak/SoakChecks.swift) that hold for any
-/// store at rest: every impression in exactly one delivery state, no stray outbox or delivery row, the
-/// delivery and dead-letter buckets equal to direct counts, and SQLite's integrity check.
-enum StoreInvariants {
+/// The invariants every store at rest holds, in one checker: every impression in exactly one
+/// delivery state (the outbox, the deliveries or an open dead letter), no stray outbox, delivery or
+/// dead-letter row, the delivery and dead-letter buckets equal to direct counts, and SQLite's
+/// integrity check. `paywall-soak` and `paywall-fleet` run it after their runs, and
+/// `PaywallUploaderTests` after each crash and retention scenario.
+public struct StoreInvariants {
     /// One sentence per violated invariant; empty when the store is consistent.
-    static func violations(_ path: String) throws -> [String] {
-        let connection = try Connection(path: path, options: .readOnly)
+    public let violations: [String]
+    /// What `PRAGMA integrity_check` answered (`ok` for a sound file).
+    public let integrity: String
+
+    /// Checks the store at `path`, on a read-only connection of its own.
+    public init(path: String) throws {
+        try self.init(connection: Connection(path: path, options: .readOnly))
+    }
+
+    /// Checks the store open on `connection` (which it only reads).
+    public init(connection: Connection) throws {
         func count(_ sql: String) throws -> Int64 { try connection.scalar(sql)?.int64 ?? -1 }
         var found: [String] = []
         let misplaced = try count(
@@ -17,7 +28,9 @@ enum StoreInvariants {
                 + (EXISTS (SELECT 1 FROM dead_letters AS d WHERE d.event_id = e.id AND d.requeued_at IS NULL)) != 1
             """)
         if misplaced != 0 {
-            found.append("\(misplaced) impressions are not in exactly one of outbox, deliveries and open dead letters")
+            found.append(
+                "\(misplaced) impressions are not in exactly one delivery state (outbox, deliveries, open dead letters)"
+            )
         }
         let strays = try count(
             """
@@ -52,9 +65,17 @@ enum StoreInvariants {
             SELECT (SELECT count(*) FROM (SELECT bucket, dead FROM report_dead_buckets WHERE dead != 0 EXCEPT SELECT * FROM direct))
                  + (SELECT count(*) FROM (SELECT * FROM direct EXCEPT SELECT bucket, dead FROM report_dead_buckets))
             """)
-        if deadBucketErrors != 0 { found.append("\(deadBucketErrors) dead-letter buckets differ from a direct count") }
-        let integrity = try connection.scalar("PRAGMA integrity_check")?.string
-        if integrity != "ok" { found.append("integrity_check: \(integrity ?? "nil")") }
-        return found
+        if deadBucketErrors != 0 {
+            found.append("\(deadBucketErrors) dead-letter buckets differ from a direct count of the open dead letters")
+        }
+        let integrity = try connection.scalar("PRAGMA integrity_check")?.string ?? "nil"
+        if integrity != "ok" { found.append("integrity_check: \(integrity)") }
+        self.violations = found
+        self.integrity = integrity
+    }
+
+    /// The violations of the store at `path` (empty when it is consistent).
+    public static func violations(_ path: String) throws -> [String] {
+        try StoreInvariants(path: path).violations
     }
 }
