@@ -31,26 +31,43 @@ struct DeliveryStates {
             })
     }
 
-    /// Writes the state of the event in `row` (columns 0 id, 1 name, `rowidColumn` its rowid;
-    /// rows come in ascending rowid order), or an empty field.
-    mutating func write(for row: Row, rowidColumn: Int, into writer: inout CSVWriter) throws {
+    /// The state of the event in `row` (columns 0 id, 1 name, `rowidColumn` its rowid; rows come in
+    /// ascending rowid order).
+    mutating func state(for row: Row, rowidColumn: Int) throws -> ExportedDeliveryState {
         let isImpression = row.withUnsafeText(at: 1) { name in
             guard name.count == Self.impression.count, let bytes = name.baseAddress else { return false }
             return Self.impression.withUnsafeBytes { memcmp(bytes, $0.baseAddress!, name.count) == 0 }
         }
-        guard isImpression else {
-            writer.empty()
-            return
-        }
+        guard isImpression else { return .none }
         let rowid = row.int64(at: rowidColumn)
-        if try pending.contains(rowid) {
-            writer.text("pending")
-        } else if try delivered.contains(rowid) {
-            writer.text(try byDevice.contains(rowid) ? "forwarded_by_device" : "delivered")
-        } else if !dead.isEmpty, let id = row.string(at: 0), dead.contains(id) {
-            writer.text("dead")
-        } else {
-            writer.empty()
+        if try pending.contains(rowid) { return .pending }
+        if try delivered.contains(rowid) { return try byDevice.contains(rowid) ? .forwardedByDevice : .delivered }
+        if !dead.isEmpty, let id = row.string(at: 0), dead.contains(id) { return .dead }
+        return .none
+    }
+}
+
+/// An exported impression's `delivery_state`.
+enum ExportedDeliveryState: UInt8 {
+    /// Not an impression, or in none of the states below.
+    case none = 0
+    /// In `outbox`.
+    case pending
+    /// In `deliveries`.
+    case delivered
+    /// In `deliveries`, forwarded to RevenueCat by the app install that uploaded it.
+    case forwardedByDevice
+    /// An open dead letter.
+    case dead
+
+    /// The column's text; `nil` for an empty field.
+    var text: String? {
+        switch self {
+        case .none: nil
+        case .pending: "pending"
+        case .delivered: "delivered"
+        case .forwardedByDevice: "forwarded_by_device"
+        case .dead: "dead"
         }
     }
 }

@@ -57,31 +57,44 @@ extension Exporter {
             filter.users.isEmpty ? .null : .text(FunnelReport.jsonArray(filter.users)),
         ]
         try writer.writeRow(table.columns.map { .text($0) })
-        var rows: Int64 = 0
         // Events: the last column (delivery_state) is computed; the query's extra last column is the rowid.
         let selected = kind == .events ? table.columns.count - 1 : table.columns.count
-        try ReportError.wrap {
+        let withState = kind == .events
+        let connection = connection
+        // One thread reads (SQLite and the delivery states), this one formats (ExportRowChunk's design note).
+        let reader = BackgroundReader<[UInt8]>(capacity: 4, name: "Exporter.reader") { send in
             try connection.transaction(.deferred) { db in
                 let statement = try db.makeStatement(table.sql)
                 statement.bind(values)
-                var delivery = kind == .events ? try DeliveryStates(db) : nil
+                var delivery = withState ? try DeliveryStates(db) : nil
+                var chunk = Self.emptyChunk()
+                var stopped = false
                 try statement.forEachRow { row in
-                    for index in 0..<selected {
-                        switch row.type(at: index) {
-                        case .integer: writer.integer(row.int64(at: index))
-                        case .real: writer.number(Self.format(row.double(at: index) ?? 0))
-                        case .text: row.withUnsafeText(at: index) { writer.text(bytes: $0) }
-                        case .blob, .null: writer.empty()
-                        }
-                    }
-                    if delivery != nil { try delivery!.write(for: row, rowidColumn: selected, into: &writer) }
-                    try writer.endRecord()
-                    rows += 1
-                    return true
+                    let state = try delivery?.state(for: row, rowidColumn: selected)
+                    ExportRowChunk.append(row, columns: selected, state: state, to: &chunk)
+                    guard chunk.count >= ExportRowChunk.bytes else { return true }
+                    stopped = !send(chunk)
+                    chunk = Self.emptyChunk()
+                    return !stopped
                 }
+                if !stopped, !chunk.isEmpty { _ = send(chunk) }
+            }
+        }
+        defer { reader.stop() }
+        var rows: Int64 = 0
+        try ReportError.wrap {
+            while let chunk = try reader.next() {
+                rows += try ExportRowChunk.write(chunk, columns: selected, withState: withState, into: &writer)
             }
         }
         return rows
+    }
+
+    /// A chunk with room for a whole hand-over.
+    private static func emptyChunk() -> [UInt8] {
+        var chunk: [UInt8] = []
+        chunk.reserveCapacity(ExportRowChunk.bytes + (1 << 16))
+        return chunk
     }
 
     /// A float as the shortest text that reads back as the same value (`12.5`, `0.1`).

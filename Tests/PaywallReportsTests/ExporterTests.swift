@@ -36,6 +36,37 @@ struct ExporterTests {
             ))
     }
 
+    @Test func anExportOfManyChunksHasEveryRowOnceInSeqOrderWithItsState() throws {
+        // Given 12,000 events, far more than one hand-over from the reading thread holds (about 1,000 rows)
+        let folder = TemporaryDirectory()
+        defer { folder.remove() }
+        let path = folder.path("db")
+        let store = try EventStore(path: path, now: .constant(1_793_600_000_000))
+        let events = DeviceEvents.presentations(6_000)
+        try store.insert(events)
+        // When exporting them
+        let rows = try Exporter(connection: store.connection).export(.events, toPath: folder.path("events.csv"))
+        // Then every row came once, in seq order, with all 16 fields, and every impression is pending
+        let lines = try lines(folder.path("events.csv")).dropFirst()
+        #expect(rows == 12_000 && lines.count == 12_000)
+        let stored = try store.connection.withDatabase { db in
+            try db.all("SELECT id, name, occurred_at, user_id FROM events ORDER BY seq") { row in
+                "\(row.string(at: 0) ?? ""),\(row.string(at: 1) ?? ""),\(row.int64(at: 2)),\(row.string(at: 3) ?? "")"
+            }
+        }
+        let exported = lines.map { line -> String in
+            let fields = line.split(separator: ",", omittingEmptySubsequences: false)
+            return "\(fields[0]),\(fields[1]),\(fields[2]),\(fields[4])"
+        }
+        #expect(exported == stored)
+        #expect(lines.allSatisfy { $0.split(separator: ",", omittingEmptySubsequences: false).count == 16 })
+        let states = lines.map {
+            $0.split(separator: ",", omittingEmptySubsequences: false).last.map(String.init) ?? "?"
+        }
+        #expect(
+            zip(lines, states).allSatisfy { line, state in line.contains(",paywall_shown,") == (state == "pending") })
+    }
+
     @Test func deliveryStatesFollowTheImpressionsThroughDeliveryDeadLetterAndRequeue() throws {
         // Given the fixture's impressions moved by the forwarder's own operations: a pending one
         // delivered, another dead-lettered, and the fixture's dead one requeued then delivered
