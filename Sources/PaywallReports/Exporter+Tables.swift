@@ -67,17 +67,15 @@ extension Exporter {
                 let statement = try db.makeStatement(table.sql)
                 statement.bind(values)
                 var delivery = withState ? try DeliveryStates(db) : nil
-                var chunk = Self.emptyChunk()
+                let chunk = ExportRowChunk.Builder()
                 var stopped = false
                 try statement.forEachRow { row in
-                    let state = try delivery?.state(for: row, rowidColumn: selected)
-                    ExportRowChunk.append(row, columns: selected, state: state, to: &chunk)
+                    chunk.append(row, columns: selected, state: try delivery?.state(for: row, rowidColumn: selected))
                     guard chunk.count >= ExportRowChunk.bytes else { return true }
-                    stopped = !send(chunk)
-                    chunk = Self.emptyChunk()
+                    stopped = !send(chunk.take())
                     return !stopped
                 }
-                if !stopped, !chunk.isEmpty { _ = send(chunk) }
+                if !stopped, chunk.count > 0 { _ = send(chunk.take()) }
             }
         }
         defer { reader.stop() }
@@ -88,13 +86,6 @@ extension Exporter {
             }
         }
         return rows
-    }
-
-    /// A chunk with room for a whole hand-over.
-    private static func emptyChunk() -> [UInt8] {
-        var chunk: [UInt8] = []
-        chunk.reserveCapacity(ExportRowChunk.bytes + (1 << 16))
-        return chunk
     }
 
     /// A float as the shortest text that reads back as the same value (`12.5`, `0.1`).
