@@ -94,4 +94,28 @@ struct UploadPipelineTests {
         #expect(exchanges[4...].contains { Self.ids($0) == fourth }, "the set-aside batch was sent again")
         #expect(exchanges[4...].contains { Self.ids($0) == Self.ids(exchanges[2]) }, "the failed batch was sent again")
     }
+
+    @Test func a413WhileTwoBatchesAreOnTheWireHalvesAndSendsOneAtATimeUntilADelivery() async throws {
+        // Given 4,000 events and a collector that takes the first 1,000-event batch, then refuses
+        // anything above 250 events with 413
+        let store = try store(DeviceEvents.presentations(2_000))
+        let standIn = try RevenueCatStandIn()
+        defer { standIn.stop() }
+        standIn.respondByDefault { index, request in
+            index > 0 && FakeCollector.lines(request).count > 250
+                ? .status(413, body: "{\"error\":\"too large\"}") : FakeCollector.answer(request)
+        }
+        // When one pass uploads
+        guard case .completed(let report) = try await uploader(store, standIn.baseURL).uploadOnce() else {
+            throw BusyError()
+        }
+        // Then the 413 on the second batch set the third (already sent) aside, the 500-event retry
+        // went alone, and from the first delivered 250 on everything arrived
+        #expect(report.accepted == 4_000 && report.shrinks == 2 && report.stop == .nothingDue)
+        #expect(report.requests == 16)
+        let sizes = standIn.exchanges.map { FakeCollector.lines($0.request).count }
+        #expect(sizes.filter { $0 == 1_000 }.count == 3 && sizes.filter { $0 == 500 }.count == 1)
+        #expect(sizes.filter { $0 == 250 }.count == 12)
+        #expect(try SQLiteUploadQueue(store: store).uploadCursor() == 4_000)
+    }
 }
