@@ -24,6 +24,9 @@ public final class Collector: Sendable {
     private let server: HTTPServer
     private let queue: CommitQueue
     private let handler: CollectorHandler
+    /// Checkpoints the store's WAL off the commit path, so a group commit never copies pages into
+    /// the main file before its requests are answered.
+    private let checkpointer: BackgroundCheckpointer
 
     /// Starts serving on `socket` (the collector owns it from then on).
     ///
@@ -49,6 +52,7 @@ public final class Collector: Sendable {
             close(socket.descriptor)
             throw CollectorError.noWriteKeys
         }
+        checkpointer = try BackgroundCheckpointer(connection: store.connection)
         let metrics = CollectorMetrics()
         let queue = CommitQueue(
             capacity: limits.queueCapacity,
@@ -69,6 +73,7 @@ public final class Collector: Sendable {
             server = try HTTPServer(socket: socket, limits: limits, handler: handler)
         } catch {
             queue.close()
+            checkpointer.stop()
             throw error
         }
         handler.server = server
@@ -92,5 +97,6 @@ public final class Collector: Sendable {
         let answered = clock.now.advanced(by: .seconds(1))
         while server.inFlight > 0, clock.now < answered { usleep(10_000) }
         server.stop()
+        checkpointer.stop()
     }
 }

@@ -72,6 +72,7 @@ public final class Connection: @unchecked Sendable {
     }
 
     deinit {
+        database.walHookContext.map { Unmanaged<CheckpointerState>.fromOpaque($0).release() }
         database.clearCache()
         sqlite3_close_v2(database.handle)
     }

@@ -9,6 +9,8 @@ public final class Database {
     public let path: String
     let handle: OpaquePointer
     private var cache: [String: Statement] = [:]
+    /// A ``BackgroundCheckpointer``'s state retained by the WAL hook while it is installed.
+    var walHookContext: UnsafeMutableRawPointer?
 
     init(handle: OpaquePointer, path: String) {
         self.handle = handle
