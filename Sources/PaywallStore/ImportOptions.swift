@@ -22,13 +22,19 @@ public struct ImportOptions: Sendable, Hashable {
     /// SQLite's page cache during the import, in bytes; `nil` sizes it from the store and the input
     /// (``ImportCache``), `0` leaves the connection's own.
     public var cacheBytes: Int?
+    /// Checkpoint the WAL on a thread of its own during an NDJSON import (``BackgroundCheckpointer``,
+    /// the default), instead of inside the commits that cross SQLite's threshold.
+    public var backgroundCheckpoints: Bool
 
     /// Creates options: forward, 1 MiB line limit, batches of 10,000 lines, 100,000 NDJSON events per
-    /// transaction, 1 MiB reads, the plain write path and a page cache sized from the store.
+    /// transaction, 1 MiB reads, the plain write path, a page cache sized from the store and
+    /// background checkpoints.
     public init(
         forward: Bool = true, maxLineBytes: Int = 1 << 20, batchSize: Int = 10_000, chunkBytes: Int = 1 << 20,
-        writePath: WritePath = .plain, cacheBytes: Int? = nil, transactionEvents: Int = 100_000
+        writePath: WritePath = .plain, cacheBytes: Int? = nil, transactionEvents: Int = 100_000,
+        backgroundCheckpoints: Bool = true
     ) {
+        self.backgroundCheckpoints = backgroundCheckpoints
         self.forward = forward
         self.maxLineBytes = max(1, maxLineBytes)
         self.batchSize = max(1, batchSize)

@@ -35,40 +35,28 @@ extension Importer {
         }
         var result = ImportResult()
         var done: Int64 = 0
-        // Validated batches are gathered into transactions of `transactionEvents` events: a random
-        // id dirties about one index page per event up to the number of index pages, so fewer,
-        // larger transactions write each page fewer times (IMPORT-FAST-PATH.md).
-        var pending = Batch(capacity: 0)
         let plan = bulkPlan(inputBytes: total)
-        func commitPending() throws {
-            guard !pending.isEmpty else { return }
-            let (outcome, already) = try commit(
-                pending.events, quarantine: pending.quarantine,
-                provenance: EventProvenance(origin: origin, lines: pending.lines),
-                path: plan.path)
-            result.add(outcome, quarantined: pending.quarantine.count, alreadyQuarantined: already)
-            pending = Batch(capacity: 0)
-            progress(ImportProgress(origin: path, done: done, total: total, result: result))
-        }
+        // Checkpoints on a thread of their own: inline, they were a third of the import's wall time
+        // (BackgroundCheckpointer; IMPORT-FAST-PATH.md).
+        let checkpointer =
+            options.backgroundCheckpoints ? try BackgroundCheckpointer(connection: store.connection) : nil
+        defer { checkpointer?.stop() }
         try ImportCache.with(store.connection, bytes: plan.cacheBytes) {
-            while true {
-                let item: NDJSONPipeline.Item?
-                do {
-                    item = try reader.next()
-                } catch {
-                    try commitPending()  // what was read before the failure stays imported
-                    throw error
-                }
-                guard let item else { break }
-                if pending.isEmpty {
-                    pending = item.batch
-                } else {
-                    pending.append(item.batch)
-                }
-                done = item.bytesRead
-                if pending.events.count + pending.quarantine.count >= options.transactionEvents { try commitPending() }
+            if plan.path == .plain {
+                try streamTransactions(
+                    reader, origin: origin, path: plan.path, result: &result,
+                    progress: {
+                        done = $0
+                        progress(ImportProgress(origin: path, done: $0, total: total, result: $1))
+                    })
+            } else {
+                try gatherTransactions(
+                    reader, origin: origin, path: plan.path, result: &result,
+                    progress: {
+                        done = $0
+                        progress(ImportProgress(origin: path, done: $0, total: total, result: $1))
+                    })
             }
-            try commitPending()
         }
         progress(ImportProgress(origin: path, done: total ?? done, total: total, result: result))
         return result
@@ -76,6 +64,99 @@ extension Importer {
 }
 
 extension Importer {
+    /// The plain path's transactions: each validated batch is written as it arrives, inside a
+    /// transaction that commits once it holds ``ImportOptions/transactionEvents`` events and bad
+    /// lines. Transaction boundaries, rowids, outcomes and the quarantine's order are those of
+    /// gathering the batches first (``gatherTransactions(_:origin:path:result:progress:)``); the
+    /// writer thread just never waits for a whole transaction to arrive, and copies no event.
+    /// A read error commits what was read before it, then is thrown.
+    func streamTransactions(
+        _ reader: BackgroundReader<NDJSONPipeline.Item>, origin: String, path: WritePath, result: inout ImportResult,
+        progress: (_ bytesRead: Int64, _ result: ImportResult) -> Void
+    ) throws {
+        var readError: (any Error)?
+        func next() -> NDJSONPipeline.Item? {
+            do {
+                return try reader.next()
+            } catch {
+                readError = error
+                return nil
+            }
+        }
+        var waiting = next()
+        while let first = waiting {
+            waiting = nil
+            var written: [(outcome: InsertOutcome, quarantined: Int, already: Int)] = []
+            var bytesRead = first.bytesRead
+            var full = false
+            let time = store.now.milliseconds()
+            try store.connection.transaction { db in
+                var count = 0
+                var current: NDJSONPipeline.Item? = first
+                while let item = current {
+                    let batch = item.batch
+                    let (outcome, already) = try write(
+                        db, batch.events, quarantine: batch.quarantine,
+                        provenance: EventProvenance(origin: origin, lines: batch.lines), path: path, recordedAt: time)
+                    written.append((outcome, batch.quarantine.count, already))
+                    count += batch.events.count + batch.quarantine.count
+                    bytesRead = item.bytesRead
+                    full = count >= options.transactionEvents
+                    current = full ? nil : next()
+                }
+            }
+            for part in written {
+                result.add(part.outcome, quarantined: part.quarantined, alreadyQuarantined: part.already)
+            }
+            progress(bytesRead, result)
+            if full { waiting = next() }  // otherwise the input ended (or failed) inside the transaction
+        }
+        if let readError { throw readError }
+    }
+
+    /// The other write paths' transactions: validated batches are gathered until
+    /// ``ImportOptions/transactionEvents`` events and bad lines, then written in one transaction (the
+    /// sorted paths sort a whole transaction). A read error commits what was read before it, then
+    /// is thrown.
+    func gatherTransactions(
+        _ reader: BackgroundReader<NDJSONPipeline.Item>, origin: String, path: WritePath, result: inout ImportResult,
+        progress: (_ bytesRead: Int64, _ result: ImportResult) -> Void
+    ) throws {
+        // Validated batches are gathered into transactions of `transactionEvents` events: a random
+        // id dirties about one index page per event up to the number of index pages, so fewer,
+        // larger transactions write each page fewer times (IMPORT-FAST-PATH.md).
+        var pending = Batch(capacity: 0)
+        var done: Int64 = 0
+        func commitPending() throws {
+            guard !pending.isEmpty else { return }
+            let (outcome, already) = try commit(
+                pending.events, quarantine: pending.quarantine,
+                provenance: EventProvenance(origin: origin, lines: pending.lines),
+                path: path)
+            result.add(outcome, quarantined: pending.quarantine.count, alreadyQuarantined: already)
+            pending = Batch(capacity: 0)
+            progress(done, result)
+        }
+        while true {
+            let item: NDJSONPipeline.Item?
+            do {
+                item = try reader.next()
+            } catch {
+                try commitPending()  // what was read before the failure stays imported
+                throw error
+            }
+            guard let item else { break }
+            if pending.isEmpty {
+                pending = item.batch
+            } else {
+                pending.append(item.batch)
+            }
+            done = item.bytesRead
+            if pending.events.count + pending.quarantine.count >= options.transactionEvents { try commitPending() }
+        }
+        try commitPending()
+    }
+
     /// How an import of `inputBytes` (`nil`: unknown) writes: its page cache
     /// (``ImportOptions/cacheBytes``, or sized from the store) and its write path
     /// (``ImportOptions/writePath``; ``WritePath/automatic`` becomes ``WritePath/plain`` while the

@@ -130,40 +130,51 @@ public struct Importer: Sendable {
         -> (outcome: InsertOutcome, alreadyQuarantined: Int)
     {
         let time = store.now.milliseconds()
-        let forwarded = !options.forward
         return try store.connection.transaction { db in
-            var writer = EventWriter(db: db)
-            writer.path = path
-            writer.importedDeliveries = deliveries
-            var outcome = try writer.insert(events, recordedAt: time, forwarded: forwarded, provenance: provenance)
-            if let deliveries {
-                for index in outcome.duplicateIndexes where deliveries[index] != .pending {
-                    let event = events[index]
-                    guard event.name == .paywallShown, let taken = try Deliveries.take(db, id: event.id) else {
-                        continue
-                    }
-                    try deliveries[index].record(
-                        db, id: event.id, eventRowid: taken.rowid, occurredAt: taken.occurredAt)
-                }
-            }
-            // Conflicts and bad lines enter the quarantine in line order, whatever the transaction size.
-            var entries = quarantine + outcome.conflictEntries
-            if !outcome.conflictEntries.isEmpty {
-                entries = entries.enumerated().sorted {
-                    ($0.element.line ?? 0, $0.offset) < ($1.element.line ?? 0, $1.offset)
-                }
-                .map(\.element)
-            }
-            var already = 0
-            for entry in entries {
-                switch try writer.quarantineResult(entry) {
-                case .stored: break
-                case .alreadyQuarantined: already += 1
-                case .suppressed: outcome.suppressedLines += 1
-                }
-            }
-            return (outcome, already)
+            try write(
+                db, events, quarantine: quarantine, provenance: provenance, path: path, recordedAt: time,
+                deliveries: deliveries)
         }
+    }
+
+    /// ``commit(_:quarantine:provenance:path:deliveries:)`` inside a transaction the caller holds,
+    /// with `recordedAt` as the events' `recorded_at` (one time per transaction).
+    func write(
+        _ db: Database, _ events: [EventRecord], quarantine: [QuarantineEntry], provenance: EventProvenance,
+        path: WritePath, recordedAt time: Int64, deliveries: [ImportedDelivery]? = nil
+    ) throws -> (outcome: InsertOutcome, alreadyQuarantined: Int) {
+        let forwarded = !options.forward
+        var writer = EventWriter(db: db)
+        writer.path = path
+        writer.importedDeliveries = deliveries
+        var outcome = try writer.insert(events, recordedAt: time, forwarded: forwarded, provenance: provenance)
+        if let deliveries {
+            for index in outcome.duplicateIndexes where deliveries[index] != .pending {
+                let event = events[index]
+                guard event.name == .paywallShown, let taken = try Deliveries.take(db, id: event.id) else {
+                    continue
+                }
+                try deliveries[index].record(
+                    db, id: event.id, eventRowid: taken.rowid, occurredAt: taken.occurredAt)
+            }
+        }
+        // Conflicts and bad lines enter the quarantine in line order, whatever the transaction size.
+        var entries = quarantine + outcome.conflictEntries
+        if !outcome.conflictEntries.isEmpty {
+            entries = entries.enumerated().sorted {
+                ($0.element.line ?? 0, $0.offset) < ($1.element.line ?? 0, $1.offset)
+            }
+            .map(\.element)
+        }
+        var already = 0
+        for entry in entries {
+            switch try writer.quarantineResult(entry) {
+            case .stored: break
+            case .alreadyQuarantined: already += 1
+            case .suppressed: outcome.suppressedLines += 1
+            }
+        }
+        return (outcome, already)
     }
 }
 

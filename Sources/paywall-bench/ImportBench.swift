@@ -23,12 +23,17 @@ enum ImportBench {
         /// `nil`: sized from the store (the default); 0: SQLite's own 2 MB.
         var cacheBytes: Int?
         var transactionEvents: Int
+        /// Checkpoints on a thread of their own (the default) or inside the commits.
+        var backgroundCheckpoints = true
     }
 
     static let shipped = Variant(
-        label: "import (shipped: plain, sized cache, 100k/transaction)", path: .plain,
+        label: "import (shipped: plain, sized cache, 100k/transaction, background checkpoints)", path: .plain,
         cacheBytes: nil, transactionEvents: 100_000)
     static let ideas: [Variant] = [
+        Variant(
+            label: "plain, sized cache, 100k/transaction, inline checkpoints", path: .plain, cacheBytes: nil,
+            transactionEvents: 100_000, backgroundCheckpoints: false),
         Variant(
             label: "plain, 2 MB cache, 10k/transaction (before)", path: .plain, cacheBytes: 0, transactionEvents: 10_000
         ),
@@ -48,6 +53,12 @@ enum ImportBench {
 
     static func run(_ arguments: [String]) throws {
         if arguments.first == "child" { return try child(Array(arguments.dropFirst())) }
+        // `import data N ordered|random NDJSON CSV`: writes the benchmark's input and stops (for profiling).
+        if arguments.first == "data", arguments.count == 5, let count = Int(arguments[1]) {
+            return try ImportBenchData.write(
+                count: count, randomIDs: arguments[2] == "random", ndjson: URL(fileURLWithPath: arguments[3]),
+                csv: URL(fileURLWithPath: arguments[4]))
+        }
         let count = BenchSupport.eventCount(arguments, default: 500_000)
         if arguments.contains("--key-experiment") {
             return try ImportKeyExperiment.run(
@@ -150,7 +161,7 @@ enum ImportBench {
         return time(usage.ru_utime) + time(usage.ru_stime)
     }
 
-    /// Runs `paywall-bench import child STORE NDJSON PATH CACHE` and reads its "seconds rss_kb" line.
+    /// Runs `paywall-bench import child STORE NDJSON PATH CACHE TRANSACTION CHECKPOINTS` and reads its "seconds rss_kb" line.
     static func importChild(store: URL, ndjson: URL, variant: Variant) throws -> Measurement {
         sync()
         Thread.sleep(forTimeInterval: 1)
@@ -159,6 +170,7 @@ enum ImportBench {
         process.arguments = [
             "import", "child", store.path, ndjson.path, "\(variant.path)",
             variant.cacheBytes.map(String.init) ?? "auto", "\(variant.transactionEvents)",
+            variant.backgroundCheckpoints ? "background" : "inline",
         ]
         let pipe = Pipe()
         process.standardOutput = pipe
@@ -180,12 +192,20 @@ enum ImportBench {
         let path = WritePath.allCases.first { "\($0)" == arguments[2] } ?? .sorted
         let options = ImportOptions(
             writePath: path, cacheBytes: Int(arguments[3]),
-            transactionEvents: Int(arguments[4]) ?? 100_000)
-        let store = try EventStore(path: arguments[0], now: .system)
+            transactionEvents: Int(arguments[4]) ?? 100_000,
+            backgroundCheckpoints: arguments.count < 6 || arguments[5] != "inline")
         var result = ImportResult()
+        // From opening the store to closing it: closing checkpoints what is still in the WAL, which
+        // `sqlite3 .import` pays inside its timing too.
+        var importSeconds = 0.0
         let seconds = try BenchSupport.seconds {
-            result = try Importer(store: store, options: options).importNDJSON(path: arguments[1])
+            let store = try EventStore(path: arguments[0], now: .system)
+            importSeconds = try BenchSupport.seconds {
+                result = try Importer(store: store, options: options).importNDJSON(path: arguments[1])
+            }
         }
+        FileHandle.standardError.write(
+            Data(String(format: "import %.3f s, closing %.3f s\n", importSeconds, seconds - importSeconds).utf8))
         precondition(result.quarantined == 0 && result.conflicts == 0, "import refused events: \(result)")
         print(String(format: "%.3f", seconds), BenchSupport.peakResidentKiB())
     }
