@@ -201,6 +201,14 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
                         key: events.keyName, accepted: counts.accepted, duplicates: counts.duplicates,
                         quarantined: counts.quarantined, suppressed: counts.suppressed)
                     respond(.json(200, Self.summaryJSON(counts, quarantine: part.quarantine)))
+                case .failure(let failed as CommitQueue.SyncFailed):
+                    log("a sync failed, its requests were answered 503: \(Self.summary(failed.underlying))")
+                    respond(
+                        .error(
+                            503,
+                            "the store could not flush its log to disk (\(Self.summary(failed.underlying))); "
+                                + "this request's events may be stored: resend it (stored events count as duplicates)",
+                            headers: [HTTPHeader("Retry-After", "5")]))
                 case .failure(let error):
                     log("a commit failed, its requests were answered 503: \(Self.summary(error))")
                     respond(Self.unavailable("the store cannot take writes now (\(Self.summary(error)))"))

@@ -2,41 +2,77 @@ import Foundation
 import PaywallStore
 
 /// The bounded queue between the request threads and the one writer thread, which commits all the
-/// requests waiting at once in ONE transaction and one sync (a group commit), then answers each.
+/// requests waiting at once in ONE transaction (a group commit), then has them answered.
 /// `submit` never waits: when the queue is full it says so, and the request is answered 503.
-// @unchecked Sendable: `condition` guards `jobs`, `closed` and `writerDone`; the rest is immutable.
+///
+/// Design note (a shortcut for speed): with a `sync`, the writer does not wait for the disk. It
+/// commits a group (the connection runs `synchronous = NORMAL`, so the commit writes the WAL
+/// without flushing it), hands the group to a syncer thread and starts the next group at once; the
+/// syncer flushes the WAL (``PaywallSQLite/WALSync``, one `fdatasync` for every group committed
+/// since the last) and only then answers those groups. A request is still answered 200 only once
+/// its events are committed and on disk; the writer just no longer sits idle during each sync
+/// (about 3 ms per group, an eighth of its time under `wrk -c64`). If the sync fails, the groups
+/// it covered are answered with the error (503): their events are committed but may not be on
+/// disk, and a client that resends them is told they are duplicates.
+// @unchecked Sendable: `condition` guards `jobs`, `closed`, `committed`, `writerDone` and
+// `syncerDone`; the rest is immutable.
 final class CommitQueue: @unchecked Sendable {
-    /// One request's work and where its outcome goes (called on the writer thread).
+    /// One request's work and where its outcome goes (called on the writer or syncer thread).
     struct Job: Sendable {
         var part: CommitPart
         var done: @Sendable (Result<CommitCounts, any Error>) -> Void
     }
 
+    /// The sync after a commit failed: the group's events are committed but may not be on disk.
+    struct SyncFailed: Error {
+        var underlying: any Error
+    }
+
+    /// A committed group waiting for its sync.
+    private struct Committed {
+        var jobs: [Job]
+        var counts: [CommitCounts]
+        var started: UInt64
+    }
+
     private let condition = NSCondition()
     private var jobs: [Job] = []
+    private var committed: [Committed] = []
     private var closed = false
     private var writerDone = false
+    private var syncerDone = false
     private let capacity: Int
     private let maxGroupEvents: Int
     private let commit: @Sendable ([CommitPart]) throws -> [CommitCounts]
+    private let sync: (@Sendable () throws -> Void)?
     private let observe: @Sendable (_ seconds: Double, _ succeeded: Bool) -> Void
 
-    /// Creates the queue and starts its writer thread.
+    /// Creates the queue and starts its writer thread (and, with `sync`, its syncer thread).
     /// - Parameters:
+    ///   - maxGroupEvents: the most events one group commit takes (at least one request).
     ///   - commit: stores the parts in one transaction (``EventStore/commitGroup(_:)``).
-    ///   - observe: told every commit's duration and outcome (metrics).
+    ///   - sync: makes every commit so far durable (`nil`: `commit` already does, `synchronous = FULL`).
+    ///   - observe: told every group's duration (commit and sync) and outcome (metrics).
     init(
         capacity: Int, maxGroupEvents: Int = 50_000,
         commit: @escaping @Sendable ([CommitPart]) throws -> [CommitCounts],
+        sync: (@Sendable () throws -> Void)? = nil,
         observe: @escaping @Sendable (Double, Bool) -> Void
     ) {
         self.capacity = capacity
         self.maxGroupEvents = maxGroupEvents
         self.commit = commit
+        self.sync = sync
         self.observe = observe
+        syncerDone = sync == nil
         let thread = Thread { [self] in writerLoop() }
         thread.name = "PaywallCollector.writer"
         thread.start()
+        if sync != nil {
+            let syncer = Thread { [self] in syncerLoop() }
+            syncer.name = "PaywallCollector.syncer"
+            syncer.start()
+        }
     }
 
     /// Requests waiting for the writer.
@@ -61,7 +97,7 @@ final class CommitQueue: @unchecked Sendable {
         condition.lock()
         closed = true
         condition.broadcast()
-        while !writerDone { condition.wait() }
+        while !writerDone || !syncerDone { condition.wait() }
         condition.unlock()
     }
 
@@ -86,15 +122,52 @@ final class CommitQueue: @unchecked Sendable {
             condition.unlock()
             let started = DispatchTime.now().uptimeNanoseconds
             let result = Result { try commit(group.map(\.part)) }
-            let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
             switch result {
+            case .success(let counts) where sync != nil:
+                condition.lock()
+                committed.append(Committed(jobs: group, counts: counts, started: started))
+                condition.broadcast()
+                condition.unlock()
             case .success(let counts):
-                observe(seconds, true)
+                observe(Self.seconds(since: started), true)
                 for (job, count) in zip(group, counts) { job.done(.success(count)) }
             case .failure(let error):
-                observe(seconds, false)
+                observe(Self.seconds(since: started), false)
                 for job in group { job.done(.failure(error)) }
             }
         }
+    }
+
+    /// With a `sync`: waits for committed groups, syncs once for all of them, then answers them.
+    private func syncerLoop() {
+        guard let sync else { return }
+        while true {
+            condition.lock()
+            while committed.isEmpty && !writerDone { condition.wait() }
+            if committed.isEmpty {
+                syncerDone = true
+                condition.broadcast()
+                condition.unlock()
+                return
+            }
+            let groups = committed
+            committed.removeAll()
+            condition.unlock()
+            let outcome = Result { try sync() }
+            for group in groups {
+                switch outcome {
+                case .success:
+                    observe(Self.seconds(since: group.started), true)
+                    for (job, count) in zip(group.jobs, group.counts) { job.done(.success(count)) }
+                case .failure(let error):
+                    observe(Self.seconds(since: group.started), false)
+                    for job in group.jobs { job.done(.failure(SyncFailed(underlying: error))) }
+                }
+            }
+        }
+    }
+
+    private static func seconds(since started: UInt64) -> Double {
+        Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
     }
 }

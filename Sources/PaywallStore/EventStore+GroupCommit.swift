@@ -37,6 +37,14 @@ public struct CommitCounts: Sendable, Hashable {
     /// Events and refused lines of forgotten customers (``Suppression``): not stored, counted in
     /// `suppressed_events` (accepted + duplicates + quarantined + suppressed = the part's lines).
     public var suppressed = 0
+
+    /// Creates counts.
+    public init(accepted: Int, duplicates: Int, quarantined: Int, suppressed: Int = 0) {
+        self.accepted = accepted
+        self.duplicates = duplicates
+        self.quarantined = quarantined
+        self.suppressed = suppressed
+    }
 }
 
 extension EventStore {

@@ -39,6 +39,15 @@ enum CollectorBench {
         ) { key in
             CollectorBenchScripts.plain(key: key)
         }
+        if value(arguments, "--only") == "plain" {
+            // A quick look at the plain run alone (no baselines): events/s, requests/s, p50, p99.
+            print(
+                String(
+                    format: "plain: %.0f events/s, %.0f requests/s, p50 %.1f ms, p99 %.1f ms, non-2xx %d",
+                    Double(plain.stored) / plain.wrk.seconds, Double(plain.wrk.requests) / plain.wrk.seconds,
+                    plain.wrk.p50 * 1000, plain.wrk.p99 * 1000, plain.wrk.non2xx + plain.wrk.errors))
+            return
+        }
         let bodiesPath = directory.appendingPathComponent("gzip-bodies").path
         let bodyCount = max(2_000, min(40_000, plain.wrk.requests * 5 / 2))
         try writeGzipBodies(count: bodyCount, to: bodiesPath)

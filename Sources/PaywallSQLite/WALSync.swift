@@ -1,0 +1,70 @@
+import CSQLite
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Makes a WAL database's commits durable from another thread: `fdatasync` of its `-wal` file.
+///
+/// A writer that runs with `synchronous = NORMAL` commits without syncing (the frames are written,
+/// not flushed). Once ``sync()`` returns, every commit that returned before it was called is on
+/// disk, exactly as with `synchronous = FULL`: the sync covers all the file's data written so far,
+/// its size included. The collector uses this to overlap one group's sync with the next group's
+/// inserts (design note: `CommitQueue`).
+///
+/// The descriptor is opened on the first sync and again whenever the path names another file
+/// (compared by device and inode); each time, the folder is synced too, so a WAL file that was just
+/// created is found after a power loss.
+// @unchecked Sendable: `lock` guards `descriptor` and `identity`.
+public final class WALSync: @unchecked Sendable {
+    /// The `-wal` file's path.
+    public let path: String
+    private let lock = NSLock()
+    private var descriptor: Int32 = -1
+    private var identity: (device: UInt64, inode: UInt64)?
+
+    /// A sync for the database at `databasePath` (its WAL is `databasePath` + `-wal`).
+    public init(databasePath: String) {
+        path = databasePath + "-wal"
+    }
+
+    deinit {
+        if descriptor >= 0 { close(descriptor) }
+    }
+
+    /// Flushes the WAL file to disk.
+    ///
+    /// - Throws: ``StorageError`` (`.ioError`, with the system's reason) when the file cannot be
+    ///   opened or synced: then nothing may be reported as durable.
+    public func sync() throws {
+        lock.lock()
+        defer { lock.unlock() }
+        var current = stat()
+        guard stat(path, &current) == 0 else { throw failure("the WAL file is missing") }
+        let now = (UInt64(current.st_dev), UInt64(current.st_ino))
+        if descriptor < 0 || identity.map({ $0 != now }) ?? true {
+            if descriptor >= 0 { close(descriptor) }
+            descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else { throw failure("the WAL file could not be opened") }
+            identity = now
+            try syncFolder()
+        }
+        guard fdatasync(descriptor) == 0 else { throw failure("the WAL file could not be synced") }
+    }
+
+    private func syncFolder() throws {
+        let folder = (path as NSString).deletingLastPathComponent
+        let handle = open(folder.isEmpty ? "." : folder, O_RDONLY | O_CLOEXEC)
+        guard handle >= 0 else { throw failure("the store's folder could not be opened") }
+        defer { close(handle) }
+        guard fsync(handle) == 0 else { throw failure("the store's folder could not be synced") }
+    }
+
+    private func failure(_ what: String) -> StorageError {
+        let reason = String(cString: strerror(errno))
+        return StorageError(code: SQLITE_IOERR, message: "\(what) (\(reason))", path: path, kind: .ioError)
+    }
+}
