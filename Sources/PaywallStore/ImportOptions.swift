@@ -22,19 +22,24 @@ public struct ImportOptions: Sendable, Hashable {
     /// SQLite's page cache during the import, in bytes; `nil` sizes it from the store and the input
     /// (``ImportCache``), `0` leaves the connection's own.
     public var cacheBytes: Int?
+    /// NDJSON events (and bad lines) per transaction on the plain path once the id index (estimated
+    /// from the store and the input) is larger than the page cache, when more than
+    /// ``transactionEvents`` (1,000,000 by default; the plain path streams, so memory stays flat).
+    public var largeStoreTransactionEvents: Int
     /// Checkpoint the WAL on a thread of its own during an NDJSON import (``BackgroundCheckpointer``,
     /// the default), instead of inside the commits that cross SQLite's threshold.
     public var backgroundCheckpoints: Bool
 
     /// Creates options: forward, 1 MiB line limit, batches of 10,000 lines, 100,000 NDJSON events per
-    /// transaction, 1 MiB reads, the plain write path, a page cache sized from the store and
-    /// background checkpoints.
+    /// transaction (1,000,000 once the id index outgrows the cache), 1 MiB reads, the plain write
+    /// path, a page cache sized from the store and background checkpoints.
     public init(
         forward: Bool = true, maxLineBytes: Int = 1 << 20, batchSize: Int = 10_000, chunkBytes: Int = 1 << 20,
         writePath: WritePath = .plain, cacheBytes: Int? = nil, transactionEvents: Int = 100_000,
-        backgroundCheckpoints: Bool = true
+        largeStoreTransactionEvents: Int = 1_000_000, backgroundCheckpoints: Bool = true
     ) {
         self.backgroundCheckpoints = backgroundCheckpoints
+        self.largeStoreTransactionEvents = max(1, largeStoreTransactionEvents)
         self.forward = forward
         self.maxLineBytes = max(1, maxLineBytes)
         self.batchSize = max(1, batchSize)

@@ -26,8 +26,12 @@ extension Importer {
         let total: Int64? =
             fstat(descriptor, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG ? Int64(info.st_size) : nil
         let origin = path == "-" ? "stdin" : path
+        let plan = bulkPlan(inputBytes: total)
         let pipeline = NDJSONPipeline(validator: validator, options: options, now: store.now, origin: origin)
-        let reader = pipeline.start(descriptor: descriptor, path: path, alreadyRead: alreadyRead)
+        // The plain path writes each batch as it comes: a few batches of room keep both threads busy.
+        // The other paths gather a transaction's batches first: room for all of them and one more.
+        let capacity = plan.path == .plain ? 4 : NDJSONPipeline.channelCapacity(options)
+        let reader = pipeline.start(descriptor: descriptor, path: path, capacity: capacity, alreadyRead: alreadyRead)
         defer {
             // Wait until the reader no longer touches the descriptor before it is closed. Standard
             // input is never closed here, so a reader blocked on a terminal is not waited for.
@@ -35,7 +39,6 @@ extension Importer {
         }
         var result = ImportResult()
         var done: Int64 = 0
-        let plan = bulkPlan(inputBytes: total)
         // Checkpoints on a thread of their own: inline, they were a third of the import's wall time
         // (BackgroundCheckpointer; IMPORT-FAST-PATH.md).
         let checkpointer =
@@ -44,7 +47,7 @@ extension Importer {
         try ImportCache.with(store.connection, bytes: plan.cacheBytes) {
             if plan.path == .plain {
                 try streamTransactions(
-                    reader, origin: origin, path: plan.path, result: &result,
+                    reader, origin: origin, path: plan.path, transactionEvents: plan.transactionEvents, result: &result,
                     progress: {
                         done = $0
                         progress(ImportProgress(origin: path, done: $0, total: total, result: $1))
@@ -65,13 +68,13 @@ extension Importer {
 
 extension Importer {
     /// The plain path's transactions: each validated batch is written as it arrives, inside a
-    /// transaction that commits once it holds ``ImportOptions/transactionEvents`` events and bad
-    /// lines. Transaction boundaries, rowids, outcomes and the quarantine's order are those of
-    /// gathering the batches first (``gatherTransactions(_:origin:path:result:progress:)``); the
+    /// transaction that commits once it holds `transactionEvents` events and bad lines. Transaction boundaries, rowids, outcomes and the quarantine's order are those of
+    /// gathering the batches first (``gatherTransactions(_:origin:path:result:progress:)``) would give; the
     /// writer thread just never waits for a whole transaction to arrive, and copies no event.
     /// A read error commits what was read before it, then is thrown.
     func streamTransactions(
-        _ reader: BackgroundReader<NDJSONPipeline.Item>, origin: String, path: WritePath, result: inout ImportResult,
+        _ reader: BackgroundReader<NDJSONPipeline.Item>, origin: String, path: WritePath, transactionEvents: Int,
+        result: inout ImportResult,
         progress: (_ bytesRead: Int64, _ result: ImportResult) -> Void
     ) throws {
         var readError: (any Error)?
@@ -101,7 +104,7 @@ extension Importer {
                     written.append((outcome, batch.quarantine.count, already))
                     count += batch.events.count + batch.quarantine.count
                     bytesRead = item.bytesRead
-                    full = count >= options.transactionEvents
+                    full = count >= transactionEvents
                     current = full ? nil : next()
                 }
             }
@@ -158,16 +161,26 @@ extension Importer {
     }
 
     /// How an import of `inputBytes` (`nil`: unknown) writes: its page cache
-    /// (``ImportOptions/cacheBytes``, or sized from the store) and its write path
+    /// (``ImportOptions/cacheBytes``, or sized from the store), its write path
     /// (``ImportOptions/writePath``; ``WritePath/automatic`` becomes ``WritePath/plain`` while the
-    /// id index, estimated from the store and the input, fits in that cache, else ``WritePath/sorted``).
-    func bulkPlan(inputBytes: Int64?) -> (cacheBytes: Int, path: WritePath) {
+    /// id index, estimated from the store and the input, fits in that cache, else ``WritePath/sorted``)
+    /// and its transactions' size: ``ImportOptions/transactionEvents``, or on the plain path, once the
+    /// index estimate is larger than the cache, ``ImportOptions/largeStoreTransactionEvents``.
+    func bulkPlan(inputBytes: Int64?) -> (cacheBytes: Int, path: WritePath, transactionEvents: Int) {
         let storeBytes = ImportCache.fileBytes(store.path) ?? 0
         let cache = options.cacheBytes ?? ImportCache.bytes(storeBytes: storeBytes, inputBytes: inputBytes)
-        guard options.writePath == .automatic else { return (cache, options.writePath) }
         let index = ImportCache.indexBytes(storeBytes: storeBytes, inputBytes: inputBytes)
         let effectiveCache = cache > 0 ? cache : 2 << 20
-        return (cache, index > Int64(effectiveCache) ? .sorted : .plain)
+        let indexOutgrowsCache = index > Int64(effectiveCache)
+        let path = options.writePath == .automatic ? (indexOutgrowsCache ? .sorted : .plain) : options.writePath
+        // Random ids into an index larger than the cache dirty about one index leaf per event, up
+        // to every leaf: a transaction much larger than the index's leaves writes each leaf once
+        // instead of once per event (IMPORT-FAST-PATH.md). The plain path streams its batches, so a
+        // larger transaction costs no memory.
+        let transaction =
+            path == .plain && indexOutgrowsCache
+            ? max(options.transactionEvents, options.largeStoreTransactionEvents) : options.transactionEvents
+        return (cache, path, transaction)
     }
 }
 

@@ -29,12 +29,15 @@ struct NDJSONPipeline: Sendable {
     /// in input order, then ends, or throws the ``ImportError`` that stopped the reading. Once it
     /// is stopped with waiting, the thread no longer touches the descriptor. `alreadyRead` holds the
     /// bytes the caller read from the descriptor before (they come first).
-    func start(descriptor: Int32, path: String, alreadyRead: [UInt8] = []) -> BackgroundReader<Item> {
+    /// `capacity`: validated batches the channel holds (``channelCapacity(_:)`` when the caller
+    /// gathers a transaction's batches before it writes).
+    func start(descriptor: Int32, path: String, capacity: Int? = nil, alreadyRead: [UInt8] = []) -> BackgroundReader<
+        Item
+    > {
         let pipeline = self
-        // Room for a whole transaction's batches and one more: the caller gathers
-        // `transactionEvents` before it writes, so a smaller channel would stop this thread during
-        // every commit and the two threads would take turns instead of overlapping.
-        return BackgroundReader(capacity: Self.channelCapacity(options), name: "PaywallStore.Import.reader") { send in
+        return BackgroundReader(capacity: capacity ?? Self.channelCapacity(options), name: "PaywallStore.Import.reader")
+        {
+            send in
             var reader = LineReader(
                 descriptor: descriptor, path: path, chunkBytes: pipeline.options.chunkBytes,
                 maxLineBytes: pipeline.options.maxLineBytes, alreadyRead: alreadyRead)
@@ -73,8 +76,10 @@ struct NDJSONPipeline: Sendable {
         }
     }
 
-    /// Validated batches the channel holds: a transaction's worth (``ImportOptions/transactionEvents``
-    /// over ``ImportOptions/batchSize``) plus one, at least 2.
+    /// Validated batches the channel holds for a caller that gathers a transaction's batches before
+    /// it writes: a transaction's worth (``ImportOptions/transactionEvents`` over
+    /// ``ImportOptions/batchSize``) plus one, at least 2. A smaller channel would stop the reader
+    /// during every commit, and the two threads would take turns instead of overlapping.
     static func channelCapacity(_ options: ImportOptions) -> Int {
         max(2, (options.transactionEvents + options.batchSize - 1) / options.batchSize + 1)
     }

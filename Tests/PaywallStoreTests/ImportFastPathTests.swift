@@ -51,6 +51,53 @@ struct ImportFastPathTests {
         }
     }
 
+    @Test(arguments: IDs.allCases)
+    func thePlainPathsLargeStoreTransactionsStoreWhatSmallOnesStore(ids: IDs) throws {
+        // Given the same two overlapping files, and a reference import of 250 events per transaction
+        var generator = SeededGenerator(seed: 0x1A26E + UInt64(ids.rawValue.count))
+        let entries = ImportFastPathFixture.entries(count: 3_000, ids: ids, using: &generator)
+        let files = [Array(entries.prefix(1_900)), Array(entries.dropFirst(1_250))]
+        let paths = try files.enumerated().map {
+            try write($0.element.map(\.text), to: "large-\(ids)-\($0.offset).ndjson")
+        }
+        let small = try EventStore(path: directory.path("large-\(ids)-small.sqlite"), now: .system)
+        let smallOptions = ImportOptions(batchSize: 100, cacheBytes: 0, transactionEvents: 250)
+        var smallTransactions = 0
+        var smallResult = ImportResult()
+        for path in paths {
+            let result = try Importer(store: small, options: smallOptions).importNDJSON(path: path) { _ in
+                smallTransactions += 1
+            }
+            smallResult.imported += result.imported
+            smallResult.duplicates += result.duplicates
+            smallResult.conflicts += result.conflicts
+            smallResult.quarantined += result.quarantined
+        }
+        // When the same files go into a store whose id index (estimated) outgrows a 64 KiB cache, so
+        // the plain path takes 1,000 events per transaction
+        let large = try EventStore(path: directory.path("large-\(ids)-large.sqlite"), now: .system)
+        let largeOptions = ImportOptions(
+            batchSize: 100, cacheBytes: 64 << 10, transactionEvents: 250, largeStoreTransactionEvents: 1_000)
+        var largeTransactions = 0
+        var largeResult = ImportResult()
+        for path in paths {
+            let result = try Importer(store: large, options: largeOptions).importNDJSON(path: path) { _ in
+                largeTransactions += 1
+            }
+            largeResult.imported += result.imported
+            largeResult.duplicates += result.duplicates
+            largeResult.conflicts += result.conflicts
+            largeResult.quarantined += result.quarantined
+        }
+        // Then it committed fewer, larger transactions (a progress report after each, and one at the end)
+        #expect(
+            largeTransactions * 2 < smallTransactions, "\(largeTransactions) vs \(smallTransactions) progress reports")
+        // And stored exactly the same rows, rowids, outbox and quarantine, with the same counts
+        #expect(largeResult == smallResult)
+        try StoreSnapshot(small.connection).expectEqual(
+            try StoreSnapshot(large.connection), "\(ids) large transactions")
+    }
+
     @Test func aRecordedEventReusingAStoredIdWithOtherContentIsQuarantinedAndReported() async throws {
         // Given a stored event
         let store = try EventStore(path: directory.path("recorder.sqlite"), now: .system)
