@@ -193,6 +193,7 @@ enum ImportBench {
         let options = ImportOptions(
             writePath: path, cacheBytes: Int(arguments[3]),
             transactionEvents: Int(arguments[4]) ?? 100_000,
+            largeStoreTransactionEvents: arguments.count > 6 ? Int(arguments[6]) ?? 1_000_000 : 1_000_000,
             backgroundCheckpoints: arguments.count < 6 || arguments[5] != "inline")
         var result = ImportResult()
         // From opening the store to closing it: closing checkpoints what is still in the WAL, which
