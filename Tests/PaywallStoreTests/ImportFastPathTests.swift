@@ -61,34 +61,15 @@ struct ImportFastPathTests {
             try write($0.element.map(\.text), to: "large-\(ids)-\($0.offset).ndjson")
         }
         let small = try EventStore(path: directory.path("large-\(ids)-small.sqlite"), now: .system)
-        let smallOptions = ImportOptions(batchSize: 100, cacheBytes: 0, transactionEvents: 250)
-        var smallTransactions = 0
-        var smallResult = ImportResult()
-        for path in paths {
-            let result = try Importer(store: small, options: smallOptions).importNDJSON(path: path) { _ in
-                smallTransactions += 1
-            }
-            smallResult.imported += result.imported
-            smallResult.duplicates += result.duplicates
-            smallResult.conflicts += result.conflicts
-            smallResult.quarantined += result.quarantined
-        }
+        let (smallResult, smallTransactions) = try importCounting(
+            paths, into: small, ImportOptions(batchSize: 100, cacheBytes: 0, transactionEvents: 250))
         // When the same files go into a store whose id index (estimated) outgrows a 64 KiB cache, so
         // the plain path takes 1,000 events per transaction
         let large = try EventStore(path: directory.path("large-\(ids)-large.sqlite"), now: .system)
-        let largeOptions = ImportOptions(
-            batchSize: 100, cacheBytes: 64 << 10, transactionEvents: 250, largeStoreTransactionEvents: 1_000)
-        var largeTransactions = 0
-        var largeResult = ImportResult()
-        for path in paths {
-            let result = try Importer(store: large, options: largeOptions).importNDJSON(path: path) { _ in
-                largeTransactions += 1
-            }
-            largeResult.imported += result.imported
-            largeResult.duplicates += result.duplicates
-            largeResult.conflicts += result.conflicts
-            largeResult.quarantined += result.quarantined
-        }
+        let (largeResult, largeTransactions) = try importCounting(
+            paths, into: large,
+            ImportOptions(
+                batchSize: 100, cacheBytes: 64 << 10, transactionEvents: 250, largeStoreTransactionEvents: 1_000))
         // Then it committed fewer, larger transactions (a progress report after each, and one at the end)
         #expect(
             largeTransactions * 2 < smallTransactions, "\(largeTransactions) vs \(smallTransactions) progress reports")
@@ -96,6 +77,23 @@ struct ImportFastPathTests {
         #expect(largeResult == smallResult)
         try StoreSnapshot(small.connection).expectEqual(
             try StoreSnapshot(large.connection), "\(ids) large transactions")
+    }
+
+    /// Imports `paths` in order; the summed counts and the progress reports (one per transaction,
+    /// and one at the end of each file).
+    func importCounting(_ paths: [String], into store: EventStore, _ options: ImportOptions) throws -> (
+        ImportResult, Int
+    ) {
+        var reports = 0
+        var total = ImportResult()
+        for path in paths {
+            let result = try Importer(store: store, options: options).importNDJSON(path: path) { _ in reports += 1 }
+            total.imported += result.imported
+            total.duplicates += result.duplicates
+            total.conflicts += result.conflicts
+            total.quarantined += result.quarantined
+        }
+        return (total, reports)
     }
 
     @Test func aRecordedEventReusingAStoredIdWithOtherContentIsQuarantinedAndReported() async throws {
