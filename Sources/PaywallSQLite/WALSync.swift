@@ -47,12 +47,22 @@ public final class WALSync: @unchecked Sendable {
         let now = (UInt64(current.st_dev), UInt64(current.st_ino))
         if descriptor < 0 || identity.map({ $0 != now }) ?? true {
             if descriptor >= 0 { close(descriptor) }
+            identity = nil
             descriptor = open(path, O_RDONLY | O_CLOEXEC)
             guard descriptor >= 0 else { throw failure("the WAL file could not be opened") }
-            identity = now
             try syncFolder()
+            identity = now  // only once the folder is synced: a failed folder sync is retried
         }
-        guard fdatasync(descriptor) == 0 else { throw failure("the WAL file could not be synced") }
+        guard Self.flush(descriptor) == 0 else { throw failure("the WAL file could not be synced") }
+    }
+
+    /// `fdatasync` where the system has it (Linux); `fsync` elsewhere (Darwin declares no `fdatasync`).
+    private static func flush(_ descriptor: Int32) -> Int32 {
+        #if os(Linux)
+            fdatasync(descriptor)
+        #else
+            fsync(descriptor)
+        #endif
     }
 
     private func syncFolder() throws {

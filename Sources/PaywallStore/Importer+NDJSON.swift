@@ -44,21 +44,17 @@ extension Importer {
         let checkpointer =
             options.backgroundCheckpoints ? try BackgroundCheckpointer(connection: store.connection) : nil
         defer { checkpointer?.stop() }
+        func report(_ bytesRead: Int64, _ soFar: ImportResult) {
+            done = bytesRead
+            progress(ImportProgress(origin: path, done: bytesRead, total: total, result: soFar))
+        }
         try ImportCache.with(store.connection, bytes: plan.cacheBytes) {
             if plan.path == .plain {
                 try streamTransactions(
                     reader, origin: origin, path: plan.path, transactionEvents: plan.transactionEvents, result: &result,
-                    progress: {
-                        done = $0
-                        progress(ImportProgress(origin: path, done: $0, total: total, result: $1))
-                    })
+                    progress: report)
             } else {
-                try gatherTransactions(
-                    reader, origin: origin, path: plan.path, result: &result,
-                    progress: {
-                        done = $0
-                        progress(ImportProgress(origin: path, done: $0, total: total, result: $1))
-                    })
+                try gatherTransactions(reader, origin: origin, path: plan.path, result: &result, progress: report)
             }
         }
         progress(ImportProgress(origin: path, done: total ?? done, total: total, result: result))
@@ -68,8 +64,9 @@ extension Importer {
 
 extension Importer {
     /// The plain path's transactions: each validated batch is written as it arrives, inside a
-    /// transaction that commits once it holds `transactionEvents` events and bad lines. Transaction boundaries, rowids, outcomes and the quarantine's order are those of
-    /// gathering the batches first (``gatherTransactions(_:origin:path:result:progress:)``) would give; the
+    /// transaction that commits once it holds `transactionEvents` events and bad lines.
+    /// Transaction boundaries, rowids, outcomes and the quarantine's order are those that gathering
+    /// the batches first (``gatherTransactions(_:origin:path:result:progress:)``) would give; the
     /// writer thread just never waits for a whole transaction to arrive, and copies no event.
     /// A read error commits what was read before it, then is thrown.
     func streamTransactions(
