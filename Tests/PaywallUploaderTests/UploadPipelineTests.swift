@@ -29,6 +29,11 @@ struct UploadPipelineTests {
             now: time.now)
     }
 
+    /// The id of a request's first line: which batch it is, whatever order requests arrived in.
+    static func firstID(_ request: ReceivedHTTPRequest) -> String? {
+        FakeCollector.lines(request).first.map { String($0.dropFirst(7).prefix(36)) }
+    }
+
     /// The ids of a request's lines, in body order.
     static func ids(_ exchange: RevenueCatStandIn.Exchange) -> [String] {
         FakeCollector.lines(exchange.request).map { String($0.dropFirst(7).prefix(36)) }  // {"id":"<36>"
@@ -64,14 +69,25 @@ struct UploadPipelineTests {
     }
 
     @Test func aFailedBatchSetsTheAnswersAfterItAsideAndTheyAreSentAgain() async throws {
-        // Given 4,000 events and a collector that answers the third request 503 (after 1 s, so the
-        // fourth, sent while the third waits, is answered 200 first)
-        let store = try store(DeviceEvents.presentations(2_000))
+        // Given 4,000 events and a collector that answers the third batch (the one that starts at
+        // event 2,000, whatever order the two connections' requests arrive in) 503 after 3 s, so
+        // the fourth, sent while the third waits, is answered 200 first
+        let events = DeviceEvents.presentations(2_000)
+        let store = try store(events)
         let standIn = try RevenueCatStandIn()
         defer { standIn.stop() }
-        standIn.respondByDefault { index, request in
-            index == 2
-                ? .delayed(.seconds(1), .status(503, body: "{\"error\":\"busy\"}")) : FakeCollector.answer(request)
+        let thirdBatchStart = events[2_000].id.uuidString
+        let refused = Lock(false)
+        standIn.respondByDefault { _, request in
+            // Only its first sending: the second pass's resend is answered 200
+            let refuse =
+                Self.firstID(request) == thirdBatchStart
+                && refused.withLock { done in
+                    defer { done = true }
+                    return !done
+                }
+            return refuse
+                ? .delayed(.seconds(3), .status(503, body: "{\"error\":\"busy\"}")) : FakeCollector.answer(request)
         }
         // When a pass meets the 503
         guard case .completed(let first) = try await uploader(store, standIn.baseURL).uploadOnce() else {
@@ -90,19 +106,24 @@ struct UploadPipelineTests {
         #expect(try SQLiteUploadQueue(store: store).uploadCursor() == 4_000)
         let exchanges = standIn.exchanges.sorted { $0.index < $1.index }
         #expect(exchanges.count == 6)
-        let fourth = Self.ids(exchanges[3])
+        let third = events[2_000..<3_000].map(\.id.uuidString)
+        let fourth = events[3_000...].map(\.id.uuidString)
+        #expect(
+            exchanges[..<4].filter { Self.ids($0) == fourth }.count == 1, "the fourth batch was sent in the first pass")
         #expect(exchanges[4...].contains { Self.ids($0) == fourth }, "the set-aside batch was sent again")
-        #expect(exchanges[4...].contains { Self.ids($0) == Self.ids(exchanges[2]) }, "the failed batch was sent again")
+        #expect(exchanges[4...].contains { Self.ids($0) == third }, "the failed batch was sent again")
     }
 
     @Test func a413WhileTwoBatchesAreOnTheWireHalvesAndSendsOneAtATimeUntilADelivery() async throws {
         // Given 4,000 events and a collector that takes the first 1,000-event batch, then refuses
         // anything above 250 events with 413
-        let store = try store(DeviceEvents.presentations(2_000))
+        let events = DeviceEvents.presentations(2_000)
+        let store = try store(events)
         let standIn = try RevenueCatStandIn()
         defer { standIn.stop() }
-        standIn.respondByDefault { index, request in
-            index > 0 && FakeCollector.lines(request).count > 250
+        let firstBatchStart = events[0].id.uuidString
+        standIn.respondByDefault { _, request in
+            Self.firstID(request) != firstBatchStart && FakeCollector.lines(request).count > 250
                 ? .status(413, body: "{\"error\":\"too large\"}") : FakeCollector.answer(request)
         }
         // When one pass uploads
