@@ -8,8 +8,8 @@ extension Importer {
     /// quarantined with its length and first bytes. Lines are read and validated on background
     /// threads while this thread writes batches, one transaction each, in input order.
     ///
-    /// - Throws: ``ImportError`` (missing, unreadable) or `StorageError`; batches committed before
-    ///   the error stay committed.
+    /// - Throws: ``ImportError`` (missing, unreadable) or `StorageError`. A read that fails midway
+    ///   still stores every complete line read before it (an unfinished last line is left out).
     public func importNDJSON(path: String, progress: (ImportProgress) -> Void = { _ in }) throws -> ImportResult {
         let descriptor = path == "-" ? STDIN_FILENO : try Self.openForReading(path)
         return try importNDJSON(descriptor: descriptor, alreadyRead: [], path: path, progress: progress)

@@ -26,9 +26,10 @@ struct NDJSONPipeline: Sendable {
     let origin: String
 
     /// Starts the reader thread on `descriptor` (``BackgroundReader``); it yields validated batches
-    /// in input order, then ends, or throws the ``ImportError`` that stopped the reading. Once it
-    /// is stopped with waiting, the thread no longer touches the descriptor. `alreadyRead` holds the
-    /// bytes the caller read from the descriptor before (they come first).
+    /// in input order, then ends, or throws the ``ImportError`` that stopped the reading (after a
+    /// batch of the complete lines read before it). Once it is stopped with waiting, the thread no
+    /// longer touches the descriptor. `alreadyRead` holds the bytes the caller read from the
+    /// descriptor before (they come first).
     /// `capacity`: validated batches the channel holds (``channelCapacity(_:)`` when the caller
     /// gathers a transaction's batches before it writes).
     func start(descriptor: Int32, path: String, capacity: Int? = nil, alreadyRead: [UInt8] = []) -> BackgroundReader<
@@ -72,6 +73,11 @@ struct NDJSONPipeline: Sendable {
                 ship()
             } catch is CancellationError {
                 // The importer stopped reading.
+            } catch {
+                // A failed read: the complete lines read before it are good, so they go out first
+                // (an unfinished last line stays behind); then the error, in its place.
+                ship()
+                throw error
             }
         }
     }
