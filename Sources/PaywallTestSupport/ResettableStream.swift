@@ -31,10 +31,10 @@ public final class ResettableStream: @unchecked Sendable {
     /// (a reader that stopped reading cannot hang the test).
     public init(sendTimeout: Duration = .seconds(60)) throws {
         var pair: [Int32] = [-1, -1]
-        #if canImport(Glibc) || canImport(Musl)
-            let kind = Int32(SOCK_STREAM.rawValue)
-        #else
+        #if canImport(Darwin)
             let kind = SOCK_STREAM
+        #else
+            let kind = Int32(SOCK_STREAM.rawValue)
         #endif
         guard socketpair(AF_UNIX, kind, 0, &pair) == 0 else { throw POSIXError(Self.code()) }
         (readingEnd, feedingEnd) = (pair[0], pair[1])
@@ -68,7 +68,7 @@ public final class ResettableStream: @unchecked Sendable {
         let deadline = ContinuousClock.now + timeout
         var unread: Int32 = 1
         while true {
-            guard ioctl(readingEnd, UInt(FIONREAD), &unread) == 0 else { throw POSIXError(Self.code()) }
+            guard ioctl(readingEnd, Self.unreadBytesRequest, &unread) == 0 else { throw POSIXError(Self.code()) }
             if unread == 0 { break }
             guard ContinuousClock.now < deadline else { throw POSIXError(.ETIMEDOUT) }
             usleep(10_000)
@@ -78,6 +78,13 @@ public final class ResettableStream: @unchecked Sendable {
         close(feedingEnd)
         feedingOpen = false
     }
+
+    #if canImport(Darwin)
+        /// `FIONREAD`, which Darwin defines with a macro Swift does not import (`_IOR('f', 127, int)`).
+        private static let unreadBytesRequest: UInt = 0x4004_667F
+    #else
+        private static let unreadBytesRequest = UInt(FIONREAD)
+    #endif
 
     private static func code() -> POSIXErrorCode { POSIXErrorCode(rawValue: errno) ?? .EIO }
 }
