@@ -32,13 +32,12 @@ struct NDJSONPipeline: Sendable {
     /// descriptor before (they come first).
     /// `capacity`: validated batches the channel holds (``channelCapacity(_:)`` when the caller
     /// gathers a transaction's batches before it writes).
-    func start(descriptor: Int32, path: String, capacity: Int? = nil, alreadyRead: [UInt8] = []) -> BackgroundReader<
-        Item
-    > {
+    func start(
+        descriptor: Int32, path: String, capacity: Int? = nil, alreadyRead: [UInt8] = []
+    ) -> BackgroundReader<Item> {
         let pipeline = self
-        return BackgroundReader(capacity: capacity ?? Self.channelCapacity(options), name: "PaywallStore.Import.reader")
-        {
-            send in
+        let capacity = capacity ?? Self.channelCapacity(options)
+        return BackgroundReader(capacity: capacity, name: "PaywallStore.Import.reader") { send in
             var reader = LineReader(
                 descriptor: descriptor, path: path, chunkBytes: pipeline.options.chunkBytes,
                 maxLineBytes: pipeline.options.maxLineBytes, alreadyRead: alreadyRead)

@@ -45,24 +45,28 @@ public struct CommandRunner: Sendable {
     /// Runs the executable with `arguments`, optional standard input, extra environment and working
     /// directory; waits for it to exit. The waiting happens on a Dispatch thread, never on the
     /// concurrency pool (two threads on a 2-core machine), so parallel tests are not starved.
+    /// `standardInput`, when given, is the child's standard input instead of a pipe carrying `stdin`
+    /// (a socket the test keeps feeding while the child runs).
     public func run(
-        _ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:],
-        directory: URL? = nil
+        _ arguments: [String], stdin: Data? = nil, standardInput: FileHandle? = nil,
+        environment: [String: String] = [:], directory: URL? = nil
     ) async throws -> Output {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
                 continuation.resume(
                     with: Result {
-                        try self.runBlocking(arguments, stdin: stdin, environment: environment, directory: directory)
+                        try self.runBlocking(
+                            arguments, stdin: stdin, standardInput: standardInput, environment: environment,
+                            directory: directory)
                     })
             }
         }
     }
 
-    /// The blocking form of ``run(_:stdin:environment:directory:)``, for synchronous callers.
+    /// The blocking form of ``run(_:stdin:standardInput:environment:directory:)``, for synchronous callers.
     public func runBlocking(
-        _ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:],
-        directory: URL? = nil
+        _ arguments: [String], stdin: Data? = nil, standardInput: FileHandle? = nil,
+        environment: [String: String] = [:], directory: URL? = nil
     ) throws -> Output {
         let process = Process()
         process.executableURL = executable
@@ -76,7 +80,7 @@ public struct CommandRunner: Sendable {
         let input = Pipe()
         process.standardOutput = out
         process.standardError = err
-        process.standardInput = input
+        process.standardInput = standardInput ?? input
         try process.run()
         // Drain both pipes concurrently so a chatty child never blocks on a full pipe.
         let group = DispatchGroup()

@@ -19,7 +19,8 @@ import Foundation
 /// try stream.send(bytes)
 /// try stream.reset()          // the reader's next read returns ECONNRESET
 /// ```
-public final class ResettableStream: @unchecked Sendable {
+/// Used from the test's own thread; the reader gets ``readingEnd``, a plain descriptor.
+public final class ResettableStream {
     /// The end the code under test reads.
     public let readingEnd: Int32
     /// The end the test writes; closed by ``reset()``.

@@ -16,26 +16,16 @@ struct ImportReadFailureCommandTests {
         let lines = (0..<15_001).map { Sample.shown($0) }
         let sent = lines.dropLast().joined(separator: "\n") + "\n" + lines[15_000].prefix(80)
         let stream = try ResettableStream()
-        let process = Process()
-        process.executableURL = cli.executable
-        process.arguments = ["import", "-", "--db", db]
-        process.standardInput = FileHandle(fileDescriptor: stream.readingEnd, closeOnDealloc: false)
-        let output = scratch.url.appendingPathComponent("stdout")
-        let errors = scratch.url.appendingPathComponent("stderr")
-        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
-        process.standardOutput = try FileHandle(forWritingTo: output)
-        process.standardError = try FileHandle(forWritingTo: errors)
-        try process.run()
+        let input = FileHandle(fileDescriptor: stream.readingEnd, closeOnDealloc: false)
+        async let importing = cli.run(["import", "-", "--db", db], standardInput: input)
         try stream.send(Array(sent.utf8))
         // When the import has read every byte and the peer resets the socket
         try stream.reset()
-        let status = await Self.exitStatus(of: process)
+        let result = try await importing
         // Then it exits 74, saying what failed and what to do
-        let stderr = try String(contentsOf: errors, encoding: .utf8)
-        #expect(status == 74, "stderr: \(stderr)")
-        #expect(stderr.contains("reading failed (Connection reset by peer)"), "\(stderr)")
-        #expect(stderr.contains("retry"), "\(stderr)")
+        #expect(result.status == 74, "stderr: \(result.stderr)")
+        #expect(result.stderr.contains("reading failed (Connection reset by peer)"), "\(result.stderr)")
+        #expect(result.stderr.contains("retry"), "\(result.stderr)")
         // And every complete line is stored, the unfinished one neither stored nor quarantined
         let stats = try await cli.run(["stats", "--db", db])
         #expect(stats.stdout.contains("  paywall_shown               15000\n"), "\(stats.stdout)")
@@ -45,15 +35,5 @@ struct ImportReadFailureCommandTests {
         let retry = try await cli.run(["import", whole, "--db", db])
         #expect(retry.status == 0, "\(retry.stderr)")
         #expect(retry.stdout == "imported 1, duplicates 15000, conflicts 0, quarantined 0\n")
-    }
-
-    /// Waits for `process` on a Dispatch thread (never the concurrency pool); its exit status.
-    static func exitStatus(of process: Process) async -> Int32 {
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                process.waitUntilExit()
-                continuation.resume(returning: process.terminationStatus)
-            }
-        }
     }
 }

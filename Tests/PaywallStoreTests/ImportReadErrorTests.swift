@@ -27,10 +27,11 @@ struct ImportReadErrorTests {
             store: store, options: ImportOptions(batchSize: 100, writePath: path, transactionEvents: 300))
         let outcome = Lock<Result<ImportResult, any Error>?>(nil)
         let finished = DispatchSemaphore(value: 0)
+        let descriptor = stream.readingEnd
         let thread = Thread {
             let result = Result {
                 try importer.importNDJSON(
-                    descriptor: stream.readingEnd, alreadyRead: [], path: "socket", progress: { _ in })
+                    descriptor: descriptor, alreadyRead: [], path: "socket", progress: { _ in })
             }
             outcome.withLock { $0 = result }
             finished.signal()
