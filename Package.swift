@@ -54,7 +54,10 @@ var package = Package(
             dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite", "PaywallStore", "CSystemMemory"],
             exclude: ["NIGHTLY.md"]
         ),
-        .target(name: "PaywallTestSupport", dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite"]),
+        .target(
+            name: "PaywallTestSupport", dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite"],
+            path: "Tools/PaywallTestSupport"
+        ),
         .target(name: "PaywallSimulation", dependencies: ["PaywallLock", "PaywallCore"]),
         .target(name: "PaywallUploader", dependencies: ["PaywallLock", "PaywallCore", "RevenueCatForwarder", "PaywallGzip"]),
         .target(name: "PaywallAnalytics",
@@ -103,21 +106,35 @@ var package = Package(
             name: "PaywallStoreTests",
             dependencies: ["PaywallLock", "PaywallStore", "PaywallCore", "PaywallSQLite", "PaywallTestSupport", "recorder-crash-helper"]
         ),
-        .executableTarget(name: "recorder-crash-helper", dependencies: ["PaywallStore", "PaywallCore", "PaywallSQLite"]),
+        .executableTarget(
+            name: "recorder-crash-helper", dependencies: ["PaywallStore", "PaywallCore", "PaywallSQLite"],
+            path: "Tools/recorder-crash-helper"
+        ),
         .executableTarget(
             name: "paywall-bench",
             dependencies: ["PaywallLock", "PaywallCore", "PaywallStore", "RevenueCatForwarder", "PaywallTestSupport",
                            "PaywallSQLite", "PaywallReports", "PaywallCollector", "PaywallGzip", "PaywallUploader"],
+            path: "Tools/paywall-bench",
             exclude: ["targets.json"]
         ),
-        .executableTarget(name: "forwarder-crash-helper", dependencies: ["PaywallStore", "PaywallCore", "RevenueCatForwarder"]),
+        .executableTarget(
+            name: "forwarder-crash-helper", dependencies: ["PaywallStore", "PaywallCore", "RevenueCatForwarder"],
+            path: "Tools/forwarder-crash-helper"
+        ),
         .testTarget(name: "SecurityTests", dependencies: ["PaywallCore", "PaywallTestSupport", "paywall-analytics", "recorder-crash-helper"]),
-        .executableTarget(name: "paywall-soak", dependencies: ["PaywallLock", "PaywallCore", "PaywallStore", "PaywallSQLite", "PaywallTestSupport"]),
+        .executableTarget(
+            name: "paywall-soak", dependencies: ["PaywallLock", "PaywallCore", "PaywallStore", "PaywallSQLite", "PaywallTestSupport"],
+            path: "Tools/paywall-soak"
+        ),
         .executableTarget(
             name: "paywall-fleet-install",
-            dependencies: ["PaywallAnalytics", "PaywallCore", "PaywallStore", "RevenueCatForwarder"]
+            dependencies: ["PaywallAnalytics", "PaywallCore", "PaywallStore", "RevenueCatForwarder"],
+            path: "Tools/paywall-fleet-install"
         ),
-        .executableTarget(name: "paywall-fleet", dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite", "PaywallTestSupport"]),
+        .executableTarget(
+            name: "paywall-fleet", dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite", "PaywallTestSupport"],
+            path: "Tools/paywall-fleet"
+        ),
         .testTarget(
             name: "FleetTests",
             dependencies: ["PaywallSQLite", "PaywallTestSupport", "paywall-fleet", "paywall-fleet-install", "paywall-analytics"]

@@ -2,11 +2,11 @@ import Foundation
 import PaywallTestSupport
 import Testing
 
-/// `Sources/paywall-bench/targets.json`, the benchmark targets as data: every entry names a
+/// `Tools/paywall-bench/targets.json`, the benchmark targets as data: every entry names a
 /// benchmark `paywall-bench all` runs, one bound, and a measure its benchmark prints (so a renamed
 /// row cannot silently drop a target; `paywall-bench all --check` also reports it "not measured").
 struct BenchTargetsTests {
-    static let bench = Golden.packageRoot(from: #filePath).appendingPathComponent("Sources/paywall-bench")
+    static let bench = Golden.packageRoot(from: #filePath).appendingPathComponent("Tools/paywall-bench")
 
     @Test func everyTargetNamesABenchmarkABoundAndAMeasureItsBenchmarkPrints() throws {
         let data = try Data(contentsOf: Self.bench.appendingPathComponent("targets.json"))

@@ -63,7 +63,7 @@ struct CatalogChangeTests {
         // Given
         let scratch = TemporaryDirectory(prefix: "catalog-change")
         defer { scratch.remove() }
-        for item in ["Package.swift", "Sources", "Tests", "Examples", "catalog"] {
+        for item in ["Package.swift", "Sources", "Tools", "Tests", "Examples", "catalog"] {
             try FileManager.default.copyItem(
                 at: Self.root.appendingPathComponent(item), to: scratch.url.appendingPathComponent(item))
         }

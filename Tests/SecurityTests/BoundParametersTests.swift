@@ -60,8 +60,11 @@ struct BoundParametersTests {
     static func key(_ finding: SQLInterpolationScanner.Finding) -> String { "\(finding.file) | \(finding.expression)" }
 
     @Test func noSQLInSourcesIsBuiltFromAValue() throws {
-        let root = Golden.packageRoot(from: #filePath).appendingPathComponent("Sources")
-        let findings = try SQLInterpolationScanner.scan(root: root)
+        // The product (Sources) and the tools beside it (Tools), each file named from its folder.
+        let package = Golden.packageRoot(from: #filePath)
+        let findings = try ["Sources", "Tools"].flatMap {
+            try SQLInterpolationScanner.scan(root: package.appendingPathComponent($0))
+        }
         let unexplained = findings.filter { Self.allowlist[Self.key($0)] == nil }
         #expect(
             unexplained.isEmpty,

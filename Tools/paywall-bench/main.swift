@@ -39,7 +39,7 @@ func usage() -> Never {
               report nightly [--events N] [--prepared DIR]
                                       only the nightly run after one more day vs the full recompute
             --check          print every target of the benchmarks run beside its value; exit 1 if one is missed
-            --targets PATH   the targets file (default: Sources/paywall-bench/targets.json of this checkout)
+            --targets PATH   the targets file (default: Tools/paywall-bench/targets.json of this checkout)
 
             """.utf8))
     exit(64)

@@ -60,7 +60,7 @@ enum BenchTargets {
 
     static let state = Lock(State())
 
-    /// `Sources/paywall-bench/targets.json` of the checkout the benchmark was built from.
+    /// `Tools/paywall-bench/targets.json` of the checkout the benchmark was built from.
     static let defaultPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("targets.json").path
 
