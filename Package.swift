@@ -35,6 +35,11 @@ var package = Package(
         .target(name: "PaywallLock"),
         .target(name: "PaywallGzip", dependencies: ["CZlib"]),
         .target(name: "PaywallCore", dependencies: ["PaywallLock"], exclude: ["Validation/FAST-PATH.md"]),
+        // What only the CLI, the reports and the tools use, out of PaywallCore (which every app links):
+        // the staged output files, and the catalog's code and docs generators (the CLI's `catalog`).
+        .target(name: "PaywallOutput", dependencies: ["PaywallLock"]),
+        .testTarget(name: "PaywallOutputTests", dependencies: ["PaywallOutput", "PaywallTestSupport"]),
+        .target(name: "PaywallCatalogTools", dependencies: ["PaywallCore"], path: "Tools/PaywallCatalogTools"),
         .target(
             name: "PaywallCollector",
             dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite", "PaywallStore", "CMicroHTTPD", "PaywallGzip"]
@@ -51,11 +56,11 @@ var package = Package(
         .target(name: "CSystemMemory"),
         .target(
             name: "PaywallReports",
-            dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite", "PaywallStore", "CSystemMemory"],
+            dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite", "PaywallStore", "CSystemMemory", "PaywallOutput"],
             exclude: ["NIGHTLY.md"]
         ),
         .target(
-            name: "PaywallTestSupport", dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite"],
+            name: "PaywallTestSupport", dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite", "PaywallSimulation"],
             path: "Tools/PaywallTestSupport"
         ),
         .target(name: "PaywallSimulation", dependencies: ["PaywallLock", "PaywallCore"]),
@@ -70,7 +75,7 @@ var package = Package(
         .executableTarget(
             name: "paywall-analytics",
             dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite", "PaywallStore", "RevenueCatForwarder", "PaywallReports",
-                           "PaywallSimulation", "PaywallCollector", "PaywallUploader"]
+                           "PaywallSimulation", "PaywallCollector", "PaywallUploader", "PaywallOutput", "PaywallCatalogTools"]
         ),
         .testTarget(name: "PaywallLockTests", dependencies: ["PaywallLock"]),
         .testTarget(
@@ -78,22 +83,25 @@ var package = Package(
             dependencies: ["PaywallUploader", "RevenueCatForwarder", "PaywallCore", "PaywallStore", "PaywallSQLite", "PaywallLock",
                            "PaywallAnalytics", "PaywallTestSupport", "PaywallGzip", "paywall-analytics"]
         ),
-        .testTarget(name: "PaywallCoreTests", dependencies: ["PaywallCore", "PaywallTestSupport"]),
+        .testTarget(
+            name: "PaywallCoreTests", dependencies: ["PaywallCore", "PaywallTestSupport", "PaywallSimulation", "PaywallCatalogTools"]
+        ),
         .testTarget(
             name: "PaywallReportsTests",
-            dependencies: ["PaywallReports", "PaywallStore", "PaywallSQLite", "PaywallCore", "PaywallTestSupport"],
+            dependencies: ["PaywallReports", "PaywallStore", "PaywallSQLite", "PaywallCore", "PaywallTestSupport", "PaywallSimulation",
+                           "PaywallCatalogTools"],
             exclude: ["Golden", "scripts"]
         ),
         .testTarget(name: "PaywallSimulationTests", dependencies: ["PaywallSimulation", "PaywallCore"]),
         .testTarget(
             name: "RevenueCatForwarderTests",
-            dependencies: ["PaywallLock", "RevenueCatForwarder", "PaywallCore", "PaywallTestSupport"],
+            dependencies: ["PaywallLock", "RevenueCatForwarder", "PaywallCore", "PaywallTestSupport", "PaywallSimulation"],
             exclude: ["Golden"]
         ),
         .testTarget(
             name: "PaywallAnalyticsTests",
             dependencies: ["PaywallLock", "PaywallAnalytics", "PaywallCore", "PaywallSQLite", "PaywallStore", "RevenueCatForwarder",
-                           "PaywallTestSupport"]
+                           "PaywallTestSupport", "PaywallSimulation"]
         ),
         .testTarget(
             name: "CLITests",
@@ -104,7 +112,8 @@ var package = Package(
         .testTarget(name: "PaywallSQLiteTests", dependencies: ["PaywallLock", "PaywallSQLite", "PaywallTestSupport"]),
         .testTarget(
             name: "PaywallStoreTests",
-            dependencies: ["PaywallLock", "PaywallStore", "PaywallCore", "PaywallSQLite", "PaywallTestSupport", "recorder-crash-helper"]
+            dependencies: ["PaywallLock", "PaywallStore", "PaywallCore", "PaywallSQLite", "PaywallTestSupport", "PaywallSimulation",
+                           "recorder-crash-helper"]
         ),
         .executableTarget(
             name: "recorder-crash-helper", dependencies: ["PaywallStore", "PaywallCore", "PaywallSQLite"],
@@ -113,7 +122,8 @@ var package = Package(
         .executableTarget(
             name: "paywall-bench",
             dependencies: ["PaywallLock", "PaywallCore", "PaywallStore", "RevenueCatForwarder", "PaywallTestSupport",
-                           "PaywallSQLite", "PaywallReports", "PaywallCollector", "PaywallGzip", "PaywallUploader"],
+                           "PaywallSQLite", "PaywallReports", "PaywallCollector", "PaywallGzip", "PaywallUploader",
+                           "PaywallSimulation"],
             path: "Tools/paywall-bench",
             exclude: ["targets.json"]
         ),
@@ -123,16 +133,18 @@ var package = Package(
         ),
         .testTarget(name: "SecurityTests", dependencies: ["PaywallCore", "PaywallTestSupport", "paywall-analytics", "recorder-crash-helper"]),
         .executableTarget(
-            name: "paywall-soak", dependencies: ["PaywallLock", "PaywallCore", "PaywallStore", "PaywallSQLite", "PaywallTestSupport"],
+            name: "paywall-soak",
+            dependencies: ["PaywallLock", "PaywallCore", "PaywallStore", "PaywallSQLite", "PaywallTestSupport", "PaywallSimulation"],
             path: "Tools/paywall-soak"
         ),
         .executableTarget(
             name: "paywall-fleet-install",
-            dependencies: ["PaywallAnalytics", "PaywallCore", "PaywallStore", "RevenueCatForwarder"],
+            dependencies: ["PaywallAnalytics", "PaywallCore", "PaywallStore", "RevenueCatForwarder", "PaywallSimulation"],
             path: "Tools/paywall-fleet-install"
         ),
         .executableTarget(
-            name: "paywall-fleet", dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite", "PaywallTestSupport"],
+            name: "paywall-fleet",
+            dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite", "PaywallTestSupport", "PaywallSimulation"],
             path: "Tools/paywall-fleet"
         ),
         .testTarget(
@@ -142,7 +154,7 @@ var package = Package(
         .testTarget(
             name: "SQLiteOutboxTests",
             dependencies: ["PaywallLock", "PaywallStore", "PaywallCore", "PaywallSQLite", "RevenueCatForwarder", "PaywallTestSupport",
-                           "PaywallReports", "forwarder-crash-helper"]
+                           "PaywallReports", "PaywallSimulation", "forwarder-crash-helper"]
         ),
     ]
 )

@@ -1,5 +1,6 @@
 import Foundation
 import PaywallCore
+import PaywallOutput
 import PaywallSQLite
 
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 import Foundation
 import PaywallCore
+import PaywallOutput
 
 #if canImport(Glibc)
     import Glibc

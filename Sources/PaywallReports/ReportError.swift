@@ -1,5 +1,6 @@
 import Foundation
 import PaywallCore
+import PaywallOutput
 import PaywallSQLite
 
 /// Every failure of the reports module, with what went wrong and what to do, in plain words that

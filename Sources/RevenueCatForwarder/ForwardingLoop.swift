@@ -19,7 +19,7 @@ public final class ForwardingLoop: Sendable {
     /// - Parameters:
     ///   - forwarder: the forwarder to run.
     ///   - interval: time between passes when nothing triggers one sooner.
-    ///   - clock: the clock the interval is measured on (a `ManualClock` in tests).
+    ///   - clock: the clock the interval is measured on (a manual clock in tests).
     ///   - onPass: called after every pass with its result (storage errors do not stop the loop).
     public init(
         forwarder: any ImpressionForwarding,

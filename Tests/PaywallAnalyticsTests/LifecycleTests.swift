@@ -3,6 +3,7 @@ import PaywallAnalytics
 import PaywallCore
 import PaywallLock
 import PaywallSQLite
+import PaywallSimulation
 import PaywallStore
 import PaywallTestSupport
 import RevenueCatForwarder

@@ -1,4 +1,5 @@
 import Foundation
+import PaywallCatalogTools
 import PaywallCore
 import PaywallTestSupport
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import PaywallCore
+import PaywallSimulation
 import Testing
 
 /// `EventRecord.appendNDJSON` (the byte writer the uploader and `import`'s tests use) gives exactly

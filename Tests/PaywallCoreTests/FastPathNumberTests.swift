@@ -1,4 +1,5 @@
 import Foundation
+import PaywallSimulation
 import Testing
 
 @testable import PaywallCore

@@ -1,4 +1,5 @@
 import Foundation
+import PaywallSimulation
 import PaywallTestSupport
 import Testing
 

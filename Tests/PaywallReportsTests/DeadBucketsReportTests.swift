@@ -1,6 +1,7 @@
 import Foundation
 import PaywallCore
 import PaywallSQLite
+import PaywallSimulation
 import PaywallStore
 import PaywallTestSupport
 import Testing

@@ -2,6 +2,7 @@ import Foundation
 import PaywallCore
 import PaywallReports
 import PaywallSQLite
+import PaywallSimulation
 import PaywallStore
 import PaywallTestSupport
 import Testing

@@ -1,5 +1,6 @@
 import PaywallCore
 import PaywallSQLite
+import PaywallSimulation
 import PaywallStore
 import PaywallTestSupport
 import Testing

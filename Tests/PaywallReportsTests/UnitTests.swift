@@ -1,5 +1,6 @@
 import Foundation
 import PaywallCore
+import PaywallSimulation
 import PaywallTestSupport
 import Testing
 

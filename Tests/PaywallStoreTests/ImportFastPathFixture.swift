@@ -1,5 +1,6 @@
 import Foundation
 import PaywallCore
+import PaywallSimulation
 import PaywallStore
 
 /// Input for the write-path tests: NDJSON lines with exact repeats, repeats with lower-case ids,

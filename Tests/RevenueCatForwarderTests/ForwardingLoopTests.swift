@@ -1,6 +1,7 @@
 import Foundation
 import PaywallCore
 import PaywallLock
+import PaywallSimulation
 import PaywallTestSupport
 import RevenueCatForwarder
 import Testing

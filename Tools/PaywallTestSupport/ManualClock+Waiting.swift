@@ -1,5 +1,5 @@
 import Foundation
-import PaywallCore
+import PaywallSimulation
 
 extension ManualClock {
     /// Waits (in real time, up to `timeout`) until at least `count` tasks sleep on the clock,

@@ -2,6 +2,7 @@ import Foundation
 import PaywallCore
 import PaywallReports
 import PaywallSQLite
+import PaywallSimulation
 import PaywallStore
 
 /// Deterministic paywall traffic for the report benchmark, written straight into a store in time

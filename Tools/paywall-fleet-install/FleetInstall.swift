@@ -1,6 +1,7 @@
 import Foundation
 import PaywallAnalytics
 import PaywallCore
+import PaywallSimulation
 import PaywallStore
 import RevenueCatForwarder
 

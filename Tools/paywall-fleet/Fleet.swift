@@ -1,6 +1,7 @@
 import Foundation
 import PaywallCore
 import PaywallSQLite
+import PaywallSimulation
 import PaywallTestSupport
 
 /// One fleet run: a collector and `installs` app installs on 127.0.0.1, SIGKILLed at random (the

@@ -1,6 +1,7 @@
 import Foundation
 import PaywallCore
 import PaywallLock
+import PaywallSimulation
 import PaywallTestSupport
 
 /// One soak run: three loops (recording, forwarding, nightly report) until the time is up, then the

@@ -1,5 +1,6 @@
 import Foundation
 import PaywallCore
+import PaywallSimulation
 import PaywallStore
 
 /// The recording child: records whole presentations through the real `Recorder` at a bounded rate and,

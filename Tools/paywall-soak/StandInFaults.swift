@@ -1,6 +1,7 @@
 import Foundation
 import PaywallCore
 import PaywallLock
+import PaywallSimulation
 import PaywallTestSupport
 
 /// Random RevenueCat behaviour for the soak: mostly acceptance, with every failure the forwarder

@@ -25,7 +25,7 @@ public final class DeliveryLoop: Sendable {
     /// - Parameters:
     ///   - runner: what runs one pass.
     ///   - interval: time between passes when nothing triggers one sooner.
-    ///   - clock: the clock the interval is measured on (a `ManualClock` in tests).
+    ///   - clock: the clock the interval is measured on (a manual clock in tests).
     ///   - onPass: called after every pass with its result (storage errors do not stop the loop).
     public init(
         runner: any DeliveryPassRunning, interval: Duration, clock: any Clock<Duration>,

@@ -1,5 +1,6 @@
 import PaywallCollector
 import PaywallCore
+import PaywallOutput
 import PaywallReports
 import PaywallSQLite
 import PaywallStore

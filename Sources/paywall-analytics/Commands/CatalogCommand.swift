@@ -1,5 +1,7 @@
 import Foundation
+import PaywallCatalogTools
 import PaywallCore
+import PaywallOutput
 
 /// `catalog check|docs|generate`: validate the event catalog and regenerate what comes from it.
 enum CatalogCommand {

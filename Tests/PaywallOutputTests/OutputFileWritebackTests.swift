@@ -2,7 +2,7 @@ import Foundation
 import PaywallTestSupport
 import Testing
 
-@testable import PaywallCore
+@testable import PaywallOutput
 
 /// A staged `--out` file is synced to disk while it is written (``StagedWriteback``), and still
 /// arrives whole, or not at all, when it is committed or discarded.

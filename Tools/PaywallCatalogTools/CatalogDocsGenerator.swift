@@ -1,4 +1,5 @@
 import Foundation
+import PaywallCore
 
 /// Generates the Markdown reference of a catalog, checked in as `catalog/README.md`.
 public enum CatalogDocsGenerator {

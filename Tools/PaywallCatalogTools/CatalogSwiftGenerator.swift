@@ -1,3 +1,5 @@
+import PaywallCore
+
 /// Generates the typed Swift API of a catalog: `EventName`, one enum per closed value set,
 /// `PropertyName`, the flat `EventProperties` (with the builder the validator's fast path reads
 /// through, `init?(reading:)`), one struct per event, and `CatalogInfo` with the embedded JSON.
