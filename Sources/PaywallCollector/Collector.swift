@@ -62,7 +62,7 @@ public final class Collector: Sendable {
             capacity: limits.queueCapacity,
             commit: { parts in
                 let counts = try store.commitGroup(parts)
-                if zip(parts, counts).contains(where: { $0.forwarding == .collector && $1.accepted > 0 }) {
+                if zip(parts, counts).contains(where: { $0.impressions == .pending && $1.accepted > 0 }) {
                     committed()
                 }
                 return counts

@@ -161,7 +161,7 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
     func finish(_ request: HTTPBodyRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) {
         if request.context is HealthProbe {
             let submitted = queue.submit(
-                CommitQueue.Job(part: CommitPart(events: [], quarantine: [], forwarding: .collector)) { result in
+                CommitQueue.Job(part: CommitPart(events: [], quarantine: [], impressions: .pending)) { result in
                     switch result {
                     case .success: respond(.json(200, "{\"status\":\"ok\"}"))
                     case .failure(let error):
@@ -188,9 +188,11 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
         }
         let origin = "collector/\(events.keyName)"
         let validated = bytes.withUnsafeBytes { body.validate($0, origin: origin) }
+        // `X-Paywall-Forwarding: collector`: this collector's forwarder sends the new impressions;
+        // `device`: the app install did, and the collector only records that.
         let part = CommitPart(
-            events: validated.events, quarantine: validated.quarantine, forwarding: events.forwarding,
-            origin: origin)
+            events: validated.events, quarantine: validated.quarantine,
+            impressions: events.forwarding == .device ? .forwardedByDevice : .pending, origin: origin)
         let metrics = self.metrics
         let log = self.log
         let submitted = queue.submit(

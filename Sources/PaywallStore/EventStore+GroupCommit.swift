@@ -2,25 +2,34 @@ import Foundation
 import PaywallCore
 import PaywallSQLite
 
-/// One request's share of a group commit: its valid events and its quarantined lines.
+/// What becomes of the impressions a write stores for the first time.
+public enum NewImpressions: Sendable, Hashable {
+    /// They enter this store's outbox as pending: this store's forwarder sends them to RevenueCat.
+    case pending
+    /// The app install that recorded them forwards them itself: they are recorded in `deliveries` as
+    /// delivered by the device (`by_device`), and this store never sends them.
+    case forwardedByDevice
+}
+
+/// One writer's share of a group commit: its valid events and its quarantined lines.
 public struct CommitPart: Sendable {
     /// Valid events, in input order.
     public var events: [EventRecord]
     /// Refused lines, each kept in the quarantine.
     public var quarantine: [QuarantineEntry]
-    /// Who forwards the part's impressions.
-    public var forwarding: ForwardingParty
-    /// Where the part came from (for the quarantine rows of its conflicts), e.g. `collector/ios-app`.
+    /// What becomes of the part's newly stored impressions.
+    public var impressions: NewImpressions
+    /// Where the part came from (for the quarantine rows of its conflicts), e.g. `upload/ios-app`.
     public var origin: String?
 
     /// Creates a part.
     public init(
-        events: [EventRecord], quarantine: [QuarantineEntry], forwarding: ForwardingParty,
+        events: [EventRecord], quarantine: [QuarantineEntry], impressions: NewImpressions,
         origin: String? = nil
     ) {
         self.events = events
         self.quarantine = quarantine
-        self.forwarding = forwarding
+        self.impressions = impressions
         self.origin = origin
     }
 }
@@ -48,7 +57,7 @@ public struct CommitCounts: Sendable, Hashable {
 }
 
 extension EventStore {
-    /// Stores several requests' parts in ONE write transaction (a group commit: one sync for all of
+    /// Stores several writers' parts in ONE write transaction (a group commit: one sync for all of
     /// them when the connection runs with `synchronous = FULL`), in order, so an id in two parts is
     /// stored by the first and a duplicate in the second.
     ///
@@ -60,8 +69,8 @@ extension EventStore {
             let writer = EventWriter(db: db)
             return try parts.map { part in
                 let outcome = try writer.insert(
-                    part.events, recordedAt: time, forwarded: part.forwarding == .device,
-                    byDevice: part.forwarding == .device,
+                    part.events, recordedAt: time, forwarded: part.impressions == .forwardedByDevice,
+                    byDevice: part.impressions == .forwardedByDevice,
                     provenance: EventProvenance(origin: part.origin, lines: nil))
                 var suppressedLines = 0
                 for entry in part.quarantine + outcome.conflictEntries

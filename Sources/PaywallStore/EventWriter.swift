@@ -54,8 +54,8 @@ struct EventWriter {
     /// identical to a stored one is a duplicate and changes nothing; one with other content under a
     /// stored id is a conflict: the stored row is untouched and the outcome carries its quarantine
     /// entry (at `recordedAt`, with `provenance`), which the caller writes with ``quarantine(_:)``.
-    /// `byDevice` marks the deliveries of `forwarded` impressions as made by the app install (the
-    /// collector's `X-Paywall-Forwarding: device`).
+    /// `byDevice` marks the deliveries of `forwarded` impressions as made by the app install that
+    /// recorded them (``NewImpressions/forwardedByDevice``).
     ///
     /// Events of a forgotten customer (``Suppression``) are not stored: they are counted in the
     /// outcome's ``InsertOutcome/suppressed`` and in `suppressed_events`.

@@ -1,15 +1,15 @@
 import Foundation
 import PaywallCore
 
-/// Validates an NDJSON body held in memory (a collector request) with exactly the rules of
+/// Validates an NDJSON body held in memory (a request body, say) with exactly the rules of
 /// ``Importer/importNDJSON(path:progress:)``: the same catalog validator and line handling (blank
 /// lines skipped, a trailing `\r` ignored, a line over ``ImportOptions/maxLineBytes`` quarantined
 /// with its length and first bytes), so a line is stored, or refused for the same reasons, whether
-/// it arrives by `import` or over HTTP.
+/// it arrives by `import` or by any other writer.
 ///
 /// ```swift
 /// let body = NDJSONBody(validator: EventValidator(), options: ImportOptions(), now: .system)
-/// let lines = body.validate(bytes, origin: "collector/ios-app")
+/// let lines = body.validate(bytes, origin: "upload/ios-app")
 /// // lines.events are valid, lines.quarantine hold the refused lines with their reasons
 /// ```
 public struct NDJSONBody: Sendable {

@@ -28,7 +28,7 @@ struct CommitQueueTests {
 
     /// A part of `events` empty events (the queue counts events only to size groups).
     static func part() -> CommitPart {
-        CommitPart(events: [], quarantine: [], forwarding: .collector)
+        CommitPart(events: [], quarantine: [], impressions: .pending)
     }
 
     static func waitUntil(_ condition: () -> Bool) -> Bool {

@@ -114,7 +114,7 @@ struct ErasureTests {
         let counts = try store.commitGroup([
             CommitPart(
                 events: [Fixtures.event(302, user: Self.erased)],
-                quarantine: [], forwarding: .collector)
+                quarantine: [], impressions: .pending)
         ])
         #expect(counts == [CommitCounts(accepted: 0, duplicates: 0, quarantined: 0, suppressed: 1)])
         let lines = [

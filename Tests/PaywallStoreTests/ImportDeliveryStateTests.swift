@@ -27,7 +27,9 @@ struct ImportDeliveryStateTests {
             return close
         }
         try store.insert(Array(events[0..<3]) + Array(events[5..<8]) + closes)
-        _ = try store.commitGroup([CommitPart(events: Array(events[3..<5]), quarantine: [], forwarding: .device)])
+        _ = try store.commitGroup([
+            CommitPart(events: Array(events[3..<5]), quarantine: [], impressions: .forwardedByDevice)
+        ])
         let outbox = SQLiteOutbox(store: store)
         try outbox.markDelivered([events[0].id, events[1].id], at: Self.deliveredAt)
         try outbox.deadLetter(

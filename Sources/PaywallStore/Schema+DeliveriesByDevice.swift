@@ -2,9 +2,10 @@ import PaywallSQLite
 
 extension Schema {
     /// `deliveries.by_device`: 1 when the impression was forwarded to RevenueCat by the app install
-    /// that uploaded it to a collector (`X-Paywall-Forwarding: device`), 0 when by this store's
-    /// forwarder (or imported with `--no-forward`). A partial index keeps the count of device
-    /// deliveries cheap for `stats`; `export events` shows them as `forwarded_by_device`.
+    /// that recorded it (written with ``NewImpressions/forwardedByDevice``, or imported from such an
+    /// install's file), 0 when by this store's forwarder (or imported with `--no-forward`). A partial
+    /// index keeps the count of device deliveries cheap for `stats`; `export events` shows them as
+    /// `forwarded_by_device`.
     static let deliveriesByDevice = Migration(
         "deliveries-by-device",
         sql: """
