@@ -39,27 +39,6 @@ enum EventDifference {
         return fields
     }
 
-    /// The wire names of the fields in which two versions of one id differ (both from the input).
-    static func differences(_ first: EventRecord, _ event: EventRecord) -> [String] {
-        let a = first.properties
-        let b = event.properties
-        var fields: [String] = []
-        if first.name != event.name { fields.append("name") }
-        if first.occurredAt != event.occurredAt { fields.append("occurred_at") }
-        if !same(first.userID, event.userID) { fields.append("user_id") }
-        if first.sessionID != event.sessionID { fields.append("session_id") }
-        if first.catalogVersion != event.catalogVersion { fields.append("catalog_version") }
-        if a.pwID != b.pwID { fields.append("pw_id") }
-        if !same(a.source, b.source) { fields.append("source") }
-        if !same(a.offeringID, b.offeringID) { fields.append("offering_id") }
-        if !same(a.placementID, b.placementID) { fields.append("placement_id") }
-        if !same(a.product, b.product) { fields.append("product") }
-        if a.result != b.result { fields.append("result") }
-        if a.via != b.via { fields.append("via") }
-        if a.openS != b.openS { fields.append("open_s") }
-        return fields
-    }
-
     /// Exact equality of Unicode scalars (Swift's `==` on `String` uses canonical equivalence).
     static func same(_ lhs: String?, _ rhs: String?) -> Bool {
         switch (lhs, rhs) {

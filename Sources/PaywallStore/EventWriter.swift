@@ -8,11 +8,9 @@ import PaywallSQLite
 /// Every event is one of: inserted, a duplicate (identical to the stored event of its id, see
 /// ``EventDifference``), or a conflict (other content under a stored id: the stored row is kept and
 /// the incoming version goes to the quarantine with what differs). Rowids are assigned in batch
-/// order whichever ``WritePath`` writes the rows (see IMPORT-FAST-PATH.md).
+/// order (see IMPORT-FAST-PATH.md).
 struct EventWriter {
     let db: Database
-    /// How the rows of an unordered batch are written.
-    var path: WritePath = .plain
     /// A database import's source states, one per event of the batch being inserted: a new
     /// impression whose state is settled goes to `deliveries` or the dead letters, not the outbox.
     var importedDeliveries: [ImportedDelivery]?
@@ -23,18 +21,11 @@ struct EventWriter {
         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
         ON CONFLICT(id) DO NOTHING
         """
-    /// The sorted path's insert: every id is known to be new, the rowid (`seq`) is given.
-    static let insertEventWithSeqSQL = """
-        INSERT INTO events (id, name, occurred_at, recorded_at, user_id, session_id, catalog_version,
-          pw_id, source, offering_id, placement_id, product, result, via, open_s, seq)
-        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
-        """
     /// The stored version of one id, in the columns ``EventDifference/differences(stored:_:)`` reads.
     static let probeSQL = """
         SELECT seq, name, occurred_at, user_id, session_id, catalog_version, pw_id, source, offering_id, placement_id,
                product, result, via, open_s FROM events WHERE id = ?1
         """
-    static let lastSeqSQL = "SELECT coalesce(max(seq), 0) FROM events"
     /// `OR REPLACE`: a stale row left by a reused rowid (events are never deleted, so this should
     /// not happen) must not make the batch fail; the new impression is pending.
     static let insertOutboxSQL = "INSERT OR REPLACE INTO outbox (event_rowid, occurred_at) VALUES (?1, ?2)"
@@ -100,19 +91,15 @@ struct EventWriter {
         _ events: Events, recordedAt: Int64, forwarded: Bool, byDevice: Bool, provenance: EventProvenance
     ) throws -> InsertOutcome {
         let floor = try SequenceFloor.pending(db)
-        if path != .plain, let keys = Self.keysIfUnordered(events) {
-            return try insertSorted(
-                Array(events), keys: keys, recordedAt: recordedAt, forwarded: forwarded,
-                byDevice: byDevice, provenance: provenance, floor: floor)
-        }
         return try insertPlain(
             events, recordedAt: recordedAt, forwarded: forwarded, byDevice: byDevice,
             provenance: provenance, floor: floor)
     }
 
-    /// The plain path: one `INSERT … ON CONFLICT DO NOTHING` per event in batch order; an id already
-    /// stored is then read back and compared. Used for batches already in id order (time-ordered
-    /// UUIDv7 ids: the recorder, most imports), where it writes the id index in order anyway.
+    /// The write path: one `INSERT … ON CONFLICT DO NOTHING` per event in batch order; an id already
+    /// stored is then read back and compared. Time-ordered UUIDv7 ids (the recorder, most imports)
+    /// write the id index in order; random ids were measured faster this way than sorted by id first
+    /// (IMPORT-FAST-PATH.md).
     func insertPlain<Events: Sequence<EventRecord>>(
         _ events: Events, recordedAt: Int64, forwarded: Bool,
         byDevice: Bool = false,

@@ -11,14 +11,10 @@ public struct ImportOptions: Sendable, Hashable {
     /// transaction (another store's database).
     public var batchSize: Int
     /// NDJSON events (and bad lines) written per transaction, at least ``batchSize``: validated
-    /// batches are gathered until this many.
+    /// batches are written into the open transaction until it holds this many.
     public var transactionEvents: Int
     /// Bytes read from the file at a time.
     public var chunkBytes: Int
-    /// How each transaction's rows are written (``WritePath/plain`` by default: measured fastest once
-    /// the cache is sized and transactions are large; every path stores
-    /// the same rows with the same rowids, see IMPORT-FAST-PATH.md).
-    public var writePath: WritePath
     /// SQLite's page cache during the import, in bytes; `nil` sizes it from the store and the input
     /// (``ImportCache``), `0` leaves the connection's own.
     public var cacheBytes: Int?
@@ -31,11 +27,11 @@ public struct ImportOptions: Sendable, Hashable {
     public var backgroundCheckpoints: Bool
 
     /// Creates options: forward, 1 MiB line limit, batches of 10,000 lines, 100,000 NDJSON events per
-    /// transaction (1,000,000 once the id index outgrows the cache), 1 MiB reads, the plain write
-    /// path, a page cache sized from the store and background checkpoints.
+    /// transaction (1,000,000 once the id index outgrows the cache), 1 MiB reads, a page cache sized
+    /// from the store and background checkpoints.
     public init(
         forward: Bool = true, maxLineBytes: Int = 1 << 20, batchSize: Int = 10_000, chunkBytes: Int = 1 << 20,
-        writePath: WritePath = .plain, cacheBytes: Int? = nil, transactionEvents: Int = 100_000,
+        cacheBytes: Int? = nil, transactionEvents: Int = 100_000,
         largeStoreTransactionEvents: Int = 1_000_000, backgroundCheckpoints: Bool = true
     ) {
         self.backgroundCheckpoints = backgroundCheckpoints
@@ -45,7 +41,6 @@ public struct ImportOptions: Sendable, Hashable {
         self.batchSize = max(1, batchSize)
         self.transactionEvents = max(self.batchSize, transactionEvents)
         self.chunkBytes = max(1, chunkBytes)
-        self.writePath = writePath
         self.cacheBytes = cacheBytes.map { max(0, $0) }
     }
 }

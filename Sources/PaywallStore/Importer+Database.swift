@@ -78,7 +78,7 @@ extension Importer {
                 let (outcome, already) = try commit(
                     batch.events, quarantine: batch.quarantine,
                     provenance: EventProvenance(origin: path, lines: batch.lines),
-                    path: plan.path, deliveries: deliveries)
+                    deliveries: deliveries)
                 result.add(outcome, quarantined: batch.quarantine.count, alreadyQuarantined: already)
                 progress(ImportProgress(origin: path, done: done, total: total, result: result))
             }

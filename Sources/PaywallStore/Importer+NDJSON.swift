@@ -28,10 +28,8 @@ extension Importer {
         let origin = path == "-" ? "stdin" : path
         let plan = bulkPlan(inputBytes: total)
         let pipeline = NDJSONPipeline(validator: validator, options: options, now: store.now, origin: origin)
-        // The plain path writes each batch as it comes: a few batches of room keep both threads busy.
-        // The other paths gather a transaction's batches first: room for all of them and one more.
-        let capacity = plan.path == .plain ? 4 : NDJSONPipeline.channelCapacity(options)
-        let reader = pipeline.start(descriptor: descriptor, path: path, capacity: capacity, alreadyRead: alreadyRead)
+        // Each batch is written as it comes: a few batches of room keep both threads busy.
+        let reader = pipeline.start(descriptor: descriptor, path: path, capacity: 4, alreadyRead: alreadyRead)
         defer {
             // Wait until the reader no longer touches the descriptor before it is closed. Standard
             // input is never closed here, so a reader blocked on a terminal is not waited for.
@@ -49,13 +47,8 @@ extension Importer {
             progress(ImportProgress(origin: path, done: bytesRead, total: total, result: soFar))
         }
         try ImportCache.with(store.connection, bytes: plan.cacheBytes) {
-            if plan.path == .plain {
-                try streamTransactions(
-                    reader, origin: origin, path: plan.path, transactionEvents: plan.transactionEvents, result: &result,
-                    progress: report)
-            } else {
-                try gatherTransactions(reader, origin: origin, path: plan.path, result: &result, progress: report)
-            }
+            try streamTransactions(
+                reader, origin: origin, transactionEvents: plan.transactionEvents, result: &result, progress: report)
         }
         progress(ImportProgress(origin: path, done: total ?? done, total: total, result: result))
         return result
@@ -63,14 +56,12 @@ extension Importer {
 }
 
 extension Importer {
-    /// The plain path's transactions: each validated batch is written as it arrives, inside a
-    /// transaction that commits once it holds `transactionEvents` events and bad lines.
-    /// Transaction boundaries, rowids, outcomes and the quarantine's order are those that gathering
-    /// the batches first (``gatherTransactions(_:origin:path:result:progress:)``) would give; the
-    /// writer thread just never waits for a whole transaction to arrive, and copies no event.
+    /// The import's transactions: each validated batch is written as it arrives, inside a
+    /// transaction that commits once it holds `transactionEvents` events and bad lines. The writer
+    /// thread never waits for a whole transaction to arrive, and copies no event.
     /// A read error commits what was read before it, then is thrown.
     func streamTransactions(
-        _ reader: BackgroundReader<NDJSONPipeline.Item>, origin: String, path: WritePath, transactionEvents: Int,
+        _ reader: BackgroundReader<NDJSONPipeline.Item>, origin: String, transactionEvents: Int,
         result: inout ImportResult,
         progress: (_ bytesRead: Int64, _ result: ImportResult) -> Void
     ) throws {
@@ -97,7 +88,7 @@ extension Importer {
                     let batch = item.batch
                     let (outcome, already) = try write(
                         db, batch.events, quarantine: batch.quarantine,
-                        provenance: EventProvenance(origin: origin, lines: batch.lines), path: path, recordedAt: time)
+                        provenance: EventProvenance(origin: origin, lines: batch.lines), recordedAt: time)
                     written.append((outcome, batch.quarantine.count, already))
                     count += batch.events.count + batch.quarantine.count
                     bytesRead = item.bytesRead
@@ -114,70 +105,24 @@ extension Importer {
         if let readError { throw readError }
     }
 
-    /// The other write paths' transactions: validated batches are gathered until
-    /// ``ImportOptions/transactionEvents`` events and bad lines, then written in one transaction (the
-    /// sorted paths sort a whole transaction). A read error commits what was read before it, then
-    /// is thrown.
-    func gatherTransactions(
-        _ reader: BackgroundReader<NDJSONPipeline.Item>, origin: String, path: WritePath, result: inout ImportResult,
-        progress: (_ bytesRead: Int64, _ result: ImportResult) -> Void
-    ) throws {
-        // Validated batches are gathered into transactions of `transactionEvents` events: a random
-        // id dirties about one index page per event up to the number of index pages, so fewer,
-        // larger transactions write each page fewer times (IMPORT-FAST-PATH.md).
-        var pending = Batch(capacity: 0)
-        var done: Int64 = 0
-        func commitPending() throws {
-            guard !pending.isEmpty else { return }
-            let (outcome, already) = try commit(
-                pending.events, quarantine: pending.quarantine,
-                provenance: EventProvenance(origin: origin, lines: pending.lines),
-                path: path)
-            result.add(outcome, quarantined: pending.quarantine.count, alreadyQuarantined: already)
-            pending = Batch(capacity: 0)
-            progress(done, result)
-        }
-        while true {
-            let item: NDJSONPipeline.Item?
-            do {
-                item = try reader.next()
-            } catch {
-                try commitPending()  // what was read before the failure stays imported
-                throw error
-            }
-            guard let item else { break }
-            if pending.isEmpty {
-                pending = item.batch
-            } else {
-                pending.append(item.batch)
-            }
-            done = item.bytesRead
-            if pending.events.count + pending.quarantine.count >= options.transactionEvents { try commitPending() }
-        }
-        try commitPending()
-    }
-
     /// How an import of `inputBytes` (`nil`: unknown) writes: its page cache
-    /// (``ImportOptions/cacheBytes``, or sized from the store), its write path
-    /// (``ImportOptions/writePath``; ``WritePath/automatic`` becomes ``WritePath/plain`` while the
-    /// id index, estimated from the store and the input, fits in that cache, else ``WritePath/sorted``)
-    /// and its transactions' size: ``ImportOptions/transactionEvents``, or on the plain path, once the
-    /// index estimate is larger than the cache, ``ImportOptions/largeStoreTransactionEvents``.
-    func bulkPlan(inputBytes: Int64?) -> (cacheBytes: Int, path: WritePath, transactionEvents: Int) {
+    /// (``ImportOptions/cacheBytes``, or sized from the store) and its transactions' size:
+    /// ``ImportOptions/transactionEvents``, or, once the id index (estimated from the store and the
+    /// input) is larger than the cache, ``ImportOptions/largeStoreTransactionEvents``.
+    func bulkPlan(inputBytes: Int64?) -> (cacheBytes: Int, transactionEvents: Int) {
         let storeBytes = ImportCache.fileBytes(store.path) ?? 0
         let cache = options.cacheBytes ?? ImportCache.bytes(storeBytes: storeBytes, inputBytes: inputBytes)
         let index = ImportCache.indexBytes(storeBytes: storeBytes, inputBytes: inputBytes)
         let effectiveCache = cache > 0 ? cache : 2 << 20
         let indexOutgrowsCache = index > Int64(effectiveCache)
-        let path = options.writePath == .automatic ? (indexOutgrowsCache ? .sorted : .plain) : options.writePath
         // Random ids into an index larger than the cache dirty about one index leaf per event, up
         // to every leaf: a transaction much larger than the index's leaves writes each leaf once
-        // instead of once per event (IMPORT-FAST-PATH.md). The plain path streams its batches, so a
+        // instead of once per event (IMPORT-FAST-PATH.md). The import streams its batches, so a
         // larger transaction costs no memory.
         let transaction =
-            path == .plain && indexOutgrowsCache
+            indexOutgrowsCache
             ? max(options.transactionEvents, options.largeStoreTransactionEvents) : options.transactionEvents
-        return (cache, path, transaction)
+        return (cache, transaction)
     }
 }
 
@@ -193,19 +138,10 @@ struct Batch: Sendable {
         lines.reserveCapacity(capacity)
     }
 
-    /// Appends another batch's events and entries, in order.
-    mutating func append(_ other: Batch) {
-        events += other.events
-        lines += other.lines
-        quarantine += other.quarantine
-    }
-
     mutating func add(_ event: EventRecord, line: Int) {
         events.append(event)
         lines.append(line)
     }
-
-    var isEmpty: Bool { events.isEmpty && quarantine.isEmpty }
 
     mutating func add(_ entry: QuarantineEntry) { quarantine.append(entry) }
 }

@@ -125,27 +125,25 @@ public struct Importer: Sendable {
     /// impression takes its state, and a duplicate pending here takes a delivery or dead letter.
     func commit(
         _ events: [EventRecord], quarantine: [QuarantineEntry], provenance: EventProvenance,
-        path: WritePath, deliveries: [ImportedDelivery]? = nil
+        deliveries: [ImportedDelivery]? = nil
     ) throws
         -> (outcome: InsertOutcome, alreadyQuarantined: Int)
     {
         let time = store.now.milliseconds()
         return try store.connection.transaction { db in
             try write(
-                db, events, quarantine: quarantine, provenance: provenance, path: path, recordedAt: time,
-                deliveries: deliveries)
+                db, events, quarantine: quarantine, provenance: provenance, recordedAt: time, deliveries: deliveries)
         }
     }
 
-    /// ``commit(_:quarantine:provenance:path:deliveries:)`` inside a transaction the caller holds,
+    /// ``commit(_:quarantine:provenance:deliveries:)`` inside a transaction the caller holds,
     /// with `recordedAt` as the events' `recorded_at` (one time per transaction).
     func write(
         _ db: Database, _ events: [EventRecord], quarantine: [QuarantineEntry], provenance: EventProvenance,
-        path: WritePath, recordedAt time: Int64, deliveries: [ImportedDelivery]? = nil
+        recordedAt time: Int64, deliveries: [ImportedDelivery]? = nil
     ) throws -> (outcome: InsertOutcome, alreadyQuarantined: Int) {
         let forwarded = !options.forward
         var writer = EventWriter(db: db)
-        writer.path = path
         writer.importedDeliveries = deliveries
         var outcome = try writer.insert(events, recordedAt: time, forwarded: forwarded, provenance: provenance)
         if let deliveries {

@@ -30,13 +30,11 @@ struct NDJSONPipeline: Sendable {
     /// batch of the complete lines read before it). Once it is stopped with waiting, the thread no
     /// longer touches the descriptor. `alreadyRead` holds the bytes the caller read from the
     /// descriptor before (they come first).
-    /// `capacity`: validated batches the channel holds (``channelCapacity(_:)`` when the caller
-    /// gathers a transaction's batches before it writes).
+    /// `capacity`: validated batches the channel holds.
     func start(
-        descriptor: Int32, path: String, capacity: Int? = nil, alreadyRead: [UInt8] = []
+        descriptor: Int32, path: String, capacity: Int, alreadyRead: [UInt8] = []
     ) -> BackgroundReader<Item> {
         let pipeline = self
-        let capacity = capacity ?? Self.channelCapacity(options)
         return BackgroundReader(capacity: capacity, name: "PaywallStore.Import.reader") { send in
             var reader = LineReader(
                 descriptor: descriptor, path: path, chunkBytes: pipeline.options.chunkBytes,
@@ -79,14 +77,6 @@ struct NDJSONPipeline: Sendable {
                 throw error
             }
         }
-    }
-
-    /// Validated batches the channel holds for a caller that gathers a transaction's batches before
-    /// it writes: a transaction's worth (``ImportOptions/transactionEvents`` over
-    /// ``ImportOptions/batchSize``) plus one, at least 2. A smaller channel would stop the reader
-    /// during every commit, and the two threads would take turns instead of overlapping.
-    static func channelCapacity(_ options: ImportOptions) -> Int {
-        max(2, (options.transactionEvents + options.batchSize - 1) / options.batchSize + 1)
     }
 
     /// How many threads validate a batch: every core but one, which the caller needs for the

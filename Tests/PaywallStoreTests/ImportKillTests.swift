@@ -6,30 +6,28 @@ import PaywallStore
 import PaywallTestSupport
 import Testing
 
-/// An import killed with SIGKILL mid-way and run again leaves exactly what one plain-path import
-/// leaves: the same rows, rowids in file order, outbox and quarantine. On the sorted path (which
-/// gathers a transaction's batches, then sorts them) and on the plain path (which writes each batch
-/// as it arrives inside the open transaction); both with the WAL checkpointed on a thread of its
-/// own, so kills also land during background checkpoints.
+/// An import killed with SIGKILL mid-way and run again leaves exactly what one import leaves: the
+/// same rows, rowids in file order, outbox and quarantine. The import writes each batch as it
+/// arrives inside the open transaction, with the WAL checkpointed on a thread of its own, so kills
+/// also land during background checkpoints.
 struct ImportKillTests {
-    @Test(arguments: ["sorted", "plain"])
-    func aKilledImportRunAgainEqualsOnePlainImport(writePath: String) async throws {
-        // Given a file of random ids with repeats, conflicts and bad lines, and its plain-path import
+    @Test func aKilledImportRunAgainEqualsOnePlainImport() async throws {
+        // Given a file of random ids with repeats, conflicts and bad lines, and its import in one go
         let directory = TemporaryDirectory()
         var generator = SeededGenerator(seed: 42)
         let entries = ImportFastPathFixture.entries(count: 80_000, ids: .random, using: &generator)
         let file = directory.path("random.ndjson")
         try (entries.map(\.text).joined(separator: "\n") + "\n").write(toFile: file, atomically: false, encoding: .utf8)
         let reference = try EventStore(path: directory.path("plain.sqlite"), now: .system)
-        _ = try Importer(store: reference, options: ImportOptions(writePath: .plain)).importFiles([file])
+        _ = try Importer(store: reference, options: ImportOptions()).importFiles([file])
         let expected = try StoreSnapshot(reference.connection)
-        // When an import on `writePath` in a child process, 5,000 events per transaction, is killed at
+        // When an import in a child process, 5,000 events per transaction, is killed at
         // random moments, then run to the end
         let path = directory.path("killed.sqlite")
         var kills = 0
         for round in 0..<4 {
             let child = try ChildProcess(
-                ["import", path, file, "5000", writePath],
+                ["import", path, file, "5000"],
                 errorsTo: directory.url.appendingPathComponent("err-\(round)"))
             let reading = Task { await child.readAll() }
             try await Task.sleep(for: .milliseconds(Int.random(in: 150...1_200)))
@@ -44,7 +42,7 @@ struct ImportKillTests {
                 "round \(round): rowids 1…n, no gap")
         }
         let last = try ChildProcess(
-            ["import", path, file, "5000", writePath], errorsTo: directory.url.appendingPathComponent("err-last"))
+            ["import", path, file, "5000"], errorsTo: directory.url.appendingPathComponent("err-last"))
         let output = String(decoding: await last.readAll(), as: UTF8.self)
         await last.waitForExit()
         #expect(output.hasPrefix("imported="), "\(output) \(last.stderrText)")

@@ -12,14 +12,14 @@ import PaywallStore
 /// `paywall-bench import`: NDJSON import through the validator and the store, next to the
 /// `sqlite3` tool's `.import --csv` of the same rows into the same `events` table and index, for
 /// time-ordered (UUIDv7) and random (UUIDv4) ids; each import runs in its own process, so its peak
-/// resident memory is its own. `--variants` also times each write-path idea on the random ids.
+/// resident memory is its own. `--variants` also times each measured idea (cache, transaction size,
+/// checkpoints) on the same ids.
 enum ImportBench {
     enum IDs: String, CaseIterable { case ordered, random }
 
     /// One way of running `import`, for the per-idea measurements.
     struct Variant {
         var label: String
-        var path: WritePath
         /// `nil`: sized from the store (the default); 0: SQLite's own 2 MB.
         var cacheBytes: Int?
         var transactionEvents: Int
@@ -29,27 +29,14 @@ enum ImportBench {
 
     static let shipped = Variant(
         label: "import (shipped: plain, sized cache, 100k/transaction or 1M past the cache, background checkpoints)",
-        path: .plain,
         cacheBytes: nil, transactionEvents: 100_000)
     static let ideas: [Variant] = [
         Variant(
-            label: "plain, sized cache, 100k/transaction, inline checkpoints", path: .plain, cacheBytes: nil,
+            label: "plain, sized cache, 100k/transaction, inline checkpoints", cacheBytes: nil,
             transactionEvents: 100_000, backgroundCheckpoints: false),
-        Variant(
-            label: "plain, 2 MB cache, 10k/transaction (before)", path: .plain, cacheBytes: 0, transactionEvents: 10_000
-        ),
-        Variant(label: "plain, sized cache, 10k/transaction", path: .plain, cacheBytes: nil, transactionEvents: 10_000),
-        Variant(label: "sorted, 2 MB cache, 10k/transaction", path: .sorted, cacheBytes: 0, transactionEvents: 10_000),
-        Variant(
-            label: "sorted, sized cache, 10k/transaction", path: .sorted, cacheBytes: nil, transactionEvents: 10_000),
-        Variant(
-            label: "plain, sized cache, 100k/transaction", path: .plain, cacheBytes: nil, transactionEvents: 100_000),
-        Variant(
-            label: "sorted probe, file-order insert, sized, 100k", path: .sortedProbe, cacheBytes: nil,
-            transactionEvents: 100_000),
-        Variant(
-            label: "sorted, one batched probe statement, sized, 100k", path: .sortedBatchProbe, cacheBytes: nil,
-            transactionEvents: 100_000),
+        Variant(label: "plain, 2 MB cache, 10k/transaction (before)", cacheBytes: 0, transactionEvents: 10_000),
+        Variant(label: "plain, sized cache, 10k/transaction", cacheBytes: nil, transactionEvents: 10_000),
+        Variant(label: "plain, sized cache, 100k/transaction", cacheBytes: nil, transactionEvents: 100_000),
     ]
 
     static func run(_ arguments: [String]) throws {
@@ -166,15 +153,15 @@ enum ImportBench {
         return time(usage.ru_utime) + time(usage.ru_stime)
     }
 
-    /// Runs `paywall-bench import child STORE NDJSON PATH CACHE TRANSACTION CHECKPOINTS` and reads its "seconds rss_kb" line.
+    /// Runs `paywall-bench import child STORE NDJSON CACHE TRANSACTION CHECKPOINTS` and reads its "seconds rss_kb" line.
     static func importChild(store: URL, ndjson: URL, variant: Variant) throws -> Measurement {
         sync()
         Thread.sleep(forTimeInterval: 1)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
         process.arguments = [
-            "import", "child", store.path, ndjson.path, "\(variant.path)",
-            variant.cacheBytes.map(String.init) ?? "auto", "\(variant.transactionEvents)",
+            "import", "child", store.path, ndjson.path, variant.cacheBytes.map(String.init) ?? "auto",
+            "\(variant.transactionEvents)",
             variant.backgroundCheckpoints ? "background" : "inline",
         ]
         let pipe = Pipe()
@@ -191,15 +178,15 @@ enum ImportBench {
         return Measurement(seconds: seconds, rssMB: rss / 1024, cpu: cpu)
     }
 
-    /// The child: imports NDJSON into a new store with the given write path and cache; prints
-    /// "<seconds> <peak RSS in KiB>".
+    /// The child: imports NDJSON into a new store with the given cache, transaction size and
+    /// checkpoints (`STORE NDJSON CACHE|auto TRANSACTION background|inline [LARGE-STORE-TRANSACTION]`);
+    /// prints "<seconds> <peak RSS in KiB>".
     static func child(_ arguments: [String]) throws {
-        let path = WritePath.allCases.first { "\($0)" == arguments[2] } ?? .sorted
         let options = ImportOptions(
-            writePath: path, cacheBytes: Int(arguments[3]),
-            transactionEvents: Int(arguments[4]) ?? 100_000,
-            largeStoreTransactionEvents: arguments.count > 6 ? Int(arguments[6]) ?? 1_000_000 : 1_000_000,
-            backgroundCheckpoints: arguments.count < 6 || arguments[5] != "inline")
+            cacheBytes: Int(arguments[2]),
+            transactionEvents: Int(arguments[3]) ?? 100_000,
+            largeStoreTransactionEvents: arguments.count > 5 ? Int(arguments[5]) ?? 1_000_000 : 1_000_000,
+            backgroundCheckpoints: arguments.count < 5 || arguments[4] != "inline")
         var result = ImportResult()
         // From opening the store to closing it: closing checkpoints what is still in the WAL, which
         // `sqlite3 .import` pays inside its timing too.

@@ -72,12 +72,12 @@ case "hold-lock":
         exit(74)
     }
 case "import":
-    // recorder-crash-helper import DB FILE: import, then print the counts and the peak resident memory.
+    // recorder-crash-helper import DB FILE [EVENTS-PER-TRANSACTION]: import, then print the counts and
+    // the peak resident memory.
     do {
         let store = try EventStore(path: path, now: .system)
         let transaction = arguments.count > 4 ? Int(arguments[4]) ?? 100_000 : 100_000
-        let path = arguments.count > 5 ? WritePath.allCases.first { "\($0)" == arguments[5] } ?? .automatic : .automatic
-        let options = ImportOptions(writePath: path, transactionEvents: transaction)
+        let options = ImportOptions(transactionEvents: transaction)
         let result = try Importer(store: store, options: options).importFiles([arguments[3]])
         let peak = peakResidentKilobytes()
         emit(
