@@ -1,8 +1,14 @@
 // ThreadSanitizer annotations for Synchronization.Mutex on Linux (test runs only; LD_PRELOADed by
-// scripts/ci-hardening into `swift test --sanitize=thread`, never linked into the product).
+// scripts/sanitizers, which scripts/ci-hardening runs, into `swift test --sanitize=thread`; never
+// linked into the product).
 //
-// Why: on Linux, Mutex's uncontended lock/unlock are atomic compare-exchanges that TSan sees, but
-// the contended paths (_MutexHandle._lockSlow / _unlockSlow, in the uninstrumented
+// No code in this package uses Mutex now: it locks with PaywallLock's Lock and, in a few small
+// classes, Foundation's NSLock, both pthread mutexes on Linux, which TSan intercepts. So these
+// wrappers are never called; they stay preloaded so that a Mutex brought back (which
+// scripts/check-platform-floors refuses below iOS 18) would be checked without false reports.
+//
+// Why, for Mutex: on Linux, its uncontended lock/unlock are atomic compare-exchanges that TSan
+// sees, but the contended paths (_MutexHandle._lockSlow / _unlockSlow, in the uninstrumented
 // libswiftSynchronization.so) hand the lock over inside the kernel with raw
 // syscall(SYS_futex, FUTEX_LOCK_PI / FUTEX_UNLOCK_PI). TSan has no interceptor for that, so it sees
 // no happens-before edge between the releasing and the acquiring thread and reports every access

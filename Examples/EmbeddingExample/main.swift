@@ -1,4 +1,4 @@
-// The README's embedding sample, compiled by every `swift build` so it cannot rot.
+// The embedding sample of docs/app.md, compiled by every `swift build` so it cannot rot.
 // Run it: swift run embedding-example /tmp/example.sqlite
 // (without an argument the store goes where an app keeps it: DatabaseLocation.applicationSupport(),
 // ~/.local/share/PaywallAnalytics on Linux).

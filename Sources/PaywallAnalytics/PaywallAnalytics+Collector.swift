@@ -5,8 +5,9 @@ import PaywallUploader
 import RevenueCatForwarder
 
 extension PaywallAnalytics {
-    /// Where this install uploads its events (SPEC §8): a collector (`paywall-analytics serve`) and
-    /// the write key it gave this app, plus how long the phone keeps what was uploaded.
+    /// Where this install uploads its events: a collector (`paywall-analytics serve`) and the write
+    /// key it gave this app, plus how long the phone keeps what was uploaded (docs/app.md, "Uploading
+    /// to a collector").
     ///
     /// ```swift
     /// var configuration = PaywallAnalytics.Configuration(databasePath: path)
@@ -29,7 +30,8 @@ extension PaywallAnalytics {
         /// Requests one upload pass makes at most.
         public var maxBatches: Int
 
-        /// Creates a collector configuration with the defaults of SPEC §8.
+        /// Creates a collector configuration; by default an upload pass every minute of up to 100 requests,
+        /// and uploaded events kept on the phone for 7 days within 16 MiB.
         public init(
             endpoint: URL, writeKey: String? = nil, uploadInterval: Duration = .seconds(60),
             retention: Duration = .seconds(7 * 24 * 3600), byteBudget: Int = 16 << 20, maxBatches: Int = 100
@@ -110,7 +112,7 @@ extension PaywallAnalytics {
     }
 }
 
-/// Device retention run after each upload pass (SPEC §8; only when a collector is configured).
+/// Device retention run after each upload pass (only when a collector is configured).
 struct DeviceRetention: Sendable {
     let store: EventStore
     let policy: RetentionPolicy

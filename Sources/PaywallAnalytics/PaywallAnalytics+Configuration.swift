@@ -42,7 +42,7 @@ extension PaywallAnalytics {
         public var flushPolicy: FlushPolicy
         /// The default impression mode (automatic, 1 s dwell); `open(…, impressionMode:)` overrides it.
         public var impressionMode: PresentationTracker.ImpressionMode
-        /// The collector this install uploads every event to (SPEC §8); `nil` (the default) keeps
+        /// The collector this install uploads every event to; `nil` (the default) keeps
         /// events on the device. Its `X-Paywall-Forwarding` side follows ``forwarding``: `device` for
         /// ``Forwarding/http`` and ``Forwarding/closure(_:)``, `collector` for ``Forwarding/off``.
         public var collector: CollectorConfiguration?

@@ -10,11 +10,11 @@ extension PaywallAnalytics {
     /// started: nothing of them was kept. They are not drops (``Recorder/droppedCount``).
     public var optedOutCalls: Int { recorder.optedOutCount }
 
-    /// The customer withdrew consent (SPEC §9). From now on, and after a restart, nothing is recorded
+    /// The customer withdrew consent. From now on, and after a restart, nothing is recorded
     /// (calls are counted in ``optedOutCalls``), uploaded or forwarded; the tracker keeps working, so
     /// the app's code needs no branch. Then it deletes what this install had not sent yet — impressions
-    /// waiting for RevenueCat, and events not uploaded to a collector (with no uploader: every event
-    /// except impressions already delivered or dead-lettered) — with nothing left behind in the files
+    /// waiting for RevenueCat, and events not uploaded to a collector (with no collector configured:
+    /// every event except impressions already delivered or dead-lettered) — with nothing left behind in the files
     /// (see ``OptOutErasure``). Calling it again deletes nothing more and is harmless.
     ///
     /// ```swift

@@ -21,7 +21,7 @@ public struct SuspendReport: Sendable {
 }
 
 extension PaywallAnalytics {
-    /// The app is going to the background (SPEC §9): hides every visible presentation (their
+    /// The app is going to the background: hides every visible presentation (their
     /// dwell timers stop; background time never counts as dwell), commits what is buffered,
     /// then forwards pending impressions and uploads pending events to the collector (both at once)
     /// — all within `budget`, so an app can call it inside
@@ -49,7 +49,7 @@ extension PaywallAnalytics {
             return report
         }
         // Everything that sends pending work goes here, in one budget: the forwarding pass to
-        // RevenueCat and the upload pass to the collector (SPEC §8), side by side.
+        // RevenueCat and the upload pass to the collector, side by side.
         let forwarding = self.forwarding
         let uploading = self.uploading
         guard forwarding != nil || uploading != nil else { return report }

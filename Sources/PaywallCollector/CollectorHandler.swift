@@ -5,8 +5,8 @@ import PaywallLock
 import PaywallSQLite
 import PaywallStore
 
-/// Routes, checks and answers the collector's requests (SPEC §8): `POST /v1/events`, `GET /healthz`,
-/// `GET /metrics`; 400, 401, 404, 405, 413, 415 and 503 as the spec lists them.
+/// Routes, checks and answers the collector's requests: `POST /v1/events`, `GET /healthz`,
+/// `GET /metrics`; 400, 401, 404, 405, 413, 415 and 503 as docs/server.md lists them.
 // @unchecked Sendable: `server` is set once, right after the server starts and before any request
 // can reach `begin` that reads it (metrics); everything else is immutable or atomic.
 final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {

@@ -3,7 +3,8 @@ import Foundation
 /// One stored event: the envelope plus the catalog properties, flat, exactly as the store keeps it.
 ///
 /// Typed events (``PaywallShown`` and friends) and validated untyped input (``EventValidator``)
-/// both become an `EventRecord`; the store, the forwarder and the reports only ever see this type.
+/// both become an `EventRecord`: the store writes it, the forwarder and the uploader read it back
+/// from their queues. The reports do not: they read the `events` table with their own SQL.
 public struct EventRecord: Sendable, Hashable, Codable {
     /// Unique id of the event, the idempotency key.
     public var id: UUID

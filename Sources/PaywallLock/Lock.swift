@@ -6,7 +6,8 @@
     import Musl
 #endif
 
-/// A mutual-exclusion lock that owns the state it guards: the project's one lock.
+/// A mutual-exclusion lock that owns the state it guards: the lock the modules share (a few small
+/// classes still use Foundation's `NSLock`).
 ///
 /// `Synchronization.Mutex` needs iOS 18 / macOS 15; this lock works on every platform the
 /// package supports (iOS 16, macOS 13, tvOS 16, watchOS 9, visionOS 1, Linux). On Darwin it

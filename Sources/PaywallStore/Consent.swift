@@ -1,6 +1,6 @@
 import PaywallSQLite
 
-/// The install's consent choice (SPEC §9), kept in the store's `meta` (key ``optedOutKey``) so it
+/// The install's consent choice (opt-out), kept in the store's `meta` (key ``optedOutKey``) so it
 /// survives a restart. ``PaywallAnalytics``' `optOut()` and `optIn()` write it; the facade reads it on
 /// open before anything is recorded.
 public enum Consent {

@@ -1,7 +1,7 @@
 import PaywallCore
 import PaywallSQLite
 
-/// How long uploaded events stay on a device, and how large its store may grow (SPEC §8).
+/// How long uploaded events stay on a device, and how large its store may grow.
 public struct RetentionPolicy: Sendable, Hashable {
     /// Uploaded events recorded longer ago than this are deleted (default 7 days), in milliseconds.
     public var retentionMs: Int64
@@ -31,7 +31,7 @@ public struct PruneResult: Sendable, Hashable {
 }
 
 extension EventStore {
-    /// Device retention (SPEC §8), in one transaction: deletes the events the collector acknowledged
+    /// Device retention, in one transaction: deletes the events the collector acknowledged
     /// (`seq` at most the upload cursor) that are done here — any event but an impression, and an
     /// impression once delivered, handed to the collector or dead-lettered (out of the outbox) — when
     /// recorded before `now - retentionMs`, then, while the pages in use pass the byte budget, the

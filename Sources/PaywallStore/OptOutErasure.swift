@@ -1,6 +1,6 @@
 import PaywallSQLite
 
-/// Deletes what an opted-out install has not yet sent anywhere (SPEC §9, `optOut()`), with nothing
+/// Deletes what an opted-out install has not yet sent anywhere (`optOut()`), with nothing
 /// left behind (`secure_delete`, then the WAL checkpointed and truncated, and the file rebuilt when
 /// a copy of an erased event's id is left in free space):
 /// - every impression still waiting in the outbox for RevenueCat (not forwarded);

@@ -22,7 +22,7 @@ struct RecorderState: Sendable {
     var accepted: UInt64 = 0
     /// Every accepted event up to this sequence number is committed.
     var committed: UInt64 = 0
-    /// The install opted out (SPEC §9): `record` keeps nothing and counts the call in ``optedOutTotal``.
+    /// The install opted out: `record` keeps nothing and counts the call in ``optedOutTotal``.
     var optedOut = false
     /// `record` calls while opted out (never counted as drops).
     var optedOutTotal = 0

@@ -1,7 +1,7 @@
 import PaywallSQLite
 
 extension Schema {
-    /// The uploader's cursor and the destinations' pauses (SPEC §8, issue 15):
+    /// The uploader's cursor and the destinations' pauses:
     /// - `upload_cursor`: per destination (`collector`), the highest `events.seq` it acknowledged,
     ///   advanced in the transaction that records the 2xx. `seq` is the events' INTEGER PRIMARY KEY,
     ///   so the cursor survives `VACUUM`; retention never deletes the highest `seq`, so none is reused.

@@ -2,7 +2,7 @@ import Foundation
 import PaywallCore
 import PaywallSQLite
 
-/// Erases customers from a store (SPEC §9, `paywall-analytics forget --user ID`): their events, the
+/// Erases customers from a store (`paywall-analytics forget --user ID`): their events, the
 /// outbox entries, deliveries and dead letters of those events, the quarantined inputs that carry
 /// their ids, and, through ``ErasureParticipant``s, what other modules keep per customer (the
 /// reports' rollups). Their ids then go on the suppression list (``Suppression``), so later events

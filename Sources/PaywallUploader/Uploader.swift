@@ -2,7 +2,7 @@ import Foundation
 import PaywallCore
 import RevenueCatForwarder
 
-/// Sends every stored event to a collector (SPEC §8): in `seq` order, as gzip NDJSON batches of at
+/// Sends every stored event to a collector: in `seq` order, as gzip NDJSON batches of at
 /// most 1,000 events and 512 KiB, advancing the upload cursor in the transaction that records each
 /// 2xx. At-least-once with stable ids; the collector's dedupe makes it exactly-once centrally.
 ///

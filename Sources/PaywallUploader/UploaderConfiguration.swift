@@ -4,9 +4,9 @@ import RevenueCatForwarder
 
 /// Everything an ``Uploader`` needs besides its queue and transport.
 public struct UploaderConfiguration: Sendable {
-    /// The most events in one request (SPEC §8).
+    /// The most events in one request.
     public static let maxBatchEvents = 1_000
-    /// The most NDJSON bytes in one request, before compression (SPEC §8).
+    /// The most NDJSON bytes in one request, before compression.
     public static let maxBatchBytes = 512 * 1024
 
     /// The collector's base URL; requests go to `{endpoint}/v1/events`.

@@ -4,7 +4,7 @@ import PaywallTestSupport
 import Testing
 
 /// Real nginx in front of the collector, terminating TLS with a self-signed certificate made by
-/// openssl in the test, configured as the README shows.
+/// openssl in the test, configured as docs/server.md shows.
 @Suite(.serialized)
 struct CollectorNginxTests {
     /// A free port on 127.0.0.1 (bound, read, released; nginx binds it right after).

@@ -6,7 +6,7 @@ import PaywallTestSupport
 import Testing
 
 /// `serve` and `keys` as an operator meets them: startup errors with a clear sentence and an exit code
-/// of SPEC §6, the key alone on stdout, revocation.
+/// of the tool's own, the key alone on stdout, revocation.
 @Suite(.serialized)
 struct CollectorStartupTests {
     @Test func keysAddPrintsTheKeyAloneAndTheStoreKeepsOnlyItsHash() throws {

@@ -5,7 +5,8 @@ import PaywallSQLite
 import PaywallTestSupport
 import Testing
 
-/// The status codes of SPEC §8 against the built collector, each checked to store nothing it should not.
+/// The collector's status codes (docs/server.md) against the built collector, each checked to store
+/// nothing it should not.
 @Suite(.serialized)
 struct CollectorStatusTests {
     @Test func storesAValidBatchAndAnswersWithTheCounts() throws {

@@ -4,8 +4,8 @@ import PaywallSimulation
 import PaywallTestSupport
 import Testing
 
-/// Random call sequences against the tracker on virtual time, checked against a model of
-/// SPEC §2 and §9: every emitted event passes the validator, one impression and one close per
+/// Random call sequences against the tracker on virtual time, checked against a model of its
+/// rules and of the app's lifecycle: every emitted event passes the validator, one impression and one close per
 /// presentation at most, the impression exactly when a continuous on-screen period reached the
 /// dwell time (background never counts), misuse reported exactly when the model says so.
 struct TrackerPropertyTests {

@@ -5,8 +5,8 @@ import PaywallStore
 import PaywallTestSupport
 import Testing
 
-/// `import` of another store's file keeps each impression's delivery state (SPEC §8, "Past one
-/// machine"): delivered or forwarded by the device there is delivered here, dead-lettered there is
+/// `import` of another store's file keeps each impression's delivery state (shards merged into one
+/// report store): delivered or forwarded by the device there is delivered here, dead-lettered there is
 /// dead-lettered here, and only what is pending there is queued again. Real files on both sides.
 struct ImportDeliveryStateTests {
     let directory = TemporaryDirectory()

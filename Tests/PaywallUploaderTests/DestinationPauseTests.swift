@@ -8,7 +8,7 @@ import PaywallUploader
 import RevenueCatForwarder
 import Testing
 
-/// A failing destination pauses as a whole, in the database (issue 15, item 2): the RevenueCat
+/// A failing destination pauses as a whole, in the database: the RevenueCat
 /// forwarder and the uploader share the one ``DeliveryEngine`` that owns it. Real SQLite files, real
 /// HTTP on 127.0.0.1; each pass after the first runs on a new connection, as a new process would.
 @Suite(.serialized)

@@ -7,7 +7,7 @@ import PaywallUploader
 import RevenueCatForwarder
 import Testing
 
-/// Device retention (SPEC §8) on a real SQLite file: what may go, what never goes, and that the
+/// Device retention on a real SQLite file: what may go, what never goes, and that the
 /// other tables stay consistent (the soak's checks).
 struct RetentionTests {
     let folder = TemporaryDirectory(prefix: "retention-tests")

@@ -11,7 +11,7 @@ import Testing
     import Darwin
 #endif
 
-/// The upload cursor under real SIGKILLs of `paywall-analytics upload` (issue 15, item 1).
+/// The upload cursor under real SIGKILLs of `paywall-analytics upload`.
 @Suite(.serialized)
 struct UploadCrashTests {
     /// ``killedRun(_:after:)`` on a thread of its own: its waiting never holds the concurrency pool

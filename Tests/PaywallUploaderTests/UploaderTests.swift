@@ -33,7 +33,7 @@ struct UploaderTests {
     func cursor(_ store: EventStore) throws -> Int64 { try SQLiteUploadQueue(store: store).uploadCursor() }
 
     @Test(arguments: [ForwardingParty.device, .collector], [true, false])
-    func sendsSeqOrderedNDJSONWithTheHeadersOfSpec8(forwarding: ForwardingParty, gzip: Bool) async throws {
+    func sendsSeqOrderedNDJSONWithTheCollectorsHeaders(forwarding: ForwardingParty, gzip: Bool) async throws {
         let events = DeviceEvents.presentations(700)
         let store = try store(events)
         let standIn = try RevenueCatStandIn()

@@ -154,7 +154,7 @@ struct ReportSetTests {
         return data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
     }
 
-    /// As the review did: every `rename(2)` of the nightly is slowed by 150 ms under strace, so the kills
+    /// The worst timing for a kill: every `rename(2)` of the nightly is slowed by 150 ms under strace, so the kills
     /// land in the publishing steps (a run folder renamed in, `current` switched, the clean-up).
     ///
     /// The kill moments follow the slowed run's length as measured on this machine (a calibration run

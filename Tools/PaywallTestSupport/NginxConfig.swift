@@ -4,7 +4,7 @@ import Foundation
 /// user (as root only when the process is root) with its pid, logs and temporary files under
 /// `prefix`, listening on 127.0.0.1 only.
 public enum NginxConfig {
-    /// The README's reverse proxy in front of the collector: TLS on `listenPort` with `certificate`
+    /// docs/server.md's reverse proxy in front of the collector: TLS on `listenPort` with `certificate`
     /// and `key`, forwarding to the collector on `collectorPort` over kept-alive HTTP/1.1.
     public static func collectorProxy(
         listenPort: Int, collectorPort: Int, certificate: String, key: String, prefix: String

@@ -110,7 +110,7 @@ enum ImportBench {
                 + "(\(size / 1_000_000) MB of NDJSON); target import / sqlite3 \(target), peak RSS ≤ 300 MB", rows)
         print("")
         // The shipped path's figures against targets.json (one label per kind of id).
-        // Random ids from 5M events on carry issue 18's higher bound (≥ 2.0, where sqlite3 degrades).
+        // Random ids from 5M events on carry the higher bound (≥ 2.0, where sqlite3 degrades).
         let ratioLabel =
             ids == .ordered
             ? "import / sqlite3 (time-ordered ids)"

@@ -128,7 +128,7 @@ final class Soak: Sendable {
                 tally.withLock { $0.forwardExits["\(name) \(result.status)", default: 0] += 1 }
                 if result.status == 137 { tally.withLock { $0.forwarderKills += 1 } }
                 // The product's forward: 69 retry later, 75 another pass holds the lease, 65 the stand-in's
-                // injected 400 refusals were dead-lettered (the exit a refusal gets since round two).
+                // injected 400 refusals were dead-lettered (the exit a refusal gets).
                 let expected: [Int32] = product ? [0, 65, 69, 75] : [0]
                 if !(expected.contains(result.status) || (result.status == 137 && killed)) {
                     note("\(name) exited \(result.status): \(result.stderr.prefix(500))")

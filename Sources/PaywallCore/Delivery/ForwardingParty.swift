@@ -1,4 +1,4 @@
-/// Who sends an install's impressions to RevenueCat: the `X-Paywall-Forwarding` header of SPEC §8,
+/// Who sends an install's impressions to RevenueCat: the `X-Paywall-Forwarding` header of `/v1/events`,
 /// which the uploader sends and the collector honours. The raw values are the wire strings.
 public enum ForwardingParty: String, Sendable, Hashable, CaseIterable {
     /// The collector's forwarder: new impressions enter the collector's outbox as pending, and the

@@ -1,7 +1,7 @@
 import Foundation
 import PaywallLock
 
-/// Opens paywall presentations and owns the rules of SPEC §2 so an app cannot get them wrong:
+/// Opens paywall presentations and owns the rules of a presentation so an app cannot get them wrong:
 /// one impression after continuous visibility for the dwell time, exactly one close with the
 /// right `open_s`, `via` and `product`, nothing after the close.
 ///

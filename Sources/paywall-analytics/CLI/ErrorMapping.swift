@@ -6,7 +6,7 @@ import PaywallSQLite
 import PaywallStore
 import RevenueCatForwarder
 
-/// The one table from the libraries' errors and outcomes to the tool's exit codes (SPEC §6) and
+/// The one table from the libraries' errors and outcomes to the tool's exit codes (``ExitCode``) and
 /// its messages with the command line's advice.
 ///
 /// Libraries throw typed errors with plain messages that name no flag; only here does a message

@@ -1,4 +1,4 @@
-/// The exit codes of SPEC §6 (sysexits.h values).
+/// The tool's exit codes (sysexits.h values; docs/cli.md lists them).
 enum ExitCode: Int32, Sendable {
     case success = 0
     case usage = 64

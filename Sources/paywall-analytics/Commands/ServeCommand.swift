@@ -5,7 +5,7 @@ import PaywallSQLite
 import PaywallStore
 import RevenueCatForwarder
 
-/// `serve --listen HOST:PORT`: the collector of SPEC §8 (the PaywallCollector module does the work;
+/// `serve --listen HOST:PORT`: the collector (the PaywallCollector module does the work;
 /// this parses the flags, wires the store, the collector and, with REVENUECAT_API_KEY, the forwarder).
 enum ServeCommand {
     static var spec: CommandSpec {
@@ -17,7 +17,7 @@ enum ServeCommand {
                 Bodies are NDJSON as `import` reads them (Content-Type: application/x-ndjson, optionally gzip), sent with
                 Authorization: Bearer <write key> (see `keys add`) and X-Paywall-Forwarding: device|collector. A request is
                 answered 200 only once its events are committed and synced. GET /healthz and GET /metrics (Prometheus)
-                need no key. Put a TLS-terminating proxy such as nginx in front (see the README).
+                need no key. Put a TLS-terminating proxy such as nginx in front (see docs/server.md).
                 With REVENUECAT_API_KEY set, impressions sent with X-Paywall-Forwarding: collector are forwarded to
                 RevenueCat from here. SIGTERM or SIGINT: stop accepting, finish the requests in flight, commit, exit 0.
 

@@ -4,7 +4,7 @@ import PaywallStore
 import PaywallUploader
 import RevenueCatForwarder
 
-/// `upload`: send this store's events to a collector once and say what happened (SPEC §8).
+/// `upload`: send this store's events to a collector once and say what happened.
 enum UploadCommand {
     static var spec: CommandSpec {
         CommandSpec(
