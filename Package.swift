@@ -52,7 +52,11 @@ var package = Package(
         .target(name: "PaywallSQLite", dependencies: ["PaywallLock", "CSQLite"]),
         .target(name: "PaywallStore", dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite"],
                 exclude: ["IMPORT-FAST-PATH.md"]),
-        .target(name: "RevenueCatForwarder", dependencies: ["PaywallLock", "PaywallCore"]),
+        // The delivery machinery written once for every destination (engine, loop, transport, retry rules,
+        // key redaction); RevenueCatForwarder and PaywallUploader are its two adapters.
+        .target(name: "PaywallDelivery", dependencies: ["PaywallLock", "PaywallCore"]),
+        .testTarget(name: "PaywallDeliveryTests", dependencies: ["PaywallDelivery", "PaywallTestSupport"]),
+        .target(name: "RevenueCatForwarder", dependencies: ["PaywallCore", "PaywallDelivery"]),
         .target(name: "CSystemMemory"),
         .target(
             name: "PaywallReports",
@@ -64,7 +68,7 @@ var package = Package(
             path: "Tools/PaywallTestSupport"
         ),
         .target(name: "PaywallSimulation", dependencies: ["PaywallLock", "PaywallCore"]),
-        .target(name: "PaywallUploader", dependencies: ["PaywallLock", "PaywallCore", "RevenueCatForwarder", "PaywallGzip"]),
+        .target(name: "PaywallUploader", dependencies: ["PaywallLock", "PaywallCore", "PaywallDelivery", "PaywallGzip"]),
         .target(name: "PaywallAnalytics",
                 dependencies: ["PaywallLock", "PaywallCore", "PaywallStore", "RevenueCatForwarder", "PaywallUploader"]),
         .executableTarget(

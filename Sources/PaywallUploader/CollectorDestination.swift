@@ -1,7 +1,7 @@
 import Foundation
 import PaywallCore
+import PaywallDelivery
 import PaywallGzip
-import RevenueCatForwarder
 
 /// The collector as a ``DeliveryDestination``: events in `seq` order after the upload cursor, as
 /// gzip NDJSON of at most 1,000 events and 512 KiB; a 2xx counts only when its

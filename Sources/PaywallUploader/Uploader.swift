@@ -1,6 +1,6 @@
 import Foundation
 import PaywallCore
-import RevenueCatForwarder
+import PaywallDelivery
 
 /// Sends every stored event to a collector: in `seq` order, as gzip NDJSON batches of at
 /// most 1,000 events and 512 KiB, advancing the upload cursor in the transaction that records each

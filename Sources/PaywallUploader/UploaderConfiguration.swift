@@ -1,6 +1,6 @@
 import Foundation
 import PaywallCore
-import RevenueCatForwarder
+import PaywallDelivery
 
 /// Everything an ``Uploader`` needs besides its queue and transport.
 public struct UploaderConfiguration: Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 import PaywallCore
+import PaywallDelivery
 
 /// Delivers pending impressions by calling an app-supplied async closure, one impression at a
 /// time — typically RevenueCat's own SDK, so this package links no RevenueCat code:

@@ -1,5 +1,6 @@
 import Foundation
 import PaywallCore
+import PaywallDelivery
 
 /// Delivers pending impressions from an ``EventOutbox`` to RevenueCat, one lease-guarded
 /// pass at a time, through the shared ``DeliveryEngine`` (RevenueCat is one adapter of it, the

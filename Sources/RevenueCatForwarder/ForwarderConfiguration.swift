@@ -1,5 +1,6 @@
 import Foundation
 import PaywallCore
+import PaywallDelivery
 
 /// Everything a ``Forwarder`` needs besides its outbox and transport.
 public struct ForwarderConfiguration: Sendable {

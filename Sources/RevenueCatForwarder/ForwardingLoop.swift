@@ -1,5 +1,5 @@
 import Foundation
-import PaywallLock
+import PaywallDelivery
 
 /// Runs a ``Forwarder`` (or any ``ImpressionForwarding``, such as ``ClosureForwarder``) periodically inside an embedding process, and early whenever
 /// ``trigger()`` is called (for example right after the recorder flushes).
@@ -44,54 +44,6 @@ public final class ForwardingLoop: Sendable {
         while !Task.isCancelled {
             do { onPass(.success(try await forwarder.forwardOnce())) } catch { onPass(.failure(error)) }
             await schedule.waitForNextPass()
-        }
-    }
-}
-
-/// A one-slot wake-up signal: `fire()` wakes the waiter, or the next `wait()` returns at once.
-final class TriggerSignal: Sendable {
-    private struct State {
-        var fired = false
-        var waiter: CheckedContinuation<Void, Never>?
-        var cancelled = false
-    }
-
-    private let state = Lock(State())
-
-    func fire() {
-        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            if let waiter = state.waiter {
-                state.waiter = nil
-                return waiter
-            }
-            state.fired = true
-            return nil
-        }
-        waiter?.resume()
-    }
-
-    func wait() async {
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let resumeNow = state.withLock { state -> Bool in
-                    if state.fired || state.cancelled {
-                        state.fired = false
-                        state.cancelled = false
-                        return true
-                    }
-                    state.waiter = continuation
-                    return false
-                }
-                if resumeNow { continuation.resume() }
-            }
-        } onCancel: {
-            let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-                let waiter = state.waiter
-                state.waiter = nil
-                if waiter == nil { state.cancelled = true }
-                return waiter
-            }
-            waiter?.resume()
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PaywallDelivery
 
 /// The result of ``Forwarder/forwardOnce()``.
 public enum ForwardingPass: Sendable, Equatable {

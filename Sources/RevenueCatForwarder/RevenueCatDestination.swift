@@ -1,5 +1,6 @@
 import Foundation
 import PaywallCore
+import PaywallDelivery
 
 /// RevenueCat's events endpoint as a ``DeliveryDestination``: due impressions from the outbox in
 /// batches of up to 50, the wire format of revenuecat-events.md, and the retry rules of

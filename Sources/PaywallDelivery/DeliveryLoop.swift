@@ -50,27 +50,3 @@ public final class DeliveryLoop: Sendable {
         }
     }
 }
-
-/// When the next pass of a loop (``DeliveryLoop``, ``ForwardingLoop``) starts: after `interval` on
-/// `clock`, or as soon as `signal` fires, whichever comes first.
-struct PassSchedule: Sendable {
-    let interval: Duration
-    let clock: any Clock<Duration>
-    let signal = TriggerSignal()
-
-    func waitForNextPass() async {
-        let clock = self.clock
-        let interval = self.interval
-        let signal = self.signal
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { try? await Self.sleep(on: clock, for: interval) }
-            group.addTask { await signal.wait() }
-            await group.next()
-            group.cancelAll()
-        }
-    }
-
-    private static func sleep<C: Clock>(on clock: C, for duration: Duration) async throws where C.Duration == Duration {
-        try await clock.sleep(until: clock.now.advanced(by: duration), tolerance: nil)
-    }
-}

@@ -1,5 +1,5 @@
 import Foundation
-import RevenueCatForwarder
+import PaywallDelivery
 import Testing
 
 struct RetryPolicyTests {

@@ -44,8 +44,8 @@ public struct DeliveryCounts: Sendable, Hashable {
 /// owns everything else — the lease, the destination-wide pause, the batch loop, retries by
 /// ``RetryPolicy`` and the summary — once for every destination.
 ///
-/// RevenueCat's events endpoint (``Forwarder``) and a collector (the uploader in `PaywallUploader`)
-/// are the two adapters.
+/// RevenueCat's events endpoint (`Forwarder` in `RevenueCatForwarder`) and a collector (the uploader
+/// in `PaywallUploader`) are the two adapters.
 public protocol DeliveryDestination: Sendable {
     /// One batch as the adapter reads it from storage.
     associatedtype Batch: Sendable

@@ -1,6 +1,6 @@
 import Foundation
+import PaywallDelivery
 import PaywallTestSupport
-import RevenueCatForwarder
 import Testing
 
 struct KeyRedactionTests {

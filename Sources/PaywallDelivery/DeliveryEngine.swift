@@ -251,7 +251,7 @@ public struct DeliveryEngine: Sendable {
     }
 
     /// `duration` in whole milliseconds, saturating instead of overflowing.
-    static func milliseconds(_ duration: Duration) -> Int64 {
+    package static func milliseconds(_ duration: Duration) -> Int64 {
         let components = duration.components
         let (product, overflow) = components.seconds.multipliedReportingOverflow(by: 1000)
         if overflow { return components.seconds < 0 ? Int64.min / 2 : Int64.max / 2 }

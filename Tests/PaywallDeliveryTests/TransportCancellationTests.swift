@@ -3,7 +3,7 @@ import Foundation
 import PaywallTestSupport
 import Testing
 
-@testable import RevenueCatForwarder
+@testable import PaywallDelivery
 
 /// Cancelling a request in flight, at any moment (before it starts, while it waits, as its
 /// response arrives), ends the send at once: FoundationNetworking's own `data(for:)` could

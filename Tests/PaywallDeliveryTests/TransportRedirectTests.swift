@@ -2,7 +2,7 @@ import Foundation
 import PaywallTestSupport
 import Testing
 
-@testable import RevenueCatForwarder
+@testable import PaywallDelivery
 
 /// The transport itself never follows a redirect (the forwarder and the coming uploader both rely
 /// on it): a 3xx comes back as the response, and the Location's server receives nothing.

@@ -14,7 +14,7 @@ public struct HTTPHeader: Sendable, Hashable {
     }
 }
 
-/// An HTTP request the forwarder sends. Its description redacts `Authorization`.
+/// An HTTP request a delivery adapter sends. Its description redacts `Authorization`.
 public struct HTTPRequest: Sendable, CustomStringConvertible, CustomReflectable {
     /// The method, e.g. `POST`.
     public var method: String
