@@ -42,21 +42,25 @@ var package = Package(
         .target(name: "PaywallCatalogTools", dependencies: ["PaywallCore"], path: "Tools/PaywallCatalogTools"),
         .target(
             name: "PaywallCollector",
-            dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite", "PaywallStore", "CMicroHTTPD", "PaywallGzip"]
+            dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite", "PaywallStore", "PaywallWire", "CMicroHTTPD",
+                           "PaywallGzip"]
         ),
         .testTarget(
             name: "PaywallCollectorTests",
-            dependencies: ["PaywallCollector", "PaywallCore", "PaywallStore", "PaywallSQLite", "PaywallLock",
+            dependencies: ["PaywallCollector", "PaywallCore", "PaywallStore", "PaywallSQLite", "PaywallLock", "PaywallWire",
                            "PaywallTestSupport", "PaywallGzip", "paywall-analytics"]
         ),
         .target(name: "PaywallSQLite", dependencies: ["PaywallLock", "CSQLite"]),
-        .target(name: "PaywallStore", dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite"],
+        .target(name: "PaywallStore", dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite", "PaywallWire"],
                 exclude: ["IMPORT-FAST-PATH.md"]),
+        // The collector's `/v1/events` contract, written once for both ends, starting with the counts of
+        // one write (EventCounts) that the store, the collector and the delivery machinery share.
+        .target(name: "PaywallWire", dependencies: ["PaywallCore"]),
         // The delivery machinery written once for every destination (engine, loop, transport, retry rules,
         // key redaction); RevenueCatForwarder and PaywallUploader are its two adapters.
-        .target(name: "PaywallDelivery", dependencies: ["PaywallLock", "PaywallCore"]),
+        .target(name: "PaywallDelivery", dependencies: ["PaywallLock", "PaywallCore", "PaywallWire"]),
         .testTarget(name: "PaywallDeliveryTests", dependencies: ["PaywallDelivery", "PaywallTestSupport"]),
-        .target(name: "RevenueCatForwarder", dependencies: ["PaywallCore", "PaywallDelivery"]),
+        .target(name: "RevenueCatForwarder", dependencies: ["PaywallCore", "PaywallDelivery", "PaywallWire"]),
         .target(name: "CSystemMemory"),
         .target(
             name: "PaywallReports",
@@ -68,7 +72,9 @@ var package = Package(
             path: "Tools/PaywallTestSupport"
         ),
         .target(name: "PaywallSimulation", dependencies: ["PaywallLock", "PaywallCore"]),
-        .target(name: "PaywallUploader", dependencies: ["PaywallLock", "PaywallCore", "PaywallDelivery", "PaywallGzip"]),
+        .target(
+            name: "PaywallUploader", dependencies: ["PaywallLock", "PaywallCore", "PaywallDelivery", "PaywallWire", "PaywallGzip"]
+        ),
         .target(name: "PaywallAnalytics",
                 dependencies: ["PaywallLock", "PaywallCore", "PaywallStore", "RevenueCatForwarder", "PaywallUploader"]),
         .executableTarget(
@@ -116,8 +122,8 @@ var package = Package(
         .testTarget(name: "PaywallSQLiteTests", dependencies: ["PaywallLock", "PaywallSQLite", "PaywallTestSupport"]),
         .testTarget(
             name: "PaywallStoreTests",
-            dependencies: ["PaywallLock", "PaywallStore", "PaywallCore", "PaywallSQLite", "PaywallTestSupport", "PaywallSimulation",
-                           "recorder-crash-helper"]
+            dependencies: ["PaywallLock", "PaywallStore", "PaywallCore", "PaywallSQLite", "PaywallWire", "PaywallTestSupport",
+                           "PaywallSimulation", "recorder-crash-helper"]
         ),
         .executableTarget(
             name: "recorder-crash-helper", dependencies: ["PaywallStore", "PaywallCore", "PaywallSQLite"],

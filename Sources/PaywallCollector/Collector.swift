@@ -3,6 +3,7 @@ import PaywallCore
 import PaywallLock
 import PaywallSQLite
 import PaywallStore
+import PaywallWire
 
 /// The collector (`paywall-analytics serve`): takes NDJSON event batches over HTTP from many app
 /// installs into one ``EventStore``, validated exactly as `import` validates them, answering 200 only

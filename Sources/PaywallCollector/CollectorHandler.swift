@@ -4,6 +4,7 @@ import PaywallGzip
 import PaywallLock
 import PaywallSQLite
 import PaywallStore
+import PaywallWire
 
 /// Routes, checks and answers the collector's requests: `POST /v1/events`, `GET /healthz`,
 /// `GET /metrics`; 400, 401, 404, 405, 413, 415 and 503 as docs/server.md lists them.
@@ -227,7 +228,7 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
     /// `{"accepted":N,"duplicates":N,"quarantined":N,"rejected":[{"line":K,"reasons":[…]}]}`, with
     /// `"suppressed":N` after `quarantined` when events of forgotten customers were refused (then
     /// accepted + duplicates + quarantined + suppressed is the number of lines).
-    static func summaryJSON(_ counts: CommitCounts, quarantine: [QuarantineEntry]) -> String {
+    static func summaryJSON(_ counts: EventCounts, quarantine: [QuarantineEntry]) -> String {
         var out =
             "{\"accepted\":\(counts.accepted),\"duplicates\":\(counts.duplicates),\"quarantined\":\(counts.quarantined),"
         if counts.suppressed > 0 { out += "\"suppressed\":\(counts.suppressed)," }

@@ -1,5 +1,6 @@
 import Foundation
 import PaywallStore
+import PaywallWire
 
 /// The bounded queue between the request threads and the one writer thread, which commits all the
 /// requests waiting at once in ONE transaction (a group commit), then has them answered.
@@ -20,7 +21,7 @@ final class CommitQueue: @unchecked Sendable {
     /// One request's work and where its outcome goes (called on the writer or syncer thread).
     struct Job: Sendable {
         var part: CommitPart
-        var done: @Sendable (Result<CommitCounts, any Error>) -> Void
+        var done: @Sendable (Result<EventCounts, any Error>) -> Void
     }
 
     /// The sync after a commit failed: the group's events are committed but may not be on disk.
@@ -31,7 +32,7 @@ final class CommitQueue: @unchecked Sendable {
     /// A committed group waiting for its sync.
     private struct Committed {
         var jobs: [Job]
-        var counts: [CommitCounts]
+        var counts: [EventCounts]
         var started: UInt64
     }
 
@@ -43,7 +44,7 @@ final class CommitQueue: @unchecked Sendable {
     private var syncerDone = false
     private let capacity: Int
     private let maxGroupEvents: Int
-    private let commit: @Sendable ([CommitPart]) throws -> [CommitCounts]
+    private let commit: @Sendable ([CommitPart]) throws -> [EventCounts]
     private let sync: (@Sendable () throws -> Void)?
     private let observe: @Sendable (_ seconds: Double, _ succeeded: Bool) -> Void
 
@@ -55,7 +56,7 @@ final class CommitQueue: @unchecked Sendable {
     ///   - observe: told every group's duration (commit and sync) and outcome (metrics).
     init(
         capacity: Int, maxGroupEvents: Int = 50_000,
-        commit: @escaping @Sendable ([CommitPart]) throws -> [CommitCounts],
+        commit: @escaping @Sendable ([CommitPart]) throws -> [EventCounts],
         sync: (@Sendable () throws -> Void)? = nil,
         observe: @escaping @Sendable (Double, Bool) -> Void
     ) {

@@ -1,10 +1,11 @@
 import Foundation
 import PaywallCore
+import PaywallWire
 
 /// What one answer means for the batch that was sent, decided by the destination's adapter.
 public enum DeliveryVerdict: Sendable, Equatable {
     /// The destination took the batch (its 2xx was valid): record it and go on.
-    case delivered(DeliveryCounts)
+    case delivered(EventCounts)
     /// Nothing of the batch was taken and trying again can help: keep it, and pause the whole
     /// destination for `after` (every batch, every process).
     case retry(after: Duration, reason: String)
@@ -15,29 +16,10 @@ public enum DeliveryVerdict: Sendable, Equatable {
     case shrink(reason: String)
 }
 
-/// How many items of a delivered batch the destination took, and how.
-public struct DeliveryCounts: Sendable, Hashable {
-    /// Items stored (RevenueCat: delivered; collector: accepted).
-    public var accepted: Int
-    /// Items the destination already had (collector dedupe).
-    public var duplicates: Int
-    /// Items the destination kept apart as invalid (collector quarantine; never sent again).
-    public var quarantined: Int
-    /// Items the destination refused because their customer was forgotten there (`forget --user` on
-    /// the collector's store: its suppression list); never sent again.
-    public var suppressed: Int
-
-    /// Creates counts.
-    public init(accepted: Int, duplicates: Int = 0, quarantined: Int = 0, suppressed: Int = 0) {
-        self.accepted = accepted
-        self.duplicates = duplicates
-        self.quarantined = quarantined
-        self.suppressed = suppressed
-    }
-
-    /// Every item counted.
-    public var total: Int { accepted + duplicates + quarantined + suppressed }
-}
+/// How many items of a delivered batch the destination took, and how: the name this type had
+/// before it became one with the store's counts (`EventCounts`, in PaywallWire).
+@available(*, deprecated, renamed: "EventCounts")
+public typealias DeliveryCounts = EventCounts
 
 /// One destination of the delivery mechanism (``DeliveryEngine``): a small adapter that knows what
 /// to send next, the wire format, what an answer means and where an outcome is recorded. The engine

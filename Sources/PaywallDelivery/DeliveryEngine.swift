@@ -1,5 +1,6 @@
 import Foundation
 import PaywallCore
+import PaywallWire
 
 /// The delivery mechanism, written once for every destination: one lease-guarded pass at a time per
 /// database, a destination-wide pause stored beside the data (so a new process respects it), batches

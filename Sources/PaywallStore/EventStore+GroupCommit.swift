@@ -1,6 +1,7 @@
 import Foundation
 import PaywallCore
 import PaywallSQLite
+import PaywallWire
 
 /// What becomes of the impressions a write stores for the first time.
 public enum NewImpressions: Sendable, Hashable {
@@ -34,36 +35,20 @@ public struct CommitPart: Sendable {
     }
 }
 
-/// What a group commit did for one part.
-public struct CommitCounts: Sendable, Hashable {
-    /// Events stored for the first time.
-    public var accepted: Int
-    /// Valid events whose id was already stored (or came earlier in the group).
-    public var duplicates: Int
-    /// Lines quarantined (including those whose payload already was), conflicts included: an event
-    /// whose id is stored with other content is quarantined, the stored one kept.
-    public var quarantined: Int
-    /// Events and refused lines of forgotten customers (``Suppression``): not stored, counted in
-    /// `suppressed_events` (accepted + duplicates + quarantined + suppressed = the part's lines).
-    public var suppressed = 0
-
-    /// Creates counts.
-    public init(accepted: Int, duplicates: Int, quarantined: Int, suppressed: Int = 0) {
-        self.accepted = accepted
-        self.duplicates = duplicates
-        self.quarantined = quarantined
-        self.suppressed = suppressed
-    }
-}
+/// What a group commit did for one part (accepted + duplicates + quarantined + suppressed = the
+/// part's lines): the name this type had before it became one with the delivery machinery's counts
+/// (`EventCounts`, in PaywallWire).
+@available(*, deprecated, renamed: "EventCounts")
+public typealias CommitCounts = EventCounts
 
 extension EventStore {
     /// Stores several writers' parts in ONE write transaction (a group commit: one sync for all of
     /// them when the connection runs with `synchronous = FULL`), in order, so an id in two parts is
     /// stored by the first and a duplicate in the second.
     ///
-    /// - Returns: one ``CommitCounts`` per part, in order.
+    /// - Returns: one `EventCounts` per part, in order.
     /// - Throws: `StorageError`; then nothing of any part is stored (the transaction is rolled back).
-    public func commitGroup(_ parts: [CommitPart]) throws -> [CommitCounts] {
+    public func commitGroup(_ parts: [CommitPart]) throws -> [EventCounts] {
         let time = now.milliseconds()
         return try connection.transaction(.immediate) { db in
             let writer = EventWriter(db: db)
@@ -77,7 +62,7 @@ extension EventStore {
                 where try writer.quarantineResult(entry) == .suppressed {
                     suppressedLines += 1
                 }
-                return CommitCounts(
+                return EventCounts(
                     accepted: outcome.inserted, duplicates: outcome.duplicates,
                     quarantined: part.quarantine.count + outcome.conflicts - suppressedLines,
                     suppressed: outcome.suppressed + suppressedLines)

@@ -2,6 +2,7 @@ import Foundation
 import PaywallCore
 import PaywallDelivery
 import PaywallGzip
+import PaywallWire
 
 /// The collector as a ``DeliveryDestination``: events in `seq` order after the upload cursor, as
 /// gzip NDJSON of at most 1,000 events and 512 KiB; a 2xx counts only when its
@@ -173,7 +174,7 @@ struct CollectorDestination: DeliveryDestination {
 
     /// `accepted`, `duplicates` and `quarantined` of a collector's JSON answer (and `suppressed`, which
     /// a collector sends only when it refused events of forgotten customers), `nil` when one is missing.
-    static func counts(in body: Data) -> DeliveryCounts? {
+    static func counts(in body: Data) -> EventCounts? {
         guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any],
             let accepted = object["accepted"] as? Int, let duplicates = object["duplicates"] as? Int,
             let quarantined = object["quarantined"] as? Int,
@@ -181,7 +182,7 @@ struct CollectorDestination: DeliveryDestination {
         else { return nil }
         let suppressed = object["suppressed"] as? Int ?? 0
         guard suppressed >= 0 else { return nil }
-        return DeliveryCounts(
+        return EventCounts(
             accepted: accepted, duplicates: duplicates, quarantined: quarantined, suppressed: suppressed)
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import PaywallCore
 import PaywallDelivery
+import PaywallWire
 
 /// RevenueCat's events endpoint as a ``DeliveryDestination``: due impressions from the outbox in
 /// batches of up to 50, the wire format of revenuecat-events.md, and the retry rules of
@@ -35,7 +36,7 @@ struct RevenueCatDestination: DeliveryDestination {
             status: response.status, retryAfter: retryAfter, attempt: attempt, body: body)
         {
         case .delivered:
-            return .delivered(DeliveryCounts(accepted: batch.count))
+            return .delivered(EventCounts(accepted: batch.count))
         case .retry(let after):
             let reason =
                 (300..<400).contains(response.status)

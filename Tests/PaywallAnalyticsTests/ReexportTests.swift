@@ -3,9 +3,9 @@ import PaywallAnalytics
 import RevenueCatForwarder
 import Testing
 
-/// The names that moved from RevenueCatForwarder into PaywallDelivery are still reached through
-/// `import RevenueCatForwarder` (it re-exports PaywallDelivery), and the facade still exposes its
-/// loops and policies with them. This file imports no other module of the package on purpose: a
+/// The names that moved from RevenueCatForwarder into PaywallDelivery and PaywallWire are still
+/// reached through `import RevenueCatForwarder` (it re-exports both), and the facade still exposes
+/// its loops and policies with them. This file imports no other module of the package on purpose: a
 /// name that stopped being re-exported fails to compile here.
 struct ReexportTests {
     /// An app's own transport, as one written against RevenueCatForwarder before the move.
@@ -27,7 +27,7 @@ struct ReexportTests {
                 headers: [HTTPHeader("Authorization", "Bearer appl_Reexport0123456789")], body: Data("[1,2,3]".utf8))
         }
         func verdict(for response: HTTPResponse, of batch: [Int], attempt: Int, now: Int64) -> DeliveryVerdict {
-            response.status == 200 ? .delivered(DeliveryCounts(accepted: batch.count)) : .shrink(reason: "too large")
+            response.status == 200 ? .delivered(EventCounts(accepted: batch.count)) : .shrink(reason: "too large")
         }
         func verdict(for error: TransportError, of batch: [Int], attempt: Int) -> DeliveryVerdict {
             .retry(after: .seconds(1), reason: error.description)
@@ -51,16 +51,24 @@ struct ReexportTests {
         let response = try await transport.send(request)
         let verdict = destination.verdict(for: response, of: [1, 2, 3], attempt: 1, now: 0)
         // Then the types and their members behave as before the move
-        #expect(verdict == .delivered(DeliveryCounts(accepted: 3)))
+        #expect(verdict == .delivered(EventCounts(accepted: 3)))
         #expect(response.headers["retry-after"] == "120")
         #expect(request.header("authorization") == "Bearer appl_Reexport0123456789")
         #expect(!request.description.contains("appl_"))
         #expect(destination.maxInFlight == 1)  // the protocol extension's default, also re-exported
         #expect(try destination.nextBatch(after: [1], limit: 10, now: 0) == nil)
-        #expect(DeliveryCounts(accepted: 1, duplicates: 2, quarantined: 3, suppressed: 4).total == 10)
+        #expect(EventCounts(accepted: 1, duplicates: 2, quarantined: 3, suppressed: 4).total == 10)
         let _: any HTTPTransport = URLSessionTransport(timeout: .seconds(1))
         let _: DeliveryEngine.Type = RevenueCatForwarder.DeliveryEngine.self  // qualified by the old module
         #expect(TransportError.redirected(status: 302).description.contains("never followed"))
+    }
+
+    /// `DeliveryCounts`, deprecated since it became one type with the store's counts, still names it.
+    @available(*, deprecated, message: "uses the deprecated name DeliveryCounts on purpose")
+    @Test func theOldNameOfTheCountsStillNamesTheOneType() {
+        let old: DeliveryCounts = DeliveryCounts(accepted: 2, suppressed: 1)
+        #expect(old == EventCounts(accepted: 2, duplicates: 0, quarantined: 0, suppressed: 1))
+        #expect(DeliveryVerdict.delivered(old) == .delivered(EventCounts(accepted: 2, suppressed: 1)))
     }
 
     @Test func theRetryRulesAndTheRedactionAreReachedThroughRevenueCatForwarder() {

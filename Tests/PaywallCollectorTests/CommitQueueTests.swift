@@ -5,6 +5,7 @@ import PaywallLock
 import PaywallSQLite
 import PaywallStore
 import PaywallTestSupport
+import PaywallWire
 import Testing
 
 @testable import PaywallCollector
@@ -18,12 +19,12 @@ struct CommitQueueTests {
     /// What the test's jobs were told, in order.
     final class Answers: @unchecked Sendable {
         private let lock = NSLock()
-        private var results: [Int: Result<CommitCounts, any Error>] = [:]
-        func record(_ job: Int, _ result: Result<CommitCounts, any Error>) {
+        private var results: [Int: Result<EventCounts, any Error>] = [:]
+        func record(_ job: Int, _ result: Result<EventCounts, any Error>) {
             lock.withLock { results[job] = result }
         }
         var count: Int { lock.withLock { results.count } }
-        func result(_ job: Int) -> Result<CommitCounts, any Error>? { lock.withLock { results[job] } }
+        func result(_ job: Int) -> Result<EventCounts, any Error>? { lock.withLock { results[job] } }
     }
 
     /// A part of `events` empty events (the queue counts events only to size groups).
@@ -49,7 +50,7 @@ struct CommitQueueTests {
             capacity: 64,
             commit: { parts in
                 commits.withLock { $0 += 1 }
-                return parts.map { _ in CommitCounts(accepted: 1, duplicates: 0, quarantined: 0) }
+                return parts.map { _ in EventCounts(accepted: 1, duplicates: 0, quarantined: 0) }
             },
             sync: {
                 release.wait()
@@ -84,7 +85,7 @@ struct CommitQueueTests {
         let gate = DispatchSemaphore(value: 0)
         let queue = CommitQueue(
             capacity: 64,
-            commit: { parts in parts.map { _ in CommitCounts(accepted: 1, duplicates: 0, quarantined: 0) } },
+            commit: { parts in parts.map { _ in EventCounts(accepted: 1, duplicates: 0, quarantined: 0) } },
             sync: {
                 gate.wait()
                 if first.withLock({ value in
@@ -122,7 +123,7 @@ struct CommitQueueTests {
             capacity: 64,
             commit: { parts in
                 usleep(2_000)
-                return parts.map { _ in CommitCounts(accepted: 1, duplicates: 0, quarantined: 0) }
+                return parts.map { _ in EventCounts(accepted: 1, duplicates: 0, quarantined: 0) }
             },
             sync: { syncs.withLock { $0 += 1 } },
             observe: { _, _ in })

@@ -2,6 +2,7 @@ import Foundation
 import PaywallCore
 import PaywallSQLite
 import PaywallTestSupport
+import PaywallWire
 import Testing
 
 @testable import PaywallStore
@@ -116,7 +117,7 @@ struct ErasureTests {
                 events: [Fixtures.event(302, user: Self.erased)],
                 quarantine: [], impressions: .pending)
         ])
-        #expect(counts == [CommitCounts(accepted: 0, duplicates: 0, quarantined: 0, suppressed: 1)])
+        #expect(counts == [EventCounts(accepted: 0, duplicates: 0, quarantined: 0, suppressed: 1)])
         let lines = [
             NDJSONLine.encode(Fixtures.event(303, user: Self.erased)),
             NDJSONLine.encode(Fixtures.event(304, user: Self.kept)),
