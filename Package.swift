@@ -53,13 +53,14 @@ var package = Package(
         .target(name: "PaywallSQLite", dependencies: ["PaywallLock", "CSQLite"]),
         .target(name: "PaywallStore", dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite", "PaywallWire"],
                 exclude: ["IMPORT-FAST-PATH.md"]),
-        // The collector's `/v1/events` contract, written once for both ends, starting with the counts of
-        // one write (EventCounts) that the store, the collector and the delivery machinery share.
+        // The collector's `/v1/events` contract, written once for both ends (the path, the header names, the
+        // answer and the counts of one write, EventCounts), and the package's one HTTPHeader and HTTPResponse.
         .target(name: "PaywallWire", dependencies: ["PaywallCore"]),
+        .testTarget(name: "PaywallWireTests", dependencies: ["PaywallWire", "PaywallCore"]),
         // The delivery machinery written once for every destination (engine, loop, transport, retry rules,
         // key redaction); RevenueCatForwarder and PaywallUploader are its two adapters.
         .target(name: "PaywallDelivery", dependencies: ["PaywallLock", "PaywallCore", "PaywallWire"]),
-        .testTarget(name: "PaywallDeliveryTests", dependencies: ["PaywallDelivery", "PaywallTestSupport"]),
+        .testTarget(name: "PaywallDeliveryTests", dependencies: ["PaywallDelivery", "PaywallWire", "PaywallTestSupport"]),
         .target(name: "RevenueCatForwarder", dependencies: ["PaywallCore", "PaywallDelivery", "PaywallWire"]),
         .target(name: "CSystemMemory"),
         .target(

@@ -53,11 +53,14 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
             return .respond(
                 .error(
                     503, "the collector is shutting down; retry on a new connection",
-                    headers: [HTTPHeader("Retry-After", "1"), HTTPHeader("Connection", "close")]), route: route)
+                    headers: [HTTPHeader(CollectorWire.Header.retryAfter, "1"), HTTPHeader("Connection", "close")]),
+                route: route)
         }
         switch path {
-        case "/v1/events":
-            guard method == "POST" else { return .respond(Self.methodNotAllowed("POST"), route: route) }
+        case CollectorWire.path:
+            guard method == CollectorWire.method else {
+                return .respond(Self.methodNotAllowed(CollectorWire.method), route: route)
+            }
             return beginEvents(headers: headers, route: route)
         case "/healthz":
             guard method == "GET" || method == "HEAD" else {
@@ -72,9 +75,10 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
             return .respond(
                 HTTPResponse(
                     status: 200, headers: [HTTPHeader("Content-Type", "text/plain; version=0.0.4")],
-                    body: Array(text.utf8)), route: route)
+                    body: Data(text.utf8)), route: route)
         default:
-            return .respond(.error(404, "no such route; events go to POST /v1/events"), route: route)
+            return .respond(
+                .error(404, "no such route; events go to \(CollectorWire.method) \(CollectorWire.path)"), route: route)
         }
     }
 
@@ -84,22 +88,25 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
 
     private func beginEvents(headers: HTTPHeaders, route: String) -> HTTPBegin {
         let keyName: String
-        switch authenticate(headers["Authorization"]) {
+        switch authenticate(headers[CollectorWire.Header.authorization]) {
         case .known(let name): keyName = name
         case .refused(let response): return .respond(response, route: route)
         }
         let mediaType =
-            headers["Content-Type"]?.split(separator: ";").first?
+            headers[CollectorWire.Header.contentType]?.split(separator: ";").first?
             .trimmingCharacters(in: .whitespaces).lowercased() ?? ""
-        guard mediaType == "application/x-ndjson" else {
+        guard mediaType == CollectorWire.mediaType else {
             return .respond(
                 .error(415, "the body must be NDJSON sent as Content-Type: application/x-ndjson"), route: route)
         }
-        let encoding = headers["Content-Encoding"]?.trimmingCharacters(in: .whitespaces).lowercased() ?? "identity"
-        guard encoding == "identity" || encoding == "gzip" else {
+        let encoding =
+            headers[CollectorWire.Header.contentEncoding]?.trimmingCharacters(in: .whitespaces).lowercased()
+            ?? "identity"
+        guard encoding == "identity" || encoding == CollectorWire.gzip else {
             return .respond(.error(415, "Content-Encoding must be gzip or absent"), route: route)
         }
-        let forwardingText = headers["X-Paywall-Forwarding"]?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+        let forwardingText =
+            headers[CollectorWire.Header.forwarding]?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
         guard let forwarding = ForwardingParty(rawValue: forwardingText) else {
             return .respond(
                 .error(
@@ -107,12 +114,12 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
                     "say who forwards this install's impressions to RevenueCat with the header "
                         + "X-Paywall-Forwarding: device (the app does) or collector (this server does)"), route: route)
         }
-        if let length = headers["Content-Length"].flatMap({ Int($0) }), length > limits.maxBodyBytes {
+        if let length = headers[CollectorWire.Header.contentLength].flatMap({ Int($0) }), length > limits.maxBodyBytes {
             return .respond(tooLarge(asSent: true), route: route)
         }
         return .readBody(
             limit: limits.maxBodyBytes, route: route,
-            context: EventsRequest(keyName: keyName, gzip: encoding == "gzip", forwarding: forwarding))
+            context: EventsRequest(keyName: keyName, gzip: encoding == CollectorWire.gzip, forwarding: forwarding))
     }
 
     /// A request's key: the name of a valid one, or the answer that refuses it.
@@ -122,14 +129,16 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
     }
 
     private func authenticate(_ header: String?) -> Authentication {
-        let challenge = [HTTPHeader("WWW-Authenticate", "Bearer realm=\"paywall-analytics\"")]
-        guard let header, header.count > 7, header.prefix(7).lowercased() == "bearer " else {
+        let challenge = [HTTPHeader(CollectorWire.Header.wwwAuthenticate, "Bearer realm=\"paywall-analytics\"")]
+        let bearer = CollectorWire.bearerPrefix
+        guard let header, header.count > bearer.count, header.prefix(bearer.count).lowercased() == bearer.lowercased()
+        else {
             return .refused(
                 .error(
                     401, "send a write key as Authorization: Bearer <key> (make one with `keys add NAME`)",
                     headers: challenge))
         }
-        let key = header.dropFirst(7).trimmingCharacters(in: .whitespaces)
+        let key = header.dropFirst(bearer.count).trimmingCharacters(in: .whitespaces)
         do {
             guard let name = try keys.name(forKey: key) else {
                 return .refused(
@@ -156,7 +165,7 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
     static func unavailable(_ reason: String, retryAfter: Int = 5) -> HTTPResponse {
         .error(
             503, "\(reason); nothing of this request was stored, retry later",
-            headers: [HTTPHeader("Retry-After", String(retryAfter))])
+            headers: [HTTPHeader(CollectorWire.Header.retryAfter, String(retryAfter))])
     }
 
     func finish(_ request: HTTPBodyRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) {
@@ -203,7 +212,7 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
                     metrics.events(
                         key: events.keyName, accepted: counts.accepted, duplicates: counts.duplicates,
                         quarantined: counts.quarantined, suppressed: counts.suppressed)
-                    respond(.json(200, Self.summaryJSON(counts, quarantine: part.quarantine)))
+                    respond(.json(200, Self.answer(counts, quarantine: part.quarantine).json))
                 case .failure(let failed as CommitQueue.SyncFailed):
                     log("a sync failed, its requests were answered 503: \(Self.summary(failed.underlying))")
                     respond(
@@ -211,7 +220,7 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
                             503,
                             "the store could not flush its log to disk (\(Self.summary(failed.underlying))); "
                                 + "this request's events may be stored: resend it (stored events count as duplicates)",
-                            headers: [HTTPHeader("Retry-After", "5")]))
+                            headers: [HTTPHeader(CollectorWire.Header.retryAfter, "5")]))
                 case .failure(let error):
                     log("a commit failed, its requests were answered 503: \(Self.summary(error))")
                     respond(Self.unavailable("the store cannot take writes now (\(Self.summary(error)))"))
@@ -225,20 +234,11 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
         (error as? StorageError)?.summary ?? "\(type(of: error))"
     }
 
-    /// `{"accepted":N,"duplicates":N,"quarantined":N,"rejected":[{"line":K,"reasons":[…]}]}`, with
-    /// `"suppressed":N` after `quarantined` when events of forgotten customers were refused (then
-    /// accepted + duplicates + quarantined + suppressed is the number of lines).
-    static func summaryJSON(_ counts: EventCounts, quarantine: [QuarantineEntry]) -> String {
-        var out =
-            "{\"accepted\":\(counts.accepted),\"duplicates\":\(counts.duplicates),\"quarantined\":\(counts.quarantined),"
-        if counts.suppressed > 0 { out += "\"suppressed\":\(counts.suppressed)," }
-        out += "\"rejected\":["
-        for (index, entry) in quarantine.enumerated() {
-            if index > 0 { out += "," }
-            out +=
-                "{\"line\":\(entry.line ?? 0),\"reasons\":["
-                + entry.reasons.map(JSONString.quoted).joined(separator: ",") + "]}"
-        }
-        return out + "]}"
+    /// The answer to a stored request: its counts, and each quarantined line with its reasons (line 0
+    /// when it has no number).
+    static func answer(_ counts: EventCounts, quarantine: [QuarantineEntry]) -> CollectorAnswer {
+        CollectorAnswer(
+            counts: counts,
+            rejected: quarantine.map { CollectorAnswer.Rejection(line: $0.line ?? 0, reasons: $0.reasons) })
     }
 }

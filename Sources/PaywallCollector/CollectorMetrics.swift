@@ -1,16 +1,17 @@
 import Foundation
 import PaywallLock
+import PaywallWire
 
 /// The collector's counters, rendered for `GET /metrics` in the Prometheus text exposition format
 /// (version 0.0.4). Labels hold only routes from a fixed list, status codes and key NAMES — never a
 /// key, a user id, a path a client made up, or any payload.
 public final class CollectorMetrics: Sendable {
     /// Routes as labelled: the known ones, anything else as `other`.
-    public static let routes = ["/v1/events", "/healthz", "/metrics"]
+    public static let routes = [CollectorWire.path, "/healthz", "/metrics"]
     /// Upper bounds (seconds) of the commit latency histogram's buckets.
     public static let commitBuckets: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]
 
-    private struct EventCounts {
+    private struct KeyCounts {
         var accepted = 0
         var duplicates = 0
         /// Events of forgotten customers, refused (shown only once non-zero).
@@ -20,7 +21,7 @@ public final class CollectorMetrics: Sendable {
 
     private struct State {
         var requests: [String: [Int: Int]] = [:]
-        var events: [String: EventCounts] = [:]
+        var events: [String: KeyCounts] = [:]
         var bytesReceived = 0
         var commitBucketCounts = [Int](repeating: 0, count: CollectorMetrics.commitBuckets.count)
         var commitCount = 0
@@ -49,10 +50,10 @@ public final class CollectorMetrics: Sendable {
     /// Counts a committed request's outcome under its key's name.
     func events(key: String, accepted: Int, duplicates: Int, quarantined: Int, suppressed: Int = 0) {
         state.withLock { state in
-            state.events[key, default: EventCounts()].suppressed += suppressed
-            state.events[key, default: EventCounts()].accepted += accepted
-            state.events[key, default: EventCounts()].duplicates += duplicates
-            state.events[key, default: EventCounts()].quarantined += quarantined
+            state.events[key, default: KeyCounts()].suppressed += suppressed
+            state.events[key, default: KeyCounts()].accepted += accepted
+            state.events[key, default: KeyCounts()].duplicates += duplicates
+            state.events[key, default: KeyCounts()].quarantined += quarantined
         }
     }
 
@@ -81,7 +82,7 @@ public final class CollectorMetrics: Sendable {
         out += "# HELP paywall_collector_events_total Events of committed requests, by write key name and outcome.\n"
         out += "# TYPE paywall_collector_events_total counter\n"
         for key in state.events.keys.sorted() {
-            let counts = state.events[key, default: EventCounts()]
+            let counts = state.events[key, default: KeyCounts()]
             for (outcome, count) in [
                 ("accepted", counts.accepted), ("duplicate", counts.duplicates),
                 ("quarantined", counts.quarantined),

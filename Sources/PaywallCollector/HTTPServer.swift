@@ -1,6 +1,7 @@
 import CMicroHTTPD
 import Foundation
 import PaywallLock
+import PaywallWire
 
 /// What the server asks of the collector: look at a request's headers, then (when it reads a body)
 /// turn the whole body into a response, now or later from another thread.

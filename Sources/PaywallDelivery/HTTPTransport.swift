@@ -1,18 +1,5 @@
 import Foundation
-
-/// One HTTP header line.
-public struct HTTPHeader: Sendable, Hashable {
-    /// The header name as sent.
-    public var name: String
-    /// The header value.
-    public var value: String
-
-    /// Creates a header.
-    public init(_ name: String, _ value: String) {
-        self.name = name
-        self.value = value
-    }
-}
+import PaywallWire
 
 /// An HTTP request a delivery adapter sends. Its description redacts `Authorization`.
 public struct HTTPRequest: Sendable, CustomStringConvertible, CustomReflectable {
@@ -48,24 +35,6 @@ public struct HTTPRequest: Sendable, CustomStringConvertible, CustomReflectable 
                 ? HTTPHeader(header.name, "(redacted)") : header
         }
         return Mirror(self, children: ["method": method, "url": url, "headers": shown, "body": body])
-    }
-}
-
-/// An HTTP response as the transport received it.
-public struct HTTPResponse: Sendable {
-    /// The status code.
-    public var status: Int
-    /// Header values keyed by lowercased name.
-    public var headers: [String: String]
-    /// The body.
-    public var body: Data
-
-    /// Creates a response; header names are lowercased.
-    public init(status: Int, headers: [String: String] = [:], body: Data = Data()) {
-        self.status = status
-        self.headers = Dictionary(
-            headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
-        self.body = body
     }
 }
 

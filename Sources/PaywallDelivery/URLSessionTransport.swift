@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import PaywallWire
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

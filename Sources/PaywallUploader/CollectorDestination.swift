@@ -5,9 +5,10 @@ import PaywallGzip
 import PaywallWire
 
 /// The collector as a ``DeliveryDestination``: events in `seq` order after the upload cursor, as
-/// gzip NDJSON of at most 1,000 events and 512 KiB; a 2xx counts only when its
-/// `accepted + duplicates + quarantined` equals the lines sent, and then advances the cursor (in the
-/// same transaction, handing impressions over when the collector forwards them).
+/// gzip NDJSON of at most 1,000 events and 512 KiB, posted as `CollectorWire` spells the route; a 2xx
+/// counts only when its answer's `accepted + duplicates + quarantined + suppressed` (read by
+/// `CollectorAnswer.counts(in:)`) equals the lines sent, and then advances the cursor (in the same
+/// transaction, handing impressions over when the collector forwards them).
 ///
 /// | answer | verdict |
 /// |---|---|
@@ -23,7 +24,7 @@ struct CollectorDestination: DeliveryDestination {
         var count: Int
         var lastSeq: Int64
         var body: Data
-        /// The `X-Paywall-Forwarding` of this request.
+        /// The ``CollectorWire/Header/forwarding`` of this request.
         var forwarding: ForwardingParty
     }
 
@@ -85,14 +86,15 @@ struct CollectorDestination: DeliveryDestination {
 
     func request(for batch: Batch, attempt: Int) throws -> HTTPRequest {
         var headers = [
-            HTTPHeader("Authorization", "Bearer \(configuration.writeKey.value)"),
-            HTTPHeader("Content-Type", "application/x-ndjson"),
-            HTTPHeader(ForwardingParty.headerName, batch.forwarding.rawValue),
-            HTTPHeader("X-Version", ProductVersion.current),
-            HTTPHeader("X-Retry-Count", String(attempt - 1)),
+            HTTPHeader(CollectorWire.Header.authorization, CollectorWire.bearerPrefix + configuration.writeKey.value),
+            HTTPHeader(CollectorWire.Header.contentType, CollectorWire.mediaType),
+            HTTPHeader(CollectorWire.Header.forwarding, batch.forwarding.rawValue),
+            HTTPHeader(CollectorWire.Header.version, ProductVersion.current),
+            HTTPHeader(CollectorWire.Header.retryCount, String(attempt - 1)),
         ]
-        if configuration.gzip { headers.append(HTTPHeader("Content-Encoding", "gzip")) }
-        return HTTPRequest(method: "POST", url: configuration.eventsURL, headers: headers, body: batch.body)
+        if configuration.gzip { headers.append(HTTPHeader(CollectorWire.Header.contentEncoding, CollectorWire.gzip)) }
+        return HTTPRequest(
+            method: CollectorWire.method, url: configuration.eventsURL, headers: headers, body: batch.body)
     }
 
     func verdict(for response: HTTPResponse, of batch: Batch, attempt: Int, now: Int64) -> DeliveryVerdict {
@@ -101,9 +103,9 @@ struct CollectorDestination: DeliveryDestination {
         let lines = "\(batch.count) event\(batch.count == 1 ? "" : "s")"
         switch status {
         case 200..<300:
-            guard let counts = Self.counts(in: response.body), counts.total == batch.count else {
+            guard let counts = CollectorAnswer.counts(in: response.body), counts.total == batch.count else {
                 let got =
-                    Self.counts(in: response.body).map {
+                    CollectorAnswer.counts(in: response.body).map {
                         "accepted \($0.accepted), duplicates \($0.duplicates), quarantined \($0.quarantined)"
                     } ?? "no readable counts"
                 let wait = policy.backoff(attempt: attempt)
@@ -132,7 +134,7 @@ struct CollectorDestination: DeliveryDestination {
                     + "followed (the write key goes only to the configured endpoint); check the endpoint. Every event is "
                     + "kept; retrying in \(Self.seconds(wait))")
         default:
-            let retryAfter = RetryPolicy.retryAfter(header: response.headers["retry-after"], now: now)
+            let retryAfter = RetryPolicy.retryAfter(header: response.header(CollectorWire.Header.retryAfter), now: now)
             let excerpt = Self.excerpt(response.body, key: configuration.writeKey.value)
             switch policy.decide(status: status, retryAfter: retryAfter, attempt: attempt) {
             case .retry(let wait):
@@ -170,20 +172,6 @@ struct CollectorDestination: DeliveryDestination {
     func record(_ verdict: DeliveryVerdict, of batch: Batch, attempt: Int, at: Int64) throws {
         guard case .delivered = verdict else { return }
         try queue.acknowledge(through: batch.lastSeq, handOffImpressions: batch.forwarding == .collector, at: at)
-    }
-
-    /// `accepted`, `duplicates` and `quarantined` of a collector's JSON answer (and `suppressed`, which
-    /// a collector sends only when it refused events of forgotten customers), `nil` when one is missing.
-    static func counts(in body: Data) -> EventCounts? {
-        guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any],
-            let accepted = object["accepted"] as? Int, let duplicates = object["duplicates"] as? Int,
-            let quarantined = object["quarantined"] as? Int,
-            accepted >= 0, duplicates >= 0, quarantined >= 0
-        else { return nil }
-        let suppressed = object["suppressed"] as? Int ?? 0
-        guard suppressed >= 0 else { return nil }
-        return EventCounts(
-            accepted: accepted, duplicates: duplicates, quarantined: quarantined, suppressed: suppressed)
     }
 
     /// ` ("…")`: the start of the answer (at most 200 bytes, the key redacted), or nothing when empty.

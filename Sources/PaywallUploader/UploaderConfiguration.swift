@@ -1,6 +1,7 @@
 import Foundation
 import PaywallCore
 import PaywallDelivery
+import PaywallWire
 
 /// Everything an ``Uploader`` needs besides its queue and transport.
 public struct UploaderConfiguration: Sendable {
@@ -13,7 +14,8 @@ public struct UploaderConfiguration: Sendable {
     public var endpoint: URL
     /// The write key, sent as `Authorization: Bearer …`.
     public var writeKey: CollectorKey
-    /// Who sends this store's impressions to RevenueCat, sent as `X-Paywall-Forwarding`:
+    /// Who sends this store's impressions to RevenueCat, sent as `X-Paywall-Forwarding`
+    /// (``CollectorWire/Header/forwarding``):
     /// ``ForwardingParty/device`` when this install forwards them itself, ``ForwardingParty/collector``
     /// when the collector does (then they leave this store's outbox once uploaded).
     public var forwarding: ForwardingParty
@@ -51,10 +53,6 @@ public struct UploaderConfiguration: Sendable {
         self.retryPolicy = retryPolicy
     }
 
-    /// The events URL, `{endpoint}/v1/events`.
-    public var eventsURL: URL {
-        var base = endpoint.absoluteString
-        while base.hasSuffix("/") { base.removeLast() }
-        return URL(string: base + "/v1/events") ?? endpoint.appendingPathComponent("v1/events")
-    }
+    /// The events URL, `{endpoint}/v1/events` (``CollectorWire/url(on:)``).
+    public var eventsURL: URL { CollectorWire.url(on: endpoint) }
 }

@@ -1,6 +1,6 @@
 /// How many of one write's lines went where, counted the same way at both ends: the store's group
-/// commit counts each writer's part with it, the collector's `/v1/events` answer carries it, and a
-/// delivery destination's verdict reports it (for RevenueCat, every
+/// commit counts each writer's part with it, the collector's `/v1/events` answer carries it
+/// (``CollectorAnswer``), and a delivery destination's verdict reports it (for RevenueCat, every
 /// delivered impression is `accepted`). `accepted + duplicates + quarantined + suppressed` is the
 /// number of lines.
 ///

@@ -1,6 +1,7 @@
 import Foundation
 import PaywallCore
 import PaywallDelivery
+import PaywallWire
 
 /// Everything a ``Forwarder`` needs besides its outbox and transport.
 public struct ForwarderConfiguration: Sendable {

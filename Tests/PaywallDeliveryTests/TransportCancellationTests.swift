@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import PaywallTestSupport
+import PaywallWire
 import Testing
 
 @testable import PaywallDelivery

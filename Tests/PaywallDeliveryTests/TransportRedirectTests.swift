@@ -1,5 +1,6 @@
 import Foundation
 import PaywallTestSupport
+import PaywallWire
 import Testing
 
 @testable import PaywallDelivery

@@ -97,6 +97,9 @@ struct UploaderTests {
     @Test(arguments: [
         "{\"accepted\":999,\"duplicates\":0,\"quarantined\":0}",
         "{\"accepted\":1000,\"duplicates\":1,\"quarantined\":0}",
+        "{\"accepted\":1000,\"duplicates\":0,\"quarantined\":0,\"suppressed\":-1}",
+        // counts whose sum passes Int (the uploader process used to stop on this answer)
+        "{\"accepted\":9223372036854775807,\"duplicates\":1,\"quarantined\":0}",
         "{}",
         "not json",
     ])
