@@ -36,7 +36,8 @@ final class OutputFolder {
     private var files: [String] = []
     private var createdFolders: [String] = []
     private var finished = false
-    private var lockDescriptor: Int32 = -1
+    /// The descriptor holding `flock(runs/.lock)`, or -1 once released (read by tests).
+    private(set) var lockDescriptor: Int32 = -1
     /// The names of the files staged so far.
     var stagedFiles: [String] { files }
 
@@ -95,7 +96,7 @@ final class OutputFolder {
             }
             if errno != EEXIST || attempt > 1000 {
                 let reason = String(cString: strerror(errno))
-                close(lock)
+                Self.unlockAndClose(lock)
                 throw ReportError.cannotCreateOutput(path: candidate.path, reason: reason)
             }
             attempt += 1
@@ -106,7 +107,22 @@ final class OutputFolder {
 
     deinit {
         discard()
-        if lockDescriptor >= 0 { close(lockDescriptor) }
+        releaseLock()
+    }
+
+    /// Releases the folder's lock now: `flock(LOCK_UN)`, then `close`. A `close` alone would not do:
+    /// the lock belongs to the open file, and a child process forked meanwhile (by any thread of this
+    /// process, for a helper or a test's tool) holds a copy of the descriptor until it execs or exits,
+    /// which would keep the folder locked after this run returned. `LOCK_UN` releases it for every copy.
+    private func releaseLock() {
+        guard lockDescriptor >= 0 else { return }
+        Self.unlockAndClose(lockDescriptor)
+        lockDescriptor = -1
+    }
+
+    private static func unlockAndClose(_ descriptor: Int32) {
+        flock(descriptor, LOCK_UN)
+        close(descriptor)
     }
 
     /// Opens a new file `name` in the staging folder and returns its descriptor (the caller closes it).
@@ -171,8 +187,7 @@ final class OutputFolder {
         try Self.replaceLink(at: current, with: "\(Self.runsFolder)/\(runID)")
         Self.sync(destination.path)
         removeOldRuns(in: runs.path, previous: previous.map { URL(fileURLWithPath: $0).lastPathComponent })
-        close(lockDescriptor)
-        lockDescriptor = -1
+        releaseLock()
     }
 
     /// Removes the staging folder and whatever it still holds (and the folders this run created).

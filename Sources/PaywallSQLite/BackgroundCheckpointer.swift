@@ -72,14 +72,18 @@ public final class BackgroundCheckpointer: Sendable {
             throw error
         }
         connection.installWALHook(state)
+        // The thread owns its connection and closes it before it signals `done`: were the closure to
+        // capture it, it would close whenever the Thread object goes, after stop() returned.
+        let owned = OwnedConnection(checkpointing)
         let thread = Thread { [done] in
             defer { done.signal() }
             while state.waitForWork() {
-                let code = checkpointing.withDatabase { db in
+                let code = owned.connection?.withDatabase { db in
                     sqlite3_wal_checkpoint_v2(db.handle, "main", SQLITE_CHECKPOINT_PASSIVE, nil, nil)
                 }
                 state.finished(background: true, succeeded: code == SQLITE_OK)
             }
+            owned.close()
         }
         thread.name = "BackgroundCheckpointer"
         thread.start()
@@ -90,8 +94,8 @@ public final class BackgroundCheckpointer: Sendable {
     /// Checkpoints the writer ran inline because the WAL reached ``catchUpPages``.
     public var inlineCheckpoints: Int { state.counts().inline }
 
-    /// Ends the thread (after a checkpoint in progress) and gives the writer back SQLite's automatic
-    /// checkpoint. Stopping again is harmless.
+    /// Ends the thread (after a checkpoint in progress), which closes its connection before this
+    /// returns, and gives the writer back SQLite's automatic checkpoint. Stopping again is harmless.
     public func stop() {
         guard state.requestStop() else { return }
         done.wait()
@@ -102,6 +106,18 @@ public final class BackgroundCheckpointer: Sendable {
     public var isRunning: Bool { !state.isStopping }
 
     deinit { stop() }
+}
+
+/// The checkpointing thread's connection, which only that thread uses once started and which it
+/// closes (drops the last reference to) before it ends.
+// @unchecked Sendable: after init, `connection` is read and cleared by the checkpointing thread only.
+private final class OwnedConnection: @unchecked Sendable {
+    private(set) var connection: Connection?
+
+    init(_ connection: Connection) { self.connection = connection }
+
+    /// Closes the connection (its deinit closes the SQLite handle).
+    func close() { connection = nil }
 }
 
 /// What the WAL hook (on the writer's thread) and the checkpointing thread share, under one lock.

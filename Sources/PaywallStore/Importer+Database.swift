@@ -14,6 +14,8 @@ extension Importer {
     /// delivery state (see ``ImportedDelivery``): delivered or forwarded by the device there is
     /// delivered here, dead-lettered there is dead-lettered here, pending there is queued here
     /// (``ImportOptions/forward``); so shards of several collectors merge into one report store.
+    /// The source is only read: a clean one (no `-wal`, or an empty one) is opened immutable and
+    /// nothing beside it changes, see ``readOnlyURI(_:)``.
     ///
     /// - Throws: ``ImportError`` (`.missingInput`, `.notAStore`) or `StorageError`.
     public func importDatabase(path: String, progress: (ImportProgress) -> Void = { _ in }) throws -> ImportResult {
@@ -135,16 +137,31 @@ extension Importer {
         return "{" + body.joined(separator: ",") + "}"
     }
 
-    /// `file:` URI opening `path` read-only (characters with meaning in URIs escaped). A source
-    /// with neither `-wal` nor `-shm` beside it has everything in its main file and nobody writing
-    /// it, so it is opened immutable: SQLite then creates no `-wal`/`-shm` beside someone else's
-    /// file (read-only mode would, and leave them there), and reads it even in a read-only folder.
+    /// `file:` URI opening `path` read-only (characters with meaning in URIs escaped).
+    ///
+    /// The promise, for a source whose `-wal` is absent or empty (a clean source: a store closed
+    /// cleanly, a `sqlite3 .backup` copy, or one whose writer was killed right after a truncating
+    /// checkpoint): everything is in its main file, so it is opened immutable (SQLite's `immutable=1`).
+    /// Nothing beside it is created, read or written, not even an `-shm` left there (its size and
+    /// modification time stay as they were), no lock is taken, and a read-only folder is read too.
+    /// Such a source must not be written during the import (stop its collector, or import a copy).
+    ///
+    /// A source whose `-wal` holds frames (its writer is still open, or was killed before a
+    /// checkpoint) is opened read-only (`mode=ro`) through its `-wal` and `-shm`, so its latest
+    /// commits are imported too. SQLite may then update the `-shm` (the WAL's index, rebuilt from the
+    /// `-wal` whenever needed), but the main file and the `-wal` are never written.
     static func readOnlyURI(_ path: String) -> String {
         let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
         var allowed = CharacterSet.urlPathAllowed
         allowed.remove(charactersIn: "?#%")
         let escaped = absolute.addingPercentEncoding(withAllowedCharacters: allowed) ?? absolute
-        let live = ["-wal", "-shm"].contains { FileManager.default.fileExists(atPath: absolute + $0) }
-        return "file:\(escaped)?\(live ? "mode=ro" : "immutable=1")"
+        return "file:\(escaped)?\(hasFrames(inWALOf: absolute) ? "mode=ro" : "immutable=1")"
+    }
+
+    /// Whether the `-wal` beside `path` exists and is not empty (an unreadable one counts as holding frames).
+    static func hasFrames(inWALOf path: String) -> Bool {
+        var info = stat()
+        guard stat(path + "-wal", &info) == 0 else { return errno != ENOENT }
+        return info.st_size > 0
     }
 }

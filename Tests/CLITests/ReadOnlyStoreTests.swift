@@ -1,4 +1,5 @@
 import Foundation
+import PaywallSQLite
 import PaywallTestSupport
 import Testing
 
@@ -135,19 +136,88 @@ struct ReadOnlyStoreTests {
         #expect(after.bytes == before.bytes)
     }
 
-    @Test func importingFromAWritableStoreLeavesNothingBesideItEither() async throws {
-        // Given a store closed cleanly (no -wal, no -shm), When it is imported into another
-        let scratch = TemporaryDirectory(prefix: "cli")
-        let source = scratch.path("source.sqlite")
+    /// A clean source: a store whose `-wal` is absent or empty.
+    enum CleanSource: String, CaseIterable {
+        /// Closed cleanly: nothing beside the file.
+        case closed
+        /// An empty `-wal` and an `-shm` left beside it (a writer killed after a truncating checkpoint).
+        case emptyWALAndSHMLeftBeside
+    }
+
+    /// Makes a writable store of 4 events at `source` (in a folder of its own), as `kind` says.
+    func cleanSource(_ kind: CleanSource, at source: String, scratch: TemporaryDirectory) async throws {
         let input = try scratch.write("in.ndjson", (1...4).map { Sample.shown($0) }.joined(separator: "\n") + "\n")
         #expect(try await cli.run(["import", input, "--db", source]).status == 0)
+        guard kind == .emptyWALAndSHMLeftBeside else { return }
+        let kept = scratch.path("kept")
+        try FileManager.default.createDirectory(atPath: kept, withIntermediateDirectories: true)
+        do {
+            let writer = try Connection(path: source)
+            try writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            for suffix in ["-wal", "-shm"] {
+                try FileManager.default.copyItem(atPath: source + suffix, toPath: kept + "/x" + suffix)
+            }
+        }
+        for suffix in ["-wal", "-shm"] {
+            try? FileManager.default.removeItem(atPath: source + suffix)
+            try FileManager.default.copyItem(atPath: kept + "/x" + suffix, toPath: source + suffix)
+            // An old modification time, so that any write would show whatever the clock's resolution
+            try FileManager.default.setAttributes(
+                [.modificationDate: Date(timeIntervalSince1970: 1_600_000_000)], ofItemAtPath: source + suffix)
+        }
+        #expect(FileManager.default.fileExists(atPath: source + "-shm"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: source + "-wal")).isEmpty)
+    }
+
+    @Test(arguments: CleanSource.allCases)
+    func importingFromAWritableStoreLeavesNothingBesideItEither(kind: CleanSource) async throws {
+        // Given a clean writable store (its -wal absent or empty), in a folder of its own
+        let scratch = TemporaryDirectory(prefix: "cli")
+        let folder = scratch.path("source")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let source = folder + "/source.sqlite"
+        try await cleanSource(kind, at: source, scratch: scratch)
         let before = try snapshot(source)
+        #expect(before.entries.count == (kind == .closed ? 1 : 3), "\(before.entries)")
+        // When it is imported into another store
         let other = TemporaryDirectory(prefix: "cli")
         let result = try await cli.run(["import", source, "--db", other.path("copy.sqlite")])
-        // Then the source's folder holds what it held
-        #expect(result.status == 0, "\(result.stderr)")
+        // Then its events arrive, and it was opened immutable: the folder holds exactly what it held,
+        // every file with its size and modification time (an -shm left there is neither read nor
+        // written), and the store byte for byte
+        #expect(result.status == 0 && result.stdout.hasPrefix("imported 4,"), "\(result.status) \(result.stderr)")
         let after = try snapshot(source)
-        #expect(after.entries == before.entries, "\(after.entries)")
+        #expect(after.entries == before.entries)
+        #expect(after.bytes == before.bytes)
+    }
+
+    @Test func importingFromAStoreWithFramesInItsWALImportsThemAndLeavesTheStoreIntact() async throws {
+        // Given a store whose writer is still open, with 4 of its 8 events only in its -wal
+        let scratch = TemporaryDirectory(prefix: "cli")
+        let source = scratch.path("source.sqlite")
+        let first = try scratch.write("first.ndjson", (1...4).map { Sample.shown($0) }.joined(separator: "\n") + "\n")
+        let second = try scratch.write("second.ndjson", (5...8).map { Sample.shown($0) }.joined(separator: "\n") + "\n")
+        #expect(try await cli.run(["import", first, "--db", source]).status == 0)
+        let writer = try Connection(path: source)
+        #expect(try await cli.run(["import", second, "--db", source]).status == 0)
+        let main = try Data(contentsOf: URL(fileURLWithPath: source))
+        let wal = try Data(contentsOf: URL(fileURLWithPath: source + "-wal"))
+        try #require(!wal.isEmpty, "the second import's commits are in the -wal")
+        #expect(
+            try Connection(path: source, options: .immutableSnapshot).scalar("SELECT count(*) FROM events")?.int64 == 4)
+        // When it is imported into another store
+        let other = TemporaryDirectory(prefix: "cli")
+        let result = try await cli.run(["import", source, "--db", other.path("copy.sqlite")])
+        // Then all 8 events arrive (the -wal was read), the main file and the -wal are byte for byte as
+        // they were, and the store is whole: its writer still reads and writes it
+        #expect(result.status == 0 && result.stdout.hasPrefix("imported 8,"), "\(result.status) \(result.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: source)) == main)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: source + "-wal")) == wal)
+        #expect(try writer.scalar("PRAGMA integrity_check")?.string == "ok")
+        #expect(try writer.scalar("SELECT count(*) FROM events")?.int64 == 8)
+        try writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        #expect(
+            try Connection(path: source, options: .immutableSnapshot).scalar("SELECT count(*) FROM events")?.int64 == 8)
     }
 
     @Test(arguments: Kind.allCases)

@@ -125,3 +125,34 @@ struct BackgroundCheckpointerTests {
         checkpointer.stop()
     }
 }
+
+/// ``BackgroundCheckpointer/stop()`` returns only once the thread closed its own connection: right
+/// after it, the writer is the store's only connection, so closing the writer checkpoints and removes
+/// the `-wal` and `-shm` as for a store that never had a checkpointer, and nothing of the
+/// checkpointer touches those files later.
+struct BackgroundCheckpointerStopTests {
+    @Test func afterStopTheWriterIsTheOnlyConnection() throws {
+        // Many rounds: a connection closed by the thread after stop() returned was a race.
+        for round in 0..<40 {
+            // Given a checkpointer that checkpointed at least once (its connection read the WAL)
+            let directory = TemporaryDirectory()
+            defer { directory.remove() }
+            var connection: Connection? = try BackgroundCheckpointerTests.store(in: directory)
+            let path = try #require(connection).path
+            var checkpointer: BackgroundCheckpointer? = try BackgroundCheckpointer(
+                connection: try #require(connection), thresholdPages: 10, catchUpPages: 1_000_000)
+            try BackgroundCheckpointerTests.write(try #require(connection), transactions: 2, rows: 20)
+            #expect(BackgroundCheckpointerTests.eventually { checkpointer?.backgroundCheckpoints ?? 0 >= 1 })
+            // When it stops and the writer closes
+            checkpointer?.stop()
+            checkpointer = nil
+            connection = nil
+            // Then the writer was the last connection: the WAL was checkpointed and both files removed
+            let left = ["-wal", "-shm"].filter { FileManager.default.fileExists(atPath: path + $0) }
+            #expect(left.isEmpty, "round \(round): \(left) still beside the store")
+            if !left.isEmpty { break }
+            let reader = try Connection(path: path, options: .immutableSnapshot)
+            #expect(try reader.scalar("SELECT count(*) FROM pages")?.int64 == 40)
+        }
+    }
+}
