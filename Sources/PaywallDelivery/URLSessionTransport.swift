@@ -17,12 +17,19 @@ import PaywallWire
 public final class URLSessionTransport: HTTPTransport {
     private let session: URLSession
     private let redirects = RedirectRefusal()
+    /// Makes the data task for a request (a test puts in one whose completion never comes).
+    private let makeTask: DataTaskMaker
 
     /// Creates a transport.
     /// - Parameter timeout: the longest wait for a response; past it the request fails with
     ///   ``TransportError/timedOut``. Rounded up to whole seconds: FoundationNetworking on Linux
     ///   truncates the interval to whole seconds, so 0.4 s would time out at once.
-    public init(timeout: Duration = .seconds(30)) {
+    public convenience init(timeout: Duration = .seconds(30)) {
+        self.init(timeout: timeout, makeTask: nil)
+    }
+
+    /// Creates a transport whose data tasks `makeTask` makes (`nil`: the session's).
+    init(timeout: Duration, makeTask: DataTaskMaker?) {
         let configuration = URLSessionConfiguration.ephemeral
         let exact = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
         let seconds = max(1, exact.rounded(.up))
@@ -31,7 +38,14 @@ public final class URLSessionTransport: HTTPTransport {
         configuration.httpCookieStorage = nil
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        self.session = URLSession(configuration: configuration, delegate: redirects, delegateQueue: nil)
+        let session = URLSession(configuration: configuration, delegate: redirects, delegateQueue: nil)
+        self.session = session
+        self.makeTask =
+            makeTask ?? { [redirects] request, completion in
+                let task = session.dataTask(with: request, completionHandler: completion)
+                task.delegate = redirects
+                return task
+            }
     }
 
     deinit { session.finishTasksAndInvalidate() }
@@ -70,23 +84,25 @@ public final class URLSessionTransport: HTTPTransport {
     /// Not `URLSession.data(for:)`: on Linux its cancellation handler cancels the data task
     /// synchronously while holding the Swift task's status lock, and the session's queue, finishing
     /// the same request at that moment, waits for that lock to resume the caller: both wait
-    /// forever (seen as a hung `shutdown()`). Here the cancellation is handed to another thread.
+    /// forever (seen as a hung `shutdown()`). Here the cancellation resumes the caller itself (with
+    /// `URLError(.cancelled)`), exactly once whichever of it and the task's completion comes first, and
+    /// hands the data task's cancel to another thread: the send ends even when the task's completion
+    /// is lost or waits for a busy thread.
     private func perform(_ request: URLRequest) async throws -> (Data, URLResponse) {
         let pending = PendingRequest()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation {
                 (continuation: CheckedContinuation<(Data, URLResponse), any Error>) in
-                let task = session.dataTask(with: request) { data, response, error in
+                let task = makeTask(request) { data, response, error in
                     if let error {
-                        continuation.resume(throwing: error)
+                        pending.complete(.failure(error))
                     } else if let data, let response {
-                        continuation.resume(returning: (data, response))
+                        pending.complete(.success((data, response)))
                     } else {
-                        continuation.resume(throwing: URLError(.badServerResponse))
+                        pending.complete(.failure(URLError(.badServerResponse)))
                     }
                 }
-                task.delegate = redirects
-                pending.start(task)
+                pending.start(task, continuation: continuation)
             }
         } onCancel: {
             pending.cancel()
@@ -130,33 +146,65 @@ final class RedirectRefusal: NSObject, URLSessionTaskDelegate, Sendable {
     }
 }
 
-/// One data task and whether its caller was cancelled, whichever comes first.
-/// `@unchecked Sendable`: its two fields are only read and written under its lock.
+/// What a send needs of a data task: its completion handler was given when it was made.
+protocol CancellableDataTask: AnyObject, Sendable {
+    /// Starts the request.
+    func resume()
+    /// Cancels the request (its completion handler then reports `URLError(.cancelled)`, or never runs).
+    func cancel()
+}
+
+extension URLSessionDataTask: CancellableDataTask {}
+
+/// Makes a data task for a request, with the completion handler it reports to.
+typealias DataTaskMaker =
+    @Sendable (URLRequest, @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void) -> any CancellableDataTask
+
+/// One send: its data task and its caller's continuation. The caller is resumed exactly once, by
+/// the task's completion or by the cancellation, whichever comes first; the other finds nothing to resume.
+/// `@unchecked Sendable`: its fields are only read and written under its lock.
 private final class PendingRequest: @unchecked Sendable {
+    typealias Continuation = CheckedContinuation<(Data, URLResponse), any Error>
     private let lock = NSLock()
-    private var task: URLSessionDataTask?
+    private var continuation: Continuation?
+    private var task: (any CancellableDataTask)?
     private var cancelled = false
 
-    /// Starts `task`, or cancels it at once when the caller was cancelled already.
-    func start(_ task: URLSessionDataTask) {
-        let cancelNow = lock.withLock {
-            self.task = task
+    /// Starts `task` for the caller waiting on `continuation`; when the caller was cancelled already,
+    /// resumes it with the cancellation at once and never starts the task.
+    func start(_ task: any CancellableDataTask, continuation: Continuation) {
+        let cancelledAlready = lock.withLock {
+            if !cancelled {
+                self.task = task
+                self.continuation = continuation
+            }
             return cancelled
         }
-        task.resume()
-        if cancelNow { Self.cancelElsewhere(task) }
-    }
-
-    /// Cancels the task (now or when it starts), never on the calling thread.
-    func cancel() {
-        let task = lock.withLock {
-            cancelled = true
-            return self.task
+        if cancelledAlready {
+            continuation.resume(throwing: URLError(.cancelled))
+            return
         }
-        if let task { Self.cancelElsewhere(task) }
+        task.resume()
     }
 
-    private static func cancelElsewhere(_ task: URLSessionDataTask) {
-        DispatchQueue.global().async { task.cancel() }
+    /// The task's completion: resumes the caller, unless its cancellation did already.
+    func complete(_ result: Result<(Data, URLResponse), any Error>) {
+        let waiting = lock.withLock {
+            defer { continuation = nil }
+            return continuation
+        }
+        waiting?.resume(with: result)
+    }
+
+    /// The caller was cancelled: resumes it now with `URLError(.cancelled)` (once started, or at its
+    /// start), without waiting for the task's completion, and cancels the task on another thread.
+    func cancel() {
+        let (waiting, task) = lock.withLock {
+            cancelled = true
+            defer { continuation = nil }
+            return (continuation, self.task)
+        }
+        waiting?.resume(throwing: URLError(.cancelled))
+        if let task { DispatchQueue.global().async { task.cancel() } }
     }
 }

@@ -10,6 +10,22 @@ import Testing
 /// response arrives), ends the send at once: FoundationNetworking's own `data(for:)` could
 /// deadlock when the cancellation met the response (a hung `PaywallAnalytics.shutdown()`).
 struct TransportCancellationTests {
+    /// The send's outcome once it ends, or `nil` when it still runs 120 s on: a hang guard, not a
+    /// measure (wide, because the whole suite runs at once on two cores and can keep a task waiting).
+    static func outcome(of send: Task<HTTPResponse, any Error>) async -> Result<HTTPResponse, any Error>? {
+        let finished = DispatchSemaphore(value: 0)
+        let result = Task.detached { () -> Result<HTTPResponse, any Error> in
+            defer { finished.signal() }
+            return await send.result
+        }
+        let ended = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(returning: finished.wait(timeout: .now() + 120) == .success)
+            }
+        }
+        return ended ? await result.value : nil
+    }
+
     @Test func cancellingSendsAtRandomMomentsEndsEveryOneOfThem() async throws {
         // Given a stand-in answering after 0–3 ms
         let standIn = try RevenueCatStandIn(recordExchanges: false)
@@ -26,22 +42,58 @@ struct TransportCancellationTests {
             let send = Task { try await transport.send(request) }
             try await Task.sleep(for: .microseconds((round * 7) % 4 * 1_000))
             send.cancel()
-            // Then it ends, with the response or an error: a deadlock never would. The bound is wide
-            // because the whole suite runs at once on two cores and can keep this task waiting for a thread.
-            let finished = DispatchSemaphore(value: 0)
-            let outcome = Task.detached { () -> Bool in
-                defer { finished.signal() }
-                return (try? await send.value) != nil
-            }
-            let ended = await withCheckedContinuation { continuation in
-                DispatchQueue.global().async {
-                    continuation.resume(returning: finished.wait(timeout: .now() + 120) == .success)
-                }
-            }
-            try #require(ended, "send \(round) was still running 120 s after its cancellation")
-            if await outcome.value { answered += 1 } else { cancelled += 1 }
+            // Then it ends, with the response or an error: a deadlock never would
+            let outcome = try #require(
+                await Self.outcome(of: send), "send \(round) was still running 120 s after its cancellation")
+            if case .success = outcome { answered += 1 } else { cancelled += 1 }
         }
         // And both endings happened (the cancellation met requests at different moments)
         #expect(answered > 0 && cancelled > 0, "answered \(answered), cancelled \(cancelled)")
+    }
+
+    /// A data task whose completion never comes (a lost cancellation): it only tells when it was
+    /// started and when it was cancelled.
+    final class SilentDataTask: CancellableDataTask {
+        let resumed = AsyncFlag()
+        let cancelled = AsyncFlag()
+        func resume() { resumed.raise() }
+        func cancel() { cancelled.raise() }
+    }
+
+    static let request = HTTPRequest(
+        method: "POST", url: URL(string: "http://127.0.0.1:9/v1/events")!,
+        headers: [HTTPHeader("Content-Type", "application/json")], body: Data("{}".utf8))
+
+    @Test func aCancelledSendEndsEvenWhenItsTasksCompletionNeverComes() async throws {
+        // Given a send whose data task was started and will never complete, not even when cancelled
+        let task = SilentDataTask()
+        let transport = URLSessionTransport(timeout: .seconds(5), makeTask: { _, _ in task })
+        let send = Task { try await transport.send(Self.request) }
+        await task.resumed.wait()
+        // When the send is cancelled
+        send.cancel()
+        // Then it ends with the cancellation (a key-free transport error), and the task was cancelled
+        let outcome = try #require(await Self.outcome(of: send), "the send was still running 120 s on")
+        #expect(throws: TransportError.other(detail: "URLError \(URLError.Code.cancelled.rawValue)")) {
+            try outcome.get()
+        }
+        await task.cancelled.wait()
+    }
+
+    @Test func aSendCancelledBeforeItStartsEndsWithoutStartingItsTask() async throws {
+        // Given a send in a task that is cancelled before it reaches the transport
+        let task = SilentDataTask()
+        let transport = URLSessionTransport(timeout: .seconds(5), makeTask: { _, _ in task })
+        let proceed = AsyncFlag()
+        let send = Task {
+            await proceed.wait()
+            return try await transport.send(Self.request)
+        }
+        send.cancel()
+        proceed.raise()
+        // Then it ends with the cancellation, and its data task was never started
+        let outcome = try #require(await Self.outcome(of: send), "the send was still running 120 s on")
+        #expect(throws: TransportError.self) { try outcome.get() }
+        #expect(!task.resumed.isRaised)
     }
 }
