@@ -25,7 +25,7 @@ func runProcess(_ executable: String, _ arguments: [String], stdin: Data? = nil)
     process.standardError = err
     process.standardInput = input
     try process.run()
-    if let stdin { input.fileHandleForWriting.write(stdin) }
+    if let stdin { try PipeWriting.write(stdin, to: input.fileHandleForWriting) }
     try input.fileHandleForWriting.close()
     let outData = out.fileHandleForReading.readDataToEndOfFile()
     let errData = err.fileHandleForReading.readDataToEndOfFile()

@@ -1,4 +1,5 @@
 import Foundation
+import PaywallTestSupport
 
 /// The `recorder-crash-helper` executable built next to the test binary, run as a real child process.
 final class ChildProcess: @unchecked Sendable {
@@ -63,7 +64,11 @@ final class ChildProcess: @unchecked Sendable {
         }
     }
 
-    func send(_ line: String) { input.fileHandleForWriting.write(Data((line + "\n").utf8)) }
+    /// Writes `line` to the child's stdin; false when the child is gone (a killed child raises no SIGPIPE here).
+    @discardableResult
+    func send(_ line: String) -> Bool {
+        (try? PipeWriting.write(Data((line + "\n").utf8), to: input.fileHandleForWriting)) ?? false
+    }
 
     func kill() { _ = Foundation.kill(process.processIdentifier, SIGKILL) }
 

@@ -88,7 +88,8 @@ public struct CommandRunner: Sendable {
         nonisolated(unsafe) var errData = Data()
         DispatchQueue.global().async(group: group) { outData = out.fileHandleForReading.readDataToEndOfFile() }
         DispatchQueue.global().async(group: group) { errData = err.fileHandleForReading.readDataToEndOfFile() }
-        if let stdin { try input.fileHandleForWriting.write(contentsOf: stdin) }
+        // A child that exits before reading all of it is an outcome to report, not a SIGPIPE of the tests.
+        if let stdin { try PipeWriting.write(stdin, to: input.fileHandleForWriting) }
         try input.fileHandleForWriting.close()
         process.waitUntilExit()
         group.wait()

@@ -54,12 +54,7 @@ public final class ResettableStream {
     /// Writes every byte to ``feedingEnd`` (blocking while the reader catches up).
     /// - Throws: `POSIXError` when a write fails or times out.
     public func send(_ bytes: [UInt8]) throws {
-        var offset = 0
-        while offset < bytes.count {
-            let count = bytes[offset...].withUnsafeBytes { write(feedingEnd, $0.baseAddress, $0.count) }
-            guard count > 0 else { throw POSIXError(Self.code()) }
-            offset += count
-        }
+        guard try PipeWriting.write(Data(bytes), to: feedingEnd) else { throw POSIXError(.EPIPE) }
     }
 
     /// Waits until everything sent was read (at most `timeout`), then closes ``feedingEnd``
