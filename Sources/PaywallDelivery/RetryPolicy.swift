@@ -11,7 +11,8 @@ public enum RetryDecision: Sendable, Equatable {
     case deadLetter(reason: String)
 }
 
-/// The retry rules of revenuecat-events.md as pure functions, so they can be table-tested.
+/// The delivery retry rules as pure functions, so they can be table-tested: the table below, which
+/// RevenueCat's events API and our collector both follow.
 ///
 /// | response | decision |
 /// |---|---|

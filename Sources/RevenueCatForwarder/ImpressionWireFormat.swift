@@ -4,7 +4,7 @@ import PaywallCore
 /// The JSON body RevenueCat's `POST /v1/events` expects for custom paywall impressions,
 /// written by hand so the key order is stable (golden-testable) and absent keys are omitted.
 ///
-/// Key order follows revenuecat-events.md: `id`, `version`, `type`, `app_user_id`,
+/// Key order follows RevenueCat's documented request body: `id`, `version`, `type`, `app_user_id`,
 /// `app_session_id`, `timestamp`, `paywall_id`, `offering_id`, `presented_offering_context`.
 ///
 /// ```swift

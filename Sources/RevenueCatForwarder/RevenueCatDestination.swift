@@ -4,7 +4,7 @@ import PaywallDelivery
 import PaywallWire
 
 /// RevenueCat's events endpoint as a ``DeliveryDestination``: due impressions from the outbox in
-/// batches of up to 50, the wire format of revenuecat-events.md, and the retry rules of
+/// batches of up to 50, RevenueCat's events wire format (``ImpressionWireFormat``), and the retry rules of
 /// ``RetryPolicy`` (2xx delivered, other 4xx but 404 and 429 dead-lettered, the rest retried).
 /// Each impression keeps its own attempt count (`X-Retry-Count`); the pause is the engine's.
 struct RevenueCatDestination: DeliveryDestination {

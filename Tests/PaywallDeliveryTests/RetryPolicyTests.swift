@@ -31,7 +31,7 @@ struct RetryPolicyTests {
             (302, nil, 1, .retry(after: .milliseconds(500))),
         ] as [(Int, Duration?, Int, RetryDecision)])
     func decidesPerRevenueCatRules(status: Int, retryAfter: Duration?, attempt: Int, expected: RetryDecision) {
-        // Given a response / When the policy decides / Then it follows revenuecat-events.md
+        // Given a response / When the policy decides / Then it follows the retry table of RetryPolicy
         let decision = policy.decide(
             status: status, retryAfter: retryAfter, attempt: attempt, body: Data("{\"code\":7225}".utf8))
         #expect(decision == expected)

@@ -58,7 +58,7 @@ struct WireFormatGoldenTests {
     }
 
     @Test func goldenBodyAndDocumentExamplePassTheStandInsChecks() throws {
-        // Given the golden body and the example body from revenuecat-events.md
+        // Given the golden body and the example body of RevenueCat's events API documentation
         let golden = try Data(contentsOf: Self.golden("body-three-impressions.json"))
         let example = Data(
             """

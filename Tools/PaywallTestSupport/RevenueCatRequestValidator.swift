@@ -1,6 +1,7 @@
 import Foundation
 
-/// Checks a request against revenuecat-events.md, independently of the forwarder's encoder.
+/// Checks a request against RevenueCat's documented events API (headers, batch size, body keys),
+/// independently of the forwarder's encoder.
 /// Each violation is one readable sentence.
 public enum RevenueCatRequestValidator {
     private static let allowedEventKeys: Set<String> = [

@@ -2,8 +2,8 @@ import Foundation
 import PaywallLock
 
 /// A stand-in for RevenueCat's events endpoint: a real HTTP/1.1 server on 127.0.0.1 (ephemeral
-/// port) that records every request, checks it against revenuecat-events.md, and answers with
-/// scripted faults.
+/// port) that records every request, checks it against RevenueCat's documented events API
+/// (``RevenueCatRequestValidator``), and answers with scripted faults.
 ///
 /// ```swift
 /// let standIn = try RevenueCatStandIn()
@@ -22,7 +22,7 @@ public final class RevenueCatStandIn: Sendable {
         public var eventIDs: [String]
         /// How it was answered.
         public var response: StandInResponse
-        /// Violations of revenuecat-events.md found in the request.
+        /// Violations of RevenueCat's documented events API found in the request.
         public var violations: [String]
     }
 
