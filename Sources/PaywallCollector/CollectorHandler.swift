@@ -56,6 +56,13 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
                     headers: [HTTPHeader(CollectorWire.Header.retryAfter, "1"), HTTPHeader("Connection", "close")]),
                 route: route)
         }
+        if let problem = headers.framingProblem {
+            // The connection is closed after the answer: what follows on it cannot be framed safely.
+            return .respond(
+                .error(
+                    400, "\(problem); send one unambiguous Content-Length or chunked body",
+                    headers: [HTTPHeader("Connection", "close")]), route: route)
+        }
         switch path {
         case CollectorWire.path:
             guard method == CollectorWire.method else {
