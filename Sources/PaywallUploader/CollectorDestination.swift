@@ -174,10 +174,11 @@ struct CollectorDestination: DeliveryDestination {
         try queue.acknowledge(through: batch.lastSeq, handOffImpressions: batch.forwarding == .collector, at: at)
     }
 
-    /// ` ("…")`: the start of the answer (at most 200 bytes, the key redacted), or nothing when empty.
+    /// ` ("…")`: the start of the answer (at most 200 bytes, the key redacted, control characters
+    /// escaped so they never reach a terminal or the stored pause reason raw), or nothing when empty.
     static func excerpt(_ body: Data, key: String) -> String {
-        let text = String(decoding: KeyRedaction.redact(body.prefix(200), key: key), as: UTF8.self)
-            .filter { !$0.isNewline }
+        let text = TerminalText.escaped(
+            String(decoding: KeyRedaction.redact(body.prefix(200), key: key), as: UTF8.self))
         return text.isEmpty ? "" : " (\"\(text)\")"
     }
 

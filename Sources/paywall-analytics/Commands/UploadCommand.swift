@@ -93,7 +93,7 @@ enum UploadCommand {
         case .completed(let report):
             if !arguments.has("--quiet") { context.stdout.line(describe(report)) }
             if report.unavailable {
-                let why = report.lastFailure.map { " (\($0))" } ?? ""
+                let why = report.lastFailure.map { " (\(TerminalText.escaped($0)))" } ?? ""
                 let until =
                     report.pausedUntil.map { "; uploading from this database is paused until \(StatsCommand.iso($0))" }
                     ?? ""
@@ -131,7 +131,14 @@ enum UploadCommand {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
             url.host != nil
         else {
-            throw .usage("--endpoint must be an absolute http(s) URL like https://events.example.com, got '\(text)'")
+            throw .usage(
+                "--endpoint must be an absolute http(s) URL like https://events.example.com, got "
+                    + "'\(TerminalText.escaped(text))'")
+        }
+        if let problem = CollectorWire.endpointProblem(url) {
+            throw .usage(
+                "--endpoint must be the collector's base URL, like https://events.example.com or "
+                    + "https://example.com/collector, but \(problem): '\(TerminalText.escaped(text))'")
         }
         return url
     }
