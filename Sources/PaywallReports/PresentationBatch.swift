@@ -3,7 +3,7 @@ import PaywallSQLite
 /// Column indexes of ``PresentationBatch/eventsSQL``.
 enum FoldColumns {
     static let occurredAt = 0, name = 1, id = 2, pwID = 3, source = 4, user = 5, product = 6, result = 7, via = 8,
-        openS = 9, rowid = 10, offering = 11
+        openS = 9, rowid = 10, offering = 11, recordedAt = 12
 }
 
 /// The events of one rollup chunk folded in memory: one ``PresentationFold`` per `pw_id` and event
@@ -12,7 +12,8 @@ enum FoldColumns {
 struct PresentationBatch {
     /// Columns read by ``add(_:keys:texts:)``, in ``FoldColumns`` order.
     static let eventsSQL = """
-        SELECT occurred_at, name, id, pw_id, source, user_id, product, result, via, open_s, rowid, offering_id
+        SELECT occurred_at, name, id, pw_id, source, user_id, product, result, via, open_s, rowid, offering_id,
+          recorded_at
         FROM events WHERE rowid > ? AND rowid <= ?
         """
 
@@ -22,6 +23,7 @@ struct PresentationBatch {
     private(set) var folds: [PresentationFold] = []
     private var slots: UUIDSlots
     private(set) var buckets: [Int64: (events: Int64, impressions: Int64)] = [:]
+    /// The newest event time, each event's `occurred_at` capped at its `recorded_at`.
     private(set) var newest: Int64 = .min
     private(set) var count: Int64 = 0
     /// Customer and placement names that got their key in this batch (inserted with it).
@@ -69,7 +71,9 @@ struct PresentationBatch {
         let kind = row.withUnsafeText(at: FoldColumns.name) { EventKind($0) }
         let pwID = try Self.uuid(row, FoldColumns.pwID)
         count += 1
-        newest = max(newest, at)
+        // A device clock set ahead cannot move "the newest event" past the time the event reached
+        // the store: cohorts' window_complete reads it, and one event from 2099 would complete them all.
+        newest = max(newest, min(at, row.int64(at: FoldColumns.recordedAt)))
         buckets[at / 900_000, default: (0, 0)].events += 1
         if kind == .shown { buckets[at / 900_000, default: (0, 0)].impressions += 1 }
         var eventID: UUIDKey?
