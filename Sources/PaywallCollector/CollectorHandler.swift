@@ -18,14 +18,15 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
         var forwarding: ForwardingParty
     }
 
-    /// A `GET /healthz` waiting for its write probe.
-    struct HealthProbe: Sendable {}
+    /// A `GET /healthz`, answered from ``WriterHealth`` once its request is in.
+    struct HealthCheck: Sendable {}
 
     let keys: WriteKeys
     let limits: CollectorLimits
     let queue: CommitQueue
     let metrics: CollectorMetrics
     let body: NDJSONBody
+    let health: WriterHealth
     let log: @Sendable (String) -> Void
     weak var server: HTTPServer?
     /// Set on shutdown: new requests get 503 and `Connection: close`.
@@ -33,8 +34,9 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
 
     init(
         keys: WriteKeys, limits: CollectorLimits, queue: CommitQueue, metrics: CollectorMetrics, body: NDJSONBody,
-        log: @escaping @Sendable (String) -> Void
+        health: WriterHealth, log: @escaping @Sendable (String) -> Void
     ) {
+        self.health = health
         self.keys = keys
         self.limits = limits
         self.queue = queue
@@ -73,7 +75,9 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
             guard method == "GET" || method == "HEAD" else {
                 return .respond(Self.methodNotAllowed("GET, HEAD"), route: route)
             }
-            return .readBody(limit: 0, route: route, context: HealthProbe())
+            // Answered once the request is in (answering before keeps libmicrohttpd from reusing the
+            // connection), from the writer's last known state: never a job in the writer's queue.
+            return .readBody(limit: 0, route: route, context: HealthCheck())
         case "/metrics":
             guard method == "GET" || method == "HEAD" else {
                 return .respond(Self.methodNotAllowed("GET, HEAD"), route: route)
@@ -176,17 +180,9 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
     }
 
     func finish(_ request: HTTPBodyRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) {
-        if request.context is HealthProbe {
-            let submitted = queue.submit(
-                CommitQueue.Job(part: CommitPart(events: [], quarantine: [], impressions: .pending)) { result in
-                    switch result {
-                    case .success: respond(.json(200, "{\"status\":\"ok\"}"))
-                    case .failure(let error):
-                        respond(Self.unavailable("the store cannot take writes (\(Self.summary(error)))"))
-                    }
-                })
-            if !submitted { respond(Self.unavailable("the commit queue is full", retryAfter: 1)) }
-            return
+        if request.context is HealthCheck {
+            if let problem = health.problem() { return respond(Self.unavailable(problem)) }
+            return respond(.json(200, "{\"status\":\"ok\"}"))
         }
         guard let events = request.context as? EventsRequest else { return respond(.error(500, "internal error")) }
         if request.tooLarge { return respond(tooLarge(asSent: true)) }

@@ -223,7 +223,9 @@ final class HTTPServer: @unchecked Sendable {
         let slot = Unmanaged<Slot>.fromOpaque(raw).takeUnretainedValue()
         if uploadSize.pointee > 0 {
             let count = uploadSize.pointee
-            handler.received(bytes: count)
+            // Only the body of a request whose route reads one counts: bytes sent after an answer, or
+            // to a route that takes no body (a body sent to /healthz), are discarded uncounted.
+            if !slot.answered, slot.limit > 0 { handler.received(bytes: count) }
             if !slot.answered, !slot.tooLarge, let data = uploadData {
                 if slot.body.count + count > slot.limit {
                     slot.tooLarge = true
