@@ -28,7 +28,12 @@ extension CLIError {
         case let error as ImportError:
             self.init(ExitCode(error.kind), error.description)
         case let error as CollectorError:
-            self.init(error == .noWriteKeys ? .usage : .internalError, Self.message(error))
+            switch error {
+            case .noWriteKeys: self.init(.usage, Self.message(error))
+            case .anotherCollector: self.init(.temporaryFailure, Self.message(error))
+            case .lockFile: self.init(.cannotCreateOutput, Self.message(error))
+            case .serverStart: self.init(.internalError, Self.message(error))
+            }
         case let error as ListenSocket.Failure:
             let code = ExitCode(error)
             self.init(code, Self.message(error), showsUsage: code == .usage)
@@ -68,6 +73,8 @@ extension CLIError {
         case .noWriteKeys:
             return "the store has no write key, so every request would be refused; create one with "
                 + "`\(Tool.name) keys add NAME` and give it to the app's uploader"
+        case .anotherCollector, .lockFile:
+            return error.description
         }
     }
 

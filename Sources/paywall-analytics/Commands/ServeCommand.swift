@@ -73,6 +73,16 @@ enum ServeCommand {
         let address: (host: String, port: Int)
         do { address = try ListenSocket.parse(listen) } catch { throw CLIError.usage(error.description) }
         let path = context.databasePath(arguments)
+        // One collector per store, taken before anything is opened; held until the process ends.
+        let lock: CollectorLock
+        do {
+            lock = try CollectorLock(
+                databasePath: path,
+                holder: "pid \(getpid()), --listen \(listen), started \(ISO8601DateFormatter().string(from: Date()))")
+        } catch {
+            throw CLIError(error)
+        }
+        defer { withExtendedLifetime(lock) {} }
         let store = try StoreAccess.open(
             path, create: true, readOnly: .refuse("serve stores the events it receives in it"))
         let socket: ListenSocket
