@@ -196,11 +196,22 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
                 return respond(.error(400, "the body is not valid gzip (damaged or cut short); send it again whole"))
             }
         }
+        // Lines are counted before anything is validated: memory per line is never spent on a body
+        // that holds more of them than any client sends.
+        let lines = Self.lineCount(bytes)
+        if lines > limits.maxLines {
+            return respond(
+                .error(
+                    413,
+                    "the body holds \(lines) lines, more than the \(limits.maxLines) one request may hold; "
+                        + "send fewer events per request"))
+        }
         guard UTF8Check.isValid(bytes) else {
             return respond(.error(400, "the body is not UTF-8 text; NDJSON lines must be UTF-8"))
         }
         let origin = "collector/\(events.keyName)"
-        let validated = bytes.withUnsafeBytes { body.validate($0, origin: origin) }
+        var validated = bytes.withUnsafeBytes { body.validate($0, origin: origin) }
+        validated.quarantine = Self.budgeted(validated.quarantine, bytes: limits.maxQuarantineBytes)
         // `X-Paywall-Forwarding: collector`: this collector's forwarder sends the new impressions;
         // `device`: the app install did, and the collector only records that.
         let part = CommitPart(
@@ -208,6 +219,7 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
             impressions: events.forwarding == .device ? .forwardedByDevice : .pending, origin: origin)
         let metrics = self.metrics
         let log = self.log
+        let limits = self.limits
         let submitted = queue.submit(
             CommitQueue.Job(part: part) { result in
                 switch result {
@@ -215,7 +227,9 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
                     metrics.events(
                         key: events.keyName, accepted: counts.accepted, duplicates: counts.duplicates,
                         quarantined: counts.quarantined, suppressed: counts.suppressed)
-                    respond(.json(200, Self.answer(counts, quarantine: part.quarantine).json))
+                    respond(
+                        .json(
+                            200, Self.answer(counts, quarantine: part.quarantine, listing: limits.maxRejections).json))
                 case .failure(let failed as CommitQueue.SyncFailed):
                     log("a sync failed, its requests were answered 503: \(Self.summary(failed.underlying))")
                     respond(
@@ -237,11 +251,52 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
         (error as? StorageError)?.summary ?? "\(type(of: error))"
     }
 
-    /// The answer to a stored request: its counts, and each quarantined line with its reasons (line 0
-    /// when it has no number).
-    static func answer(_ counts: EventCounts, quarantine: [QuarantineEntry]) -> CollectorAnswer {
+    /// The answer to a stored request: its counts, and the first `listing` quarantined lines with
+    /// their reasons (line 0 when it has no number); the others are counted in `rejected_omitted`.
+    static func answer(_ counts: EventCounts, quarantine: [QuarantineEntry], listing: Int = .max) -> CollectorAnswer {
         CollectorAnswer(
             counts: counts,
-            rejected: quarantine.map { CollectorAnswer.Rejection(line: $0.line ?? 0, reasons: $0.reasons) })
+            rejected: quarantine.prefix(listing).map {
+                CollectorAnswer.Rejection(line: $0.line ?? 0, reasons: $0.reasons)
+            },
+            rejectedOmitted: max(0, quarantine.count - listing))
+    }
+
+    /// The number of lines in `bytes`: its LF bytes, plus one when the last line has none.
+    static func lineCount(_ bytes: [UInt8]) -> Int {
+        var count = 0
+        bytes.withUnsafeBytes { raw in
+            var rest = raw[...]
+            while let index = rest.firstIndex(of: 0x0A) {
+                count += 1
+                rest = rest[(index + 1)...]
+            }
+            if !rest.isEmpty { count += 1 }
+        }
+        return count
+    }
+
+    /// The quarantined lines of one request within a budget of `bytes` kept whole: once the
+    /// payloads kept reach it, each further line keeps only its first 512 bytes (its identity stays
+    /// the SHA-256 of the whole line, as for a line over the line limit), with a reason saying so.
+    static func budgeted(_ entries: [QuarantineEntry], bytes budget: Int) -> [QuarantineEntry] {
+        let prefix = 512
+        var used = 0
+        return entries.map { entry in
+            let kept = entry.rawPayload ?? Array(entry.payload.utf8)
+            guard used + kept.count > budget, kept.count > prefix else {
+                used += kept.count
+                return entry
+            }
+            used += prefix
+            return QuarantineEntry(
+                quarantinedAt: entry.quarantinedAt,
+                reasons: entry.reasons + [
+                    "only its first \(prefix) bytes are kept (and the SHA-256 of all \(kept.count)): the request's "
+                        + "refused lines passed the collector's \(budget)-byte budget (--max-quarantine-bytes)"
+                ],
+                kept: Array(kept.prefix(prefix)), identity: entry.identity, whole: false, origin: entry.origin,
+                line: entry.line)
+        }
     }
 }
