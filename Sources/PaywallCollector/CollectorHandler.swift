@@ -27,6 +27,8 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
     let metrics: CollectorMetrics
     let body: NDJSONBody
     let health: WriterHealth
+    /// `--key-rate`'s buckets, when a rate is set.
+    let limiter: KeyRateLimiter?
     let log: @Sendable (String) -> Void
     weak var server: HTTPServer?
     /// Set on shutdown: new requests get 503 and `Connection: close`.
@@ -37,6 +39,7 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
         health: WriterHealth, log: @escaping @Sendable (String) -> Void
     ) {
         self.health = health
+        limiter = limits.keyRate > 0 ? KeyRateLimiter(rate: limits.keyRate) : nil
         self.keys = keys
         self.limits = limits
         self.queue = queue
@@ -103,6 +106,15 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
         case .known(let name): keyName = name
         case .refused(let response): return .respond(response, route: route)
         }
+        if let limiter, let wait = limiter.take(keyName) {
+            metrics.rateLimited(key: keyName)
+            return .respond(
+                .error(
+                    429,
+                    "the write key '\(keyName)' passed its rate of \(Self.rate(limiter.rate)) requests per second; "
+                        + "nothing of this request was stored, retry after \(wait) s",
+                    headers: [HTTPHeader(CollectorWire.Header.retryAfter, String(wait))]), route: route)
+        }
         let mediaType =
             headers[CollectorWire.Header.contentType]?.split(separator: ";").first?
             .trimmingCharacters(in: .whitespaces).lowercased() ?? ""
@@ -131,6 +143,11 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
         return .readBody(
             limit: limits.maxBodyBytes, route: route,
             context: EventsRequest(keyName: keyName, gzip: encoding == CollectorWire.gzip, forwarding: forwarding))
+    }
+
+    /// `2`, `0.5`: a rate as the operator wrote it.
+    static func rate(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(value)
     }
 
     /// A request's key: the name of a valid one, or the answer that refuses it.
@@ -243,7 +260,12 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
                     respond(Self.unavailable("the store cannot take writes now (\(Self.summary(error)))"))
                 }
             })
-        if !submitted { respond(Self.unavailable("the commit queue is full", retryAfter: 1)) }
+        if !submitted {
+            respond(
+                queue.isClosed
+                    ? Self.unavailable("the collector is shutting down; retry on a new connection", retryAfter: 1)
+                    : Self.unavailable("the commit queue is full", retryAfter: 1))
+        }
     }
 
     /// A storage error's short description (never bound values).

@@ -9,6 +9,13 @@ public struct CollectorLimits: Sendable, Hashable {
     /// Seconds a connection may stay idle, or take to send one whole request (`--timeout`, default
     /// 30): past it the connection is closed, so slow and idle clients cannot hold connections.
     public var timeoutSeconds: Int
+    /// Requests per second each write key may make, on average, with bursts of twice as many
+    /// (`--key-rate`, default 0: no limit); past it: 429 with `Retry-After`.
+    public var keyRate: Double
+    /// Seconds a new connection may take to send its first request's headers (`--header-timeout`,
+    /// default 5; at most `timeoutSeconds`): past it the connection is closed, so clients that
+    /// trickle their headers hold a connection slot for seconds, not for the whole timeout.
+    public var headerTimeoutSeconds: Int
     /// Requests validated and waiting for the commit writer (`--queue`, default 256); when full: 503.
     public var queueCapacity: Int
     /// Threads that accept, read and validate requests (default: the number of cores, at least 2).
@@ -30,8 +37,11 @@ public struct CollectorLimits: Sendable, Hashable {
     public init(
         maxConnections: Int = 1_024, maxBodyBytes: Int = 1 << 20, maxDecompressedBytes: Int = 16 << 20,
         timeoutSeconds: Int = 30, queueCapacity: Int = 256, threads: Int = 0, maxLines: Int = 10_000,
-        maxRejections: Int = 100, maxQuarantineBytes: Int = 256 << 10
+        maxRejections: Int = 100, maxQuarantineBytes: Int = 256 << 10, headerTimeoutSeconds: Int = 5,
+        keyRate: Double = 0
     ) {
+        self.keyRate = keyRate.isFinite ? max(0, keyRate) : 0
+        self.headerTimeoutSeconds = max(1, headerTimeoutSeconds)
         self.maxLines = max(1, maxLines)
         self.maxRejections = max(0, maxRejections)
         self.maxQuarantineBytes = max(0, maxQuarantineBytes)

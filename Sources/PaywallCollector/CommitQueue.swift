@@ -79,6 +79,13 @@ final class CommitQueue: @unchecked Sendable {
         }
     }
 
+    /// Whether ``close()`` was called (new jobs are refused).
+    var isClosed: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return closed
+    }
+
     /// Requests waiting for the writer (health probes not counted).
     var depth: Int {
         condition.lock()

@@ -25,8 +25,8 @@ enum ServeCommand {
                 used, 75 the port is taken or the database is locked by another process.
                 """,
             usage: "serve --listen <host:port> [--max-connections <n>] [--max-body <size>] [--max-decompressed <size>] "
-                + "[--timeout <seconds>] [--queue <n>] [--max-lines <n>] [--max-rejections <n>] "
-                + "[--max-quarantine-bytes <size>] [--revenuecat-endpoint <url>]",
+                + "[--timeout <seconds>] [--header-timeout <seconds>] [--queue <n>] [--max-lines <n>] [--max-rejections <n>] "
+                + "[--max-quarantine-bytes <size>] [--key-rate <r>] [--revenuecat-endpoint <url>]",
             options: [
                 .value(
                     "--listen", "host:port",
@@ -41,6 +41,14 @@ enum ServeCommand {
                 .value(
                     "--queue", "n",
                     "Requests waiting for the commit writer (default \(defaults.queueCapacity)); when full: 503."),
+                .value(
+                    "--key-rate", "r",
+                    "Requests per second each write key may make, bursts of twice as many (default: no limit); "
+                        + "past it: 429 with Retry-After."),
+                .value(
+                    "--header-timeout", "seconds",
+                    "Close a new connection whose request headers take longer to arrive (default "
+                        + "\(defaults.headerTimeoutSeconds), at most --timeout)."),
                 .value(
                     "--max-lines", "n",
                     "Lines in one body once gunzipped (default \(defaults.maxLines)); over it: 413, nothing validated."),
@@ -189,6 +197,16 @@ enum ServeCommand {
         }
         if let text = arguments.value("--timeout") {
             limits.timeoutSeconds = try whole(text, "--timeout", min: 1, max: 86_400)
+        }
+        if let text = arguments.value("--key-rate") {
+            guard let rate = Double(text), rate.isFinite, rate > 0, rate <= 1_000_000 else {
+                throw .usage(
+                    "--key-rate must be a number of requests per second above 0 (e.g. 5 or 0.5), got '\(text)'")
+            }
+            limits.keyRate = rate
+        }
+        if let text = arguments.value("--header-timeout") {
+            limits.headerTimeoutSeconds = try whole(text, "--header-timeout", min: 1, max: 86_400)
         }
         if let text = arguments.value("--queue") {
             limits.queueCapacity = try whole(text, "--queue", min: 1, max: 1_000_000)
