@@ -61,6 +61,8 @@ public struct FunnelReport: Sendable {
     ///   - directory: the output folder; created if needed; only the report files (the seven CSVs and
     ///     `report.html`) in it are replaced.
     /// - Throws: ``ReportError``; on any failure the folder is left as it was.
+    ///   ``ReportError/unknownValue(_:)`` when a placement in `placements`, or ``control``, is one the
+    ///   store has never seen.
     @discardableResult
     public func report(
         from: ReportDate, to: ReportDate, placements: [String]? = nil, timezone: String = "UTC",
@@ -72,6 +74,7 @@ public struct FunnelReport: Sendable {
         try checkStore()
         let output = try OutputFolder(destination: directory, startedAt: now.milliseconds())
         let refreshed = try refreshRollups()
+        try checkFilters(placements: placements)
         let rows = try write(
             days: days, placements: placements, cohortWindow: cohortWindow, formulaGuard: formulaGuard,
             context: context(days: days, timezone: timezone, cohortWindow: cohortWindow, version: version),
