@@ -82,10 +82,12 @@ extension FunnelReport {
 
     /// Refuses a placement filter or a control that names a value the store does not know, with the
     /// nearest known ones, so a misspelling is not mistaken for an empty report or the default control.
-    /// Values that are known change nothing. Runs after the rollups are refreshed.
+    /// Values that are known change nothing. Runs after the rollups are refreshed, when
+    /// ``refusesUnknownFilterValues`` is on.
     ///
     /// - Throws: ``ReportError/unknownValue(_:)``.
     func checkFilters(placements: [String]?) throws {
+        guard refusesUnknownFilterValues else { return }
         if let placements, !placements.isEmpty,
             let unknown = UnknownFilterValue.first(of: placements, kind: "placement", known: try knownPlacements())
         {

@@ -90,6 +90,7 @@ enum ReportCommand {
                     context.databasePath(arguments), create: false, readOnly: rollupsWritten, now: now)
                 var reports = FunnelReport(connection: store.connection, now: now)
                 reports.control = control
+                reports.refusesUnknownFilterValues = true
                 reports.progress = { bar.update("folding new events into the report rollups", fraction: $0) }
                 let run = try reports.nightly(
                     into: out, days: days, timezone: timezone, cohortWindow: window, version: ProductVersion.current)
@@ -107,6 +108,7 @@ enum ReportCommand {
                 context.databasePath(arguments), create: false, readOnly: rollupsWritten, now: now)
             var reports = FunnelReport(connection: store.connection, now: now)
             reports.control = control
+            reports.refusesUnknownFilterValues = true
             reports.progress = { bar.update("folding new events into the report rollups", fraction: $0) }
             let summary = try reports.report(
                 from: from, to: to, placements: arguments.all("--placement"), timezone: timezone,
