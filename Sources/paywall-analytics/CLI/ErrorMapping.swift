@@ -100,7 +100,9 @@ extension CLIError {
         case .storage(let storage):
             return message(storage)
         case .unknownValue(let unknown):
-            let flag = unknown.kind == "offering" ? "--control" : "--\(unknown.kind)"
+            // The flag that names each kind of value (`app version` → `--app-version`).
+            let flag =
+                ["offering": "--control"][unknown.kind] ?? "--" + String(unknown.kind.map { $0 == " " ? "-" : $0 })
             return "\(flag) \(unknown.value): \(unknown.description). Values are matched exactly: fix the spelling, "
                 + "or leave \(flag) out. Nothing was written."
         case .invalidDate, .dateOutOfRange, .unknownTimeZone, .unsupportedTimeZone, .invalidDuration, .durationOverCap,
