@@ -47,13 +47,7 @@ extension Exporter {
 
     /// Writes the filtered events as NDJSON to an open descriptor (not closed); returns the lines written.
     public func exportEventsNDJSON(filter: ExportFilter, descriptor: Int32, path: String) throws -> Int64 {
-        let (start, end) = try bounds(filter)
-        let values: [SQLValue] = [
-            .integer(start), .integer(end),
-            filter.placements.isEmpty ? .null : .text(FunnelReport.jsonArray(filter.placements)),
-            filter.names.isEmpty ? .null : .text(FunnelReport.jsonArray(filter.names)),
-            filter.users.isEmpty ? .null : .text(FunnelReport.jsonArray(filter.users)),
-        ]
+        let values = try filterValues(filter)
         var buffer: [UInt8] = []
         buffer.reserveCapacity(1 << 16 + 4096)
         var lines: Int64 = 0

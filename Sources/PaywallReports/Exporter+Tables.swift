@@ -48,16 +48,21 @@ extension Exporter {
         ),
     ]
 
-    /// Streams one table export.
-    func exportTable(_ kind: ExportKind, _ filter: ExportFilter, _ writer: inout CSVWriter) throws -> Int64 {
-        guard let table = Self.tables[kind] else { return 0 }
+    /// The parameters of ``eventsFilterSQL`` for `filter` (the quarantine export reads the first two).
+    func filterValues(_ filter: ExportFilter) throws -> [SQLValue] {
         let (start, end) = try bounds(filter)
-        let values: [SQLValue] = [
+        return [
             .integer(start), .integer(end),
             filter.placements.isEmpty ? .null : .text(FunnelReport.jsonArray(filter.placements)),
             filter.names.isEmpty ? .null : .text(FunnelReport.jsonArray(filter.names)),
             filter.users.isEmpty ? .null : .text(FunnelReport.jsonArray(filter.users)),
         ]
+    }
+
+    /// Streams one table export.
+    func exportTable(_ kind: ExportKind, _ filter: ExportFilter, _ writer: inout CSVWriter) throws -> Int64 {
+        guard let table = Self.tables[kind] else { return 0 }
+        let values = try filterValues(filter)
         try writer.writeRow(table.columns.map { .text($0) })
         // Events: the last column (delivery_state) is computed; the query's extra last column is the rowid.
         let selected = kind == .events ? table.columns.count - 1 : table.columns.count
