@@ -1,27 +1,29 @@
 import Foundation
 import PaywallSQLite
+import PaywallStore
 
 extension Exporter {
+    /// The events the exports read (`events AS e`), in rowid order: ?1/?2 time bounds, ?3 placements,
+    /// ?4 names and ?5 user ids as JSON arrays (or NULL); the table and the NDJSON exports share it.
+    static let eventsFilterSQL = """
+        FROM events AS e
+        WHERE e.occurred_at >= ?1 AND e.occurred_at < ?2
+          AND (?3 IS NULL OR e.source IN (SELECT value FROM json_each(?3)))
+          AND (?4 IS NULL OR e.name IN (SELECT value FROM json_each(?4)))
+          AND (?5 IS NULL OR e.user_id IN (SELECT value FROM json_each(?5)))
+        ORDER BY e.rowid
+        """
+
     /// Column names and SQL of the table exports. Parameters: ?1/?2 time bounds, ?3 placements
     /// JSON (or NULL), ?4 names JSON (or NULL), ?5 user ids JSON (or NULL); quarantine uses only the time bounds. In the quarantine
     /// export, `payload_escaped` is 1 when the line was not valid UTF-8 and `payload` shows each invalid
     /// byte as `\xHH` (the exact bytes stay in the table's `payload_raw`), 0 when `payload` is the text as read.
     static let tables: [ExportKind: (columns: [String], sql: String)] = [
         .events: (
-            [
-                "id", "name", "occurred_at", "recorded_at", "user_id", "session_id", "catalog_version", "pw_id",
-                "source",
-                "offering_id", "placement_id", "product", "result", "via", "open_s", "delivery_state",
-            ],
+            EventColumn.record.map(\.columnName) + ["delivery_state"],
             """
-            SELECT e.id, e.name, e.occurred_at, e.recorded_at, e.user_id, e.session_id, e.catalog_version, e.pw_id,
-                   e.source, e.offering_id, e.placement_id, e.product, e.result, e.via, e.open_s, e.rowid
-            FROM events AS e
-            WHERE e.occurred_at >= ?1 AND e.occurred_at < ?2
-              AND (?3 IS NULL OR e.source IN (SELECT value FROM json_each(?3)))
-              AND (?4 IS NULL OR e.name IN (SELECT value FROM json_each(?4)))
-              AND (?5 IS NULL OR e.user_id IN (SELECT value FROM json_each(?5)))
-            ORDER BY e.rowid
+            SELECT \(EventColumn.list(prefix: "e.")), e.rowid
+            \(eventsFilterSQL)
             """
         ),
         .quarantine: (
@@ -46,20 +48,37 @@ extension Exporter {
         ),
     ]
 
-    /// Streams one table export.
-    func exportTable(_ kind: ExportKind, _ filter: ExportFilter, _ writer: inout CSVWriter) throws -> Int64 {
-        guard let table = Self.tables[kind] else { return 0 }
+    /// The events export's millisecond columns that are followed by the same time as ISO 8601 UTC text,
+    /// in a column named with `_iso` appended (`occurred_at_iso`: `2026-10-03T12:34:56.789Z`; empty when
+    /// the time is).
+    static let isoColumns: Set<String> = [EventColumn.occurredAt.columnName, EventColumn.recordedAt.columnName]
+
+    /// The header of a table export: its query's columns, each of ``isoColumns`` followed by its `_iso` twin.
+    static func header(_ kind: ExportKind, _ columns: [String]) -> [String] {
+        guard kind == .events else { return columns }
+        return columns.flatMap { isoColumns.contains($0) ? [$0, $0 + "_iso"] : [$0] }
+    }
+
+    /// The parameters of ``eventsFilterSQL`` for `filter` (the quarantine export reads the first two).
+    func filterValues(_ filter: ExportFilter) throws -> [SQLValue] {
         let (start, end) = try bounds(filter)
-        let values: [SQLValue] = [
+        return [
             .integer(start), .integer(end),
             filter.placements.isEmpty ? .null : .text(FunnelReport.jsonArray(filter.placements)),
             filter.names.isEmpty ? .null : .text(FunnelReport.jsonArray(filter.names)),
             filter.users.isEmpty ? .null : .text(FunnelReport.jsonArray(filter.users)),
         ]
-        try writer.writeRow(table.columns.map { .text($0) })
+    }
+
+    /// Streams one table export.
+    func exportTable(_ kind: ExportKind, _ filter: ExportFilter, _ writer: inout CSVWriter) throws -> Int64 {
+        guard let table = Self.tables[kind] else { return 0 }
+        let values = try filterValues(filter)
+        try writer.writeRow(Self.header(kind, table.columns).map { .text($0) })
         // Events: the last column (delivery_state) is computed; the query's extra last column is the rowid.
         let selected = kind == .events ? table.columns.count - 1 : table.columns.count
         let withState = kind == .events
+        let iso = kind == .events ? table.columns.prefix(selected).map { Self.isoColumns.contains($0) } : []
         let connection = connection
         // One thread reads (SQLite and the delivery states), this one formats (ExportRowChunk's design note).
         let reader = BackgroundReader<[UInt8]>(capacity: 4, name: "Exporter.reader") { send in
@@ -82,7 +101,8 @@ extension Exporter {
         var rows: Int64 = 0
         try ReportError.wrap {
             while let chunk = try reader.next() {
-                rows += try ExportRowChunk.write(chunk, columns: selected, withState: withState, into: &writer)
+                rows += try ExportRowChunk.write(
+                    chunk, columns: selected, withState: withState, iso: iso, into: &writer)
             }
         }
         return rows

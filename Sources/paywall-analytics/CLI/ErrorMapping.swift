@@ -26,7 +26,12 @@ extension CLIError {
             let code = ExitCode(error)
             self.init(code, Self.message(error), showsUsage: code == .usage)
         case let error as ImportError:
-            self.init(ExitCode(error.kind), error.description)
+            self.init(ExitCode(error.kind), Self.message(error))
+        case let error as StoredEventError:
+            self.init(
+                .badInput,
+                error.description + ". Fix or delete that row of the events table (or restore the database from "
+                    + "a backup), then run the command again.")
         case let error as CollectorError:
             switch error {
             case .noWriteKeys: self.init(.usage, Self.message(error))
@@ -59,9 +64,23 @@ extension CLIError {
         case .foreignDatabase:
             return error.description
                 + " Choose another database with --db PATH (or leave --db out for the default store)."
+        case .schemaTooNew:
+            return error.diagnosis + ". Upgrade \(Tool.name) to read this database; the file was left untouched."
+        case .constraint:
+            return error.description + " This is a bug in \(Tool.name); please report it with this message."
+        case .full:
+            return error.diagnosis + ". Free disk space (or raise the size limit), then run the command again; "
+                + "nothing of the failed write was kept."
         default:
             return error.description
         }
+    }
+
+    /// An import's failure; a file that is no store gets the tool's name in its advice.
+    static func message(_ error: ImportError) -> String {
+        error.kind == .notAStore
+            ? error.description + " Import NDJSON, or a database created by \(Tool.name)."
+            : error.description
     }
 
     /// The collector's failure, with the flag or the command that fixes it.
@@ -106,6 +125,12 @@ extension CLIError {
             return "cannot create output \(path): \(reason); choose a writable location with --out."
         case .storage(let storage):
             return message(storage)
+        case .unknownValue(let unknown):
+            // The flag that names each kind of value (`app version` → `--app-version`).
+            let flag =
+                ["offering": "--control"][unknown.kind] ?? "--" + String(unknown.kind.map { $0 == " " ? "-" : $0 })
+            return "\(flag) \(unknown.value): \(unknown.description). Values are matched exactly: fix the spelling, "
+                + "or leave \(flag) out. Nothing was written."
         case .invalidDate, .dateOutOfRange, .unknownTimeZone, .unsupportedTimeZone, .invalidDuration, .durationOverCap,
             .busy, .io:
             return error.description
@@ -127,7 +152,7 @@ extension ExitCode {
         }
     }
 
-    /// A reports failure: 64 a bad argument, 65 not a store, 73 cannot create output, 74 I/O,
+    /// A reports failure: 64 a bad argument, 65 not a store or a filter naming an unknown value, 73 cannot create output, 74 I/O,
     /// 75 another run holds the lease or the folder, a storage failure as ``init(_:)-(StorageError.Kind)``.
     init(_ error: ReportError) {
         switch error {
@@ -135,7 +160,7 @@ extension ExitCode {
             .daysBeforeHistory, .invalidDuration, .durationOverCap:
             self = .usage
         case .busy, .outputBusy: self = .temporaryFailure
-        case .notAStore: self = .badInput
+        case .notAStore, .unknownValue: self = .badInput
         case .cannotCreateOutput: self = .cannotCreateOutput
         case .io: self = .ioError
         case .storage(let storage): self.init(storage.kind)
