@@ -66,12 +66,19 @@ enum cmhd_framing {
     CMHD_FRAMING_BAD_NAME = 3,
     /// More than one Transfer-Encoding header.
     CMHD_FRAMING_DUPLICATE_ENCODING = 4,
+    /// More than one Content-Type, Content-Encoding, Authorization or X-Paywall-Forwarding header:
+    /// the request says two things where it may say one.
+    CMHD_FRAMING_DUPLICATE_HEADER = 5,
 };
 
 struct cmhd_framing_scan {
     int lengths;
     int encodings;
     int bad_name;
+    int types;
+    int content_encodings;
+    int authorizations;
+    int forwardings;
 };
 
 /// Whether `c` may appear in a header name (RFC 9110's `tchar`).
@@ -101,6 +108,10 @@ static enum MHD_Result cmhd_framing_visit(void *cls, enum MHD_ValueKind kind, co
     }
     if (cmhd_name_is(key, "Content-Length")) scan->lengths += 1;
     if (cmhd_name_is(key, "Transfer-Encoding")) scan->encodings += 1;
+    if (cmhd_name_is(key, "Content-Type")) scan->types += 1;
+    if (cmhd_name_is(key, "Content-Encoding")) scan->content_encodings += 1;
+    if (cmhd_name_is(key, "Authorization")) scan->authorizations += 1;
+    if (cmhd_name_is(key, "X-Paywall-Forwarding")) scan->forwardings += 1;
     return MHD_YES;
 }
 
@@ -110,12 +121,15 @@ static enum MHD_Result cmhd_framing_visit(void *cls, enum MHD_ValueKind kind, co
 /// "Content-Length " with whitespace before the colon). `MHD_get_connection_values` is callback
 /// based, so the walk is done here rather than in Swift.
 static inline enum cmhd_framing cmhd_framing_problem(struct MHD_Connection *connection) {
-    struct cmhd_framing_scan scan = {0, 0, 0};
+    struct cmhd_framing_scan scan = {0, 0, 0, 0, 0, 0, 0};
     MHD_get_connection_values(connection, MHD_HEADER_KIND, cmhd_framing_visit, &scan);
     if (scan.bad_name) return CMHD_FRAMING_BAD_NAME;
     if (scan.lengths > 1) return CMHD_FRAMING_DUPLICATE_LENGTH;
     if (scan.encodings > 1) return CMHD_FRAMING_DUPLICATE_ENCODING;
     if (scan.encodings > 0 && scan.lengths > 0) return CMHD_FRAMING_LENGTH_AND_CHUNKED;
+    if (scan.types > 1 || scan.content_encodings > 1 || scan.authorizations > 1 || scan.forwardings > 1) {
+        return CMHD_FRAMING_DUPLICATE_HEADER;
+    }
     return CMHD_FRAMING_OK;
 }
 #endif

@@ -122,9 +122,10 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
             return .respond(
                 .error(415, "the body must be NDJSON sent as Content-Type: application/x-ndjson"), route: route)
         }
-        let encoding =
-            headers[CollectorWire.Header.contentEncoding]?.trimmingCharacters(in: .whitespaces).lowercased()
-            ?? "identity"
+        // An empty Content-Encoding says no encoding, as its absence does.
+        let sentEncoding =
+            headers[CollectorWire.Header.contentEncoding]?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+        let encoding = sentEncoding.isEmpty ? "identity" : sentEncoding
         guard encoding == "identity" || encoding == CollectorWire.gzip else {
             return .respond(.error(415, "Content-Encoding must be gzip or absent"), route: route)
         }

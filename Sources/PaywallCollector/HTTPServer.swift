@@ -45,14 +45,17 @@ struct HTTPHeaders {
     }
 
     /// Why the request's framing is ambiguous, or nil when it is not: two `Content-Length` headers,
-    /// `Transfer-Encoding` with `Content-Length`, two `Transfer-Encoding` headers, or a header name
-    /// that is not a token (whitespace before the colon). A front end may frame such a request
+    /// `Transfer-Encoding` with `Content-Length`, two `Transfer-Encoding` headers, a header name
+    /// that is not a token (whitespace before the colon), or two of a header the request may send
+    /// once (`Content-Type`, `Content-Encoding`, `Authorization`, `X-Paywall-Forwarding`). A front end may frame such a request
     /// differently from this server, which is how one request is smuggled inside another.
     var framingProblem: String? {
         switch cmhd_framing_problem(connection) {
         case CMHD_FRAMING_DUPLICATE_LENGTH: "the request has more than one Content-Length header"
         case CMHD_FRAMING_LENGTH_AND_CHUNKED: "the request has both Transfer-Encoding and Content-Length"
         case CMHD_FRAMING_DUPLICATE_ENCODING: "the request has more than one Transfer-Encoding header"
+        case CMHD_FRAMING_DUPLICATE_HEADER:
+            "the request has more than one Content-Type, Content-Encoding, Authorization or X-Paywall-Forwarding header"
         case CMHD_FRAMING_BAD_NAME:
             "a header name holds a character a name may not hold (whitespace before the colon, or a control character)"
         default: nil

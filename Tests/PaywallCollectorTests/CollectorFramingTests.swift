@@ -100,4 +100,25 @@ struct CollectorFramingTests {
         #expect(try harness.post(EventLines.body(event.lines)).status == 200)
         #expect(try harness.storedIDs() == Set(event.ids))
     }
+
+    @Test func refusesTwoOfAHeaderTheRequestMaySendOnce() throws {
+        let harness = try CollectorHarness()
+        let event = EventLines.presentation()
+        let body = EventLines.body(event.lines)
+        for extra in [
+            [("X-Paywall-Forwarding", "collector")],  // device, then collector
+            [("Authorization", "Bearer \(harness.key)")], [("Content-Type", "text/plain")],
+            [("Content-Encoding", "gzip"), ("Content-Encoding", "identity")],
+        ] {
+            let reply = try harness.post(body, forwarding: "device", extraHeaders: extra)
+            #expect(reply.status == 400, "\(extra): \(reply.text)")
+            #expect(reply.text.contains("more than one"), "\(reply.text)")
+            #expect(!reply.text.contains(harness.key))
+        }
+        #expect(harness.events == 0)
+        // An empty Content-Encoding says no encoding, as its absence does
+        let plain = try harness.post(body, extraHeaders: [("Content-Encoding", "")])
+        #expect(plain.status == 200, "\(plain.text)")
+        #expect(try harness.storedIDs() == Set(event.ids))
+    }
 }
