@@ -122,8 +122,8 @@ struct CollectorDestination: DeliveryDestination {
         case 401, 403:
             return .retry(
                 after: policy.cap,
-                reason: "the collector refused the write key (HTTP \(status)): nothing was "
-                    + "uploaded and every event is kept. Check the write key (\(CollectorKey.environmentVariable), or the "
+                reason: "the collector refused the write key (HTTP \(status)): this batch was not uploaded, and "
+                    + "every event is kept that the collector has not acknowledged. Check the write key (\(CollectorKey.environmentVariable), or the "
                     + "configuration's collector write key) against the collector's list of keys; uploading retries in "
                     + "\(Self.seconds(policy.cap))")
         case 300..<400:

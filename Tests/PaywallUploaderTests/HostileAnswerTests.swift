@@ -107,4 +107,18 @@ struct HostileAnswerTests {
             #expect(reason.contains("\\u{1B}[31mred"))
         }
     }
+
+    @Test func aKeyRefusedAfterEarlierBatchesSaysWhatWasUploadedAndWhatIsKept() async throws {
+        let harness = try UploadHarness(startCollector: false)
+        try harness.record(DeviceEvents.presentations(1_000))  // two batches of 1,000
+        let hostile = try HostileCollector(mode: .acceptOnceThenRefuse)
+        let output = try await harness.upload(["--no-gzip"], endpoint: hostile.endpoint)
+        #expect(output.status == 69, "\(output.stdout) \(output.stderr)")
+        #expect(output.stdout.contains("uploaded 1000,"), "\(output.stdout)")
+        #expect(
+            output.stderr.contains("this batch was not uploaded, and every event is kept that the collector has not"),
+            "\(output.stderr)")
+        #expect(!output.stderr.contains("nothing was uploaded"))
+        #expect(harness.cursor > 0 && harness.cursor < 2_000)
+    }
 }

@@ -21,6 +21,8 @@ final class HostileCollector: @unchecked Sendable {
         case trickle
         /// 503 whose body holds terminal escape sequences.
         case escapes
+        /// The first request accepted (counts of its plain body's lines), every later one 401.
+        case acceptOnceThenRefuse
     }
 
     // @unchecked Sendable: the counters are read and written under `lock`; `listener` and `mode`
@@ -96,8 +98,27 @@ final class HostileCollector: @unchecked Sendable {
 
     private func serve(_ client: Int32) {
         defer { close(client) }
-        guard let requestLine = readRequest(client) else { return }
-        lock.withLock { requestLines.append(requestLine) }
+        while let (requestLine, body) = readRequest(client) {
+            let number = lock.withLock {
+                requestLines.append(requestLine)
+                return requestLines.count
+            }
+            if mode == .acceptOnceThenRefuse {
+                let answer =
+                    number == 1
+                    ? "{\"accepted\":\(body.filter { $0 == 0x0A }.count),\"duplicates\":0,\"quarantined\":0}"
+                    : "{\"error\":\"the write key is unknown or revoked\"}"
+                let status = number == 1 ? "200 OK" : "401 Unauthorized"
+                guard write(client, "HTTP/1.1 \(status)\r\nContent-Length: \(answer.utf8.count)\r\n\r\n\(answer)")
+                else { return }
+                continue
+            }
+            answer(client)
+            return
+        }
+    }
+
+    private func answer(_ client: Int32) {
         switch mode {
         case .overflow:
             let body = "{\"accepted\":9223372036854775807,\"duplicates\":1,\"quarantined\":0}"
@@ -134,11 +155,13 @@ final class HostileCollector: @unchecked Sendable {
                 client,
                 "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
             )
+        case .acceptOnceThenRefuse:
+            break
         }
     }
 
-    /// Reads one request's head and its Content-Length body; returns the request line.
-    private func readRequest(_ client: Int32) -> String? {
+    /// Reads one request's head and its Content-Length body; returns the request line and the body.
+    private func readRequest(_ client: Int32) -> (String, [UInt8])? {
         var buffer: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65_536)
         while true {
@@ -155,7 +178,8 @@ final class HostileCollector: @unchecked Sendable {
                     if count <= 0 { return nil }
                     buffer += chunk[0..<count]
                 }
-                return lines.first
+                guard let first = lines.first else { return nil }
+                return (first, Array(buffer[(end + 4)..<(end + 4 + length)]))
             }
             let count = recv(client, &chunk, chunk.count, 0)
             if count <= 0 { return nil }
