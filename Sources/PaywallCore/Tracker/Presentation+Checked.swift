@@ -84,6 +84,7 @@ extension Presentation {
                     case .restored: (.restored, .auto, state.lastSelectedProduct)
                     case .dismissed(.closeButton): (.dismissed, .closeButton, state.lastSelectedProduct)
                     case .dismissed(.continueFree): (.dismissed, .continueFree, state.lastSelectedProduct)
+                    case .dismissed(.gesture): (.dismissed, .gesture, state.lastSelectedProduct)
                     }
                 let event = PaywallClosed(
                     pwID: p.pwID, source: p.context.source, result: result, via: via,

@@ -8,15 +8,18 @@ public enum CloseOutcome: Sendable, Hashable {
     case purchased(product: String)
     /// The customer restored purchases.
     case restored
-    /// The customer left without buying, with the close button or "continue for free".
+    /// The customer left without buying: the close button, "continue for free", or a gesture.
     case dismissed(via: DismissVia)
 
-    /// The two ways to leave without buying.
+    /// The ways the customer can leave without buying. (A paywall the app left open when it went
+    /// away is closed by the library itself, with `via = abandoned`; the app never reports that.)
     public enum DismissVia: Sendable, Hashable {
         /// The close button.
         case closeButton
         /// A "continue for free" link.
         case continueFree
+        /// An interactive dismissal: swipe-to-dismiss of a sheet, the system back gesture.
+        case gesture
     }
 }
 
