@@ -46,6 +46,10 @@ extension PaywallAnalytics {
         /// events on the device. Its `X-Paywall-Forwarding` side follows ``forwarding``: `device` for
         /// ``Forwarding/http`` and ``Forwarding/closure(_:)``, `collector` for ``Forwarding/off``.
         public var collector: CollectorConfiguration?
+        /// How often a paywall on screen has its visible time saved in the store besides every change
+        /// (`nil`: only on changes and `tracker.checkpoint()`). A process killed with a paywall open
+        /// has it closed at the next start with `via = abandoned` and the visible time of the last save.
+        public var checkpointInterval: Duration?
 
         /// Creates a configuration with the defaults of a mature deployment.
         public init(
@@ -54,8 +58,9 @@ extension PaywallAnalytics {
             forwardingInterval: Duration = .seconds(60), retryPolicy: RetryPolicy = RetryPolicy(),
             flushPolicy: FlushPolicy = FlushPolicy(),
             impressionMode: PresentationTracker.ImpressionMode = .default,
-            collector: CollectorConfiguration? = nil
+            collector: CollectorConfiguration? = nil, checkpointInterval: Duration? = .seconds(5)
         ) {
+            self.checkpointInterval = checkpointInterval
             self.databasePath = databasePath
             self.forwarding = forwarding
             self.revenueCatAPIKey = revenueCatAPIKey

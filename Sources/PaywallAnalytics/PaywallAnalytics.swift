@@ -35,6 +35,10 @@ public final class PaywallAnalytics: Sendable {
     let diagnostics: @Sendable (String) -> Void
     /// The install's opt-out, read from the store on open (``optOut()``, ``optIn()``).
     let consent: ConsentGate
+    /// The open presentations' state in the store (``PresentationJournalTable``).
+    let journal: PresentationJournalTable
+    /// What the start did with the presentations a killed process left open.
+    public let recovery: PresentationJournalTable.Recovery
 
     /// Opens the store, starts the recorder and, unless forwarding is off, the forwarding loop.
     ///
@@ -63,11 +67,22 @@ public final class PaywallAnalytics: Sendable {
             diagnostics($0.description)
         }
         recorder.setOptedOut(optedOut)
-        tracker = PresentationTracker(
-            sink: recorder, clock: clock, now: now, impressionMode: configuration.impressionMode
-        ) {
-            diagnostics("paywall tracker misuse: \($0)")
+        // Before the tracker opens anything: close what a process that is gone left open (once, in the
+        // transaction that deletes its state); an opted-out install only deletes that state.
+        let journal = PresentationJournalTable(store: store, diagnostics: diagnostics)
+        journal.setEnabled(!optedOut)
+        self.journal = journal
+        do {
+            recovery = try journal.recoverAbandoned(writing: !optedOut)
+        } catch {
+            recovery = .init()
+            diagnostics(
+                "the paywalls a previous run left open could not be closed now (the next start retries): \(error)")
         }
+        tracker = PresentationTracker(
+            sink: recorder, clock: clock, now: now, impressionMode: configuration.impressionMode,
+            onMisuse: { diagnostics("paywall tracker misuse: \($0)") }, journal: journal,
+            checkpointInterval: configuration.checkpointInterval)
         let gate = consent
         let forwarder = Self.makeForwarder(
             configuration, store: store, environment: environment, now: now,
@@ -144,16 +159,30 @@ public final class PaywallAnalytics: Sendable {
     ///
     /// - Throws: `StorageError` when the commit failed (the events stay buffered and are retried).
     public func flush() async throws {
-        try await recorder.flush()
+        try await commit()
         forwarding?.trigger()
         uploading?.trigger()
     }
 
-    /// Stops forwarding and uploading, commits what is buffered and closes the recorder.
+    /// Commits what is buffered, then deletes the saved state of the presentations closed before
+    /// (their closes are durable now).
+    func commit() async throws {
+        let closed = journal.closedSoFar()
+        try await recorder.flush()
+        do { try journal.purge(closed) } catch {
+            diagnostics("the state of closed paywalls stays until the next flush: \(error)")
+        }
+    }
+
+    /// Stops forwarding and uploading, commits what is buffered and closes the recorder. A paywall
+    /// still open is closed at the next start on this store (`via = abandoned`).
     public func shutdown() async throws {
         forwardingTask?.cancel()
         uploadingTask?.cancel()
+        let closed = journal.closedSoFar()
+        journal.stop()
         try await recorder.close()
+        try? journal.purge(closed)
     }
 }
 

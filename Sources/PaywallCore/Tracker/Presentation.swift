@@ -56,6 +56,12 @@ public final class Presentation: Sendable {
         var lastSelectedProduct: String?
         var closed = false
         var dwellTimer: Task<Void, Never>?
+        /// Visible time of the periods that ended (the current one is `visibleSince` to now).
+        var visibleBefore: Duration = .zero
+        /// The impression emitted, kept for the journal's snapshots.
+        var impression: EventRecord?
+        /// The periodic checkpoint while visible (``PresentationTracker/checkpointInterval``).
+        var checkpointTimer: Task<Void, Never>?
     }
 
     let context: Context
