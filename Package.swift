@@ -76,8 +76,11 @@ var package = Package(
         .target(
             name: "PaywallUploader", dependencies: ["PaywallLock", "PaywallCore", "PaywallDelivery", "PaywallWire", "PaywallGzip"]
         ),
+        // PrivacyInfo.xcprivacy: Apple's privacy manifest for the app side (no tracking; the data it
+        // stores; the required-reason APIs it calls). A plain resource, so Linux builds it too.
         .target(name: "PaywallAnalytics",
-                dependencies: ["PaywallLock", "PaywallCore", "PaywallStore", "RevenueCatForwarder", "PaywallUploader"]),
+                dependencies: ["PaywallLock", "PaywallCore", "PaywallStore", "RevenueCatForwarder", "PaywallUploader"],
+                resources: [.copy("PrivacyInfo.xcprivacy")]),
         .executableTarget(
             name: "embedding-example",
             dependencies: ["PaywallAnalytics", "PaywallCore", "PaywallStore"],
