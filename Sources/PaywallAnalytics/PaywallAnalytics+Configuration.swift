@@ -50,6 +50,11 @@ extension PaywallAnalytics {
         /// (`nil`: only on changes and `tracker.checkpoint()`). A process killed with a paywall open
         /// has it closed at the next start with `via = abandoned` and the visible time of the last save.
         public var checkpointInterval: Duration?
+        /// Whether the facade observes the app's lifecycle itself (default `true`): on iOS, iPadOS,
+        /// tvOS and visionOS the background and foreground notifications call `suspend()` (inside a
+        /// background task) and `resume()`; on macOS hiding and showing the app. `false`: the app calls
+        /// `handle(_:)` or `suspend()` / `resume()` itself. No effect on other platforms.
+        public var observesAppLifecycle: Bool
 
         /// Creates a configuration with the defaults of a mature deployment.
         public init(
@@ -58,8 +63,10 @@ extension PaywallAnalytics {
             forwardingInterval: Duration = .seconds(60), retryPolicy: RetryPolicy = RetryPolicy(),
             flushPolicy: FlushPolicy = FlushPolicy(),
             impressionMode: PresentationTracker.ImpressionMode = .default,
-            collector: CollectorConfiguration? = nil, checkpointInterval: Duration? = .seconds(5)
+            collector: CollectorConfiguration? = nil, checkpointInterval: Duration? = .seconds(5),
+            observesAppLifecycle: Bool = true
         ) {
+            self.observesAppLifecycle = observesAppLifecycle
             self.checkpointInterval = checkpointInterval
             self.databasePath = databasePath
             self.forwarding = forwarding

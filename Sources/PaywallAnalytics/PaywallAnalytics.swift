@@ -1,5 +1,6 @@
 import Foundation
 import PaywallCore
+import PaywallLock
 import PaywallStore
 import PaywallUploader
 import RevenueCatForwarder
@@ -39,6 +40,11 @@ public final class PaywallAnalytics: Sendable {
     let journal: PresentationJournalTable
     /// What the start did with the presentations a killed process left open.
     public let recovery: PresentationJournalTable.Recovery
+    /// How background time is asked for around a suspend (``handle(_:)``).
+    let backgroundTasks: BackgroundTaskRunner
+    /// The lifecycle notifications observed, if any (set once at the end of init, removed at shutdown).
+    let lifecycle = Lock<LifecycleObservation?>(nil)
+    var lifecycleObservation: LifecycleObservation? { lifecycle.withLock { $0 } }
 
     /// Opens the store, starts the recorder and, unless forwarding is off, the forwarding loop.
     ///
@@ -49,6 +55,8 @@ public final class PaywallAnalytics: Sendable {
     ///   - now: the wall clock for timestamps.
     ///   - diagnostics: recorder failures, forwarding failures, tracker misuse and the key
     ///     warning, as sentences (never a key; user ids only in misuse of your own calls).
+    ///   - backgroundTasks: how background time is asked for around a suspend (default: the
+    ///     platform's, `UIApplication.beginBackgroundTask` on iOS, nothing elsewhere).
     /// An install that opted out before (``optOut()``) starts opted out: nothing is recorded or sent.
     ///
     /// - Throws: `StorageError` when the database cannot be opened (corrupt, read-only, newer schema).
@@ -56,9 +64,11 @@ public final class PaywallAnalytics: Sendable {
         configuration: Configuration,
         environment: [String: String] = ProcessInfo.processInfo.environment,
         clock: any Clock<Duration> = ContinuousClock(), now: Now = .system,
-        diagnostics: @escaping @Sendable (String) -> Void = { _ in }
+        diagnostics: @escaping @Sendable (String) -> Void = { _ in },
+        backgroundTasks: BackgroundTaskRunner = .platform
     ) throws {
         let store = try EventStore(path: configuration.databasePath, now: now)
+        self.backgroundTasks = backgroundTasks
         self.clock = clock
         self.diagnostics = diagnostics
         let optedOut = try Consent.isOptedOut(store)
@@ -122,6 +132,13 @@ public final class PaywallAnalytics: Sendable {
             uploading = nil
             uploadingTask = nil
         }
+        if configuration.observesAppLifecycle {
+            let observation = LifecycleObservation { [weak self] event in
+                guard let self else { return }
+                Task { await self.handle(event) }
+            }
+            lifecycle.withLock { $0 = observation }
+        }
     }
 
     private static func makeForwarder(
@@ -179,6 +196,10 @@ public final class PaywallAnalytics: Sendable {
     public func shutdown() async throws {
         forwardingTask?.cancel()
         uploadingTask?.cancel()
+        lifecycle.withLock { observation in
+            observation?.remove()
+            observation = nil
+        }
         let closed = journal.closedSoFar()
         journal.stop()
         try await recorder.close()
