@@ -60,6 +60,9 @@ public final class PaywallAnalytics: Sendable {
     /// An install that opted out before (``optOut()``) starts opted out: nothing is recorded or sent.
     ///
     /// - Throws: `StorageError` when the database cannot be opened (corrupt, read-only, newer schema).
+    ///   Its message says what happened, not what your app should do: `.schemaTooNew` means a newer
+    ///   version of the app wrote the file (ship that version; the file is untouched), `.constraint`
+    ///   is a bug of this package (report it with the message).
     public init(
         configuration: Configuration,
         environment: [String: String] = ProcessInfo.processInfo.environment,

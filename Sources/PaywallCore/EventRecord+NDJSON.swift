@@ -23,61 +23,70 @@ extension EventRecord {
     /// scalar, since only ASCII is ever escaped). `EventRecordNDJSONTests` holds it equal to the
     /// line-by-line definition above and to what the import's validator reads back.
     public func appendNDJSON(to out: inout [UInt8]) {
-        func raw(_ text: StaticString) {
-            text.withUTF8Buffer { out.append(contentsOf: $0) }
+        // The names come from ``EnvelopeField`` and the generated ``PropertyName`` (string literals,
+        // so appending their UTF-8 copies bytes and allocates nothing).
+        func key(_ name: String, first: Bool = false) {
+            out.append(first ? UInt8(ascii: "{") : UInt8(ascii: ","))
+            out.append(UInt8(ascii: "\""))
+            out.append(contentsOf: name.utf8)
+            out.append(UInt8(ascii: "\""))
+            out.append(UInt8(ascii: ":"))
         }
         func uuid(_ value: UUID) {
             out.append(UInt8(ascii: "\""))
             UUIDText.withCanonical(value) { out.append(contentsOf: $0) }
             out.append(UInt8(ascii: "\""))
         }
+        func ascii(_ value: String) {
+            out.append(UInt8(ascii: "\""))
+            out.append(contentsOf: value.utf8)
+            out.append(UInt8(ascii: "\""))
+        }
         func string(_ value: String) {
             JSONString.appendBytes(value, to: &out)
         }
-        raw("{\"id\":")
+        key(EnvelopeField.id.rawValue, first: true)
         uuid(id)
-        raw(",\"name\":\"")
-        out.append(contentsOf: name.rawValue.utf8)
-        raw("\",\"occurred_at\":")
+        key(EnvelopeField.name.rawValue)
+        ascii(name.rawValue)
+        key(EnvelopeField.occurredAt.rawValue)
         out.append(contentsOf: String(occurredAt).utf8)
-        raw(",\"user_id\":")
+        key(EnvelopeField.userID.rawValue)
         string(userID)
         if let session = sessionID {
-            raw(",\"session_id\":")
+            key(EnvelopeField.sessionID.rawValue)
             uuid(session)
         }
-        raw(",\"catalog_version\":")
+        key(EnvelopeField.catalogVersion.rawValue)
         out.append(contentsOf: String(catalogVersion).utf8)
-        raw(",\"pw_id\":")
+        key(PropertyName.pwID.rawValue)
         uuid(properties.pwID)
-        raw(",\"source\":")
+        key(PropertyName.source.rawValue)
         string(properties.source)
         if let value = properties.offeringID {
-            raw(",\"offering_id\":")
+            key(PropertyName.offeringID.rawValue)
             string(value)
         }
         if let value = properties.placementID {
-            raw(",\"placement_id\":")
+            key(PropertyName.placementID.rawValue)
             string(value)
         }
         if let value = properties.product {
-            raw(",\"product\":")
+            key(PropertyName.product.rawValue)
             string(value)
         }
         if let value = properties.result {
-            raw(",\"result\":\"")
-            out.append(contentsOf: value.rawValue.utf8)
-            raw("\"")
+            key(PropertyName.result.rawValue)
+            ascii(value.rawValue)
         }
         if let value = properties.via {
-            raw(",\"via\":\"")
-            out.append(contentsOf: value.rawValue.utf8)
-            raw("\"")
+            key(PropertyName.via.rawValue)
+            ascii(value.rawValue)
         }
         if let value = properties.openS {
-            raw(",\"open_s\":")
+            key(PropertyName.openS.rawValue)
             out.append(contentsOf: "\(value)".utf8)
         }
-        raw("}")
+        out.append(UInt8(ascii: "}"))
     }
 }

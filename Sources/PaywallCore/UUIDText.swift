@@ -3,9 +3,10 @@ import Foundation
 /// The one UUID text codec: the canonical `8-4-4-4-12` hexadecimal form read straight from UTF-8
 /// and written into a stack buffer, without Foundation's `sscanf`-based parser or a `String`.
 ///
-/// The validator parses up to three ids per event (either case), the store binds ids as their
-/// uppercase text (`uuidString` form), and the reports read the stored uppercase text as two
-/// big-endian halves (the rollup's 16-byte key). Inlinable: the store's and the reports' hot
+/// One parser (``halves(_:lowercase:)``, eight digits at a time) serves every reader: the validator
+/// parses up to three ids per event (either case), the store and its readers parse stored ids, and the
+/// reports read the stored uppercase text as two big-endian halves (the rollup's 16-byte key). The
+/// store binds ids as their uppercase text (`uuidString` form). Inlinable: the store's and the reports' hot
 /// loops call it from other modules.
 ///
 /// ```swift
@@ -27,40 +28,11 @@ public enum UUIDText {
     }
 
     /// The 16 bytes of the UUID, or `nil` unless `bytes` are exactly the 36 bytes of canonical form
-    /// (either case).
+    /// (either case). The same parser as ``uppercaseHalves(_:)``, accepting lowercase too.
     @inlinable
     public static func parseRaw(_ bytes: UnsafeRawBufferPointer) -> uuid_t? {
-        guard bytes.count == 36, bytes[8] == UInt8(ascii: "-"), bytes[13] == UInt8(ascii: "-"),
-            bytes[18] == UInt8(ascii: "-"), bytes[23] == UInt8(ascii: "-")
-        else { return nil }
-        var raw: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        let invalid = hexValues.withUnsafeBufferPointer { table -> UInt8 in
-            withUnsafeMutableBytes(of: &raw) { out -> UInt8 in
-                var invalid: UInt8 = 0
-                var position = 0
-                for index in 0..<16 {
-                    if position == 8 || position == 13 || position == 18 || position == 23 { position += 1 }
-                    let high = table[Int(bytes[position])]
-                    let low = table[Int(bytes[position + 1])]
-                    invalid |= high | low
-                    out[index] = high &<< 4 | low
-                    position += 2
-                }
-                return invalid & 0x10
-            }
-        }
-        return invalid == 0 ? raw : nil
-    }
-
-    /// Each byte's hexadecimal digit value, or 0x10 when it is no hexadecimal digit.
-    @usableFromInline
-    static let hexValues: [UInt8] = (0...255).map { byte in
-        switch UInt8(byte) {
-        case 0x30...0x39: UInt8(byte) - 0x30
-        case 0x41...0x46: UInt8(byte) - 0x41 + 10
-        case 0x61...0x66: UInt8(byte) - 0x61 + 10
-        default: 0x10
-        }
+        guard let halves = halves(bytes, lowercase: true) else { return nil }
+        return unsafeBitCast((halves.high.bigEndian, halves.low.bigEndian), to: uuid_t.self)
     }
 
     /// Calls `body` with the 36 bytes of `uuid`'s uppercase canonical text (the `uuidString` form
@@ -100,6 +72,15 @@ public enum UUIDText {
     /// uppercase text sorts like the bytes it spells, which the reports' keys rely on.
     @inlinable
     public static func uppercaseHalves(_ bytes: UnsafeRawBufferPointer) -> (high: UInt64, low: UInt64)? {
+        halves(bytes, lowercase: false)
+    }
+
+    /// The one parser of UUID text behind ``parse(_:)-(UnsafeRawBufferPointer)``, ``parseRaw(_:)`` and
+    /// ``uppercaseHalves(_:)``: canonical `8-4-4-4-12` text as two big-endian halves, eight digits at a
+    /// time; lowercase digits too when `lowercase`. Anything else (another length, a dash out of place,
+    /// a sign, a space, braces, a non-hex byte) is `nil`.
+    @inlinable @inline(__always)
+    static func halves(_ bytes: UnsafeRawBufferPointer, lowercase: Bool) -> (high: UInt64, low: UInt64)? {
         guard bytes.count == 36, let base = bytes.baseAddress,
             base.load(fromByteOffset: 8, as: UInt8.self) == UInt8(ascii: "-"),
             base.load(fromByteOffset: 13, as: UInt8.self) == UInt8(ascii: "-"),
@@ -112,17 +93,22 @@ public enum UUIDText {
         func four(_ offset: Int) -> UInt64 {
             UInt64(UInt32(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
         }
-        guard let a = hex8(eight(0)), let b = hex8(four(9) | four(14) << 32),
-            let c = hex8(four(19) | four(24) << 32), let d = hex8(eight(28))
+        guard let a = hex8(eight(0), lowercase: lowercase),
+            let b = hex8(four(9) | four(14) << 32, lowercase: lowercase),
+            let c = hex8(four(19) | four(24) << 32, lowercase: lowercase),
+            let d = hex8(eight(28), lowercase: lowercase)
         else { return nil }
         return (a << 32 | b, c << 32 | d)
     }
 
-    /// Eight ASCII uppercase hex digits (the first in the lowest byte) as a 32-bit value; `nil`
-    /// unless every byte is `0-9` or `A-F`.
+    /// Eight ASCII hex digits (the first in the lowest byte) as a 32-bit value; `nil` unless every
+    /// byte is `0-9` or `A-F` (or `a-f` when `lowercase`).
     @inlinable @inline(__always)
-    static func hex8(_ chars: UInt64) -> UInt64? {
+    static func hex8(_ raw: UInt64, lowercase: Bool) -> UInt64? {
         let ones: UInt64 = 0x0101_0101_0101_0101
+        // With `lowercase`, every byte with bit 6 set loses bit 5 (`a-f` become `A-F`); any other byte
+        // so changed is still no uppercase digit, and the test below refuses it.
+        let chars = lowercase ? raw & ~((raw & (0x40 * ones)) >> 1) : raw
         // '0'-'9' are 0x30-0x39 and 'A'-'F' 0x41-0x46: the low nibble, plus 9 when bit 6 is set.
         let nibbles = ((chars & (0x0F * ones)) &+ ((chars >> 6) & ones) &* 9) & (0x0F * ones)
         // Valid exactly when the nibbles spell the same bytes back in uppercase.

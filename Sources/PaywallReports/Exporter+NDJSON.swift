@@ -2,6 +2,7 @@ import Foundation
 import PaywallCore
 import PaywallOutput
 import PaywallSQLite
+import PaywallStore
 
 #if canImport(Glibc)
     import Glibc
@@ -12,20 +13,16 @@ import PaywallSQLite
 extension Exporter {
     /// Events as NDJSON, one object per line with the envelope and the properties side by side, named
     /// as in the catalog and exactly as `import` reads them (`null` fields left out by `json_patch`).
-    /// Parameters as ``tables``' events query.
+    /// Each member is named by its column (``EventColumn/record``, named as its NDJSON field);
+    /// parameters as ``eventsFilterSQL``.
     static let eventsNDJSONSQL = """
-        SELECT json_patch('{}', json_object(
-                 'id', e.id, 'name', e.name, 'occurred_at', e.occurred_at, 'recorded_at', e.recorded_at,
-                 'user_id', e.user_id, 'session_id', e.session_id, 'catalog_version', e.catalog_version,
-                 'pw_id', e.pw_id, 'source', e.source, 'offering_id', e.offering_id, 'placement_id', e.placement_id,
-                 'product', e.product, 'result', e.result, 'via', e.via, 'open_s', e.open_s))
-        FROM events AS e
-        WHERE e.occurred_at >= ?1 AND e.occurred_at < ?2
-          AND (?3 IS NULL OR e.source IN (SELECT value FROM json_each(?3)))
-          AND (?4 IS NULL OR e.name IN (SELECT value FROM json_each(?4)))
-          AND (?5 IS NULL OR e.user_id IN (SELECT value FROM json_each(?5)))
-        ORDER BY e.rowid
+        SELECT json_patch('{}', json_object(\(Self.ndjsonMembers)))
+        \(Self.eventsFilterSQL)
         """
+
+    /// `'id', e.id, 'name', e.name, …`: every ``EventColumn/record`` column under its own name.
+    static let ndjsonMembers = EventColumn.record.map { "'\($0.columnName)', e.\($0.columnName)" }
+        .joined(separator: ", ")
 
     /// Writes the filtered events as NDJSON to `path` (`-`: standard output), through ``OutputFile``
     /// as ``export(_:filter:raw:toPath:)`` does; returns the lines written.
@@ -50,13 +47,7 @@ extension Exporter {
 
     /// Writes the filtered events as NDJSON to an open descriptor (not closed); returns the lines written.
     public func exportEventsNDJSON(filter: ExportFilter, descriptor: Int32, path: String) throws -> Int64 {
-        let (start, end) = try bounds(filter)
-        let values: [SQLValue] = [
-            .integer(start), .integer(end),
-            filter.placements.isEmpty ? .null : .text(FunnelReport.jsonArray(filter.placements)),
-            filter.names.isEmpty ? .null : .text(FunnelReport.jsonArray(filter.names)),
-            filter.users.isEmpty ? .null : .text(FunnelReport.jsonArray(filter.users)),
-        ]
+        let values = try filterValues(filter)
         var buffer: [UInt8] = []
         buffer.reserveCapacity(1 << 16 + 4096)
         var lines: Int64 = 0

@@ -1,27 +1,29 @@
 import Foundation
 import PaywallSQLite
+import PaywallStore
 
 extension Exporter {
+    /// The events the exports read (`events AS e`), in rowid order: ?1/?2 time bounds, ?3 placements,
+    /// ?4 names and ?5 user ids as JSON arrays (or NULL); the table and the NDJSON exports share it.
+    static let eventsFilterSQL = """
+        FROM events AS e
+        WHERE e.occurred_at >= ?1 AND e.occurred_at < ?2
+          AND (?3 IS NULL OR e.source IN (SELECT value FROM json_each(?3)))
+          AND (?4 IS NULL OR e.name IN (SELECT value FROM json_each(?4)))
+          AND (?5 IS NULL OR e.user_id IN (SELECT value FROM json_each(?5)))
+        ORDER BY e.rowid
+        """
+
     /// Column names and SQL of the table exports. Parameters: ?1/?2 time bounds, ?3 placements
     /// JSON (or NULL), ?4 names JSON (or NULL), ?5 user ids JSON (or NULL); quarantine uses only the time bounds. In the quarantine
     /// export, `payload_escaped` is 1 when the line was not valid UTF-8 and `payload` shows each invalid
     /// byte as `\xHH` (the exact bytes stay in the table's `payload_raw`), 0 when `payload` is the text as read.
     static let tables: [ExportKind: (columns: [String], sql: String)] = [
         .events: (
-            [
-                "id", "name", "occurred_at", "recorded_at", "user_id", "session_id", "catalog_version", "pw_id",
-                "source",
-                "offering_id", "placement_id", "product", "result", "via", "open_s", "delivery_state",
-            ],
+            EventColumn.record.map(\.columnName) + ["delivery_state"],
             """
-            SELECT e.id, e.name, e.occurred_at, e.recorded_at, e.user_id, e.session_id, e.catalog_version, e.pw_id,
-                   e.source, e.offering_id, e.placement_id, e.product, e.result, e.via, e.open_s, e.rowid
-            FROM events AS e
-            WHERE e.occurred_at >= ?1 AND e.occurred_at < ?2
-              AND (?3 IS NULL OR e.source IN (SELECT value FROM json_each(?3)))
-              AND (?4 IS NULL OR e.name IN (SELECT value FROM json_each(?4)))
-              AND (?5 IS NULL OR e.user_id IN (SELECT value FROM json_each(?5)))
-            ORDER BY e.rowid
+            SELECT \(EventColumn.list(prefix: "e.")), e.rowid
+            \(eventsFilterSQL)
             """
         ),
         .quarantine: (
@@ -46,16 +48,21 @@ extension Exporter {
         ),
     ]
 
-    /// Streams one table export.
-    func exportTable(_ kind: ExportKind, _ filter: ExportFilter, _ writer: inout CSVWriter) throws -> Int64 {
-        guard let table = Self.tables[kind] else { return 0 }
+    /// The parameters of ``eventsFilterSQL`` for `filter` (the quarantine export reads the first two).
+    func filterValues(_ filter: ExportFilter) throws -> [SQLValue] {
         let (start, end) = try bounds(filter)
-        let values: [SQLValue] = [
+        return [
             .integer(start), .integer(end),
             filter.placements.isEmpty ? .null : .text(FunnelReport.jsonArray(filter.placements)),
             filter.names.isEmpty ? .null : .text(FunnelReport.jsonArray(filter.names)),
             filter.users.isEmpty ? .null : .text(FunnelReport.jsonArray(filter.users)),
         ]
+    }
+
+    /// Streams one table export.
+    func exportTable(_ kind: ExportKind, _ filter: ExportFilter, _ writer: inout CSVWriter) throws -> Int64 {
+        guard let table = Self.tables[kind] else { return 0 }
+        let values = try filterValues(filter)
         try writer.writeRow(table.columns.map { .text($0) })
         // Events: the last column (delivery_state) is computed; the query's extra last column is the rowid.
         let selected = kind == .events ? table.columns.count - 1 : table.columns.count

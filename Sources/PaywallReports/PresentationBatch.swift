@@ -1,9 +1,28 @@
 import PaywallSQLite
+import PaywallStore
 
-/// Column indexes of ``PresentationBatch/eventsSQL``.
-enum FoldColumns {
-    static let occurredAt = 0, name = 1, id = 2, pwID = 3, source = 4, user = 5, product = 6, result = 7, via = 8,
-        openS = 9, rowid = 10, offering = 11
+/// The columns ``PresentationBatch/eventsSQL`` reads, in its order: a case's `rawValue` is its
+/// index in the row, and its ``column`` the events column it reads (named by ``EventColumn``).
+enum FoldColumns: Int, CaseIterable {
+    case occurredAt, name, id, pwID, source, user, product, result, via, openS, rowid, offering
+
+    /// The events column read (``EventColumn``); `nil` for the rowid.
+    var column: EventColumn? {
+        switch self {
+        case .occurredAt: .occurredAt
+        case .name: .name
+        case .id: .id
+        case .pwID: .pwID
+        case .source: .source
+        case .user: .userID
+        case .product: .product
+        case .result: .result
+        case .via: .via
+        case .openS: .openS
+        case .rowid: nil
+        case .offering: .offeringID
+        }
+    }
 }
 
 /// The events of one rollup chunk folded in memory: one ``PresentationFold`` per `pw_id` and event
@@ -12,7 +31,7 @@ enum FoldColumns {
 struct PresentationBatch {
     /// Columns read by ``add(_:keys:texts:)``, in ``FoldColumns`` order.
     static let eventsSQL = """
-        SELECT occurred_at, name, id, pw_id, source, user_id, product, result, via, open_s, rowid, offering_id
+        SELECT \(FoldColumns.allCases.map { $0.column?.columnName ?? "rowid" }.joined(separator: ", "))
         FROM events WHERE rowid > ? AND rowid <= ?
         """
 
@@ -65,9 +84,9 @@ struct PresentationBatch {
 
     /// Folds the current events row.
     mutating func add(_ row: Row, keys: inout ReportKeys, texts: inout TextTable) throws {
-        let at = row.int64(at: FoldColumns.occurredAt)
-        let kind = row.withUnsafeText(at: FoldColumns.name) { EventKind($0) }
-        let pwID = try Self.uuid(row, FoldColumns.pwID)
+        let at = row.int64(at: FoldColumns.occurredAt.rawValue)
+        let kind = row.withUnsafeText(at: FoldColumns.name.rawValue) { EventKind($0) }
+        let pwID = try Self.uuid(row, FoldColumns.pwID.rawValue)
         count += 1
         newest = max(newest, at)
         buckets[at / 900_000, default: (0, 0)].events += 1
@@ -75,7 +94,7 @@ struct PresentationBatch {
         var eventID: UUIDKey?
         func id() throws -> UUIDKey {
             if let eventID { return eventID }
-            let parsed = try Self.uuid(row, FoldColumns.id)
+            let parsed = try Self.uuid(row, FoldColumns.id.rawValue)
             eventID = parsed
             return parsed
         }
@@ -85,16 +104,16 @@ struct PresentationBatch {
                 if at < folds[slot].firstAt || first < folds[slot].firstID {
                     folds[slot].firstAt = at
                     folds[slot].firstID = first
-                    folds[slot].placementKey = keys.placement(row, FoldColumns.source)
-                    folds[slot].customerKey = keys.customer(row, FoldColumns.user)
+                    folds[slot].placementKey = keys.placement(row, FoldColumns.source.rawValue)
+                    folds[slot].customerKey = keys.customer(row, FoldColumns.user.rawValue)
                 }
             }
             try folds[slot].apply(row, kind: kind, at: at, id: id, texts: &texts)
         } else {
             var fold = PresentationFold(
                 pwID: pwID, firstAt: at, firstID: try id(),
-                placementKey: keys.placement(row, FoldColumns.source),
-                customerKey: keys.customer(row, FoldColumns.user))
+                placementKey: keys.placement(row, FoldColumns.source.rawValue),
+                customerKey: keys.customer(row, FoldColumns.user.rawValue))
             try fold.apply(row, kind: kind, at: at, id: id, texts: &texts)
             folds.append(fold)
         }
@@ -103,12 +122,12 @@ struct PresentationBatch {
     /// Column `column` as a ``UUIDKey``; an id that is not canonical uppercase UUID text breaks the store's contract.
     static func uuid(_ row: Row, _ column: Int) throws -> UUIDKey {
         if let key = row.withUnsafeText(at: column, { UUIDKey(text: $0) }) { return key }
-        let rowid = row.int64(at: FoldColumns.rowid)
+        let rowid = row.int64(at: FoldColumns.rowid.rawValue)
         throw StorageError(
             code: 0,
             message: """
                 the events row with rowid \(rowid) has an id or pw_id that is not an uppercase canonical UUID, which \
-                the store never writes, so the reports cannot group it; fix or delete that row, then run the report again
+                the store never writes, so the reports cannot group it; that row must be fixed or deleted first
                 """, kind: .constraint)
     }
 }

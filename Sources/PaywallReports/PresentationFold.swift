@@ -36,7 +36,7 @@ struct PresentationFold: Equatable {
             if let impressionAt, at == impressionAt, !(eventID < impressionID) { return }
             impressionAt = at
             impressionID = eventID
-            offering = texts.index(row, FoldColumns.offering)
+            offering = texts.index(row, FoldColumns.offering.rawValue)
         case .planSelected:
             planSelected = true
         case .purchaseStarted:
@@ -47,10 +47,10 @@ struct PresentationFold: Equatable {
             if let closeAt, at == closeAt, !(eventID < closeID) { return }
             closeAt = at
             closeID = eventID
-            closeProduct = texts.index(row, FoldColumns.product)
-            closeResult = texts.index(row, FoldColumns.result)
-            closeVia = texts.index(row, FoldColumns.via)
-            closeOpenS = row.double(at: FoldColumns.openS)
+            closeProduct = texts.index(row, FoldColumns.product.rawValue)
+            closeResult = texts.index(row, FoldColumns.result.rawValue)
+            closeVia = texts.index(row, FoldColumns.via.rawValue)
+            closeOpenS = row.double(at: FoldColumns.openS.rawValue)
         case .other:
             break
         }

@@ -101,18 +101,18 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
         }
     }
 
-    /// What the user should do next.
+    /// What can be done about it, in the SQLite layer's terms: no product, command or flag is named
+    /// (a front end adds its own, as the command line does for a newer schema or a broken constraint).
     public var advice: String {
         switch kind {
-        case .full: return "Free disk space (or raise the size limit); unsaved events stay buffered and are retried."
+        case .full: return "Free disk space (or raise the size limit), then retry the write."
         case .readOnly: return "Make the file and its directory writable by this user, or use another database."
         case .busy: return "Wait for the other process to finish, or stop it, then retry."
-        case .corrupt:
-            return "Use a PaywallAnalytics database, or restore this one from a backup; the file was not modified."
+        case .corrupt: return "Use another database, or restore this one from a backup; the file was not modified."
         case .cannotOpen: return "Check that the directory exists and that this user may create and write files in it."
         case .ioError: return "Check the disk and the filesystem (dmesg), then retry."
-        case .constraint: return "This is a bug in PaywallAnalytics; please report it with this message."
-        case .schemaTooNew: return "Upgrade paywall-analytics to read this database; the file was left untouched."
+        case .constraint: return "The write was refused and nothing of it was kept; the row did not fit the schema."
+        case .schemaTooNew: return "A newer version of its program wrote this database; the file was left untouched."
         case .foreignDatabase: return "The file was left untouched."
         case .walUnavailable: return "Use a local filesystem that supports shared memory (not a network share)."
         case .other: return "Retry; if it persists, report this message."

@@ -11,31 +11,37 @@ import PaywallSQLite
 /// numbers by value. `recorded_at` is not compared: the store sets it when it stores the event.
 enum EventDifference {
     /// The wire names of the fields in which `stored` and `event` differ, in column order; empty when
-    /// they are identical. `stored` holds `seq, name, occurred_at, user_id, session_id, catalog_version,
-    /// pw_id, source, offering_id, placement_id, product, result, via, open_s` (``EventWriter/probeSQL``).
+    /// they are identical. `stored` holds the ``EventColumn/record`` columns (``EventWriter/probeSQL``);
+    /// a column's name is its wire name. Stored ids are parsed by ``UUIDText`` (canonical text, either
+    /// case): the store writes nothing else.
     static func differences(stored row: Row, _ event: EventRecord) -> [String] {
         let p = event.properties
         var fields: [String] = []
-        func text(_ index: Int, _ value: String?, _ name: String) {
-            if !same(row.string(at: index), value) { fields.append(name) }
+        func text(_ column: EventColumn, _ value: String?) {
+            if !same(row.string(at: column.rawValue), value) { fields.append(column.columnName) }
         }
-        func uuid(_ index: Int, _ value: UUID?, _ name: String) {
-            let stored = row.string(at: index).flatMap(UUID.init(uuidString:))
-            if stored != value { fields.append(name) }
+        func uuid(_ column: EventColumn, _ value: UUID?) {
+            let stored =
+                row.isNull(at: column.rawValue)
+                ? nil : row.withUnsafeText(at: column.rawValue) { UUIDText.parse($0) }
+            if stored != value { fields.append(column.columnName) }
         }
-        text(1, event.name.rawValue, "name")
-        if row.optionalInt64(at: 2) != event.occurredAt { fields.append("occurred_at") }
-        text(3, event.userID, "user_id")
-        uuid(4, event.sessionID, "session_id")
-        if row.optionalInt64(at: 5) != Int64(event.catalogVersion) { fields.append("catalog_version") }
-        uuid(6, p.pwID, "pw_id")
-        text(7, p.source, "source")
-        text(8, p.offeringID, "offering_id")
-        text(9, p.placementID, "placement_id")
-        text(10, p.product, "product")
-        text(11, p.result?.rawValue, "result")
-        text(12, p.via?.rawValue, "via")
-        if row.double(at: 13) != p.openS { fields.append("open_s") }
+        func integer(_ column: EventColumn, _ value: Int64) {
+            if row.optionalInt64(at: column.rawValue) != value { fields.append(column.columnName) }
+        }
+        text(.name, event.name.rawValue)
+        integer(.occurredAt, event.occurredAt)
+        text(.userID, event.userID)
+        uuid(.sessionID, event.sessionID)
+        integer(.catalogVersion, Int64(event.catalogVersion))
+        uuid(.pwID, p.pwID)
+        text(.source, p.source)
+        text(.offeringID, p.offeringID)
+        text(.placementID, p.placementID)
+        text(.product, p.product)
+        text(.result, p.result?.rawValue)
+        text(.via, p.via?.rawValue)
+        if row.double(at: EventColumn.openS.rawValue) != p.openS { fields.append(EventColumn.openS.columnName) }
         return fields
     }
 

@@ -15,17 +15,16 @@ struct EventWriter {
     /// impression whose state is settled goes to `deliveries` or the dead letters, not the outbox.
     var importedDeliveries: [ImportedDelivery]?
 
+    /// Every column of ``EventColumn`` (`seq` last: `NULL` lets SQLite pick the rowid), each bound
+    /// at its ``EventColumn/parameter``.
     static let insertEventSQL = """
-        INSERT INTO events (id, name, occurred_at, recorded_at, user_id, session_id, catalog_version,
-          pw_id, source, offering_id, placement_id, product, result, via, open_s, seq)
-        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
+        INSERT INTO events (\(EventColumn.list(EventColumn.allCases)))
+        VALUES (\(EventColumn.allCases.map { "?\($0.parameter)" }.joined(separator: ", ")))
         ON CONFLICT(id) DO NOTHING
         """
-    /// The stored version of one id, in the columns ``EventDifference/differences(stored:_:)`` reads.
-    static let probeSQL = """
-        SELECT seq, name, occurred_at, user_id, session_id, catalog_version, pw_id, source, offering_id, placement_id,
-               product, result, via, open_s FROM events WHERE id = ?1
-        """
+    /// The stored version of one id: its ``EventColumn/record`` columns, which
+    /// ``EventDifference/differences(stored:_:)`` reads.
+    static let probeSQL = "SELECT \(EventColumn.list()) FROM events WHERE id = ?1"
     /// `OR REPLACE`: a stale row left by a reused rowid (events are never deleted, so this should
     /// not happen) must not make the batch fail; the new impression is pending.
     static let insertOutboxSQL = "INSERT OR REPLACE INTO outbox (event_rowid, occurred_at) VALUES (?1, ?2)"
@@ -112,7 +111,7 @@ struct EventWriter {
         var forcedSeq = floor.map { $0 + 1 }
         for (index, event) in events.enumerated() {
             bind(event, recordedAt: recordedAt, to: insertEvent)
-            insertEvent.bind(forcedSeq, at: 16)
+            insertEvent.bind(forcedSeq, at: EventColumn.seq.parameter)
             try insertEvent.run()
             if db.changes == 1 {
                 forcedSeq = nil
@@ -134,28 +133,28 @@ struct EventWriter {
         return outcome
     }
 
-    /// Binds `event`'s 15 columns (`recorded_at` = `recordedAt`).
+    /// Binds `event`'s ``EventColumn/record`` columns (`recorded_at` = `recordedAt`).
     func bind(_ event: EventRecord, recordedAt: Int64, to statement: Statement) {
         let properties = event.properties
-        UUIDText.withCanonical(event.id) { statement.bindText($0, at: 1) }
-        statement.bind(event.name.rawValue, at: 2)
-        statement.bind(event.occurredAt, at: 3)
-        statement.bind(recordedAt, at: 4)
-        statement.bind(event.userID, at: 5)
+        UUIDText.withCanonical(event.id) { statement.bindText($0, at: EventColumn.id.parameter) }
+        statement.bind(event.name.rawValue, at: EventColumn.name.parameter)
+        statement.bind(event.occurredAt, at: EventColumn.occurredAt.parameter)
+        statement.bind(recordedAt, at: EventColumn.recordedAt.parameter)
+        statement.bind(event.userID, at: EventColumn.userID.parameter)
         if let session = event.sessionID {
-            UUIDText.withCanonical(session) { statement.bindText($0, at: 6) }
+            UUIDText.withCanonical(session) { statement.bindText($0, at: EventColumn.sessionID.parameter) }
         } else {
-            statement.bindNull(at: 6)
+            statement.bindNull(at: EventColumn.sessionID.parameter)
         }
-        statement.bind(Int64(event.catalogVersion), at: 7)
-        UUIDText.withCanonical(properties.pwID) { statement.bindText($0, at: 8) }
-        statement.bind(properties.source, at: 9)
-        statement.bind(properties.offeringID, at: 10)
-        statement.bind(properties.placementID, at: 11)
-        statement.bind(properties.product, at: 12)
-        statement.bind(properties.result?.rawValue, at: 13)
-        statement.bind(properties.via?.rawValue, at: 14)
-        statement.bind(properties.openS, at: 15)
+        statement.bind(Int64(event.catalogVersion), at: EventColumn.catalogVersion.parameter)
+        UUIDText.withCanonical(properties.pwID) { statement.bindText($0, at: EventColumn.pwID.parameter) }
+        statement.bind(properties.source, at: EventColumn.source.parameter)
+        statement.bind(properties.offeringID, at: EventColumn.offeringID.parameter)
+        statement.bind(properties.placementID, at: EventColumn.placementID.parameter)
+        statement.bind(properties.product, at: EventColumn.product.parameter)
+        statement.bind(properties.result?.rawValue, at: EventColumn.result.parameter)
+        statement.bind(properties.via?.rawValue, at: EventColumn.via.parameter)
+        statement.bind(properties.openS, at: EventColumn.openS.parameter)
     }
 
     /// The outbox row (or delivery, or the imported dead letter) of a newly stored impression,

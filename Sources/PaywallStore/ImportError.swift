@@ -34,8 +34,7 @@ public struct ImportError: Error, Sendable, Hashable, CustomStringConvertible {
         case .unreadable:
             return "Cannot import \(path): reading failed (\(detail)). Check permissions and the disk, then retry."
         case .notAStore:
-            return "Cannot import \(path): it is an SQLite file but not a PaywallAnalytics store (\(detail)). "
-                + "Import NDJSON, or a database created by paywall-analytics."
+            return "Cannot import \(path): it is an SQLite file but not a PaywallAnalytics store (\(detail))."
         case .databaseFromStream:
             return "Cannot import \(path): it is an SQLite database, read from a pipe or device (\(detail)); "
                 + "a database is imported from its file. Pass the database file itself."

@@ -3,10 +3,9 @@ import PaywallCore
 import PaywallSQLite
 
 extension Importer {
-    static let sourceColumns = [
-        "id", "name", "occurred_at", "user_id", "session_id", "catalog_version", "pw_id",
-        "source", "offering_id", "placement_id", "product", "result", "via", "open_s",
-    ]
+    /// The columns read from the source store: an event's (``EventColumn/record``) but `recorded_at`,
+    /// which this store sets; each name is the field name the validator reads.
+    static let sourceColumns = EventColumn.record.filter { $0 != .recordedAt }.map(\.columnName)
 
     /// Imports the events of another store's SQLite file, attached read-only: each row is
     /// validated against the catalog like an NDJSON line, stored once by id, or quarantined

@@ -66,9 +66,10 @@ public final class SQLiteOutbox: EventOutbox {
             statement.bind(Int64(limit), at: 2)
             var items: [OutboxItem] = []
             try statement.forEachRow { row in
-                // The store writes canonical ids; a row whose id does not parse is left alone.
-                if let event = Self.event(from: row) {
-                    items.append(OutboxItem(event: event, attempts: Int(row.int64(at: 15))))
+                // The store writes canonical ids; a row whose id does not parse is left alone. An
+                // unknown name stops the pass (StoredEventError): never a wrong event sent.
+                if let event = try StoredEventRow.event(from: row) {
+                    items.append(OutboxItem(event: event, attempts: Int(row.int64(at: Self.attemptsColumn))))
                 }
                 return true
             }
@@ -141,9 +142,9 @@ public final class SQLiteOutbox: EventOutbox {
         WHERE e.name = 'paywall_shown' AND NOT EXISTS (SELECT 1 FROM deliveries AS v WHERE v.event_rowid = e.rowid)
         """
 
+    /// The event's columns (``EventColumn/record``), then the attempts so far (``attemptsColumn``).
     static let dueSQL = """
-        SELECT e.id, e.name, e.occurred_at, e.recorded_at, e.user_id, e.session_id, e.catalog_version,
-               e.pw_id, e.source, e.offering_id, e.placement_id, e.product, e.result, e.via, e.open_s, o.attempts
+        SELECT \(EventColumn.list(prefix: "e.")), o.attempts
         FROM (SELECT event_rowid, attempts FROM outbox
               WHERE next_attempt_at <= ?1
               ORDER BY event_rowid LIMIT ?2) AS o
@@ -151,29 +152,6 @@ public final class SQLiteOutbox: EventOutbox {
         ORDER BY e.occurred_at, e.id
         """
 
-    static func event(from row: Row) -> EventRecord? {
-        // Parsed from the column's bytes (no String, no Foundation parser): the uploader reads every event this way.
-        let uuid = { (index: Int) in row.isNull(at: index) ? nil : row.withUnsafeText(at: index) { UUIDText.parse($0) }
-        }
-        guard let id = uuid(0), let pwID = uuid(7) else { return nil }
-        return EventRecord(
-            id: id,
-            name: row.string(at: 1).flatMap(EventName.init(rawValue:)) ?? .paywallShown,
-            occurredAt: row.int64(at: 2),
-            recordedAt: row.optionalInt64(at: 3),
-            userID: row.string(at: 4) ?? "",
-            sessionID: uuid(5),
-            catalogVersion: Int(row.int64(at: 6)),
-            properties: EventProperties(
-                pwID: pwID,
-                source: row.string(at: 8) ?? "",
-                offeringID: row.string(at: 9),
-                placementID: row.string(at: 10),
-                product: row.string(at: 11),
-                result: row.string(at: 12).flatMap(CloseResult.init(rawValue:)),
-                via: row.string(at: 13).flatMap(CloseVia.init(rawValue:)),
-                openS: row.double(at: 14)
-            )
-        )
-    }
+    /// The index of `o.attempts` in ``dueSQL``.
+    static let attemptsColumn = EventColumn.record.count
 }

@@ -70,9 +70,12 @@ public final class SQLiteUploadQueue: EventUploadQueue {
             try statement.forEachRow { row in
                 // The store writes canonical ids; a row whose id does not parse cannot be sent and is
                 // passed over (the cursor moves past it with the rest of its batch).
-                if let event = SQLiteOutbox.event(from: row) {
+                // An unknown name stops the pass (StoredEventError): never a wrong event sent.
+                if let event = try StoredEventRow.event(from: row) {
                     items.append(
-                        UploadItem(seq: row.int64(at: 15), event: event, forwardedHere: row.int64(at: 16) == 1))
+                        UploadItem(
+                            seq: row.int64(at: Self.seqColumn), event: event,
+                            forwardedHere: row.int64(at: Self.forwardedHereColumn) == 1))
                 }
                 return true
             }
@@ -108,13 +111,18 @@ public final class SQLiteUploadQueue: EventUploadQueue {
         }
     }
 
-    /// Events after the cursor; the last column says whether this store's own forwarder delivered the
-    /// impression (a delivery neither by a device nor handed to a collector).
+    /// Events after the cursor: the event's columns (``EventColumn/record``), `seq` (``seqColumn``),
+    /// then whether this store's own forwarder delivered the impression (``forwardedHereColumn``: a
+    /// delivery neither by a device nor handed to a collector).
     static let eventsSQL = """
-        SELECT e.id, e.name, e.occurred_at, e.recorded_at, e.user_id, e.session_id, e.catalog_version,
-               e.pw_id, e.source, e.offering_id, e.placement_id, e.product, e.result, e.via, e.open_s, e.seq,
+        SELECT \(EventColumn.list(prefix: "e.")), e.seq,
                e.name = 'paywall_shown' AND EXISTS (
                  SELECT 1 FROM deliveries AS d WHERE d.event_rowid = e.seq AND d.to_collector = 0 AND d.by_device = 0)
         FROM events AS e WHERE e.seq > ?1 ORDER BY e.seq LIMIT ?2
         """
+
+    /// The index of `e.seq` in ``eventsSQL``.
+    static let seqColumn = EventColumn.record.count
+    /// The index of the forwarded-here flag in ``eventsSQL``.
+    static let forwardedHereColumn = EventColumn.record.count + 1
 }

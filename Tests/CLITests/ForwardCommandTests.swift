@@ -1,4 +1,5 @@
 import Foundation
+import PaywallSQLite
 import PaywallTestSupport
 import Testing
 
@@ -149,5 +150,29 @@ struct ForwardCommandTests {
             let result = try await cli.run(arguments, environment: ["REVENUECAT_API_KEY": Self.key])
             #expect(result.status == 64)
         }
+    }
+
+    @Test func aStoredRowWithAnUnknownNameStopsThePassWithExit65AndSendsNothing() async throws {
+        // Given pending impressions, one of them renamed by hand to a name the catalog lacks
+        let scratch = TemporaryDirectory(prefix: "cli")
+        let db = try await database(impressions: 5, in: scratch)
+        let connection = try Connection(path: db)
+        let renamed = try #require(try connection.scalar("SELECT id FROM events ORDER BY seq LIMIT 1 OFFSET 2")?.string)
+        try connection.run("UPDATE events SET name = 'paywall_teleported' WHERE id = ?1", [.text(renamed)])
+        let standIn = try RevenueCatStandIn()
+        defer { standIn.stop() }
+        // When forward runs
+        let result = try await forward(db, standIn)
+        // Then it exits 65 (bad data) naming the row, the value and what to do, and sends nothing
+        #expect(result.status == 65, "\(result.stdout)\(result.stderr)")
+        #expect(result.stderr.contains(renamed), "\(result.stderr)")
+        #expect(result.stderr.contains("'paywall_teleported' in its name column"), "\(result.stderr)")
+        #expect(result.stderr.contains("Fix or delete that row"), "\(result.stderr)")
+        #expect(standIn.requestCount == 0)
+        // And every impression is still pending, the renamed row untouched
+        #expect(try connection.scalar("SELECT count(*) FROM outbox")?.int64 == 5)
+        #expect(
+            try connection.scalar("SELECT name FROM events WHERE id = ?1", [.text(renamed)])?.string
+                == "paywall_teleported")
     }
 }

@@ -47,4 +47,46 @@ struct UUIDTextTests {
             #expect(UUIDText.parse(text) == nil, "\(text)")
         }
     }
+
+    @Test func theOneParserRefusesTheLaxFormsFoundationsParserTakes() {
+        // Given texts of 36 (or 37) characters that are no canonical UUID text: a sign or a space
+        // where a digit belongs, a 0x prefix inside a group, a trailing NUL
+        let lax = [
+            "+1234567-89AB-CDEF-FEDC-BA9876543210", "01234567-89AB--DEF-FEDC-BA9876543210",
+            " 1234567-89AB-CDEF-FEDC-BA9876543210", "01234567-89AB-CDEF-FEDC- A9876543210",
+            "0x234567-89AB-CDEF-FEDC-BA9876543210", "01234567-0xAB-CDEF-FEDC-BA9876543210",
+            "01234567-89AB-CDEF-FEDC-BA9876543210\u{0}", "01234567-89AB-CDEF-FEDC-BA987654321G",
+            "01234567-89AB-CDEF-FEDC-BA987654321`", "01234567-89AB-CDEF-FEDC-BA987654321g",
+            "01234567-89AB-CDEF-FEDC-BA98765432\u{C1}",
+        ]
+        for text in lax {
+            // Then every entry point of the one parser refuses each of them
+            var bytes = text
+            #expect(UUIDText.parse(text) == nil, "\(text.debugDescription)")
+            #expect(bytes.withUTF8 { UUIDText.uppercaseHalves(UnsafeRawBufferPointer($0)) } == nil)
+        }
+        // And mixed case is one UUID for parse, uppercase only for the halves
+        let mixed = "01234567-89ab-CDEF-fEdC-Ba9876543210"
+        #expect(UUIDText.parse(mixed) == UUID(uuidString: "01234567-89AB-CDEF-FEDC-BA9876543210"))
+        var upper = "01234567-89AB-CDEF-FEDC-BA9876543210"
+        let halves = upper.withUTF8 { UUIDText.uppercaseHalves(UnsafeRawBufferPointer($0)) }
+        #expect(halves?.high == 0x0123_4567_89AB_CDEF && halves?.low == 0xFEDC_BA98_7654_3210)
+    }
+
+    @Test func everyLowercaseAndUppercaseDigitParsesInEveryPlace() {
+        // Each of the 32 digit positions, with each of the 22 hex digit spellings
+        let digits = Array("0123456789abcdefABCDEF")
+        for position in 0..<32 {
+            for digit in digits {
+                var chars = Array("00000000000000000000000000000000")
+                chars[position] = digit
+                let hex = String(chars)
+                let text = [
+                    hex.prefix(8), hex.dropFirst(8).prefix(4), hex.dropFirst(12).prefix(4),
+                    hex.dropFirst(16).prefix(4), hex.dropFirst(20),
+                ].joined(separator: "-")
+                #expect(UUIDText.parse(text)?.uuidString == text.uppercased(), "\(text)")
+            }
+        }
+    }
 }

@@ -52,7 +52,7 @@ struct MigratorTests {
         // Then it is refused with a clear message and the file is byte-for-byte the same (not even WAL set)
         #expect(error.kind == .schemaTooNew(found: 3, known: 2))
         #expect(error.description.contains("version 3"))
-        #expect(error.description.contains("Upgrade"))
+        #expect(error.description.contains("A newer version of its program wrote this database"))
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
         #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
     }

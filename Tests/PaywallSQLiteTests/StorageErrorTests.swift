@@ -75,4 +75,25 @@ struct StorageErrorTests {
         #expect(error.kind == .full)
         #expect(error.description.contains("Free disk space"))
     }
+
+    @Test func theSQLiteLayerNamesNoProductCommandOrFlag() {
+        // Given an error of every kind
+        let kinds: [StorageError.Kind] = [
+            .full, .readOnly, .busy, .corrupt, .cannotOpen, .ioError, .constraint,
+            .schemaTooNew(found: 9, known: 8), .foreignDatabase(expected: "store", reason: "it has the table t"),
+            .walUnavailable(mode: "delete"), .other,
+        ]
+        for kind in kinds {
+            let error = StorageError(code: 0, message: "m", kind: kind)
+            // Then what it says is about SQLite, the file, the disk or the lock: no program is named and
+            // no command or flag is suggested (a front end adds its own advice)
+            for word in ["paywall", "Paywall", "--", "Upgrade", "run again", "bug in"] {
+                #expect(!error.description.contains(word), "\(kind): \(error.description)")
+            }
+            #expect(!error.advice.isEmpty && error.description.hasSuffix(error.advice))
+        }
+        #expect(
+            StorageError(code: 0, message: "", kind: .schemaTooNew(found: 9, known: 8)).description.contains(
+                "version 9 but this program knows up to version 8"))
+    }
 }

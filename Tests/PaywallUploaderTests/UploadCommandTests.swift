@@ -240,4 +240,23 @@ struct UploadCommandTests {
         #expect(harness.placesHolding(harness.key).isEmpty, "\(harness.placesHolding(harness.key))")
         #expect(harness.placesHolding(String(harness.key.dropFirst(4))).isEmpty)
     }
+
+    @Test func aStoredRowWithAnUnknownNameStopsTheUploadWithExit65() async throws {
+        // Given recorded events, one renamed by hand to a name the catalog lacks
+        let harness = try UploadHarness()
+        let events = try harness.record(DeviceEvents.presentations(3))
+        let renamed = events[1].id.uuidString
+        let connection = try Connection(path: harness.device)
+        try connection.run("UPDATE events SET name = 'shown_v2' WHERE id = ?1", [.text(renamed)])
+        // When upload runs
+        let result = try await harness.upload()
+        // Then it exits 65 naming the row and the value, and the cursor did not move
+        #expect(result.status == 65, "\(result.stdout)\(result.stderr)")
+        #expect(
+            result.stderr.contains(renamed) && result.stderr.contains("'shown_v2' in its name column"),
+            "\(result.stderr)")
+        #expect(result.stderr.contains("Fix or delete that row"), "\(result.stderr)")
+        #expect(harness.cursor == 0)
+        #expect(try harness.int(harness.central, "SELECT count(*) FROM events") == 0)
+    }
 }

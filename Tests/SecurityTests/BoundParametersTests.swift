@@ -23,6 +23,25 @@ struct BoundParametersTests {
         // The list of column names of the events table, a static constant array of identifiers
         // (identifiers cannot be bound).
         "PaywallStore/Importer+Database.swift | Self.sourceColumns.joined(separator: \", \")": "constant column list",
+        // The live statements on `events` are built once (static lets, prepared and cached) from the
+        // one column list, EventColumn: constant identifiers (column names from EnvelopeField and the
+        // generated PropertyName, with an optional `e.` alias) and numbered placeholders `?1…?16`
+        // computed from the enum's cases; every value is bound.
+        "PaywallStore/EventWriter.swift | EventColumn.list(EventColumn.allCases)": "constant column list",
+        "PaywallStore/EventWriter.swift | EventColumn.allCases.map { \"?\\($0.parameter)\" }.joined(separator: \", \")":
+            "numbered placeholders from constants",
+        "PaywallStore/EventWriter.swift | EventColumn.list()": "constant column list",
+        "PaywallStore/SQLiteOutbox.swift | EventColumn.list(prefix: \"e.\")": "constant column list",
+        "PaywallStore/SQLiteUploadQueue.swift | EventColumn.list(prefix: \"e.\")": "constant column list",
+        "PaywallReports/Exporter+Tables.swift | EventColumn.list(prefix: \"e.\")": "constant column list",
+        // The reports' fold reads the columns of its FoldColumns enum, named by EventColumn (or `rowid`).
+        "PaywallReports/PresentationBatch.swift | FoldColumns.allCases.map { $0.column?.columnName ?? \"rowid\" }.joined(separator: \", \")":
+            "constant column list",
+        // The NDJSON export's json_object members: `'name', e.name` for each EventColumn (constant
+        // identifiers), and the events filter the table export shares (constant SQL, values bound).
+        "PaywallReports/Exporter+NDJSON.swift | Self.ndjsonMembers": "constant column list",
+        "PaywallReports/Exporter+NDJSON.swift | Self.eventsFilterSQL": "constant SQL fragment",
+        "PaywallReports/Exporter+Tables.swift | eventsFilterSQL": "constant SQL fragment",
         // Help text of `export` showing a clickhouse-client example; never sent to SQLite.
         "paywall-analytics/Commands/ExportCommand.swift | Tool.name": "help text, not SQL",
         // PRAGMA cache_size = N restores the integer SQLite itself returned for `PRAGMA cache_size`

@@ -2,7 +2,8 @@
 /// properties, bad bounds, bad names. A pure function, so each rule is table-tested.
 public enum CatalogChecker {
     /// Envelope fields the generated Swift code is bound to; a catalog must define them.
-    public static let requiredEnvelopeFields = ["id", "name", "occurred_at", "user_id", "catalog_version"]
+    public static let requiredEnvelopeFields = [EnvelopeField.id, .name, .occurredAt, .userID, .catalogVersion].map(
+        \.rawValue)
 
     /// Every problem in `catalog`, in document order; empty when the catalog is sound.
     public static func problems(in catalog: Catalog) -> [CatalogProblem] {

@@ -46,7 +46,7 @@ extension EventValidator {
             if let high = spec.max, number > high { return issue("max", "must be at most \(format(high))", text) }
             return .number(number)
         case .none:
-            return issue("type", "the catalog gives this field an unknown type; run `paywall-analytics catalog check`")
+            return issue("type", "the catalog gives this field an unknown type; check the catalog")
         }
     }
 

@@ -94,11 +94,15 @@ public struct EventValidator: Sendable {
     /// Validates a typed record (for example one built by hand rather than by the tracker).
     public func validate(_ record: EventRecord) -> [ValidationIssue] {
         var members: [(key: String, value: FlatJSONValue)] = [
-            ("id", .string(record.id.uuidString)), ("name", .string(record.name.rawValue)),
-            ("occurred_at", .number(String(record.occurredAt))), ("user_id", .string(record.userID)),
-            ("catalog_version", .number(String(record.catalogVersion))),
+            (EnvelopeField.id.rawValue, .string(record.id.uuidString)),
+            (EnvelopeField.name.rawValue, .string(record.name.rawValue)),
+            (EnvelopeField.occurredAt.rawValue, .number(String(record.occurredAt))),
+            (EnvelopeField.userID.rawValue, .string(record.userID)),
+            (EnvelopeField.catalogVersion.rawValue, .number(String(record.catalogVersion))),
         ]
-        if let sessionID = record.sessionID { members.append(("session_id", .string(sessionID.uuidString))) }
+        if let sessionID = record.sessionID {
+            members.append((EnvelopeField.sessionID.rawValue, .string(sessionID.uuidString)))
+        }
         for (key, value) in record.properties.catalogValues.sorted(by: { $0.key < $1.key }) {
             switch value {
             case .string(let text): members.append((key, .string(text)))
@@ -131,7 +135,7 @@ public struct EventValidator: Sendable {
                 values[field.spec.name] = value
             }
         }
-        let event = checkName(fields[ExactText("name")], into: &issues)
+        let event = checkName(fields[ExactText(EnvelopeField.name.rawValue)], into: &issues)
         if let event {
             for field in event.fields {
                 if let value = check(field, fields[ExactText(field.spec.name)], into: &issues) {
@@ -158,18 +162,25 @@ public struct EventValidator: Sendable {
 
     func checkName(_ value: FlatJSONValue?, into issues: inout [ValidationIssue]) -> CompiledEvent? {
         guard let value, value != .null else {
-            issues.append(.init(field: "name", rule: "required", message: "required; give the event's catalog name"))
+            issues.append(
+                .init(
+                    field: EnvelopeField.name.rawValue, rule: "required",
+                    message: "required; give the event's catalog name"))
             return nil
         }
         guard case .string(let name) = value else {
-            issues.append(.init(field: "name", rule: "type", value: value.typeName, message: "expected a string"))
+            issues.append(
+                .init(
+                    field: EnvelopeField.name.rawValue, rule: "type", value: value.typeName,
+                    message: "expected a string"))
             return nil
         }
         guard let event = eventsByName[name], ExactText.same(event.spec.name, name) else {
             let known = catalog.events.map(\.name).joined(separator: ", ")
             issues.append(
                 .init(
-                    field: "name", rule: "unknown_event", value: name, message: "not an event of the catalog (\(known))"
+                    field: EnvelopeField.name.rawValue, rule: "unknown_event", value: name,
+                    message: "not an event of the catalog (\(known))"
                 ))
             return nil
         }
@@ -177,20 +188,24 @@ public struct EventValidator: Sendable {
     }
 
     func build(name: EventName, values: [String: CatalogValue]) -> ValidationOutcome {
-        guard let id = values["id"]?.uuidValue, let occurredAt = values["occurred_at"]?.integerValue,
-            let userID = values["user_id"]?.stringValue, let properties = EventProperties(catalogValues: values)
+        guard let id = values[EnvelopeField.id.rawValue]?.uuidValue,
+            let occurredAt = values[EnvelopeField.occurredAt.rawValue]?.integerValue,
+            let userID = values[EnvelopeField.userID.rawValue]?.stringValue,
+            let properties = EventProperties(catalogValues: values)
         else {
             return .invalid([
                 .init(
                     field: "(line)", rule: "catalog",
-                    message: "the catalog and the generated code disagree; run `paywall-analytics catalog generate`")
+                    message: "the catalog and the generated code disagree; regenerate the code from the catalog")
             ])
         }
         return .valid(
             EventRecord(
-                id: id, name: name, occurredAt: occurredAt, recordedAt: values["recorded_at"]?.integerValue,
-                userID: userID, sessionID: values["session_id"]?.uuidValue,
-                catalogVersion: Int(values["catalog_version"]?.integerValue ?? Int64(CatalogInfo.version)),
+                id: id, name: name, occurredAt: occurredAt,
+                recordedAt: values[EnvelopeField.recordedAt.rawValue]?.integerValue,
+                userID: userID, sessionID: values[EnvelopeField.sessionID.rawValue]?.uuidValue,
+                catalogVersion: Int(
+                    values[EnvelopeField.catalogVersion.rawValue]?.integerValue ?? Int64(CatalogInfo.version)),
                 properties: properties))
     }
 }

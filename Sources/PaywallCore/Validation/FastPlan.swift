@@ -57,8 +57,8 @@ struct FastPlan: Sendable {
         var properties = [Int](repeating: -1, count: PropertyName.allCases.count)
     }
 
-    /// The envelope fields ``EventRecord`` holds (hand-written, like `EventRecord`).
-    static let envelopeNames = ["id", "name", "occurred_at", "recorded_at", "user_id", "session_id", "catalog_version"]
+    /// The envelope fields ``EventRecord`` holds (``EnvelopeField``).
+    static let envelopeNames = EnvelopeField.allCases.map(\.rawValue)
 
     /// Every name the record builder reads: the envelope's and the generated ``PropertyName``s. A
     /// catalog with any other name (one the generated types were not made from) gets no fast path,
@@ -88,7 +88,7 @@ struct FastPlan: Sendable {
         catalog: Catalog, envelopeFields: [EventValidator.CompiledField],
         eventsByName: [String: EventValidator.CompiledEvent]
     ) {
-        var names: [String] = ["name"]
+        var names: [String] = [EnvelopeField.name.rawValue]
         for name in catalog.envelope.map(\.name) + catalog.properties.map(\.name)
             + catalog.events.flatMap({ $0.properties.map(\.name) }) where !names.contains(name)
         {
@@ -153,12 +153,12 @@ struct FastPlan: Sendable {
         self.choices = choices
         self.choiceBytes = choiceBytes
         var record = RecordSlots()
-        record.id = slot("id")
-        record.occurredAt = slot("occurred_at")
-        record.recordedAt = slot("recorded_at")
-        record.userID = slot("user_id")
-        record.sessionID = slot("session_id")
-        record.catalogVersion = slot("catalog_version")
+        record.id = slot(EnvelopeField.id.rawValue)
+        record.occurredAt = slot(EnvelopeField.occurredAt.rawValue)
+        record.recordedAt = slot(EnvelopeField.recordedAt.rawValue)
+        record.userID = slot(EnvelopeField.userID.rawValue)
+        record.sessionID = slot(EnvelopeField.sessionID.rawValue)
+        record.catalogVersion = slot(EnvelopeField.catalogVersion.rawValue)
         for property in PropertyName.allCases { record.properties[property.position] = slot(property.rawValue) }
         recordSlots = record
     }

@@ -26,7 +26,12 @@ extension CLIError {
             let code = ExitCode(error)
             self.init(code, Self.message(error), showsUsage: code == .usage)
         case let error as ImportError:
-            self.init(ExitCode(error.kind), error.description)
+            self.init(ExitCode(error.kind), Self.message(error))
+        case let error as StoredEventError:
+            self.init(
+                .badInput,
+                error.description + ". Fix or delete that row of the events table (or restore the database from "
+                    + "a backup), then run the command again.")
         case let error as CollectorError:
             self.init(error == .noWriteKeys ? .usage : .internalError, Self.message(error))
         case let error as ListenSocket.Failure:
@@ -54,9 +59,23 @@ extension CLIError {
         case .foreignDatabase:
             return error.description
                 + " Choose another database with --db PATH (or leave --db out for the default store)."
+        case .schemaTooNew:
+            return error.diagnosis + ". Upgrade \(Tool.name) to read this database; the file was left untouched."
+        case .constraint:
+            return error.description + " This is a bug in \(Tool.name); please report it with this message."
+        case .full:
+            return error.diagnosis + ". Free disk space (or raise the size limit), then run the command again; "
+                + "nothing of the failed write was kept."
         default:
             return error.description
         }
+    }
+
+    /// An import's failure; a file that is no store gets the tool's name in its advice.
+    static func message(_ error: ImportError) -> String {
+        error.kind == .notAStore
+            ? error.description + " Import NDJSON, or a database created by \(Tool.name)."
+            : error.description
     }
 
     /// The collector's failure, with the flag or the command that fixes it.
