@@ -26,7 +26,8 @@ extension PaywallAnalytics {
         public var databasePath: String
         /// Who delivers impressions: ``Forwarding/http`` (default), a closure, or off.
         public var forwarding: Forwarding
-        /// The RevenueCat public SDK key for ``Forwarding/http``; `nil` reads `REVENUECAT_API_KEY`.
+        /// The RevenueCat public SDK key for ``Forwarding/http``; `nil` reads `REVENUECAT_API_KEY` in a
+        /// command-line or server process (``PaywallAnalytics/keyEnvironment``), never in an app.
         /// Missing or placeholder keys turn forwarding off (reported once through diagnostics);
         /// impressions stay queued.
         public var revenueCatAPIKey: String?

@@ -50,7 +50,9 @@ public final class PaywallAnalytics: Sendable {
     ///
     /// - Parameters:
     ///   - configuration: the settings.
-    ///   - environment: where `REVENUECAT_API_KEY` is read from when the configuration has no key.
+    ///   - environment: where `REVENUECAT_API_KEY` (and the collector's `PAYWALL_COLLECTOR_KEY`) is
+    ///     read from when the configuration has no key: by default ``keyEnvironment``, the process's
+    ///     environment for command-line and server processes and none in an app.
     ///   - clock: the monotonic clock for dwell, intervals, backoff and the suspend budget.
     ///   - now: the wall clock for timestamps.
     ///   - diagnostics: recorder failures, forwarding failures, tracker misuse and the key
@@ -65,7 +67,7 @@ public final class PaywallAnalytics: Sendable {
     ///   is a bug of this package (report it with the message).
     public init(
         configuration: Configuration,
-        environment: [String: String] = ProcessInfo.processInfo.environment,
+        environment: [String: String] = PaywallAnalytics.keyEnvironment,
         clock: any Clock<Duration> = ContinuousClock(), now: Now = .system,
         diagnostics: @escaping @Sendable (String) -> Void = { _ in },
         backgroundTasks: BackgroundTaskRunner = .platform

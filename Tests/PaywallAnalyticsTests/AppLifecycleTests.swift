@@ -1,5 +1,4 @@
 import Foundation
-import PaywallAnalytics
 import PaywallCore
 import PaywallLock
 import PaywallSQLite
@@ -7,6 +6,8 @@ import PaywallSimulation
 import PaywallStore
 import PaywallTestSupport
 import Testing
+
+@testable import PaywallAnalytics
 
 /// What the facade does on the app's lifecycle events: the platform-independent part of the
 /// observation (on Apple platforms each notification becomes one `handle(_:)` call).
@@ -67,5 +68,18 @@ struct AppLifecycleTests {
         let (off, _) = try analytics(observes: false, tasks: tasks)
         #expect(!off.observesAppLifecycle)
         try await off.shutdown()
+    }
+}
+
+/// Keys come from the environment only in command-line and server processes.
+struct KeyEnvironmentTests {
+    @Test func anAppReadsNoEnvironmentAndOtherProcessesReadTheirs() {
+        let process = ["REVENUECAT_API_KEY": "appl_x", "PAYWALL_COLLECTOR_KEY": "k"]
+        #expect(PaywallAnalytics.keyEnvironment(isApp: true, processEnvironment: process) == [:])
+        #expect(PaywallAnalytics.keyEnvironment(isApp: false, processEnvironment: process) == process)
+        #if os(Linux)
+            // A Linux process is a command-line tool or a server: it reads its environment.
+            #expect(PaywallAnalytics.keyEnvironment == ProcessInfo.processInfo.environment)
+        #endif
     }
 }
