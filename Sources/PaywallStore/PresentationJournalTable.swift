@@ -18,6 +18,12 @@ import PaywallSQLite
 /// let tracker = PresentationTracker(sink: recorder, clock: clock, now: now, journal: journal)
 /// // after each successful flush: journal.purge(closedBefore)
 /// ```
+///
+/// Design note: a save is one upsert on the store's connection, made synchronously on the caller's
+/// thread (the app's, in `appeared()`), not buffered like events. It is a handful of small changes per
+/// presentation (open, appear, disappear, plan, impression, close, one per checkpoint interval),
+/// and only a synchronous write makes "journaled before it goes to the sink" hold; it waits when the
+/// recorder is committing a batch on the same connection (the commit's time, milliseconds).
 public final class PresentationJournalTable: PresentationJournal, Sendable {
     /// Who owns a row: a process and one journal in it.
     public struct Owner: Sendable, Hashable {

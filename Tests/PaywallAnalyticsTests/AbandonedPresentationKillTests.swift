@@ -94,6 +94,44 @@ struct AbandonedPresentationKillTests {
         #expect(try Self.events(of: pwID, in: db) == events)
     }
 
+    @Test func aPaywallOnScreenIsCheckpointedEveryIntervalAndNotWhileHidden() async throws {
+        // Given a paywall on screen with a 5 s checkpoint interval, on a manual clock
+        let folder = TemporaryDirectory()
+        defer { folder.remove() }
+        let db = folder.path("app.sqlite")
+        let clock = ManualClock()
+        let analytics = try PaywallAnalytics(
+            configuration: .init(databasePath: db, forwarding: .off, checkpointInterval: .seconds(5)),
+            clock: clock, now: .constant(Self.start))
+        let paywall = try analytics.tracker.open(source: "onboarding", userID: "u1")
+        paywall.appeared()
+        let store = analytics.recorder.store.connection
+        func visible() throws -> Double? {
+            try store.scalar(
+                "SELECT visible_s FROM open_presentations WHERE pw_id = ?1", [.text(paywall.pwID.uuidString)])?.double
+        }
+        /// Waits (bounded) for the checkpoint task to write `seconds`.
+        func waitForVisible(_ seconds: Double) async throws {
+            for _ in 0..<5_000 where try visible() != seconds { try await Task.sleep(for: .milliseconds(1)) }
+        }
+        #expect(try visible() == 0)
+        // When 5 s and then 10 s pass on screen, Then the saved visible time follows
+        clock.advance(by: .seconds(5))
+        try await waitForVisible(5)
+        #expect(try visible() == 5)
+        clock.advance(by: .seconds(5))
+        try await waitForVisible(10)
+        #expect(try visible() == 10)
+        // When it is hidden for a minute, Then hidden time is not saved as visible
+        paywall.disappeared()
+        clock.advance(by: .seconds(60))
+        #expect(try visible() == 10)
+        paywall.close(.dismissed(via: .closeButton))
+        try await analytics.flush()
+        #expect(try visible() == nil, "the state of a closed paywall goes once its close is durable")
+        try await analytics.shutdown()
+    }
+
     @Test func aPaywallLeftOpenAtShutdownIsClosedAsAbandonedByTheNextInstance() async throws {
         // Given a paywall on screen for 2.5 s, with a manual clock, when the facade shuts down
         let folder = TemporaryDirectory()
