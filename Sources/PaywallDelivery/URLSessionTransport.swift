@@ -120,12 +120,18 @@ public final class URLSessionTransport: HTTPTransport {
             && port(answered) == port(asked) && answered.path == asked.path
     }
 
-    /// Maps a `URLError` to a key-free ``TransportError``.
+    /// Maps a `URLError` to a key-free ``TransportError``, its detail in words where the code says
+    /// what happened (the caller adds the host and port: ``TransportError/explained(destination:url:)``).
     static func transportError(_ error: URLError) -> TransportError {
         switch error.code {
         case .timedOut: .timedOut
-        case .cannotConnectToHost, .cannotFindHost, .dnsLookupFailed, .notConnectedToInternet:
-            .cannotConnect(detail: "URLError \(error.code.rawValue)")
+        case .cannotConnectToHost: .cannotConnect(detail: "connection refused or host unreachable")
+        case .cannotFindHost: .cannotConnect(detail: "host name not found")
+        case .dnsLookupFailed: .cannotConnect(detail: "DNS lookup failed")
+        case .notConnectedToInternet: .cannotConnect(detail: "no network connection")
+        case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
+            .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot, .clientCertificateRejected:
+            .other(detail: "TLS handshake failed, URLError \(error.code.rawValue)")
         case .networkConnectionLost: .connectionLost
         case .badServerResponse, .cannotParseResponse, .cannotDecodeRawData, .cannotDecodeContentData,
             .zeroByteResource:

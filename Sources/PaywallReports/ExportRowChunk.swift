@@ -1,3 +1,4 @@
+import PaywallCore
 import PaywallSQLite
 
 /// The rows of a table export in transit from the reading thread to the formatting one
@@ -98,21 +99,26 @@ enum ExportRowChunk {
     }
 
     /// Writes every row of `chunk` (encoded with the same `columns` and delivery state presence);
-    /// returns the rows written.
+    /// returns the rows written. A column whose `iso` flag is set (Unix milliseconds) is followed by a
+    /// column of the same time as ISO 8601 UTC text (``ISOTimestamp``; empty when the time is).
     static func write(
-        _ chunk: [UInt8], columns: Int, withState: Bool, into writer: inout CSVWriter
+        _ chunk: [UInt8], columns: Int, withState: Bool, iso: [Bool] = [], into writer: inout CSVWriter
     ) throws -> Int64 {
         var rows: Int64 = 0
         try chunk.withUnsafeBytes { raw in
             var offset = 0
             while offset < raw.count {
-                for _ in 0..<columns {
+                for column in 0..<columns {
                     let tag = Tag(rawValue: raw[offset]) ?? .empty
                     offset += 1
+                    let withISO = column < iso.count && iso[column]
                     switch tag {
                     case .integer:
-                        writer.integer(Int64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: Int64.self)))
+                        let value = Int64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: Int64.self))
+                        writer.integer(value)
                         offset += 8
+                        if withISO, ISOTimestamp.withBytes(value, { writer.text(bytes: $0) }) == nil { writer.empty() }
+                        continue
                     case .real:
                         let bits = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
                         writer.number(Exporter.format(Double(bitPattern: bits)))
@@ -126,6 +132,7 @@ enum ExportRowChunk {
                     case .empty:
                         writer.empty()
                     }
+                    if withISO { writer.empty() }  // a time stored as another type has no ISO text
                 }
                 if withState {
                     let state = ExportedDeliveryState(rawValue: raw[offset]) ?? .none

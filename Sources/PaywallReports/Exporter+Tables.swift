@@ -48,6 +48,17 @@ extension Exporter {
         ),
     ]
 
+    /// The events export's millisecond columns that are followed by the same time as ISO 8601 UTC text,
+    /// in a column named with `_iso` appended (`occurred_at_iso`: `2026-10-03T12:34:56.789Z`; empty when
+    /// the time is).
+    static let isoColumns: Set<String> = [EventColumn.occurredAt.columnName, EventColumn.recordedAt.columnName]
+
+    /// The header of a table export: its query's columns, each of ``isoColumns`` followed by its `_iso` twin.
+    static func header(_ kind: ExportKind, _ columns: [String]) -> [String] {
+        guard kind == .events else { return columns }
+        return columns.flatMap { isoColumns.contains($0) ? [$0, $0 + "_iso"] : [$0] }
+    }
+
     /// The parameters of ``eventsFilterSQL`` for `filter` (the quarantine export reads the first two).
     func filterValues(_ filter: ExportFilter) throws -> [SQLValue] {
         let (start, end) = try bounds(filter)
@@ -63,10 +74,11 @@ extension Exporter {
     func exportTable(_ kind: ExportKind, _ filter: ExportFilter, _ writer: inout CSVWriter) throws -> Int64 {
         guard let table = Self.tables[kind] else { return 0 }
         let values = try filterValues(filter)
-        try writer.writeRow(table.columns.map { .text($0) })
+        try writer.writeRow(Self.header(kind, table.columns).map { .text($0) })
         // Events: the last column (delivery_state) is computed; the query's extra last column is the rowid.
         let selected = kind == .events ? table.columns.count - 1 : table.columns.count
         let withState = kind == .events
+        let iso = kind == .events ? table.columns.prefix(selected).map { Self.isoColumns.contains($0) } : []
         let connection = connection
         // One thread reads (SQLite and the delivery states), this one formats (ExportRowChunk's design note).
         let reader = BackgroundReader<[UInt8]>(capacity: 4, name: "Exporter.reader") { send in
@@ -89,7 +101,8 @@ extension Exporter {
         var rows: Int64 = 0
         try ReportError.wrap {
             while let chunk = try reader.next() {
-                rows += try ExportRowChunk.write(chunk, columns: selected, withState: withState, into: &writer)
+                rows += try ExportRowChunk.write(
+                    chunk, columns: selected, withState: withState, iso: iso, into: &writer)
             }
         }
         return rows

@@ -58,6 +58,7 @@ extension FunnelReport {
             }
         }
         var refreshed = try refreshRollups(collectingAdditions: engine == .native ? Self.additionsLimit : nil)
+        try checkFilters(placements: nil)
         let collected = refreshed.additions
         refreshed.additions = nil  // one copy, released once the partials are updated
         let window = try self.window(calendar: calendar, days: days, now: startedAt)

@@ -28,6 +28,10 @@ public struct FunnelReport: Sendable {
     /// The offering comparison's control wherever a placement has this offering (`nil`: each
     /// placement's offering with the most customers; funnels.md "Offering comparison").
     public var control: String?
+    /// Whether a placement filter or ``control`` naming a value the store has never seen is refused
+    /// (``ReportError/unknownValue(_:)``, with the nearest known values) instead of giving an empty
+    /// report or the default control. Off by default; the command line turns it on.
+    public var refusesUnknownFilterValues = false
     /// Called while new events are folded into the rollups (the long part of a first run) with
     /// the share done, 0…1; the CLI draws its progress bar from it.
     public var progress: (@Sendable (Double) -> Void)?
@@ -61,6 +65,8 @@ public struct FunnelReport: Sendable {
     ///   - directory: the output folder; created if needed; only the report files (the seven CSVs and
     ///     `report.html`) in it are replaced.
     /// - Throws: ``ReportError``; on any failure the folder is left as it was.
+    ///   ``ReportError/unknownValue(_:)`` when ``refusesUnknownFilterValues`` is on and a placement in
+    ///   `placements`, or ``control``, is one the store has never seen.
     @discardableResult
     public func report(
         from: ReportDate, to: ReportDate, placements: [String]? = nil, timezone: String = "UTC",
@@ -72,6 +78,7 @@ public struct FunnelReport: Sendable {
         try checkStore()
         let output = try OutputFolder(destination: directory, startedAt: now.milliseconds())
         let refreshed = try refreshRollups()
+        try checkFilters(placements: placements)
         let rows = try write(
             days: days, placements: placements, cohortWindow: cohortWindow, formulaGuard: formulaGuard,
             context: context(days: days, timezone: timezone, cohortWindow: cohortWindow, version: version),

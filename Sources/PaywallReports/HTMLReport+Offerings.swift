@@ -52,7 +52,8 @@ extension HTMLReport {
         }
         var out = "<section class=\"offerings\"><h2>Offering comparison</h2><p class=\"note\">Conversion by customer: "
         out += "customers who bought after seeing the offering, of the customers who saw it (a customer seen with two "
-        out += "offerings counts in both). Bars are the conversion rate, whiskers its 95 % interval; each offering is "
+        out +=
+            "offerings counts in both). Bars are the conversion rate (of customers, not per impression), whiskers its 95 % interval; each offering is "
         out += "compared with the placement's control by a two-proportion test.</p>"
         let compared = placements.filter { $0.1.count > 1 }
         if compared.isEmpty {

@@ -3,7 +3,9 @@ extension HTMLReport {
         <section class="glossary"><h2>How to read this page</h2><dl>
         <dt>Presentation</dt><dd>One showing of a paywall (one <code>pw_id</code>), counted on the day and at the placement of its first event.</dd>
         <dt>Impression</dt><dd>The paywall stayed on screen for the dwell time (1 s by default). Presentations closed sooner are <em>dwell bounces</em>.</dd>
-        <dt>Conversion</dt><dd>Purchases divided by impressions. Every funnel step counts presentations with an impression, so each step is a subset of the one before.</dd>
+        <dt>Purchases per impression</dt><dd>The placement's conversion: purchases divided by impressions. Every funnel step counts presentations with an impression, so each step is a subset of the one before.</dd>
+        <dt>Of customers</dt><dd>The cohort and offering conversions divide by customers instead: customers who bought, of the customers who saw the paywall. A customer who sees it three times is one customer but three impressions, so the two rates differ.</dd>
+        <dt>Forwarded by the app installs</dt><dd>Impressions the app installs sent to RevenueCat themselves (uploaded with forwarding on the device). This store never sent them; they are counted apart from the ones it delivered.</dd>
         <dt>Bounce / purchase cancellation</dt><dd>Dismissed without starting a purchase / dismissed after starting one.</dd>
         </dl></section>
         """
@@ -24,7 +26,7 @@ extension HTMLReport {
         .axis{stroke:var(--line)}.series{fill:none;stroke:var(--accent);stroke-width:2}.dot{fill:var(--accent)}
         .scroll{overflow-x:auto}table{border-collapse:collapse;width:100%;font-size:13px}
         th,td{border-bottom:1px solid var(--line);padding:4px 8px;text-align:left;white-space:nowrap}td.num{text-align:right;font-variant-numeric:tabular-nums}
-        th{color:var(--muted);font-weight:600}.note,.empty{color:var(--muted)}
+        th{color:var(--muted);font-weight:600}th .per{font-weight:400;font-size:11px}.note,.empty{color:var(--muted)}
         .quality{border-radius:8px;padding:10px 14px;margin:0 0 16px}.quality.ok{background:#eaf7ee}.quality.warn{background:#fff4e0;color:var(--warn)}
         .quality ul{margin:4px 0 0}footer{color:var(--muted);font-size:12px;text-align:center;margin:24px 0}
         dt{font-weight:600}dd{margin:0 0 8px}

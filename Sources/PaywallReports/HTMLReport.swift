@@ -44,7 +44,7 @@ public enum HTMLReport {
         body += "<section><h2>Product mix</h2>" + table(byName["product_mix"]) + "</section>"
         body += offeringSection(byName["offering_comparison"])
         body +=
-            "<section><h2>Data quality</h2><p class=\"note\">What was stored, refused, dropped or not yet delivered to RevenueCat, per day.</p>"
+            "<section><h2>Data quality</h2><p class=\"note\">What was stored, refused, dropped, sent to RevenueCat by this store, forwarded by the app installs themselves, or not yet sent, per day.</p>"
         body += table(byName["data_quality"]) + "</section>"
         body += glossary
         return """
@@ -86,9 +86,14 @@ public enum HTMLReport {
             )
         }
         let stored = totals["events_stored", default: 0]
-        let delivered = totals["impressions_delivered", default: 0]
+        // `impressions_delivered` counts the impressions the app installs forwarded themselves too: this
+        // store never sent those, so they are named apart, never as delivered by it.
+        let byDevice = totals["impressions_forwarded_by_device", default: 0]
+        let delivered = max(0, totals["impressions_delivered", default: 0] - byDevice)
         let pending = totals["impressions_pending", default: 0]
-        let facts = "\(stored) events stored · \(delivered) impressions delivered to RevenueCat · \(pending) pending"
+        var facts = "\(stored) events stored · \(delivered) impressions delivered to RevenueCat by this store"
+        if byDevice > 0 { facts += " · \(byDevice) forwarded to RevenueCat by the app installs themselves" }
+        facts += " · \(pending) pending"
         if warnings.isEmpty { return "<p class=\"quality ok\">\(facts). Nothing was refused or dropped.</p>" }
         return "<div class=\"quality warn\"><p>\(facts).</p><ul>" + warnings.map { "<li>\($0)</li>" }.joined()
             + "</ul></div>"
@@ -102,7 +107,7 @@ public enum HTMLReport {
             funnel.impressions == 0 ? "—" : SVGChart.percent(Double(funnel.purchased) / Double(funnel.impressions))
         out += "<div class=\"figures\">"
         out += figure("presentations", "\(funnel.presentations)") + figure("impressions", "\(funnel.impressions)")
-        out += figure("purchased", "\(funnel.purchased)") + figure("conversion", conversion)
+        out += figure("purchased", "\(funnel.purchased)") + figure("purchases per impression", conversion)
         out += figure("bounces", "\(funnel.bounces)") + figure("purchase cancellations", "\(funnel.cancellations)")
         out += "</div>"
         out +=
@@ -120,10 +125,10 @@ public enum HTMLReport {
         out += SVGChart.line(
             days.map { ($0.date, Double($0.impressions)) }, title: "Impressions per day at \(placement)"
         ) { String(Int($0.rounded())) }
-        out += "</div><div><h3>Conversion rate per day</h3>"
+        out += "</div><div><h3>Purchases per impression, per day</h3>"
         out += SVGChart.line(
             days.map { ($0.date, $0.impressions == 0 ? 0 : Double($0.purchased) / Double($0.impressions)) },
-            title: "Conversion rate per day at \(placement)"
+            title: "Purchases per impression per day at \(placement)"
         ) { SVGChart.percent($0) }
         return out + "</div></div></section>"
     }
@@ -136,7 +141,12 @@ public enum HTMLReport {
     static func table(_ table: ReportTable?) -> String {
         guard let table, !table.rows.isEmpty else { return "<p class=\"empty\">No rows in this range.</p>" }
         var out = "<div class=\"scroll\"><table><thead><tr>"
-        out += table.columns.map { "<th>\(HTMLEscaping.escape($0))</th>" }.joined() + "</tr></thead><tbody>"
+        out +=
+            table.columns.map { column in
+                let meaning = columnMeanings[table.name]?[column] ?? columnMeanings[""]?[column]
+                let note = meaning.map { "<br><span class=\"per\">\(HTMLEscaping.escape($0))</span>" } ?? ""
+                return "<th>\(HTMLEscaping.escape(column))\(note)</th>"
+            }.joined() + "</tr></thead><tbody>"
         for row in table.rows {
             out +=
                 "<tr>"
@@ -150,6 +160,27 @@ public enum HTMLReport {
         }
         return out + "</tbody></table></div>"
     }
+
+    /// What each rate divides by, and which side delivered what, shown under the column's name, so
+    /// two rates (per impression, per customer) are never read as one. By report name (`""`: any report).
+    static let columnMeanings: [String: [String: String]] = [
+        "": [
+            "impression_rate": "impressions per presentation",
+            "conversion_rate": "purchases per impression",
+            "conversion_rate_3d": "of customers",
+            "share": "of the placement's purchases",
+        ],
+        "offering_comparison": [
+            "conversion_rate": "of customers who saw it",
+            "ci_low": "of customers, 95 % interval",
+            "ci_high": "of customers, 95 % interval",
+            "lift": "relative to the control",
+        ],
+        "data_quality": [
+            "impressions_delivered": "sent by this store, or forwarded by the app installs",
+            "impressions_forwarded_by_device": "forwarded by the app installs, never sent by this store",
+        ],
+    ]
 
     /// Rates and shares (4-decimal fractions in the CSV) as percentages with 2 decimals.
     static func displayed(_ cell: String, column: String) -> String {

@@ -37,6 +37,8 @@ public enum ReportError: Error, Sendable, Equatable, CustomStringConvertible {
     case io(path: String, reason: String)
     /// The database failed.
     case storage(StorageError)
+    /// A filter (a placement, the control offering) names a value the store has never seen.
+    case unknownValue(UnknownFilterValue)
 
     /// What went wrong and what to do.
     public var description: String {
@@ -79,6 +81,8 @@ public enum ReportError: Error, Sendable, Equatable, CustomStringConvertible {
             return "I/O error on \(path): \(reason); check the disk and retry (previous outputs are intact)."
         case .storage(let error):
             return error.description
+        case .unknownValue(let unknown):
+            return unknown.description + ". Check the spelling; values are matched exactly."
         }
     }
 }

@@ -40,6 +40,8 @@ public struct ErasedEvents: Sendable {
     /// The presentations among ``events``' that also hold events of other customers (not erased):
     /// what such a presentation becomes depends on the events left.
     public var sharedPresentations: Set<String>
+    /// How many of ``userIDs`` have at least one of ``events`` (the others matched no stored event).
+    public var customersWithEvents = 0
 }
 
 /// Rows erased from one table.

@@ -5,6 +5,8 @@ public struct ErasureReport: Sendable, Hashable {
     public var tables: [TableCount] = []
     /// Ids newly put on the suppression list (0 with `suppress: false`, or when already on it).
     public var suppressionsAdded = 0
+    /// How many of the ids given had stored events (0 when none matched: nothing of theirs was stored).
+    public var customersWithEvents = 0
     /// Whether the file was rebuilt (`VACUUM`) because copies of an erased id were left in free
     /// space of the database file after the checkpoint.
     public var vacuumed = false
@@ -20,4 +22,7 @@ public struct ErasureReport: Sendable, Hashable {
 
     /// Events erased.
     public var events: Int { rows(in: "events") }
+
+    /// Rows erased or redacted in every table together (0: nothing stored matched the ids).
+    public var rowsErased: Int { tables.reduce(0) { $0 + $1.rows } }
 }

@@ -68,6 +68,7 @@ public struct UserErasure: Sendable {
         var report = try connection.transaction(.immediate) { db in
             var report = ErasureReport()
             let erased = try Self.erasedEvents(ids, json: json, db)
+            report.customersWithEvents = erased.customersWithEvents
             for participant in participants {
                 report.tables += try participant.erase(erased, in: db)
             }
@@ -107,12 +108,14 @@ public struct UserErasure: Sendable {
     /// The customers' events, and which of their presentations other customers share.
     static func erasedEvents(_ ids: [String], json: String, _ db: Database) throws -> ErasedEvents {
         var events: [ErasedEvents.Event] = []
+        var matched = Set<ExactText>()
         try db.forEachRow(
             """
-            SELECT seq, pw_id, occurred_at, name = 'paywall_shown' FROM events
+            SELECT seq, pw_id, occurred_at, name = 'paywall_shown', user_id FROM events
             WHERE user_id IN (SELECT value FROM json_each(?1)) ORDER BY seq
             """, [.text(json)]
         ) { row in
+            if let id = row.string(at: 4) { matched.insert(ExactText(id)) }
             events.append(
                 .init(
                     seq: row.int64(at: 0), pwID: row.string(at: 1) ?? "", occurredAt: row.int64(at: 2),
@@ -120,7 +123,9 @@ public struct UserErasure: Sendable {
             return true
         }
         let shared = try EventRowErasure.sharedPresentations(of: events, db)
-        return ErasedEvents(userIDs: ids, events: events, sharedPresentations: shared)
+        var erased = ErasedEvents(userIDs: ids, events: events, sharedPresentations: shared)
+        erased.customersWithEvents = matched.count
+        return erased
     }
 
     /// The name under which ``forget(_:suppress:)`` counts the other customers' dead letters whose

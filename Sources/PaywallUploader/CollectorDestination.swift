@@ -154,17 +154,8 @@ struct CollectorDestination: DeliveryDestination {
 
     func verdict(for error: TransportError, of batch: Batch, attempt: Int) -> DeliveryVerdict {
         let wait = configuration.retryPolicy.backoff(attempt: attempt)
-        let what: String
-        switch error {
-        case .timedOut: what = "the collector did not answer before the timeout"
-        case .cannotConnect(let detail):
-            what = "cannot connect to the collector (\(detail)); check the endpoint and network"
-        case .connectionLost: what = "the connection to the collector closed mid-response"
-        case .unreadableResponse(let detail): what = "the collector's response was not valid HTTP (\(detail))"
-        case .redirected(let status):
-            what = "the collector's endpoint answered HTTP \(status), a redirect, which is never followed"
-        case .other(let detail): what = "sending to the collector failed (\(detail))"
-        }
+        var what = error.explained(destination: "the collector", url: configuration.eventsURL)
+        if case .cannotConnect = error { what += "; check the endpoint and network" }
         return .retry(
             after: wait, reason: "\(what); every event is kept and uploading pauses for \(Self.seconds(wait))")
     }

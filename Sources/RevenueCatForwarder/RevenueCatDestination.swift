@@ -49,10 +49,23 @@ struct RevenueCatDestination: DeliveryDestination {
     }
 
     func verdict(for error: TransportError, of batch: [OutboxItem], attempt: Int) -> DeliveryVerdict {
+        let reason = Self.reason(for: error, url: configuration.eventsURL)
         switch configuration.retryPolicy.decide(transportError: error, attempt: attempt) {
-        case .retry(let after): .retry(after: after, reason: error.description)
+        case .retry(let after): return .retry(after: after, reason: reason)
         case .delivered, .deadLetter:
-            .retry(after: configuration.retryPolicy.backoff(attempt: attempt), reason: error.description)
+            return .retry(after: configuration.retryPolicy.backoff(attempt: attempt), reason: reason)
+        }
+    }
+
+    /// A transport failure in words, naming the host and port tried, and what happens to the impressions.
+    static func reason(for error: TransportError, url: URL) -> String {
+        let what = error.explained(destination: "RevenueCat", url: url)
+        switch error {
+        case .cannotConnect: return what + "; check the endpoint and network, the impressions stay pending"
+        case .redirected:
+            return what + " (the API key goes only to the configured endpoint); check --endpoint, the impressions "
+                + "stay pending and are retried"
+        default: return what + "; the impressions stay pending and are retried"
         }
     }
 

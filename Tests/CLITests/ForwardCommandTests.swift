@@ -45,6 +45,23 @@ struct ForwardCommandTests {
         for output in [first, second] { #expect(!(output.stdout + output.stderr).contains(Self.key)) }
     }
 
+    @Test func aNetworkErrorNamesTheHostAndPortItTried() async throws {
+        // Given a RevenueCat endpoint that refuses connections (a stand-in stopped, its port closed)
+        let scratch = TemporaryDirectory(prefix: "cli")
+        let db = try await database(impressions: 3, in: scratch)
+        let standIn = try RevenueCatStandIn()
+        standIn.stop()
+        let port = try #require(standIn.baseURL.port)
+        let result = try await forward(db, standIn)
+        // Then it exits 69 and says where it tried to connect, in words
+        #expect(result.status == 69, "\(result.stderr)")
+        #expect(
+            result.stderr.contains("cannot connect to RevenueCat at 127.0.0.1:\(port) (connection refused"),
+            "\(result.stderr)")
+        #expect(!(result.stdout + result.stderr).contains("URLError"))
+        #expect(try await cli.run(["stats", "--db", db]).stdout.contains("RevenueCat outbox: 3 pending"))
+    }
+
     @Test func everyRequestSaysWhetherItIsSandbox() async throws {
         // Given three databases of impressions, forwarded with a production key, with --sandbox,
         // and with a Test Store key

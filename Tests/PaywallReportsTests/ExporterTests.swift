@@ -24,15 +24,15 @@ struct ExporterTests {
         #expect(lines.count == ReportFixture.events.count + 1)
         #expect(
             lines[0]
-                == "id,name,occurred_at,recorded_at,user_id,session_id,catalog_version,pw_id,source,offering_id,placement_id,product,result,via,open_s,delivery_state"
+                == "id,name,occurred_at,occurred_at_iso,recorded_at,recorded_at_iso,user_id,session_id,catalog_version,pw_id,source,offering_id,placement_id,product,result,via,open_s,delivery_state"
         )
         #expect(
             lines.contains(
-                "00000000-0000-0000-0000-000000000015,paywall_shown,1793584800000,1793584800050,u10,,1,AAAAAAAA-0000-0000-0000-000000000009,'=SUM(A1),,,,,,,pending"
+                "00000000-0000-0000-0000-000000000015,paywall_shown,1793584800000,2026-11-02T02:00:00.000Z,1793584800050,2026-11-02T02:00:00.050Z,u10,,1,AAAAAAAA-0000-0000-0000-000000000009,'=SUM(A1),,,,,,,pending"
             ))
         #expect(
             lines.contains(
-                "00000000-0000-0000-0000-000000000005,paywall_closed,1793527212500,1793527212550,u1,,1,AAAAAAAA-0000-0000-0000-000000000001,onboarding,,,pro.year,purchased,auto,12.5,"
+                "00000000-0000-0000-0000-000000000005,paywall_closed,1793527212500,2026-11-01T10:00:12.500Z,1793527212550,2026-11-01T10:00:12.550Z,u1,,1,AAAAAAAA-0000-0000-0000-000000000001,onboarding,,,pro.year,purchased,auto,12.5,"
             ))
     }
 
@@ -46,7 +46,7 @@ struct ExporterTests {
         try store.insert(events)
         // When exporting them
         let rows = try Exporter(connection: store.connection).export(.events, toPath: folder.path("events.csv"))
-        // Then every row came once, in seq order, with all 16 fields, and every impression is pending
+        // Then every row came once, in seq order, with all 18 fields, and every impression is pending
         let lines = try lines(folder.path("events.csv")).dropFirst()
         #expect(rows == 12_000 && lines.count == 12_000)
         let stored = try store.connection.withDatabase { db in
@@ -56,10 +56,10 @@ struct ExporterTests {
         }
         let exported = lines.map { line -> String in
             let fields = line.split(separator: ",", omittingEmptySubsequences: false)
-            return "\(fields[0]),\(fields[1]),\(fields[2]),\(fields[4])"
+            return "\(fields[0]),\(fields[1]),\(fields[2]),\(fields[6])"
         }
         #expect(exported == stored)
-        #expect(lines.allSatisfy { $0.split(separator: ",", omittingEmptySubsequences: false).count == 16 })
+        #expect(lines.allSatisfy { $0.split(separator: ",", omittingEmptySubsequences: false).count == 18 })
         let states = lines.map {
             $0.split(separator: ",", omittingEmptySubsequences: false).last.map(String.init) ?? "?"
         }

@@ -71,7 +71,7 @@ struct HTMLReportTests {
         #expect(html.contains(">25</span><span class=\"caption\">presentations"))
         #expect(html.contains(">22</span><span class=\"caption\">impressions"))
         #expect(html.contains(">8</span><span class=\"caption\">purchased"))
-        #expect(html.contains("36.4%</span><span class=\"caption\">conversion"))
+        #expect(html.contains("36.4%</span><span class=\"caption\">purchases per impression"))
         #expect(html.contains("Impressions per day at onboarding"))
         #expect(html.contains(">36.36%</td>"), "rates are shown as percentages")
     }
@@ -81,6 +81,42 @@ struct HTMLReportTests {
         #expect(html.contains("3 events were refused (quarantined)"))
         let clean = HTMLReport.render(tables: Self.tables.filter { $0.name != "data_quality" }, context: Self.context)
         #expect(clean.contains("Nothing was refused or dropped"))
+    }
+
+    @Test func everyRateSaysWhatItDividesBy() {
+        let html = HTMLReport.render(tables: Self.tables, context: Self.context)
+        // The placement tables divide by impressions; the glossary tells that from "of customers"
+        #expect(html.contains("<th>conversion_rate<br><span class=\"per\">purchases per impression</span></th>"))
+        #expect(html.contains("Purchases per impression, per day"))
+        #expect(html.contains("<dt>Of customers</dt>"))
+        #expect(!html.contains(">conversion<") && !html.contains("Conversion rate per day"))
+        let offerings = ReportTable(
+            name: "offering_comparison", columns: ["placement", "offering", "conversion_rate"],
+            rows: [["p", "o", "0.5"]])
+        let cohorts = ReportTable(
+            name: "cohort_conversion", columns: ["cohort_date", "conversion_rate_3d"], rows: [["2026-10-01", "0.5"]])
+        let page = HTMLReport.render(tables: [offerings, cohorts], context: Self.context)
+        #expect(page.contains("<th>conversion_rate<br><span class=\"per\">of customers who saw it</span></th>"))
+        #expect(page.contains("<th>conversion_rate_3d<br><span class=\"per\">of customers</span></th>"))
+    }
+
+    @Test func impressionsTheInstallsForwardedAreNeverCalledDeliveredByThisStore() {
+        // Given a day where 20 impressions are in RevenueCat's hands, 15 of them forwarded by the installs
+        var tables = Self.tables.filter { $0.name != "data_quality" }
+        tables.append(
+            ReportTable(
+                name: "data_quality",
+                columns: [
+                    "date", "events_stored", "quarantined", "dropped", "impressions_stored", "impressions_delivered",
+                    "impressions_pending", "impressions_dead_lettered", "impressions_forwarded_by_device",
+                ],
+                rows: [["2026-10-01", "120", "0", "0", "26", "20", "6", "0", "15"]]))
+        let html = HTMLReport.render(tables: tables, context: Self.context)
+        // Then the banner counts 5 as delivered by this store and 15 as forwarded by the installs
+        #expect(html.contains("5 impressions delivered to RevenueCat by this store"), "\(html)")
+        #expect(html.contains("15 forwarded to RevenueCat by the app installs themselves"))
+        #expect(!html.contains("20 impressions delivered"))
+        #expect(html.contains("forwarded by the app installs, never sent by this store"))
     }
 
     @Test func anEmptyReportRendersWithoutCharts() {

@@ -181,13 +181,46 @@ struct UploadCommandTests {
         harness.stopCollector()
         let down = try await harness.upload(endpoint: endpoint)
         #expect(down.status == 69)
-        #expect(down.stderr.contains("cannot connect to the collector"), "\(down.stderr)")
+        // The error names the host and port it tried, in words rather than an error code
+        let port = try #require(URL(string: endpoint)?.port)
+        #expect(
+            down.stderr.contains("cannot connect to the collector at 127.0.0.1:\(port) (connection refused"),
+            "\(down.stderr)")
+        #expect(!down.stderr.contains("URLError"))
         #expect(down.stderr.contains("paused until"))
         #expect(harness.cursor == 0)
         // The pause is in the database: the next run sends nothing, whatever the collector does now
         #expect(
             try harness.int(harness.device, "SELECT count(*) FROM delivery_pauses WHERE destination = 'collector'") == 1
         )
+    }
+
+    @Test func retryNowLiftsThePauseOfARefusedKeyOnceTheKeyIsFixed() async throws {
+        // Given an upload refused for its key (HTTP 401), which pauses uploading for the longest backoff
+        let harness = try UploadHarness()
+        try harness.record(DeviceEvents.presentations(10))
+        #expect(try await harness.run(["keys", "revoke", "ios-app", "--db", harness.central]).status == 0)
+        let refused = try await harness.upload()
+        #expect(refused.status == 69 && refused.stderr.contains("refused the write key"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("`upload --retry-now`"), "\(refused.stderr)")
+        // When the key is fixed, a plain run still waits for the pause (and says how not to)
+        let added = try await harness.run(["keys", "add", "ios-app-2", "--db", harness.central])
+        let fixed = added.stdout.trimmingCharacters(in: .newlines)
+        let waiting = try await harness.upload(key: fixed)
+        #expect(waiting.status == 69 && waiting.stderr.contains("paused until"), "\(waiting.stderr)")
+        #expect(waiting.stderr.contains("--retry-now"))
+        #expect(harness.cursor == 0)
+        // Then --retry-now lifts the pause and sends everything at once
+        let now = try await harness.upload(["--retry-now"], key: fixed)
+        #expect(now.status == 0, "\(now.stderr)")
+        #expect(now.stdout.contains("uploaded 20, duplicates 0, quarantined 0"), "\(now.stdout)")
+        #expect(now.stderr.isEmpty, "\(now.stderr)")
+        #expect(try harness.int(harness.device, "SELECT count(*) FROM delivery_pauses") == 0)
+        // And the old reason is gone for good: the next run has nothing to say about the key
+        let next = try await harness.upload(key: fixed)
+        #expect(next.status == 0 && next.stdout.contains("nothing is pending"), "\(next.stdout)")
+        #expect(!(next.stdout + next.stderr).contains("refused"), "\(next.stderr)")
+        #expect(harness.cursor > 0)
     }
 
     @Test func anotherRunHoldingTheLeaseMakesItBusy() async throws {

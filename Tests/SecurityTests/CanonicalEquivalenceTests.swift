@@ -77,7 +77,8 @@ struct CanonicalEquivalenceTests {
             ])
             let eventRows = events.stdout.components(separatedBy: "\r\n").dropFirst().filter { !$0.isEmpty }
                 .map { CSV.cells($0 + "\r\n").map { Data($0.utf8) } }
-            #expect(eventRows.count == 2 * count && eventRows.allSatisfy { $0[8] == bytes(placement) }, "export events")
+            #expect(
+                eventRows.count == 2 * count && eventRows.allSatisfy { $0[10] == bytes(placement) }, "export events")
         }
     }
 

@@ -14,7 +14,8 @@ struct OutputFolderSafetyTests {
 
     func database(_ scratch: TemporaryDirectory) async throws -> String {
         let db = scratch.path("events.sqlite")
-        let lines = (1...30).map { Sample.shown($0, placement: $0 % 3 == 0 ? "settings" : "onboarding") }
+        // Two report placements (`source`), so the filtered run below names one the store has
+        let lines = (1...30).map { Sample.shown($0, source: $0 % 3 == 0 ? "settings" : "onboarding") }
         #expect(
             try await cli.run([
                 "import", try scratch.write("in.ndjson", lines.joined(separator: "\n") + "\n"), "--db", db,

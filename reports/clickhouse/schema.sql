@@ -6,9 +6,14 @@
 --     -> suppressed_events
 -- e.g. INSERT INTO events SELECT * FROM file('events.csv', CSVWithNames)
 --      SETTINGS format_csv_null_representation = ''
--- Loading the same file twice is harmless: every report counts each event id once.
+-- Loading the same file twice is harmless: every report counts each event id once. The *_iso columns are
+-- the times as ISO 8601 text (the export writes them beside the milliseconds, the reports read the
+-- milliseconds). A table made before them takes them with
+--   ALTER TABLE events ADD COLUMN occurred_at_iso String AFTER occurred_at,
+--     ADD COLUMN recorded_at_iso Nullable(String) AFTER recorded_at
 CREATE TABLE IF NOT EXISTS events (
-  id String, name LowCardinality(String), occurred_at Int64, recorded_at Int64, user_id String,
+  id String, name LowCardinality(String), occurred_at Int64, occurred_at_iso String,
+  recorded_at Int64, recorded_at_iso Nullable(String), user_id String,
   session_id Nullable(String), catalog_version Int32, pw_id String, source String,
   offering_id Nullable(String), placement_id Nullable(String), product Nullable(String),
   result Nullable(String), via Nullable(String), open_s Nullable(Float64), delivery_state Nullable(String)

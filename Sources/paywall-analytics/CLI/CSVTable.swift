@@ -66,7 +66,10 @@ enum DemoSummaryTable {
         let columns = [
             "placement", "presentations", "impressions", "unique_viewers", "purchased", "conversion_rate", "open_s_p50",
         ]
-        let titles = ["placement", "presentations", "impressions", "viewers", "purchased", "conversion", "median open"]
+        let titles = [
+            "placement", "presentations", "impressions", "viewers", "purchased", "purchases per impression",
+            "median open",
+        ]
         let cells: [[String]] = table.rows.map { row in
             columns.map { column in
                 let value = table.value(row, column)

@@ -39,7 +39,11 @@ enum DemoOfferingLines {
                         + (p < 0.0001 ? "p < 0.0001" : String(format: "p = %.4f", p)) + ").")
             }
         }
-        return lines.isEmpty ? [] : ["Offering comparison (by customer, against each placement's control):"] + lines
+        return lines.isEmpty
+            ? []
+            : [
+                "Offering comparison (customers who bought, of the customers who saw each offering; against each placement's control):"
+            ] + lines
     }
 
     static func percent(_ text: String) -> String {

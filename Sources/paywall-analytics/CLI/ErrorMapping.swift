@@ -118,6 +118,12 @@ extension CLIError {
             return "cannot create output \(path): \(reason); choose a writable location with --out."
         case .storage(let storage):
             return message(storage)
+        case .unknownValue(let unknown):
+            // The flag that names each kind of value (`app version` → `--app-version`).
+            let flag =
+                ["offering": "--control"][unknown.kind] ?? "--" + String(unknown.kind.map { $0 == " " ? "-" : $0 })
+            return "\(flag) \(unknown.value): \(unknown.description). Values are matched exactly: fix the spelling, "
+                + "or leave \(flag) out. Nothing was written."
         case .invalidDate, .dateOutOfRange, .unknownTimeZone, .unsupportedTimeZone, .invalidDuration, .durationOverCap,
             .busy, .io:
             return error.description
@@ -139,7 +145,7 @@ extension ExitCode {
         }
     }
 
-    /// A reports failure: 64 a bad argument, 65 not a store, 73 cannot create output, 74 I/O,
+    /// A reports failure: 64 a bad argument, 65 not a store or a filter naming an unknown value, 73 cannot create output, 74 I/O,
     /// 75 another run holds the lease or the folder, a storage failure as ``init(_:)-(StorageError.Kind)``.
     init(_ error: ReportError) {
         switch error {
@@ -147,7 +153,7 @@ extension ExitCode {
             .daysBeforeHistory, .invalidDuration, .durationOverCap:
             self = .usage
         case .busy, .outputBusy: self = .temporaryFailure
-        case .notAStore: self = .badInput
+        case .notAStore, .unknownValue: self = .badInput
         case .cannotCreateOutput: self = .cannotCreateOutput
         case .io: self = .ioError
         case .storage(let storage): self.init(storage.kind)

@@ -1,3 +1,5 @@
+import PaywallCore
+
 /// A command line after parsing: option values by long name, and positional arguments.
 struct ParsedArguments: Sendable {
     /// Values of options that take one, by long name (`--db`); repeated options keep every value.
@@ -36,7 +38,7 @@ struct ParsedArguments: Sendable {
             }
             let (name, inline) = split(argument)
             guard let spec = options.first(where: { $0.name == name || $0.short == name }) else {
-                throw .usage("unknown option '\(name)'. Run with --help to see the options.")
+                throw .usage("unknown option '\(name)'\(didYouMean(name, options)) Run with --help to see the options.")
             }
             guard spec.valueName != nil else {
                 if inline != nil { throw .usage("the flag '\(spec.name)' takes no value") }
@@ -58,6 +60,16 @@ struct ParsedArguments: Sendable {
             parsed.values[spec.name, default: []].append(value)
         }
         return parsed
+    }
+
+    /// `; did you mean --placement?` naming the options closest to a misspelled `name`, or `.` when
+    /// none is near.
+    static func didYouMean(_ name: String, _ options: [OptionSpec]) -> String {
+        let names = options.flatMap { [$0.name] + ($0.short.map { [$0] } ?? []) }
+        let near = NearestNames.closest(
+            to: name, among: names, limit: 2, within: NearestNames.typoDistance(for: name))
+        guard !near.isEmpty else { return "." }
+        return "; did you mean \(near.joined(separator: " or "))?"
     }
 
     private static func split(_ argument: String) -> (String, String?) {

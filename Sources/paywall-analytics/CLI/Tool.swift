@@ -75,7 +75,12 @@ enum Tool {
             let parsed = try ParsedArguments.parse(rest, options: spec.options + GlobalOptions.all)
             if spec.run == nil, let word = parsed.positionals.first {
                 let here = ([name] + path).joined(separator: " ")
-                throw CLIError.usage("unknown subcommand '\(word)'. Run '\(here) --help' to see the subcommands.")
+                let near = NearestNames.closest(
+                    to: word, among: spec.subcommands.map(\.name), limit: 2,
+                    within: NearestNames.typoDistance(for: word))
+                let guess = near.isEmpty ? "." : "; did you mean \(near.joined(separator: " or "))?"
+                throw CLIError.usage(
+                    "unknown subcommand '\(word)'\(guess) Run '\(here) --help' to see the subcommands.")
             }
             if parsed.has("--help") || spec.run == nil {
                 context.stdout.write(Help.render(spec, path: path))

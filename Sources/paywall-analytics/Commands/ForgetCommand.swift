@@ -18,7 +18,8 @@ enum ForgetCommand {
                 rebuilt (VACUUM) when older copies of an id remain in its free space. The ids then go on the store's
                 suppression list as salted SHA-256 hashes (never the ids): later events of theirs, from an import, an
                 upload to the collector or the recorder, are refused and counted as suppressed. --allow-again takes ids
-                off that list (it erases nothing). Ids are compared byte for byte and never printed. Backups and copies
+                off that list (it erases nothing). An id that matches nothing stored is said so (without the id) and is
+                put on the suppression list all the same. Ids are compared byte for byte and never printed. Backups and copies
                 made outside this tool (exports, files copied elsewhere) are not touched. Exit codes: 0 done, 64 a bad
                 id list, 66 no such database, 75 the store is busy (retry; running forget again is safe).
                 """,
@@ -80,11 +81,23 @@ enum ForgetCommand {
         name.count < 24 ? name.padding(toLength: 24, withPad: " ", startingAt: 0) : name + " "
     }
 
-    /// The summary: rows erased per table, the suppression list and how the file was cleaned.
+    /// The summary: rows erased per table (or that nothing stored matched), the suppression list and
+    /// how the file was cleaned. Never an id: only counts.
     static func render(_ report: ErasureReport, customers: Int) -> String {
-        var out = "forgot \(customers) customer\(customers == 1 ? "" : "s") (ids are not shown); rows erased:\n"
-        for entry in report.tables {
-            out += "  " + cell(entry.table) + String(entry.rows) + "\n"
+        let them = customers == 1 ? "the id" : "the \(customers) ids"
+        var out: String
+        if report.rowsErased == 0 {
+            out =
+                "no stored data matched \(them) given (ids are not shown); nothing was erased. "
+                + "\(customers == 1 ? "It is" : "They are") on the suppression list all the same, so later events with "
+                + "\(customers == 1 ? "it" : "them") are refused (`forget --allow-again` lifts that).\n"
+        } else {
+            let unmatched = customers - report.customersWithEvents
+            let note = unmatched > 0 ? "; \(unmatched) of them matched no stored event" : ""
+            out = "forgot \(customers) customer\(customers == 1 ? "" : "s") (ids are not shown\(note)); rows erased:\n"
+            for entry in report.tables {
+                out += "  " + cell(entry.table) + String(entry.rows) + "\n"
+            }
         }
         out +=
             "suppression list: \(report.suppressionsAdded) added (their later events are refused and counted as suppressed)\n"

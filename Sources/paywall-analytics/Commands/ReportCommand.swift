@@ -21,8 +21,12 @@ enum ReportCommand {
                 show. The run before the current one is kept, older runs are removed; nothing else in --out is
                 touched. One run at a time writes into an --out folder. Definitions: funnels.md.
 
-                Exit codes: 0 done, 64 bad arguments, 65 the database is not a PaywallAnalytics store, 66 no database,
-                73 cannot write --out, 74 I/O error, 75 another report run holds this database or this --out.
+                A --placement or --control the store has never seen is refused before anything is written, naming the
+                known values nearest to it (a misspelling is not taken for an empty report or the default control).
+
+                Exit codes: 0 done, 64 bad arguments, 65 the database is not a PaywallAnalytics store or a --placement or
+                --control names a value it has never seen, 66 no database, 73 cannot write --out, 74 I/O error, 75 another
+                report run holds this database or this --out.
                 """,
             usage: "report (--from <date> --to <date> | --nightly [--days <n>]) --out <dir> [options]",
             options: [
@@ -90,6 +94,7 @@ enum ReportCommand {
                     context.databasePath(arguments), create: false, readOnly: rollupsWritten, now: now)
                 var reports = FunnelReport(connection: store.connection, now: now)
                 reports.control = control
+                reports.refusesUnknownFilterValues = true
                 reports.progress = { bar.update("folding new events into the report rollups", fraction: $0) }
                 let run = try reports.nightly(
                     into: out, days: days, timezone: timezone, cohortWindow: window, version: ProductVersion.current)
@@ -107,6 +112,7 @@ enum ReportCommand {
                 context.databasePath(arguments), create: false, readOnly: rollupsWritten, now: now)
             var reports = FunnelReport(connection: store.connection, now: now)
             reports.control = control
+            reports.refusesUnknownFilterValues = true
             reports.progress = { bar.update("folding new events into the report rollups", fraction: $0) }
             let summary = try reports.report(
                 from: from, to: to, placements: arguments.all("--placement"), timezone: timezone,

@@ -37,10 +37,14 @@ enum StatsCommand {
                 "  " + name.padding(toLength: 28, withPad: " ", startingAt: 0) + String(stats.eventsByName[name] ?? 0)
                 + "\n"
         }
+        // Impressions the installs forwarded themselves are in the deliveries too, but this store never sent
+        // them: they are counted apart, never as delivered by it.
+        let deliveredHere = max(0, stats.outboxDelivered - stats.outboxForwardedByDevice)
         out +=
-            "RevenueCat outbox: \(stats.outboxPending) pending, \(stats.outboxDelivered) delivered, \(stats.outboxDead) dead-lettered\n"
+            "RevenueCat outbox: \(stats.outboxPending) pending, \(deliveredHere) delivered, \(stats.outboxDead) dead-lettered\n"
         if stats.outboxForwardedByDevice > 0 {
-            out += "  of the delivered, forwarded by the app installs themselves: \(stats.outboxForwardedByDevice)\n"
+            out +=
+                "  not in the outbox, forwarded by the app installs themselves: \(stats.outboxForwardedByDevice)\n"
         }
         if stats.outboxHandedToCollector > 0 {
             out +=

@@ -22,14 +22,16 @@ enum UploadCommand {
 
                 A failing collector (Retry-After, 5xx, 429, a network failure) pauses uploading from this database as a
                 whole, and every later run respects the pause; 401 and 403 keep every event and wait the longest backoff;
-                413 halves the batch. Redirects are never followed.
+                413 halves the batch. Redirects are never followed. --retry-now lifts that pause before sending (after
+                fixing its cause, such as the write key), and a delivered batch lifts it too.
 
                 Exit codes: 0 everything due was uploaded (or nothing was due), 64 no usable write key or bad arguments
                 (nothing sent, nothing lost), 69 the collector could not take the events now, refused the key or is paused
                 by an earlier failure (retried by a later run), 74 output could not be written, 75 another upload run holds
                 this database.
                 """,
-            usage: "upload --endpoint <url> --forwarding device|collector [--max-batches <n>] [--no-gzip]",
+            usage:
+                "upload --endpoint <url> --forwarding device|collector [--max-batches <n>] [--no-gzip] [--retry-now]",
             options: [
                 .value(
                     "--endpoint", "url",
@@ -41,6 +43,9 @@ enum UploadCommand {
                     "--max-batches", "n",
                     "Send at most n requests of up to 1,000 events (default: until nothing is due)."),
                 .flag("--no-gzip", "Send the NDJSON uncompressed."),
+                .flag(
+                    "--retry-now",
+                    "Lift the pause an earlier failure left (after fixing its cause, e.g. the key) and send now."),
             ],
             examples: [
                 "\(Tool.name) upload --endpoint https://events.example.com --forwarding collector",
@@ -76,8 +81,12 @@ enum UploadCommand {
         let configuration = UploaderConfiguration(
             endpoint: endpoint, writeKey: key, forwarding: forwarding,
             maxBatches: maxBatches, gzip: !arguments.has("--no-gzip"))
+        let queue = SQLiteUploadQueue(store: store)
+        if arguments.has("--retry-now") {
+            do { try queue.clearPause(of: DeliveryDestinationName.collector) } catch { throw StoreAccess.map(error) }
+        }
         let uploader = Uploader(
-            queue: SQLiteUploadQueue(store: store), transport: URLSessionTransport(timeout: .seconds(30)),
+            queue: queue, transport: URLSessionTransport(timeout: .seconds(30)),
             configuration: configuration, now: .system)
         let pass: DeliveryPass
         do {
@@ -97,9 +106,12 @@ enum UploadCommand {
                 let until =
                     report.pausedUntil.map { "; uploading from this database is paused until \(StatsCommand.iso($0))" }
                     ?? ""
+                let retry =
+                    report.pausedUntil != nil
+                    ? " Once the cause is fixed, `upload --retry-now` sends without waiting for the pause to end." : ""
                 context.stderr.line(
                     "Error: the collector could not take the events now\(why)\(until). They stay here and are "
-                        + "sent by the next run.")
+                        + "sent by the next run.\(retry)")
             }
             return ExitCode(pass)
         }
