@@ -20,7 +20,7 @@
     public final class PaywallViewControllerTracking: NSObject, UIAdaptivePresentationControllerDelegate {
         /// The presentation's controller (plan, purchase and the app's close).
         public let controller: PaywallPresentationController
-        private var sceneObservers: [any NSObjectProtocol] = []
+        private let sceneObservers = SceneObservers()
 
         /// Creates the tracking of one paywall screen (nothing opens before it appears).
         public init(
@@ -57,21 +57,31 @@
         }
 
         private func observeScene(of viewController: UIViewController) {
-            for observer in sceneObservers { NotificationCenter.default.removeObserver(observer) }
-            guard let scene = viewController.view.window?.windowScene else {
-                sceneObservers = []
-                return
-            }
+            sceneObservers.replace(with: [])
+            guard let scene = viewController.view.window?.windowScene else { return }
             let controller = self.controller
             let center = NotificationCenter.default
-            sceneObservers = [
+            sceneObservers.replace(with: [
                 center.addObserver(forName: UIScene.didEnterBackgroundNotification, object: scene, queue: nil) { _ in
                     controller.scenePhaseChanged(isActive: false)
                 },
                 center.addObserver(forName: UIScene.willEnterForegroundNotification, object: scene, queue: nil) { _ in
                     controller.scenePhaseChanged(isActive: true)
                 },
-            ]
+            ])
         }
+    }
+
+    /// The scene notifications observed; removed when replaced and when the tracking goes away.
+    final class SceneObservers: @unchecked Sendable {
+        // @unchecked Sendable: used from the main actor only (and from deinit, once nothing else can).
+        private var tokens: [any NSObjectProtocol] = []
+
+        func replace(with new: [any NSObjectProtocol]) {
+            for token in tokens { NotificationCenter.default.removeObserver(token) }
+            tokens = new
+        }
+
+        deinit { for token in tokens { NotificationCenter.default.removeObserver(token) } }
     }
 #endif
