@@ -15,8 +15,8 @@ import RevenueCatForwarder
 /// let paywall = try analytics.tracker.open(source: "onboarding", userID: appUserID)
 /// paywall.appeared()
 /// paywall.close(.dismissed(via: .closeButton))
-/// await analytics.suspend()         // the app goes to the background
-/// analytics.resume()                // … and comes back
+/// await analytics.suspend()         // the app goes to the background (done by the facade itself
+/// analytics.resume()                // … and comes back              on Apple platforms: handle(_:))
 /// try await analytics.shutdown()
 /// ```
 public final class PaywallAnalytics: Sendable {
