@@ -51,7 +51,7 @@ var package = Package(
                            "PaywallTestSupport", "PaywallGzip", "paywall-analytics"]
         ),
         .target(name: "PaywallSQLite", dependencies: ["PaywallLock", "CSQLite"]),
-        .target(name: "PaywallStore", dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite", "PaywallWire"],
+        .target(name: "PaywallStore", dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite", "PaywallWire", "PaywallOutput"],
                 exclude: ["IMPORT-FAST-PATH.md"]),
         // The collector's `/v1/events` contract, written once for both ends (the path, the header names, the
         // answer and the counts of one write, EventCounts), and the package's one HTTPHeader and HTTPResponse.
@@ -76,8 +76,11 @@ var package = Package(
         .target(
             name: "PaywallUploader", dependencies: ["PaywallLock", "PaywallCore", "PaywallDelivery", "PaywallWire", "PaywallGzip"]
         ),
+        // PrivacyInfo.xcprivacy: Apple's privacy manifest for the app side (no tracking; the data it
+        // stores; the required-reason APIs it calls). A plain resource, so Linux builds it too.
         .target(name: "PaywallAnalytics",
-                dependencies: ["PaywallLock", "PaywallCore", "PaywallStore", "RevenueCatForwarder", "PaywallUploader"]),
+                dependencies: ["PaywallLock", "PaywallCore", "PaywallStore", "RevenueCatForwarder", "PaywallUploader"],
+                resources: [.copy("PrivacyInfo.xcprivacy")]),
         .executableTarget(
             name: "embedding-example",
             dependencies: ["PaywallAnalytics", "PaywallCore", "PaywallStore"],
@@ -112,7 +115,7 @@ var package = Package(
         .testTarget(
             name: "PaywallAnalyticsTests",
             dependencies: ["PaywallLock", "PaywallAnalytics", "PaywallCore", "PaywallSQLite", "PaywallStore", "RevenueCatForwarder",
-                           "PaywallTestSupport", "PaywallSimulation"]
+                           "PaywallTestSupport", "PaywallSimulation", "recorder-crash-helper"]
         ),
         .testTarget(
             name: "CLITests",
@@ -127,7 +130,8 @@ var package = Package(
                            "PaywallSimulation", "recorder-crash-helper"]
         ),
         .executableTarget(
-            name: "recorder-crash-helper", dependencies: ["PaywallStore", "PaywallCore", "PaywallSQLite"],
+            name: "recorder-crash-helper",
+            dependencies: ["PaywallStore", "PaywallCore", "PaywallSQLite", "PaywallAnalytics", "PaywallSimulation"],
             path: "Tools/recorder-crash-helper"
         ),
         .executableTarget(

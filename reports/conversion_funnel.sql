@@ -25,7 +25,9 @@ funnel AS (
          sum(seen AND close_result IS 'dismissed' AND close_via IS 'continue_free') AS dismissed_continue_free,
          sum(seen AND close_at IS NULL) AS unclosed,
          sum(seen AND close_result IS 'dismissed' AND NOT purchase_started) AS bounces,
-         sum(seen AND close_result IS 'dismissed' AND purchase_started) AS purchase_cancellations
+         sum(seen AND close_result IS 'dismissed' AND purchase_started) AS purchase_cancellations,
+         sum(seen AND close_result IS 'dismissed' AND close_via IS 'gesture') AS dismissed_gesture,
+         sum(seen AND close_via IS 'abandoned') AS abandoned
   FROM presentations
   GROUP BY date, placement
 ),
@@ -46,7 +48,7 @@ percentiles AS (
 SELECT f.date, f.placement, f.impressions, f.plan_selected, f.purchase_started, f.purchased, f.restored,
        f.dismissed_close_button, f.dismissed_continue_free, f.unclosed, f.bounces, f.purchase_cancellations,
        CASE WHEN f.impressions > 0 THEN 1.0 * f.purchased / f.impressions END AS conversion_rate,
-       p.open_s_p50, p.open_s_p90
+       p.open_s_p50, p.open_s_p90, f.dismissed_gesture, f.abandoned
 FROM funnel AS f
 LEFT JOIN percentiles AS p ON p.date = f.date AND p.placement = f.placement
 ORDER BY f.date, f.placement;

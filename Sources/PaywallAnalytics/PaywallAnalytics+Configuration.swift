@@ -26,7 +26,8 @@ extension PaywallAnalytics {
         public var databasePath: String
         /// Who delivers impressions: ``Forwarding/http`` (default), a closure, or off.
         public var forwarding: Forwarding
-        /// The RevenueCat public SDK key for ``Forwarding/http``; `nil` reads `REVENUECAT_API_KEY`.
+        /// The RevenueCat public SDK key for ``Forwarding/http``; `nil` reads `REVENUECAT_API_KEY` in a
+        /// command-line or server process (``PaywallAnalytics/keyEnvironment``), never in an app.
         /// Missing or placeholder keys turn forwarding off (reported once through diagnostics);
         /// impressions stay queued.
         public var revenueCatAPIKey: String?
@@ -46,6 +47,15 @@ extension PaywallAnalytics {
         /// events on the device. Its `X-Paywall-Forwarding` side follows ``forwarding``: `device` for
         /// ``Forwarding/http`` and ``Forwarding/closure(_:)``, `collector` for ``Forwarding/off``.
         public var collector: CollectorConfiguration?
+        /// How often a paywall on screen has its visible time saved in the store besides every change
+        /// (`nil`: only on changes and `tracker.checkpoint()`). A process killed with a paywall open
+        /// has it closed at the next start with `via = abandoned` and the visible time of the last save.
+        public var checkpointInterval: Duration?
+        /// Whether the facade observes the app's lifecycle itself (default `true`): on iOS, iPadOS,
+        /// tvOS and visionOS the background and foreground notifications call `suspend()` (inside a
+        /// background task) and `resume()`; on macOS hiding and showing the app. `false`: the app calls
+        /// `handle(_:)` or `suspend()` / `resume()` itself. No effect on other platforms.
+        public var observesAppLifecycle: Bool
 
         /// Creates a configuration with the defaults of a mature deployment.
         public init(
@@ -54,8 +64,11 @@ extension PaywallAnalytics {
             forwardingInterval: Duration = .seconds(60), retryPolicy: RetryPolicy = RetryPolicy(),
             flushPolicy: FlushPolicy = FlushPolicy(),
             impressionMode: PresentationTracker.ImpressionMode = .default,
-            collector: CollectorConfiguration? = nil
+            collector: CollectorConfiguration? = nil, checkpointInterval: Duration? = .seconds(5),
+            observesAppLifecycle: Bool = true
         ) {
+            self.observesAppLifecycle = observesAppLifecycle
+            self.checkpointInterval = checkpointInterval
             self.databasePath = databasePath
             self.forwarding = forwarding
             self.revenueCatAPIKey = revenueCatAPIKey

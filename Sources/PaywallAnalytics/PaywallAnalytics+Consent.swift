@@ -31,6 +31,7 @@ extension PaywallAnalytics {
         try Consent.setOptedOut(true, store)
         consent.set(true)
         recorder.setOptedOut(true)
+        journal.setEnabled(false)
         // What was recorded before the call is committed, then deleted with the rest of what was not sent.
         try await recorder.flush()
         // Events a collector acknowledged left the device; the rest (after the upload cursor, or every
@@ -48,6 +49,7 @@ extension PaywallAnalytics {
         try Consent.setOptedOut(false, recorder.store)
         consent.set(false)
         recorder.setOptedOut(false)
+        journal.setEnabled(true)
         forwarding?.trigger()
         uploading?.trigger()
     }

@@ -38,7 +38,7 @@ extension PaywallAnalytics {
         tracker.suspend()
         var report = SuspendReport(committed: false, forwarding: nil, upload: nil, budgetExhausted: false)
         do {
-            try await recorder.flush()
+            try await commit()
             report.committed = true
         } catch {
             diagnostics("suspend: the commit failed, the events stay buffered: \(error)")

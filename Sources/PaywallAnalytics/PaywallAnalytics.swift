@@ -1,5 +1,6 @@
 import Foundation
 import PaywallCore
+import PaywallLock
 import PaywallStore
 import PaywallUploader
 import RevenueCatForwarder
@@ -14,8 +15,8 @@ import RevenueCatForwarder
 /// let paywall = try analytics.tracker.open(source: "onboarding", userID: appUserID)
 /// paywall.appeared()
 /// paywall.close(.dismissed(via: .closeButton))
-/// await analytics.suspend()         // the app goes to the background
-/// analytics.resume()                // … and comes back
+/// await analytics.suspend()         // the app goes to the background (done by the facade itself
+/// analytics.resume()                // … and comes back              on Apple platforms: handle(_:))
 /// try await analytics.shutdown()
 /// ```
 public final class PaywallAnalytics: Sendable {
@@ -35,16 +36,29 @@ public final class PaywallAnalytics: Sendable {
     let diagnostics: @Sendable (String) -> Void
     /// The install's opt-out, read from the store on open (``optOut()``, ``optIn()``).
     let consent: ConsentGate
+    /// The open presentations' state in the store (``PresentationJournalTable``).
+    let journal: PresentationJournalTable
+    /// What the start did with the presentations a killed process left open.
+    public let recovery: PresentationJournalTable.Recovery
+    /// How background time is asked for around a suspend (``handle(_:)``).
+    let backgroundTasks: BackgroundTaskRunner
+    /// The lifecycle notifications observed, if any (set once at the end of init, removed at shutdown).
+    let lifecycle = Lock<LifecycleObservation?>(nil)
+    var lifecycleObservation: LifecycleObservation? { lifecycle.withLock { $0 } }
 
     /// Opens the store, starts the recorder and, unless forwarding is off, the forwarding loop.
     ///
     /// - Parameters:
     ///   - configuration: the settings.
-    ///   - environment: where `REVENUECAT_API_KEY` is read from when the configuration has no key.
+    ///   - environment: where `REVENUECAT_API_KEY` (and the collector's `PAYWALL_COLLECTOR_KEY`) is
+    ///     read from when the configuration has no key: by default ``keyEnvironment``, the process's
+    ///     environment for command-line and server processes and none in an app.
     ///   - clock: the monotonic clock for dwell, intervals, backoff and the suspend budget.
     ///   - now: the wall clock for timestamps.
     ///   - diagnostics: recorder failures, forwarding failures, tracker misuse and the key
     ///     warning, as sentences (never a key; user ids only in misuse of your own calls).
+    ///   - backgroundTasks: how background time is asked for around a suspend (default: the
+    ///     platform's, `UIApplication.beginBackgroundTask` on iOS, nothing elsewhere).
     /// An install that opted out before (``optOut()``) starts opted out: nothing is recorded or sent.
     ///
     /// - Throws: `StorageError` when the database cannot be opened (corrupt, read-only, newer schema).
@@ -53,11 +67,13 @@ public final class PaywallAnalytics: Sendable {
     ///   is a bug of this package (report it with the message).
     public init(
         configuration: Configuration,
-        environment: [String: String] = ProcessInfo.processInfo.environment,
+        environment: [String: String] = PaywallAnalytics.keyEnvironment,
         clock: any Clock<Duration> = ContinuousClock(), now: Now = .system,
-        diagnostics: @escaping @Sendable (String) -> Void = { _ in }
+        diagnostics: @escaping @Sendable (String) -> Void = { _ in },
+        backgroundTasks: BackgroundTaskRunner = .platform
     ) throws {
         let store = try EventStore(path: configuration.databasePath, now: now)
+        self.backgroundTasks = backgroundTasks
         self.clock = clock
         self.diagnostics = diagnostics
         let optedOut = try Consent.isOptedOut(store)
@@ -66,11 +82,22 @@ public final class PaywallAnalytics: Sendable {
             diagnostics($0.description)
         }
         recorder.setOptedOut(optedOut)
-        tracker = PresentationTracker(
-            sink: recorder, clock: clock, now: now, impressionMode: configuration.impressionMode
-        ) {
-            diagnostics("paywall tracker misuse: \($0)")
+        // Before the tracker opens anything: close what a process that is gone left open (once, in the
+        // transaction that deletes its state); an opted-out install only deletes that state.
+        let journal = PresentationJournalTable(store: store, diagnostics: diagnostics)
+        journal.setEnabled(!optedOut)
+        self.journal = journal
+        do {
+            recovery = try journal.recoverAbandoned(writing: !optedOut)
+        } catch {
+            recovery = .init()
+            diagnostics(
+                "the paywalls a previous run left open could not be closed now (the next start retries): \(error)")
         }
+        tracker = PresentationTracker(
+            sink: recorder, clock: clock, now: now, impressionMode: configuration.impressionMode,
+            onMisuse: { diagnostics("paywall tracker misuse: \($0)") }, journal: journal,
+            checkpointInterval: configuration.checkpointInterval)
         let gate = consent
         let forwarder = Self.makeForwarder(
             configuration, store: store, environment: environment, now: now,
@@ -110,6 +137,13 @@ public final class PaywallAnalytics: Sendable {
             uploading = nil
             uploadingTask = nil
         }
+        if configuration.observesAppLifecycle {
+            let observation = LifecycleObservation { [weak self] event in
+                guard let self else { return }
+                Task { await self.handle(event) }
+            }
+            lifecycle.withLock { $0 = observation }
+        }
     }
 
     private static func makeForwarder(
@@ -147,16 +181,34 @@ public final class PaywallAnalytics: Sendable {
     ///
     /// - Throws: `StorageError` when the commit failed (the events stay buffered and are retried).
     public func flush() async throws {
-        try await recorder.flush()
+        try await commit()
         forwarding?.trigger()
         uploading?.trigger()
     }
 
-    /// Stops forwarding and uploading, commits what is buffered and closes the recorder.
+    /// Commits what is buffered, then deletes the saved state of the presentations closed before
+    /// (their closes are durable now).
+    func commit() async throws {
+        let closed = journal.closedSoFar()
+        try await recorder.flush()
+        do { try journal.purge(closed) } catch {
+            diagnostics("the state of closed paywalls stays until the next flush: \(error)")
+        }
+    }
+
+    /// Stops forwarding and uploading, commits what is buffered and closes the recorder. A paywall
+    /// still open is closed at the next start on this store (`via = abandoned`).
     public func shutdown() async throws {
         forwardingTask?.cancel()
         uploadingTask?.cancel()
+        lifecycle.withLock { observation in
+            observation?.remove()
+            observation = nil
+        }
+        let closed = journal.closedSoFar()
+        journal.stop()
         try await recorder.close()
+        try? journal.purge(closed)
     }
 }
 

@@ -6,7 +6,7 @@ import Foundation
 /// recomputed from the rollups, never trusted.
 extension DayPartial {
     /// The format written by ``encoded()``; bump it when the layout changes.
-    static let format: UInt8 = 2
+    static let format: UInt8 = 3
 
     /// The partial as bytes.
     func encoded() -> [UInt8] {
@@ -19,6 +19,7 @@ extension DayPartial {
             for value in [
                 s.presentations, s.impressions, s.dwellBounces, s.planSelected, s.purchaseStarted, s.purchased,
                 s.restored, s.dismissedCloseButton, s.dismissedContinueFree, s.unclosed, s.bounces, s.cancellations,
+                s.dismissedGesture, s.abandoned,
             ] {
                 out.int(value)
             }
@@ -65,7 +66,7 @@ extension DayPartial {
             var s = PresentationScan.GroupStats()
             guard let placement = input.int() else { return nil }
             var counters: [Int64] = []
-            for _ in 0..<12 {
+            for _ in 0..<14 {
                 guard let value = input.int() else { return nil }
                 counters.append(value)
             }
@@ -78,6 +79,7 @@ extension DayPartial {
             (s.dismissedContinueFree, s.unclosed, s.bounces, s.cancellations) = (
                 counters[8], counters[9], counters[10], counters[11]
             )
+            (s.dismissedGesture, s.abandoned) = (counters[12], counters[13])
             guard let viewers = input.count(), let viewerValues = input.raw(viewers, of: UInt32.self) else {
                 return nil
             }

@@ -76,6 +76,7 @@ extension PresentationScan.GroupStats {
     static let counters: [any WritableKeyPath<Self, Int64> & Sendable] = [
         \.presentations, \.impressions, \.dwellBounces, \.planSelected, \.purchaseStarted, \.purchased, \.restored,
         \.dismissedCloseButton, \.dismissedContinueFree, \.unclosed, \.bounces, \.cancellations,
+        \.dismissedGesture, \.abandoned,
     ]
 
     /// This group plus another's presentations of the same (day, placement), both in canonical form.

@@ -21,8 +21,19 @@ extension Exporter {
         """
 
     /// `'id', e.id, 'name', e.name, …`: every ``EventColumn/record`` column under its own name.
-    static let ndjsonMembers = EventColumn.record.map { "'\($0.columnName)', e.\($0.columnName)" }
-        .joined(separator: ", ")
+    ///
+    /// `open_s`, the one REAL column, is written with 17 significant digits: `json_object` renders a
+    /// REAL with 15, which is not always the stored double, so importing an export back into its own
+    /// store would count such closes as conflicts. 17 digits name every double exactly (0.1 reads
+    /// `0.10000000000000001`, the same double); `json()` keeps the number's text as printed.
+    static let ndjsonMembers = EventColumn.record.map { column -> String in
+        let value =
+            column == .openS
+            ? "CASE WHEN e.open_s IS NULL THEN NULL ELSE json(printf('%!.17g', e.open_s)) END"
+            : "e.\(column.columnName)"
+        return "'\(column.columnName)', \(value)"
+    }
+    .joined(separator: ", ")
 
     /// Writes the filtered events as NDJSON to `path` (`-`: standard output), through ``OutputFile``
     /// as ``export(_:filter:raw:toPath:)`` does; returns the lines written.

@@ -58,7 +58,8 @@ extension PresentationScan {
                 .integer(s.planSelected), .integer(s.purchaseStarted), .integer(s.purchased), .integer(s.restored),
                 .integer(s.dismissedCloseButton), .integer(s.dismissedContinueFree), .integer(s.unclosed),
                 .integer(s.bounces), .integer(s.cancellations), Self.rate(s.purchased, s.impressions),
-                Self.percentile(sorted, 50), Self.percentile(sorted, 90),
+                Self.percentile(sorted, 50), Self.percentile(sorted, 90), .integer(s.dismissedGesture),
+                .integer(s.abandoned),
             ]
         }
     }

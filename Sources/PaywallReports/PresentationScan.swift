@@ -27,6 +27,7 @@ struct PresentationScan {
         var planSelected: Int64 = 0, purchaseStarted: Int64 = 0, purchased: Int64 = 0, restored: Int64 = 0
         var dismissedCloseButton: Int64 = 0, dismissedContinueFree: Int64 = 0, unclosed: Int64 = 0
         var bounces: Int64 = 0, cancellations: Int64 = 0
+        var dismissedGesture: Int64 = 0, abandoned: Int64 = 0
         var viewers: [UInt32] = []
         var openS: [Double] = []
     }
@@ -133,6 +134,9 @@ struct PresentationScan {
             switch details.via {
             case .closeButton: stats.dismissedCloseButton += 1
             case .continueFree: stats.dismissedContinueFree += 1
+            case .gesture: stats.dismissedGesture += 1
+            // The catalog ties every via but auto to a dismissal, so this counts every abandoned close.
+            case .abandoned: stats.abandoned += 1
             case .auto, nil: break
             }
             if started { stats.cancellations += 1 } else { stats.bounces += 1 }

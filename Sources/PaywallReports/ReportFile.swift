@@ -50,7 +50,7 @@ public struct ReportFile: Sendable, Hashable {
             ("purchase_started", .count), ("purchased", .count), ("restored", .count),
             ("dismissed_close_button", .count), ("dismissed_continue_free", .count), ("unclosed", .count),
             ("bounces", .count), ("purchase_cancellations", .count), ("conversion_rate", .rate),
-            ("open_s_p50", .seconds), ("open_s_p90", .seconds),
+            ("open_s_p50", .seconds), ("open_s_p90", .seconds), ("dismissed_gesture", .count), ("abandoned", .count),
         ])
     /// `cohort_conversion.csv`.
     public static let cohortConversion = ReportFile(

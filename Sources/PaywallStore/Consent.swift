@@ -20,11 +20,11 @@ public enum Consent {
     public static func setOptedOut(_ optedOut: Bool, _ store: EventStore) throws {
         try store.connection.transaction(.immediate) { db in
             if optedOut {
-                try db.run(
+                _ = try db.run(
                     "INSERT INTO meta (key, value) VALUES (?1, '1') ON CONFLICT (key) DO UPDATE SET value = '1'",
                     [.text(optedOutKey)])
             } else {
-                try db.run("DELETE FROM meta WHERE key = ?1", [.text(optedOutKey)])
+                _ = try db.run("DELETE FROM meta WHERE key = ?1", [.text(optedOutKey)])
             }
         }
     }

@@ -29,6 +29,7 @@ public enum Schema {
             deliveryBucketsByDevice,
             privacy,
             uploadCursorAndPauses,
+            openPresentations,
             // Append later store migrations here.
         ])
 
@@ -47,7 +48,7 @@ public enum Schema {
         "events", "outbox", "deliveries", "dead_letters", "quarantine", "drops", "meta",
         "report_delivery_buckets", "report_dead_buckets",
         "suppressions", "suppressed_events", "upload_cursor", "delivery_pauses",
-        "retention_deletions",
+        "retention_deletions", "open_presentations",
     ]
 
     /// The migrator for the store's migrations followed by `groups` (modules that build on the store);

@@ -77,6 +77,12 @@ public struct UserErasure: Sendable {
             report.tables.insert(
                 TableCount(table: Self.redactedReasons, rows: try Self.redactDeadLetterReasons(ids, db)),
                 at: 5)
+            report.tables.append(
+                TableCount(
+                    table: "open_presentations",
+                    rows: try db.run(
+                        "DELETE FROM open_presentations WHERE user_id IN (SELECT value FROM json_each(?1))",
+                        [.text(json)])))
             if suppress { report.suppressionsAdded = try Suppression.add(ids, at: time, db) }
             return report
         }

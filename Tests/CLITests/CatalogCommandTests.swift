@@ -9,7 +9,7 @@ struct CatalogCommandTests {
     @Test func theShippedCatalogChecksClean() async throws {
         let result = try await cli.run(["catalog", "check"], directory: root)
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout.contains("catalog/catalog.json: OK (catalog version 1, 4 events"))
+        #expect(result.stdout.contains("catalog/catalog.json: OK (catalog version 2, 4 events"))
     }
 
     @Test func aBrokenCopyExits65NamingEveryProblem() async throws {

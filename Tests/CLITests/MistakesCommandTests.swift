@@ -148,6 +148,13 @@ struct MistakesCommandTests {
         #expect(back.status == 0, "\(back.stderr)")
         #expect(
             back.stdout.hasPrefix("imported \(rows.count), duplicates 0, conflicts 0, quarantined 0"), "\(back.stdout)")
+        // … and into the store it came from as nothing but duplicates: every value, open_s's doubles
+        // included, is the stored one (15 significant digits made closes conflicts)
+        let again = try await cli.run(["import", scratch.path("all.ndjson"), "--db", db, "--no-forward"])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(
+            again.stdout.hasPrefix("imported 0, duplicates \(rows.count), conflicts 0, quarantined 0"),
+            "\(again.stdout)")
     }
 
     @Test func theTerminalTableAndThePageSayWhatEachRateDividesBy() async throws {

@@ -171,6 +171,39 @@ struct CatalogTests {
                 .contains { $0.contains("snake_case") })
     }
 
+    @Test func valueVersionsAreChecked() throws {
+        // A value of a version the catalog does not have yet, or of version 1 (never listed).
+        #expect(
+            try Self.problems { Self.editProperty(&$0, "via") { $0["values_since"] = ["gesture": 3] } }
+                .contains { $0.contains("values_since gives \"gesture\" version 3") })
+        #expect(
+            try Self.problems { Self.editProperty(&$0, "via") { $0["values_since"] = ["auto": 1] } }
+                .contains { $0.contains("version 1 are not listed") })
+        // A value that is not one of the enum's, and values_since on a non-enum.
+        #expect(
+            try Self.problems { Self.editProperty(&$0, "via") { $0["values_since"] = ["swipe": 2] } }
+                .contains { $0.contains("names \"swipe\", which is not one of its values") })
+        #expect(
+            try Self.problems { Self.editProperty(&$0, "source") { $0["values_since"] = ["a": 2] } }
+                .contains { $0.contains("applies to enums only") })
+        // The envelope must keep accepting every older version.
+        #expect(
+            try Self.problems { object in
+                var envelope = object["envelope"] as! [[String: Any]]
+                let index = envelope.firstIndex { $0["name"] as? String == "catalog_version" }!
+                envelope[index]["min"] = 2
+                object["envelope"] = envelope
+            }.contains { $0.contains("must accept every version from 1 to the catalog's 2") })
+    }
+
+    @Test func theShippedCatalogMarksTheValuesOfVersionTwo() {
+        let via = Catalog.bundled.property(named: "via")
+        #expect(Catalog.bundled.catalogVersion == 2)
+        #expect(via?.version(introducing: "gesture") == 2)
+        #expect(via?.version(introducing: "abandoned") == 2)
+        #expect(via?.version(introducing: "close_button") == 1)
+    }
+
     @Test func severalProblemsAreAllReported() throws {
         let found = try Self.problems { object in
             Self.editProperty(&object, "source") { $0["type"] = "text" }

@@ -75,7 +75,8 @@ struct EventValidatorTests {
             (["user_id": #""""#], "user_id", "min_length"),
             (["user_id": "\"" + String(repeating: "u", count: 257) + "\""], "user_id", "max_length"),
             (["session_id": #""abc""#], "session_id", "uuid"),
-            (["catalog_version": "2"], "catalog_version", "max"),
+            (["catalog_version": "3"], "catalog_version", "max"),
+            (["catalog_version": "0"], "catalog_version", "min"),
             (["catalog_version": nil], "catalog_version", "required"),
             (["pw_id": nil], "pw_id", "required"),
             (["source": #""""#], "source", "min_length"),
@@ -98,6 +99,41 @@ struct EventValidatorTests {
     func eachRuleNamesTheFieldAndRule(changes: [String: String?], field: String, rule: String) {
         let found = issues(Line.make(changes))
         #expect(found.contains { $0.field == field && $0.rule == rule }, "got \(found)")
+    }
+
+    @Test(arguments: ["gesture", "abandoned"])
+    func aViaOfVersionTwoIsRefusedInAVersionOneEventAndAcceptedInAVersionTwoEvent(_ via: String) {
+        // Given a dismissal by a via that catalog version 2 introduced
+        let dismissal: [String: String?] = ["result": #""dismissed""#, "via": "\"\(via)\"", "product": nil]
+        var old = dismissal
+        old["catalog_version"] = "1"
+        var new = dismissal
+        new["catalog_version"] = "2"
+        // When it is validated as a version-1 event, Then it is refused (on both paths) naming the version
+        let refused = issues(Line.make(old))
+        #expect(refused.count == 1, "got \(refused)")
+        #expect(refused.first?.field == "via" && refused.first?.rule == "catalog_version")
+        #expect(refused.first?.message.contains("catalog version 2") == true)
+        #expect(refused.first?.message.contains("catalog_version 2 or later") == true)
+        // And as a version-2 event it is valid, with the via typed
+        guard case .valid(let event) = validator.validate(line: Line.make(new)) else {
+            Issue.record("expected valid, got \(issues(Line.make(new)))")
+            return
+        }
+        #expect(event.properties.via?.rawValue == via)
+        #expect(event.catalogVersion == 2)
+    }
+
+    @Test(arguments: ["1", "2"])
+    func theValuesOfVersionOneStayValidInEveryVersion(_ version: String) {
+        for (result, via) in [("purchased", "auto"), ("dismissed", "close_button"), ("dismissed", "continue_free")] {
+            let line = Line.make(["catalog_version": version, "result": "\"\(result)\"", "via": "\"\(via)\""])
+            #expect(issues(line).isEmpty, "\(line): \(issues(line))")
+            guard case .valid = validator.validate(line: line) else {
+                Issue.record("expected valid: \(line)")
+                continue
+            }
+        }
     }
 
     @Test func everyReasonIsListedNotJustTheFirst() {

@@ -39,9 +39,12 @@ struct FastPathTests {
         return (0..<count).map { index in
             let time = 1_764_400_000_000 + Int64(index) * 997
             let pwID = UUIDv7.make(milliseconds: time, using: &random).uuidString
+            // Both catalog versions; the vias of version 2 only in events of version 2.
+            let version = random.chance(0.5) ? 2 : 1
+            let dismissVias = ["close_button", "continue_free"] + (version == 2 ? ["gesture", "abandoned"] : [])
             var fields: [(String, String)] = [
                 ("id", "\"\(UUIDv7.make(milliseconds: time, using: &random).uuidString)\""),
-                ("occurred_at", "\(time)"), ("user_id", "\"user-\(index)\""), ("catalog_version", "1"),
+                ("occurred_at", "\(time)"), ("user_id", "\"user-\(index)\""), ("catalog_version", "\(version)"),
                 ("pw_id", "\"\(random.chance(0.5) ? pwID : pwID.lowercased())\""),
                 ("source", JSONString.quoted(sources[index % sources.count])),
             ]
@@ -63,7 +66,7 @@ struct FastPathTests {
                     (
                         "via",
                         result == "dismissed"
-                            ? (random.chance(0.5) ? "\"close_button\"" : "\"continue_free\"") : "\"auto\""
+                            ? "\"\(dismissVias.randomElement(using: &random)!)\"" : "\"auto\""
                     ))
                 fields.append(("open_s", opens[index % opens.count]))
                 if result == "purchased" || random.chance(0.5) { fields.append(("product", "\"pro_monthly\"")) }
@@ -71,6 +74,19 @@ struct FastPathTests {
             fields.shuffle(using: &random)
             let gap = random.chance(0.1) ? " \t" : ""
             return gap + "{" + fields.map { "\(gap)\"\($0.0)\"\(gap):\(gap)\($0.1)" }.joined(separator: ",") + "}" + gap
+        }
+    }
+
+    @Test func theFastPathRefusesAViaNewerThanTheEventsVersionAndAcceptsItInItsVersion() {
+        for via in ["gesture", "abandoned"] {
+            let line: (String) -> [UInt8] = { version in
+                Array(
+                    Line.make([
+                        "catalog_version": version, "result": #""dismissed""#, "via": "\"\(via)\"", "product": nil,
+                    ]).utf8)
+            }
+            #expect(fastRecord(line("1")) == nil, "\(via) in a version-1 event must go to the full path")
+            #expect(fastRecord(line("2"))?.properties.via?.rawValue == via)
         }
     }
 

@@ -80,6 +80,26 @@ struct PresentationTrackerTests {
         #expect(harness.sink.events[0].occurredAt == TrackerHarness.start + 1_000)
     }
 
+    @Test func aGestureDismissalIsClosedWithViaGestureInCatalogVersionTwo() throws {
+        // Given a paywall on screen for 2.5 s with a plan selected
+        let harness = TrackerHarness()
+        let paywall = try harness.open()
+        paywall.appeared()
+        harness.clock.advance(by: .seconds(2))
+        paywall.selectPlan("pro_annual")
+        harness.clock.advance(by: .milliseconds(500))
+        // When the customer swipes it away
+        paywall.close(.dismissed(via: .gesture))
+        // Then the close says gesture, keeps the plan, and is a valid event of the current catalog
+        let closed = try #require(harness.sink.events.last)
+        #expect(closed.name == .paywallClosed)
+        #expect(closed.properties.result == .dismissed && closed.properties.via == .gesture)
+        #expect(closed.properties.product == "pro_annual")
+        #expect(closed.properties.openS == 2.5)
+        #expect(closed.catalogVersion == 2)
+        #expect(EventValidator().validate(closed) == [])
+    }
+
     @Test func theTimerEmitsTheImpressionWhileThePaywallStaysOpen() async throws {
         let harness = TrackerHarness(mode: .automatic(dwell: .milliseconds(1500)))
         let paywall = try harness.open()

@@ -152,11 +152,12 @@ struct TrackerPropertyTests {
                 }
             case 60..<72:
                 let outcome: CloseOutcome =
-                    switch Int.random(in: 0..<5, using: &random) {
+                    switch Int.random(in: 0..<6, using: &random) {
                     case 0: .purchased(product: "pro_annual")
                     case 1: .purchased(product: "")
                     case 2: .restored
                     case 3: .dismissed(via: .continueFree)
+                    case 4: .dismissed(via: .gesture)
                     default: .dismissed(via: .closeButton)
                     }
                 p.close(outcome)

@@ -186,7 +186,8 @@ struct AdditivePartialsTests {
             let details = TestDetails(
                 planSelected: random.below(2) == 0, purchaseStarted: random.below(3) == 0,
                 openS: Double(random.below(60_000)) / 1000, product: "p\(random.below(3))",
-                via: [CloseVia.closeButton, .continueFree][random.below(2)], offering: ["", "a", "b"][random.below(3)])
+                via: [CloseVia.closeButton, .continueFree, .gesture, .abandoned][random.below(4)],
+                offering: ["", "a", "b"][random.below(3)])
             all.add(p, details)
             if random.below(2) == 0 { first.add(p, details) } else { second.add(p, details) }
         }

@@ -51,7 +51,7 @@ struct EngineAgreementTests {
             for _ in 0..<random.below(3) {
                 let results = [
                     ("purchased", "auto"), ("restored", "auto"), ("dismissed", "close_button"),
-                    ("dismissed", "continue_free"),
+                    ("dismissed", "continue_free"), ("dismissed", "gesture"), ("dismissed", "abandoned"),
                 ]
                 let (result, via) = results[random.below(results.count)]
                 events.append(

@@ -160,8 +160,8 @@ struct ExporterTests {
         #expect(rows == 1)
         #expect(
             lines == [
-                "date,placement,presentations,impressions,dwell_bounces,unique_viewers,impression_rate,plan_selected,purchase_started,purchased,restored,dismissed_close_button,dismissed_continue_free,unclosed,bounces,purchase_cancellations,conversion_rate,open_s_p50,open_s_p90",
-                "2026-11-01,onboarding,6,5,1,4,0.8333,1,2,2,0,2,0,1,1,1,0.4000,7.250,31.000",
+                "date,placement,presentations,impressions,dwell_bounces,unique_viewers,impression_rate,plan_selected,purchase_started,purchased,restored,dismissed_close_button,dismissed_continue_free,unclosed,bounces,purchase_cancellations,conversion_rate,open_s_p50,open_s_p90,dismissed_gesture,abandoned",
+                "2026-11-01,onboarding,6,5,1,4,0.8333,1,2,2,0,1,0,1,1,1,0.4000,7.250,31.000,1,0",
             ])
     }
 

@@ -66,8 +66,8 @@ struct FunnelReportTests {
         #expect(
             conversion.split(separator: "\r\n").map(String.init) == [
                 ReportFile.conversionFunnel.columns.joined(separator: ","),
-                "2026-11-01,'+plus,0,0,0,0,0,0,0,0,0,0,,,",
-                "2026-11-01,onboarding,5,1,2,2,0,2,0,1,1,1,0.4000,7.250,31.000",
+                "2026-11-01,'+plus,0,0,0,0,0,0,0,0,0,0,,,,0,0",
+                "2026-11-01,onboarding,5,1,2,2,0,1,0,1,1,1,0.4000,7.250,31.000,1,0",
             ])
     }
 

@@ -59,13 +59,14 @@ struct NightlyTests {
         let connection = try ReportFixture.makeStore(at: folder.path("db"))
         let reports = FunnelReport(connection: connection, now: .constant(Self.now))
         try reports.nightly(into: folder.path("out"), version: "1")
-        // When a late close arrives for unclosed P5 (day 1), and a late early event moves P19 from day 2 to day 1
+        // When a late close arrives for unclosed P5 (day 1; abandoned: the library closed it at the app's next
+        // start), and a late early event moves P19 from day 2 to day 1
         let h = ReportFixture.hour
         try ReportFixture.insert(
             [
                 ReportFixture.closed(
                     0x30, ReportFixture.day1 + 14 * h + 10_000, "u3", 5, "onboarding", "dismissed",
-                    "continue_free", 10.0),
+                    "abandoned", 10.0),
                 ReportFixture.step(
                     0x31, "paywall_plan_selected", ReportFixture.day1 + 23 * h, "u5", 19, "cohort", "pro.year"),
             ], into: connection)
@@ -78,7 +79,7 @@ struct NightlyTests {
         #expect(encounter.contains("2026-11-01,cohort,3,3,0,2,1.0000\r\n"))
         #expect(!encounter.contains("2026-11-02,cohort,"))
         let conversion = try String(contentsOfFile: folder.path("out/conversion_funnel.csv"), encoding: .utf8)
-        #expect(conversion.contains("2026-11-01,onboarding,5,1,2,2,0,2,1,0,2,1,0.4000,10.000,31.000\r\n"))
+        #expect(conversion.contains("2026-11-01,onboarding,5,1,2,2,0,1,0,0,2,1,0.4000,10.000,31.000,1,1\r\n"))
     }
 
     @Test func foldingInSmallChunksGivesTheSameReports() throws {

@@ -26,6 +26,12 @@ enum ReportFixture {
         var openS: Double? = nil
         var delivery: String = "delivered"
         var offering: String? = nil
+
+        /// The oldest catalog version the event is valid in: 2 for a `via` that version 2 added,
+        /// else 1 (so the fixture holds events of both versions).
+        var catalogVersion: Int {
+            via.map { Catalog.bundled.property(named: "via")?.version(introducing: $0) ?? 1 } ?? 1
+        }
     }
 
     static func shown(
@@ -71,9 +77,9 @@ enum ReportFixture {
             step(0x03, "paywall_plan_selected", d1 + 10 * h + 6000, "u1", 1, "onboarding", "pro.year"),
             step(0x04, "paywall_purchase_started", d1 + 10 * h + 7000, "u1", 1, "onboarding", "pro.year"),
             closed(0x05, d1 + 10 * h + 12500, "u1", 1, "onboarding", "purchased", "auto", 12.5, product: "pro.year"),
-            // P2 onboarding u2: a bounce (dismissed without purchase start), 3 s.
+            // P2 onboarding u2: a bounce (dismissed without purchase start) by a gesture, 3 s.
             shown(0x06, d1 + 11 * h, "u2", 2, "onboarding", delivery: "pending", offering: "annual"),
-            closed(0x07, d1 + 11 * h + 3000, "u2", 2, "onboarding", "dismissed", "close_button", 3.0),
+            closed(0x07, d1 + 11 * h + 3000, "u2", 2, "onboarding", "dismissed", "gesture", 3.0),
             // P3 onboarding u2: a purchase cancellation; the second close (continue_free) is ignored.
             shown(0x08, d1 + 12 * h, "u2", 3, "onboarding", delivery: "dead", offering: "monthly"),
             step(0x09, "paywall_purchase_started", d1 + 12 * h + 2000, "u2", 3, "onboarding", "pro.month"),
@@ -96,7 +102,8 @@ enum ReportFixture {
             closed(0x14, d1 + 16 * h, "u9", 6, "+plus", "purchased", "auto", 5.0, product: "pro.year"),
             // P9 =SUM(A1) u10: 02:00Z on day 2, which is 21:00 on day 1 in America/New_York.
             shown(0x15, d2 + 2 * h, "u10", 9, "=SUM(A1)", delivery: "pending"),
-            closed(0x16, d2 + 2 * h + 1500, "u10", 9, "=SUM(A1)", "dismissed", "close_button", 1.5),
+            // Abandoned: the app went away with it open; the library closed it on the next start.
+            closed(0x16, d2 + 2 * h + 1500, "u10", 9, "=SUM(A1)", "dismissed", "abandoned", 1.5),
             // Placements that need quoting or the formula guard, and markup that stays data.
             shown(0x17, d2 + 3 * h, "u11", 10, "Ünïcødé 🚀", delivery: "pending", offering: "=promo,\"q\""),
             closed(0x18, d2 + 3 * h + 4000, "u11", 10, "Ünïcødé 🚀", "purchased", "auto", 4.0, product: "pro.year"),
@@ -150,11 +157,12 @@ enum ReportFixture {
                     """
                     INSERT OR IGNORE INTO events (id, name, occurred_at, recorded_at, user_id, session_id,
                       catalog_version, pw_id, source, offering_id, placement_id, product, result, via, open_s)
-                    VALUES (?, ?, ?, ?, ?, NULL, 1, ?, ?, ?, NULL, ?, ?, ?, ?)
+                    VALUES (?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, NULL, ?, ?, ?, ?)
                     """,
                     [
                         .text(uuid(event.id)), .text(event.name), .integer(event.at), .integer(event.at + 50),
-                        .text(event.user), .text(uuid(event.pw, prefix: pwPrefix)), .text(event.source),
+                        .text(event.user), .integer(Int64(event.catalogVersion)),
+                        .text(uuid(event.pw, prefix: pwPrefix)), .text(event.source),
                         .text(event.offering), .text(event.product), .text(event.result), .text(event.via),
                         .real(event.openS),
                     ])

@@ -36,7 +36,7 @@ struct ImporterTests {
                 NDJSONLine.encode(Fixtures.event(12, name: .paywallClosed)).replacingOccurrences(
                     of: "close_button", with: "auto"),  // 8 rule
                 NDJSONLine.encode(Fixtures.event(13)).replacingOccurrences(
-                    of: #""catalog_version":1"#, with: #""catalog_version":"1""#),  // 9 type
+                    of: #""catalog_version":2"#, with: #""catalog_version":"2""#),  // 9 type
                 "",  // 10 blank: skipped
                 "[1,2,3]",  // 11 not an object
             ]

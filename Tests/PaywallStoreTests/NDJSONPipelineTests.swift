@@ -17,7 +17,9 @@ struct NDJSONPipelineTests {
         for (index, event) in events.enumerated() {
             var line = NDJSONLine.encode(event)
             switch index % 10 {
-            case 3: line = line.replacingOccurrences(of: "\"catalog_version\":1", with: "\"catalog_version\":2")
+            case 3:
+                line = line.replacingOccurrences(
+                    of: "\"catalog_version\":\(CatalogInfo.version)", with: "\"catalog_version\":3")
             case 5: line = "  "
             case 7: line += "\r"
             case 8: line = "{\"name\":\"paywall_shown\",}"
@@ -51,6 +53,6 @@ struct NDJSONPipelineTests {
         #expect(alone.quarantine.count == 600)
         #expect(alone.quarantine.map { $0.line ?? 0 } == alone.quarantine.map { $0.line ?? 0 }.sorted())
         #expect(alone.events == events.indices.filter { [0, 1, 2, 4, 6, 7, 9].contains($0 % 10) }.map { events[$0] })
-        #expect(alone.quarantine.first?.reasons == ["catalog_version: must be at most 1 (got \"2\")"])
+        #expect(alone.quarantine.first?.reasons == ["catalog_version: must be at most 2 (got \"3\")"])
     }
 }

@@ -91,7 +91,7 @@ struct RecorderTests {
         #expect(
             row.first == [
                 .text(closed.id.uuidString), .text("paywall_closed"), .integer(closed.occurredAt), .text("ü-42"),
-                .text(closed.sessionID!.uuidString), .integer(1), .text(closed.properties.pwID.uuidString),
+                .text(closed.sessionID!.uuidString), .integer(2), .text(closed.properties.pwID.uuidString),
                 .text("onboarding"), .text("dismissed"), .text("close_button"), .real(3.5), .null,
             ])
         try await recorder.close()

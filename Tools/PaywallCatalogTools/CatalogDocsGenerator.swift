@@ -38,6 +38,13 @@ public enum CatalogDocsGenerator {
         out += "An optional property given as `null` counts as absent. Timestamps are whole Unix milliseconds "
         out += "between 2000-01-01 and 2100-01-01. UUIDs are accepted in either case and stored upper-case. "
         out += "`recorded_at` is set by the store when the event is stored.\n\n"
+        out += "## Versions\n\n"
+        out += "An event says which catalog version it was written against (`catalog_version`); every version "
+        out += "from 1 to this catalog's stays valid everywhere (import, collector, uploader, exports, reports). "
+        out += "A value marked \"since version N\" above was added in version N: an event of an older version "
+        out += "that carries it is refused (its writer cannot have meant it; write it with `catalog_version` N). "
+        out += "A new version only adds: new values, new optional fields; what an older version allowed stays "
+        out += "allowed, so an older event never needs rewriting.\n\n"
         out += "## String lengths\n\n"
         out += "A string's length is its number of Unicode scalars (code points), and its size is its number of "
         out += "UTF-8 bytes: `min_length` and `max_length` count scalars, `max_bytes` caps the bytes. Both are "
@@ -61,7 +68,13 @@ public enum CatalogDocsGenerator {
 
     static func limits(_ spec: PropertySpec) -> String {
         var parts: [String] = []
-        if let values = spec.values { parts.append(values.map { "`\($0)`" }.joined(separator: ", ")) }
+        if let values = spec.values {
+            parts.append(
+                values.map { value in
+                    let since = spec.version(introducing: value)
+                    return "`\(value)`" + (since > 1 ? " (since version \(since))" : "")
+                }.joined(separator: ", "))
+        }
         if let low = spec.minLength, let high = spec.maxLength {
             parts.append("\(low)–\(high) Unicode scalars")
         } else if let high = spec.maxLength {

@@ -56,7 +56,8 @@ public enum CatalogSwiftGenerator {
         var out = docLine("Values of `\(spec.name)`: \(spec.description)", indent: "")
         out += "public enum \(enumTypeName(spec)): String, Sendable, Hashable, Codable, CaseIterable {\n"
         for value in spec.values ?? [] {
-            out += "    /// `\(value)`\n"
+            let since = spec.version(introducing: value)
+            out += "    /// `\(value)`\(since > 1 ? " (since catalog version \(since))" : "")\n"
             out += "    case \(SwiftNames.escapedMember(value)) = \"\(value)\"\n"
         }
         return out + "}\n\n"

@@ -9,11 +9,14 @@ enum ValidatorBench {
     static func run(_ arguments: [String]) {
         let count = BenchSupport.eventCount(arguments, default: 200_000)
         let lines = BenchSupport.events(count).map { Array(NDJSONLine.encode($0).utf8) }
-        // The same lines with one broken rule each: catalog_version 2 is above the catalog's maximum.
+        // The same lines with one broken rule each: a catalog_version above the catalog's maximum.
         let invalidLines = lines.map {
             Array(
                 String(decoding: $0, as: UTF8.self)
-                    .replacingOccurrences(of: "\"catalog_version\":1", with: "\"catalog_version\":2").utf8)
+                    .replacingOccurrences(
+                        of: "\"catalog_version\":\(CatalogInfo.version)",
+                        with: "\"catalog_version\":\(CatalogInfo.version + 1)"
+                    ).utf8)
         }
         let validator = EventValidator()
         var valid = 0

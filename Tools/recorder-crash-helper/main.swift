@@ -6,9 +6,16 @@
 //                                            path PATH), print counts and peak memory (maxrss_kb)
 //   recorder-crash-helper hold-lock DB      take the write lock, print "locked", keep it until a
 //                                            line arrives on stdin (or the process is killed)
+//   recorder-crash-helper paywall-open DB START_MS
+//                                            the library (PaywallAnalytics) on DB with a manual clock
+//                                            starting at START_MS: opens a paywall, shows it, advances
+//                                            the clock 7 s, checkpoints, prints "checkpoint PW_ID
+//                                            VISIBLE_S", then waits to be killed
 import Foundation
+import PaywallAnalytics
 import PaywallCore
 import PaywallSQLite
+import PaywallSimulation
 import PaywallStore
 
 /// Writes straight to file descriptor 1 (no buffering: what is printed is acknowledged).
@@ -83,6 +90,29 @@ case "import":
         emit(
             "imported=\(result.imported) duplicates=\(result.duplicates) quarantined=\(result.quarantined) conflicts=\(result.conflicts) maxrss_kb=\(peak)"
         )
+    } catch {
+        FileHandle.standardError.write(Data("\(error)\n".utf8))
+        exit(74)
+    }
+case "paywall-open":
+    // Time is driven here, so the visible time the next start closes the paywall with is known exactly.
+    let start = arguments.count > 3 ? Int64(arguments[3]) ?? 1_764_400_000_000 : 1_764_400_000_000
+    let clock = ManualClock()
+    let origin = clock.now
+    let now = Now { start + Int64(origin.duration(to: clock.now).components.seconds) * 1000 }
+    do {
+        let analytics = try PaywallAnalytics(
+            configuration: .init(databasePath: path, forwarding: .off, checkpointInterval: nil), clock: clock,
+            now: now)
+        let paywall = try analytics.tracker.open(source: "killed", userID: "crash-user")
+        paywall.appeared()
+        clock.advance(by: .seconds(3))
+        paywall.selectPlan("pro_annual")
+        clock.advance(by: .seconds(4))
+        analytics.tracker.checkpoint()
+        emit("checkpoint \(paywall.pwID.uuidString) 7.0")
+        _ = readLine()  // killed before a line ever comes
+        withExtendedLifetime(analytics) {}
     } catch {
         FileHandle.standardError.write(Data("\(error)\n".utf8))
         exit(74)

@@ -17,7 +17,9 @@ SELECT * EXCEPT (open_s_sorted) FROM (
     if(impressions = 0, NULL, purchased / impressions) AS conversion_rate,
     arraySort(groupArrayIf(close_open_s, has_impression AND is_closed)) AS open_s_sorted,
     if(length(open_s_sorted) = 0, NULL, open_s_sorted[intDiv(50 * length(open_s_sorted) + 99, 100)]) AS open_s_p50,
-    if(length(open_s_sorted) = 0, NULL, open_s_sorted[intDiv(90 * length(open_s_sorted) + 99, 100)]) AS open_s_p90
+    if(length(open_s_sorted) = 0, NULL, open_s_sorted[intDiv(90 * length(open_s_sorted) + 99, 100)]) AS open_s_p90,
+    countIf(has_impression AND is_closed AND close_result = 'dismissed' AND close_via = 'gesture') AS dismissed_gesture,
+    countIf(has_impression AND is_closed AND close_via = 'abandoned') AS abandoned
   FROM presentations
   WHERE date BETWEEN toDate({from:String}) AND toDate({to:String})
     AND (JSONLength({placements_json:String}) = 0

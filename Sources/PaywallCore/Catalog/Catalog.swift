@@ -99,9 +99,14 @@ public struct PropertySpec: Sendable, Hashable, Codable {
     public var values: [String]?
     /// The Swift type name generated for an enum.
     public var swiftType: String?
+    /// For an enum: the catalog version that introduced a value, for the values added after
+    /// version 1 (a value not listed has been allowed since version 1). An event whose
+    /// `catalog_version` is lower than a value's version is refused with that value.
+    public var valuesSince: [String: Int]?
 
     enum CodingKeys: String, CodingKey {
         case name, type, required, description, min, max, values
+        case valuesSince = "values_since"
         case minLength = "min_length"
         case maxLength = "max_length"
         case maxBytes = "max_bytes"
@@ -110,6 +115,9 @@ public struct PropertySpec: Sendable, Hashable, Codable {
 
     /// The parsed type, or `nil` when the catalog names an unknown type.
     public var kind: PropertyType? { PropertyType(rawValue: type) }
+
+    /// The catalog version that introduced the enum value `value` (1 unless ``valuesSince`` says later).
+    public func version(introducing value: String) -> Int { valuesSince?[value] ?? 1 }
 }
 
 /// An event definition.

@@ -12,6 +12,7 @@ public enum CatalogChecker {
             problems.append(.init("catalog_version", "must be 1 or more, found \(catalog.catalogVersion)"))
         }
         problems += definitionProblems(catalog.envelope, section: "envelope")
+        problems += versionProblems(catalog)
         let envelopeNames = Set(catalog.envelope.map(\.name))
         for field in requiredEnvelopeFields where !envelopeNames.contains(field) {
             problems.append(.init("envelope", "missing the field \"\(field)\", which every event needs"))
@@ -43,6 +44,42 @@ public enum CatalogChecker {
                 problems.append(.init(here, "duplicate property; each property is defined once"))
             }
             problems += boundProblems(spec, at: here)
+        }
+        return problems
+    }
+
+    /// `values_since` on enums only, naming their values, with versions from 2 to the catalog's;
+    /// and the envelope's `catalog_version` accepting every version up to the catalog's.
+    static func versionProblems(_ catalog: Catalog) -> [CatalogProblem] {
+        var problems: [CatalogProblem] = []
+        for spec in catalog.envelope + catalog.properties {
+            guard let since = spec.valuesSince else { continue }
+            let here = "\(catalog.envelope.contains(spec) ? "envelope" : "properties")[\(spec.name)]"
+            guard spec.kind == .enum else {
+                problems.append(.init(here, "\"values_since\" applies to enums only, not to \(spec.type)"))
+                continue
+            }
+            for (value, version) in since.sorted(by: { $0.key < $1.key }) {
+                if !(spec.values ?? []).contains(value) {
+                    problems.append(.init(here, "values_since names \"\(value)\", which is not one of its values"))
+                }
+                if version < 2 || version > catalog.catalogVersion {
+                    problems.append(
+                        .init(
+                            here,
+                            "values_since gives \"\(value)\" version \(version); use a version from 2 to the "
+                                + "catalog's \(catalog.catalogVersion) (values of version 1 are not listed)"))
+                }
+            }
+        }
+        if let field = catalog.envelope.first(where: { $0.name == "catalog_version" }),
+            let high = field.max, Int(high) != catalog.catalogVersion || (field.min ?? 1) != 1
+        {
+            problems.append(
+                .init(
+                    "envelope[catalog_version]",
+                    "must accept every version from 1 to the catalog's \(catalog.catalogVersion) "
+                        + "(min 1, max \(catalog.catalogVersion)): events of older versions stay valid"))
         }
         return problems
     }

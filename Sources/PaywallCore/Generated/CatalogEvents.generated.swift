@@ -24,7 +24,7 @@ public enum CloseResult: String, Sendable, Hashable, Codable, CaseIterable {
     case dismissed = "dismissed"
 }
 
-/// Values of `via`: What closed the paywall. auto exactly when the result is purchased or restored.
+/// Values of `via`: What closed the paywall. auto exactly when the result is purchased or restored. gesture: the customer dismissed it interactively (swipe-to-dismiss, the system back gesture). abandoned: the app went away with the paywall open and the library closed it on its next start; only the library emits it.
 public enum CloseVia: String, Sendable, Hashable, Codable, CaseIterable {
     /// `close_button`
     case closeButton = "close_button"
@@ -32,6 +32,10 @@ public enum CloseVia: String, Sendable, Hashable, Codable, CaseIterable {
     case continueFree = "continue_free"
     /// `auto`
     case auto = "auto"
+    /// `gesture` (since catalog version 2)
+    case gesture = "gesture"
+    /// `abandoned` (since catalog version 2)
+    case abandoned = "abandoned"
 }
 
 /// The name of every catalog property, in catalog order.
@@ -82,7 +86,7 @@ public struct EventProperties: Sendable, Hashable, Codable {
     public var product: String?
     /// `result`: How the presentation ended.
     public var result: CloseResult?
-    /// `via`: What closed the paywall. auto exactly when the result is purchased or restored.
+    /// `via`: What closed the paywall. auto exactly when the result is purchased or restored. gesture: the customer dismissed it interactively (swipe-to-dismiss, the system back gesture). abandoned: the app went away with the paywall open and the library closed it on its next start; only the library emits it.
     public var via: CloseVia?
     /// `open_s`: Seconds from the paywall appearing to its closing; finite.
     public var openS: Double?
@@ -244,7 +248,7 @@ public struct PaywallClosed: CatalogEvent {
     public var source: String
     /// `result`: How the presentation ended.
     public var result: CloseResult
-    /// `via`: What closed the paywall. auto exactly when the result is purchased or restored.
+    /// `via`: What closed the paywall. auto exactly when the result is purchased or restored. gesture: the customer dismissed it interactively (swipe-to-dismiss, the system back gesture). abandoned: the app went away with the paywall open and the library closed it on its next start; only the library emits it.
     public var via: CloseVia
     /// `open_s`: Seconds from the paywall appearing to its closing; finite.
     public var openS: Double
@@ -270,13 +274,13 @@ public struct PaywallClosed: CatalogEvent {
 /// Facts about the catalog this code was generated from.
 public enum CatalogInfo {
     /// The catalog version.
-    public static let version = 1
+    public static let version = 2
 
     /// The catalog file this code was generated from, embedded so that validation needs no
     /// resource files.
     public static let json = #"""
 {
-  "catalog_version": 1,
+  "catalog_version": 2,
   "description": "Paywall events recorded by PaywallAnalytics. One presentation of a paywall is identified by pw_id; every event of that presentation carries it.",
   "envelope": [
     {"name": "id", "type": "uuid", "required": true,
@@ -291,8 +295,8 @@ public enum CatalogInfo {
      "description": "The RevenueCat app user id."},
     {"name": "session_id", "type": "uuid", "required": false,
      "description": "The app session, when known."},
-    {"name": "catalog_version", "type": "integer", "required": true, "min": 1, "max": 1,
-     "description": "The catalog version the event was written against."}
+    {"name": "catalog_version", "type": "integer", "required": true, "min": 1, "max": 2,
+     "description": "The catalog version the event was written against. Events of every version up to this one stay valid; a value introduced in a later version than the event's is refused."}
   ],
   "properties": [
     {"name": "pw_id", "type": "uuid",
@@ -308,9 +312,10 @@ public enum CatalogInfo {
     {"name": "result", "type": "enum", "values": ["purchased", "restored", "dismissed"],
      "swift_type": "CloseResult",
      "description": "How the presentation ended."},
-    {"name": "via", "type": "enum", "values": ["close_button", "continue_free", "auto"],
+    {"name": "via", "type": "enum", "values": ["close_button", "continue_free", "auto", "gesture", "abandoned"],
+     "values_since": {"gesture": 2, "abandoned": 2},
      "swift_type": "CloseVia",
-     "description": "What closed the paywall. auto exactly when the result is purchased or restored."},
+     "description": "What closed the paywall. auto exactly when the result is purchased or restored. gesture: the customer dismissed it interactively (swipe-to-dismiss, the system back gesture). abandoned: the app went away with the paywall open and the library closed it on its next start; only the library emits it."},
     {"name": "open_s", "type": "number", "min": 0, "max": 86400,
      "description": "Seconds from the paywall appearing to its closing; finite."}
   ],

@@ -74,7 +74,7 @@ extension Presentation {
             let elapsed = p.tracker.clock.elapsed()
             try p.state.withLock { state throws(TrackerError) in
                 try p.ensureOpen(state, "close()")
-                p.endVisibility(&state, at: elapsed)
+                p.endVisibility(&state, at: elapsed, journaling: false)
                 state.closed = true
                 state.appVisible = false
                 let openSeconds = state.firstAppearedAt.map { Presentation.seconds(elapsed - $0) } ?? 0
@@ -84,11 +84,15 @@ extension Presentation {
                     case .restored: (.restored, .auto, state.lastSelectedProduct)
                     case .dismissed(.closeButton): (.dismissed, .closeButton, state.lastSelectedProduct)
                     case .dismissed(.continueFree): (.dismissed, .continueFree, state.lastSelectedProduct)
+                    case .dismissed(.gesture): (.dismissed, .gesture, state.lastSelectedProduct)
                     }
                 let event = PaywallClosed(
                     pwID: p.pwID, source: p.context.source, result: result, via: via,
                     openS: min(openSeconds, PresentationTracker.openSecondsBound), product: product)
-                p.tracker.emit(event, context: p.context, occurredAt: p.tracker.now.milliseconds())
+                let record = p.tracker.record(event, context: p.context, occurredAt: p.tracker.now.milliseconds())
+                // Journaled first: a kill between the two still leaves this close (not an abandoned one).
+                p.journal(state, at: elapsed, close: record)
+                p.tracker.sink.record(record)
             }
             p.tracker.unregister(p)
         }

@@ -8,15 +8,18 @@ public enum CloseOutcome: Sendable, Hashable {
     case purchased(product: String)
     /// The customer restored purchases.
     case restored
-    /// The customer left without buying, with the close button or "continue for free".
+    /// The customer left without buying: the close button, "continue for free", or a gesture.
     case dismissed(via: DismissVia)
 
-    /// The two ways to leave without buying.
+    /// The ways the customer can leave without buying. (A paywall the app left open when it went
+    /// away is closed by the library itself, with `via = abandoned`; the app never reports that.)
     public enum DismissVia: Sendable, Hashable {
         /// The close button.
         case closeButton
         /// A "continue for free" link.
         case continueFree
+        /// An interactive dismissal: swipe-to-dismiss of a sheet, the system back gesture.
+        case gesture
     }
 }
 
@@ -53,6 +56,12 @@ public final class Presentation: Sendable {
         var lastSelectedProduct: String?
         var closed = false
         var dwellTimer: Task<Void, Never>?
+        /// Visible time of the periods that ended (the current one is `visibleSince` to now).
+        var visibleBefore: Duration = .zero
+        /// The impression emitted, kept for the journal's snapshots.
+        var impression: EventRecord?
+        /// The periodic checkpoint while visible (``PresentationTracker/checkpointInterval``).
+        var checkpointTimer: Task<Void, Never>?
     }
 
     let context: Context

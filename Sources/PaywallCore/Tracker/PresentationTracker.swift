@@ -42,6 +42,11 @@ public final class PresentationTracker: Sendable {
     let now: Now
     let mode: ImpressionMode
     let onMisuse: @Sendable (TrackerError) -> Void
+    /// Where open presentations' state is kept for a process that dies (``PresentationJournal``).
+    let journal: (any PresentationJournal)?
+    /// How often a visible presentation is checkpointed to the journal (`nil`: only on changes and
+    /// ``checkpoint()``).
+    let checkpointInterval: Duration?
     let registry = Lock(Registry())
     /// Serializes ``suspend()`` and ``resume()`` (held while they visit the presentations; a
     /// presentation never takes it, so the lock order is transitions, presentation, registry).
@@ -67,15 +72,31 @@ public final class PresentationTracker: Sendable {
     ///   - impressionMode: the default for presentations: automatic dwell (1 s) or app-reported.
     ///   - onMisuse: receives every misuse (a second close, an action after the close or off
     ///     screen…); the call that caused it emitted nothing. Called on the caller's thread.
+    ///   - journal: where each open presentation's state is kept, so that the next start closes
+    ///     what a killed process left open (`nil`: nowhere).
+    ///   - checkpointInterval: how often a visible presentation's visible time is saved in the
+    ///     journal besides every change (`nil`: only on changes and ``checkpoint()``).
     public init(
         sink: any EventSink, clock: any Clock<Duration>, now: Now, impressionMode: ImpressionMode = .default,
-        onMisuse: @escaping @Sendable (TrackerError) -> Void = PresentationTracker.defaultMisuseHandler
+        onMisuse: @escaping @Sendable (TrackerError) -> Void = PresentationTracker.defaultMisuseHandler,
+        journal: (any PresentationJournal)? = nil, checkpointInterval: Duration? = .seconds(5)
     ) {
         self.sink = sink
         self.clock = MonotonicClock(clock)
         self.now = now
         self.mode = impressionMode
         self.onMisuse = onMisuse
+        self.journal = journal
+        self.checkpointInterval = checkpointInterval
+    }
+
+    /// Saves every open presentation's state in the journal now (an impression whose dwell time is
+    /// reached is emitted first). The tracker does this by itself on every change and periodically;
+    /// call it when the app may be killed at once (a memory warning, before a risky operation).
+    public func checkpoint() {
+        let elapsed = clock.elapsed()
+        let presentations = registry.withLock { $0.liveAndPruned() }
+        for presentation in presentations { presentation.checkpoint(at: elapsed) }
     }
 
     /// Whether ``suspend()`` was called without a ``resume()`` since.
@@ -134,6 +155,8 @@ public final class PresentationTracker: Sendable {
             placementID: placementID, userID: userID, sessionID: sessionID, mode: impressionMode ?? mode)
         let presentation = Presentation(context: context, tracker: self)
         registry.withLock { $0.open[ObjectIdentifier(presentation)] = WeakPresentation(presentation: presentation) }
+        let elapsed = clock.elapsed()
+        presentation.state.withLock { presentation.journal($0, at: elapsed) }
         return presentation
     }
 
@@ -155,10 +178,14 @@ public final class PresentationTracker: Sendable {
 
     /// Wraps an event in an envelope with a fresh time-ordered id and emits it.
     func emit(_ event: some CatalogEvent, context: Presentation.Context, occurredAt: Int64) {
-        sink.record(
-            event.record(
-                id: UUIDv7.make(milliseconds: occurredAt), occurredAt: occurredAt,
-                userID: context.userID, sessionID: context.sessionID))
+        sink.record(record(event, context: context, occurredAt: occurredAt))
+    }
+
+    /// Wraps an event in an envelope with a fresh time-ordered id.
+    func record(_ event: some CatalogEvent, context: Presentation.Context, occurredAt: Int64) -> EventRecord {
+        event.record(
+            id: UUIDv7.make(milliseconds: occurredAt), occurredAt: occurredAt,
+            userID: context.userID, sessionID: context.sessionID)
     }
 }
 

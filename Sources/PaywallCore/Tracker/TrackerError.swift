@@ -16,6 +16,9 @@ public enum TrackerError: Error, Sendable, Hashable, CustomStringConvertible {
     case impressionAlreadyReported(pwID: UUID)
     /// A value breaks the catalog (empty or too long source or product).
     case invalidValue(ValidationIssue)
+    /// A ``PaywallPresentationController`` call before its view appeared (nothing is open yet), or
+    /// after opening failed (the reason was reported then).
+    case notOpen(attempted: String)
 
     /// What went wrong and what to do.
     public var description: String {
@@ -30,6 +33,8 @@ public enum TrackerError: Error, Sendable, Hashable, CustomStringConvertible {
             "paywall presentation \(id.uuidString) already has its impression; report it once per presentation."
         case .invalidValue(let issue):
             "invalid value: \(issue.description)"
+        case .notOpen(let attempted):
+            "no paywall presentation is open; \(attempted) was ignored. The presentation opens when its view appears."
         }
     }
 }

@@ -5,7 +5,8 @@ import Foundation
 ///
 /// Decisions (documented in catalog/README.md): properties the catalog does not define for the
 /// event are refused, not dropped; an optional property given as `null` is absent; timestamps are
-/// whole Unix milliseconds in [2000-01-01, 2100-01-01).
+/// whole Unix milliseconds in [2000-01-01, 2100-01-01); an enum value introduced in a later catalog
+/// version than the event's `catalog_version` is refused (a version-1 writer cannot have meant it).
 ///
 /// ```swift
 /// let validator = EventValidator()
@@ -151,6 +152,7 @@ public struct EventValidator: Sendable {
                         message: "\(known); remove it, or add it to the catalog first"))
             }
             issues += ruleIssues(event.spec, values)
+            issues += versionIssues(event, values)
         }
         guard issues.isEmpty, let event, let name = EventName(rawValue: event.spec.name) else {
             return .invalid(issues)

@@ -16,7 +16,20 @@ extension FastPlan {
         for field in envelope where !check(field, &raw[field.slot], line) { return nil }
         for field in event.fields where !check(field, &raw[field.slot], line) { return nil }
         for rule in event.rules where broken(rule, raw, line) { return nil }
+        if !versionAllows(event, raw) { return nil }
         return record(event.name, raw, line)
+    }
+
+    /// Whether every enum value of the line exists in its `catalog_version`, as
+    /// ``EventValidator/versionIssues(_:_:)`` judges it.
+    func versionAllows(_ event: Event, _ raw: UnsafeMutableBufferPointer<RawValue>) -> Bool {
+        let slot = recordSlots.catalogVersion
+        guard slot >= 0, raw[slot].typed == RawValue.integer else { return true }
+        let version = raw[slot].integer
+        for field in event.fields where field.kind == .enum && raw[field.slot].typed == RawValue.choice {
+            if Int64(choices[raw[field.slot].choice].since) > version { return false }
+        }
+        return true
     }
 
     /// Checks a field's value like ``EventValidator/check(_:_:into:)`` does, without the reasons:

@@ -29,6 +29,8 @@ struct FastPlan: Sendable {
         let offset: Int
         let count: Int
         let text: String
+        /// The catalog version that introduced the value (``PropertySpec/version(introducing:)``).
+        let since: Int
     }
 
     /// A cross-property rule with its properties' slots (-1: a name with no slot, never set).
@@ -104,7 +106,10 @@ struct FastPlan: Sendable {
         func field(_ compiled: EventValidator.CompiledField) -> Field {
             let start = choices.count
             for value in compiled.kind == .enum ? compiled.spec.values ?? [] : [] {
-                choices.append(Choice(offset: choiceBytes.count, count: value.utf8.count, text: value))
+                choices.append(
+                    Choice(
+                        offset: choiceBytes.count, count: value.utf8.count, text: value,
+                        since: compiled.spec.version(introducing: value)))
                 choiceBytes += value.utf8
             }
             let spec = compiled.spec

@@ -24,8 +24,7 @@ enum ImportCommand {
                 how the shards of several collectors merge into one report store.
 
                 Exit codes: 0 all imported, 65 some lines quarantined or in conflict (the good ones are stored), 66 a
-                file is missing,
-                74 a file cannot be read, 75 the database is locked.
+                file is missing, 74 a file cannot be read, 75 the database is locked.
                 """,
             usage: "import <file>... [--no-forward]",
             arguments: [("<file>", "NDJSON file, `-` for standard input, or a PaywallAnalytics SQLite database.")],

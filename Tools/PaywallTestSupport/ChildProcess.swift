@@ -1,15 +1,20 @@
 import Foundation
-import PaywallTestSupport
 
-/// The `recorder-crash-helper` executable built next to the test binary, run as a real child process.
-final class ChildProcess: @unchecked Sendable {
+/// The `recorder-crash-helper` executable built next to the test binary, run as a real child process
+/// (a test target that uses it depends on `recorder-crash-helper`, so it is built first).
+public final class ChildProcess: @unchecked Sendable {
     // @unchecked Sendable: every property is immutable after init; Process and Pipe are thread-safe for this use.
-    let process = Process()
-    let output = Pipe()
-    let input = Pipe()
-    let errors: URL
+    /// The child.
+    public let process = Process()
+    /// The child's standard output.
+    public let output = Pipe()
+    /// The child's standard input.
+    public let input = Pipe()
+    /// The file the child's standard error goes to.
+    public let errors: URL
 
-    static func helperURL() throws -> URL {
+    /// Where the helper executable is (beside the test binary).
+    public static func helperURL() throws -> URL {
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         let candidates = [
             executable.deletingLastPathComponent(),
@@ -29,7 +34,8 @@ final class ChildProcess: @unchecked Sendable {
         }
     }
 
-    init(_ arguments: [String], errorsTo errors: URL) throws {
+    /// Starts the helper with `arguments`, its standard error going to the file `errors`.
+    public init(_ arguments: [String], errorsTo errors: URL) throws {
         self.errors = errors
         _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
         process.executableURL = try Self.helperURL()
@@ -41,7 +47,7 @@ final class ChildProcess: @unchecked Sendable {
     }
 
     /// Reads stdout to end of file off the cooperative pool.
-    func readAll() async -> Data {
+    public func readAll() async -> Data {
         await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 continuation.resume(returning: self.output.fileHandleForReading.readDataToEndOfFile())
@@ -50,7 +56,7 @@ final class ChildProcess: @unchecked Sendable {
     }
 
     /// Reads one line of stdout off the cooperative pool.
-    func readLine() async -> String {
+    public func readLine() async -> String {
         await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 var line = Data()
@@ -66,13 +72,15 @@ final class ChildProcess: @unchecked Sendable {
 
     /// Writes `line` to the child's stdin; false when the child is gone (a killed child raises no SIGPIPE here).
     @discardableResult
-    func send(_ line: String) -> Bool {
+    public func send(_ line: String) -> Bool {
         (try? PipeWriting.write(Data((line + "\n").utf8), to: input.fileHandleForWriting)) ?? false
     }
 
-    func kill() { _ = Foundation.kill(process.processIdentifier, SIGKILL) }
+    /// Kills the child with SIGKILL (no cleanup runs in it).
+    public func kill() { _ = Foundation.kill(process.processIdentifier, SIGKILL) }
 
-    func waitForExit() async {
+    /// Returns once the child has exited.
+    public func waitForExit() async {
         await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 self.process.waitUntilExit()
@@ -81,5 +89,6 @@ final class ChildProcess: @unchecked Sendable {
         }
     }
 
-    var stderrText: String { (try? String(contentsOf: errors, encoding: .utf8)) ?? "" }
+    /// What the child wrote to standard error.
+    public var stderrText: String { (try? String(contentsOf: errors, encoding: .utf8)) ?? "" }
 }
