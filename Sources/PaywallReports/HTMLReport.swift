@@ -17,9 +17,18 @@ public enum HTMLReport {
         /// The cohort conversion window in words, e.g. `3d`.
         public var cohortWindow: String
 
+        /// The first and last day of the report (ISO dates): the span of the daily charts' calendar
+        /// axis. `nil`: the first and last day with data.
+        public var firstDay: String?, lastDay: String?
+
         /// Creates a context.
-        public init(period: String, timezone: String, version: String, cohortWindow: String = "3d") {
+        public init(
+            period: String, timezone: String, version: String, cohortWindow: String = "3d", firstDay: String? = nil,
+            lastDay: String? = nil
+        ) {
             self.period = period
+            self.firstDay = firstDay
+            self.lastDay = lastDay
             self.timezone = timezone
             self.version = version
             self.cohortWindow = cohortWindow
@@ -35,7 +44,8 @@ public enum HTMLReport {
         let model = HTMLReportModel(tables: byName)
         var body = header(context) + qualityBanner(model)
         body += "<section><h2>Placements at a glance</h2>" + table(byName["placement_summary"]) + "</section>"
-        for placement in model.placements { body += placementSection(placement, model: model) }
+        let calendar = model.calendar(first: context.firstDay, last: context.lastDay)
+        for placement in model.placements { body += placementSection(placement, calendar: calendar, model: model) }
         body +=
             "<section><h2>Cohort conversion (window \(HTMLEscaping.escape(context.cohortWindow)) after the first impression)</h2>"
         body +=
@@ -99,7 +109,7 @@ public enum HTMLReport {
             + "</ul></div>"
     }
 
-    static func placementSection(_ placement: String, model: HTMLReportModel) -> String {
+    static func placementSection(_ placement: String, calendar: [String], model: HTMLReportModel) -> String {
         let name = HTMLEscaping.data(placement)
         let funnel = model.funnel(for: placement)
         var out = "<section class=\"placement\"><h2>Placement <q>\(name)</q></h2>"
@@ -120,17 +130,8 @@ public enum HTMLReport {
                     .init(label: "Purchase started", value: funnel.purchaseStarted),
                     .init(label: "Purchased", value: funnel.purchased),
                 ], title: "Funnel of \(placement)")
-        let days = model.daily(for: placement)
-        out += "<div class=\"trends\"><div><h3>Impressions per day</h3>"
-        out += SVGChart.line(
-            days.map { ($0.date, Double($0.impressions)) }, title: "Impressions per day at \(placement)"
-        ) { String(Int($0.rounded())) }
-        out += "</div><div><h3>Purchases per impression, per day</h3>"
-        out += SVGChart.line(
-            days.map { ($0.date, $0.impressions == 0 ? 0 : Double($0.purchased) / Double($0.impressions)) },
-            title: "Purchases per impression per day at \(placement)"
-        ) { SVGChart.percent($0) }
-        return out + "</div></div></section>"
+        out += trends(placement, calendar: calendar, model: model)
+        return out + "</section>"
     }
 
     static func figure(_ label: String, _ value: String) -> String {
