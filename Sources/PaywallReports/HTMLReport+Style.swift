@@ -24,7 +24,7 @@ extension HTMLReport {
         .chart .tick{fill:var(--muted);font-size:13px}.chart .axis-title{font-size:13px;font-weight:600;fill:var(--muted)}.chart .end{text-anchor:end}.chart .middle{text-anchor:middle}.chart .start{text-anchor:start}
         .bar{fill:var(--accent)}.bar1{opacity:.9}.bar2{opacity:.8}.bar3{opacity:.7}.bar4{fill:#1f9d55}
         .axis{stroke:#9aa3b2}.grid{stroke:var(--line);stroke-width:.5}.series{fill:none;stroke:var(--accent);stroke-width:2}.dot{fill:var(--accent)}.band{fill:var(--accent);opacity:.15;stroke:none}.band-line{stroke:var(--accent);opacity:.35;stroke-width:4}
-        .s1{--c:#d9480f}.s2{--c:#2b8a3e}.s3{--c:#862e9c}.s4{--c:#c2255c}.s5{--c:#0b7285}.s6{--c:#5c940d}.s7{--c:#495057}
+        .s0{--c:var(--accent)}.s1{--c:#d9480f}.s2{--c:#2b8a3e}.s3{--c:#862e9c}.s4{--c:#c2255c}.s5{--c:#0b7285}.s6{--c:#5c940d}.s7{--c:#495057}
         .series.s1,.series.s2,.series.s3,.series.s4,.series.s5,.series.s6,.series.s7{stroke:var(--c)}.dot.s1,.dot.s2,.dot.s3,.dot.s4,.dot.s5,.dot.s6,.dot.s7{fill:var(--c)}
         .scroll{overflow-x:auto}table{border-collapse:collapse;width:100%;font-size:13px}
         th,td{border-bottom:1px solid var(--line);padding:4px 8px;text-align:left;white-space:nowrap}td.num{text-align:right;font-variant-numeric:tabular-nums}

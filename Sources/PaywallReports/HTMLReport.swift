@@ -45,6 +45,7 @@ public enum HTMLReport {
         var body = header(context) + qualityBanner(model)
         body += "<section><h2>Placements at a glance</h2>" + table(byName["placement_summary"]) + "</section>"
         let calendar = model.calendar(first: context.firstDay, last: context.lastDay)
+        body += placementComparison(calendar: calendar, model: model)
         for placement in model.placements { body += placementSection(placement, calendar: calendar, model: model) }
         body +=
             "<section><h2>Cohort conversion (window \(HTMLEscaping.escape(context.cohortWindow)) after the first impression)</h2>"
@@ -62,7 +63,7 @@ public enum HTMLReport {
             <html lang="en"><head><meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
             <title>Paywall report — \(HTMLEscaping.escape(context.period))</title>
-            <style>\(style)\(offeringStyle)</style></head>
+            <style>\(style)\(offeringStyle)\(comparisonStyle)</style></head>
             <body><main>
             \(body)
             <footer>PaywallAnalytics \(HTMLEscaping.escape(context.version)) · definitions of every number: funnels.md in the PaywallAnalytics repository</footer>

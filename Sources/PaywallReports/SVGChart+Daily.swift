@@ -14,6 +14,8 @@ extension SVGChart {
         var band: [(low: Double, high: Double)?]? = nil
         /// The `<title>` of each point.
         var titles: [String]
+        /// The series' name when a chart draws several (its group's `aria-label`); `nil` for none.
+        var name: String? = nil
     }
 
     /// The chart's geometry, in SVG user units (the page shows it about 1:1 at desktop widths).
@@ -97,6 +99,9 @@ extension SVGChart {
             + "<text x=\"14\" y=\"\(fmt(F.top + F.plotHeight / 2))\" transform=\"rotate(-90 14 \(fmt(F.top + F.plotHeight / 2)))\" class=\"axis-title middle\">\(HTMLEscaping.attribute(yTitle))</text>"
         for (number, line) in series.enumerated() {
             let runs = segments(line.values)
+            if let name = line.name {
+                svg += "<g class=\"series-group\" aria-label=\"\(HTMLEscaping.attribute(name))\">"
+            }
             if let band = line.band {
                 for run in runs {
                     guard run.count > 1 else {
@@ -126,6 +131,7 @@ extension SVGChart {
                         "<circle cx=\"\(fmt(x(index)))\" cy=\"\(fmt(y(line.values[index] ?? 0)))\" r=\"3\" class=\"dot s\(number % 8)\"><title>\(HTMLEscaping.attribute(line.titles[index]))</title></circle>"
                 }
             }
+            if line.name != nil { svg += "</g>" }
         }
         return svg + "</svg>"
     }

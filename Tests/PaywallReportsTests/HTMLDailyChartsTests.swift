@@ -125,4 +125,38 @@ struct HTMLDailyChartsTests {
             tables: Self.tables(), context: HTMLReport.Context(period: "", timezone: "UTC", version: "0"))
         #expect(!html.contains(">2026-10-07</text>") && html.contains(">2026-10-06</text>"))
     }
+
+    @Test func oneChartComparesEveryPlacementOnOneScale() throws {
+        func row(_ date: String, _ placement: String, _ impressions: Int, _ purchased: Int) -> [String] {
+            [date, placement, "\(impressions)", "0", "0", "\(purchased)", "0", "0", "0", "0", "0", "0", "", "", ""]
+        }
+        // Given paywall converting 1 of 4 on 10-01 and settings 2 of 8 on 10-02, 1 of 2 on 10-03
+        let tables = [
+            ReportTable(
+                name: "conversion_funnel", columns: Self.columns,
+                rows: [
+                    row("2026-10-01", "paywall", 4, 1), row("2026-10-02", "settings", 8, 2),
+                    row("2026-10-03", "settings", 2, 1),
+                ])
+        ]
+        let html = HTMLReport.render(tables: tables, context: Self.context)
+        let section = try #require(html.components(separatedBy: "<section class=\"comparison\">").dropFirst().first)
+        let chart = String(section[..<(section.range(of: "</svg>")?.lowerBound ?? section.endIndex)])
+        // Then one chart holds both placements, each its own colour, named in the legend
+        #expect(chart.contains("<g class=\"series-group\" aria-label=\"paywall\">"))
+        #expect(chart.contains("<g class=\"series-group\" aria-label=\"settings\">"))
+        #expect(section.contains("<span class=\"swatch s0\"></span><bdi>paywall</bdi>"))
+        #expect(section.contains("<span class=\"swatch s1\"></span><bdi>settings</bdi>"))
+        // and the same rate (25 %) sits at the same height for both: one y scale
+        let points = chart.matches(of: /<circle cx="[0-9.]+" cy="([0-9.]+)" r="3" class="dot (s[01])"><title>([^<]*)</)
+            .map { (String($0.2), String($0.1), String($0.3)) }
+        #expect(points.count == 3)
+        let paywall = try #require(points.first { $0.0 == "s0" })
+        let settings = try #require(points.first { $0.0 == "s1" && $0.2.hasPrefix("2026-10-02") })
+        #expect(paywall.1 == settings.1, "25 % of paywall and of settings at one height: \(points)")
+        #expect(settings.2 == "2026-10-02: 25.0% (2 of 8; 95% 7.1\u{2013}59.1%)")
+        // A page with one placement has no comparison
+        let single = HTMLReport.render(tables: Self.tables(), context: Self.context)
+        #expect(!single.contains("<section class=\"comparison\">"))
+    }
 }
