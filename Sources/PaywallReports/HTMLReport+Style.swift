@@ -13,7 +13,7 @@ extension HTMLReport {
     static let style = """
         :root{--ink:#1d2430;--muted:#5b6575;--line:#dde2ea;--accent:#3559e0;--bg:#fff;--warn:#a15c00}
         *{box-sizing:border-box}body{margin:0;background:#f5f7fb;color:var(--ink);font:15px/1.5 -apple-system,BlinkMacSystemFont,"Segoe UI",Roboto,Helvetica,Arial,sans-serif}
-        main{max-width:1040px;margin:0 auto;padding:16px}
+        main{max-width:1180px;margin:0 auto;padding:16px}
         header h1{margin:8px 0 0;font-size:26px}.period{color:var(--muted);margin:4px 0 16px}
         section{background:var(--bg);border:1px solid var(--line);border-radius:8px;padding:16px;margin:0 0 16px;break-inside:avoid;page-break-inside:avoid}
         h2{font-size:19px;margin:0 0 12px}h3{font-size:15px;margin:16px 0 6px;color:var(--muted)}
@@ -28,7 +28,7 @@ extension HTMLReport {
         .series.s1,.series.s2,.series.s3,.series.s4,.series.s5,.series.s6,.series.s7{stroke:var(--c)}.dot.s1,.dot.s2,.dot.s3,.dot.s4,.dot.s5,.dot.s6,.dot.s7{fill:var(--c)}
         .scroll{overflow-x:auto}table{border-collapse:collapse;width:100%;font-size:13px}
         th,td{border-bottom:1px solid var(--line);padding:4px 8px;text-align:left;white-space:nowrap}td.num{text-align:right;font-variant-numeric:tabular-nums}
-        th{color:var(--muted);font-weight:600}th .per{font-weight:400;font-size:11px}.note,.empty{color:var(--muted)}
+        th{color:var(--muted);font-weight:600;white-space:normal;vertical-align:bottom;min-width:4em}th .per{font-weight:400;font-size:11px}.note,.empty{color:var(--muted)}
         .quality{border-radius:8px;padding:10px 14px;margin:0 0 16px}.quality.ok{background:#eaf7ee}.quality.warn{background:#fff4e0;color:var(--warn)}
         .quality ul{margin:4px 0 0}footer{color:var(--muted);font-size:12px;text-align:center;margin:24px 0}
         dt{font-weight:600}dd{margin:0 0 8px}

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The self-contained HTML page of a report run: per placement a funnel chart and daily trends,
-/// then the cohort table, the product mix, the offering comparison and the data-quality figures. No scripts,
+/// then the cohort heat map, the product mix, the offering comparison and the data-quality figures. No scripts,
 /// no network: styles are inline and charts are SVG. Every value from event data is escaped, isolated in
 /// `<bdi>` and shows its control characters (``HTMLEscaping``).
 public enum HTMLReport {
@@ -47,11 +47,7 @@ public enum HTMLReport {
         let calendar = model.calendar(first: context.firstDay, last: context.lastDay)
         body += placementComparison(calendar: calendar, model: model)
         for placement in model.placements { body += placementSection(placement, calendar: calendar, model: model) }
-        body +=
-            "<section><h2>Cohort conversion (window \(HTMLEscaping.escape(context.cohortWindow)) after the first impression)</h2>"
-        body +=
-            "<p class=\"note\">Customers by the day of their first impression at a placement, and how many bought within the window. Rows whose window is not complete yet can still grow.</p>"
-        body += table(byName["cohort_conversion"]) + "</section>"
+        body += cohortSection(byName["cohort_conversion"], calendar: calendar, window: context.cohortWindow)
         body += "<section><h2>Product mix</h2>" + table(byName["product_mix"]) + "</section>"
         body += offeringSection(byName["offering_comparison"])
         body +=
@@ -63,7 +59,7 @@ public enum HTMLReport {
             <html lang="en"><head><meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
             <title>Paywall report — \(HTMLEscaping.escape(context.period))</title>
-            <style>\(style)\(offeringStyle)\(comparisonStyle)</style></head>
+            <style>\(style)\(offeringStyle)\(comparisonStyle)\(cohortStyle)</style></head>
             <body><main>
             \(body)
             <footer>PaywallAnalytics \(HTMLEscaping.escape(context.version)) · definitions of every number: funnels.md in the PaywallAnalytics repository</footer>
@@ -140,14 +136,17 @@ public enum HTMLReport {
     }
 
     /// A table of a report; rates and shares are shown as percentages, counts as they are.
-    static func table(_ table: ReportTable?) -> String {
+    /// At most ``tableRowLimit`` rows (``shown(_:)``); column names may wrap after an underscore.
+    static func table(_ full: ReportTable?) -> String {
+        let (table, note) = shown(full)
         guard let table, !table.rows.isEmpty else { return "<p class=\"empty\">No rows in this range.</p>" }
-        var out = "<div class=\"scroll\"><table><thead><tr>"
+        var out = note + "<div class=\"scroll\"><table><thead><tr>"
         out +=
             table.columns.map { column in
                 let meaning = columnMeanings[table.name]?[column] ?? columnMeanings[""]?[column]
                 let note = meaning.map { "<br><span class=\"per\">\(HTMLEscaping.escape($0))</span>" } ?? ""
-                return "<th>\(HTMLEscaping.escape(column))\(note)</th>"
+                let name = HTMLEscaping.escape(column).replacingOccurrences(of: "_", with: "_<wbr>")
+                return "<th>\(name)\(note)</th>"
             }.joined() + "</tr></thead><tbody>"
         for row in table.rows {
             out +=
