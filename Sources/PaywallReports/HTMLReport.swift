@@ -42,9 +42,9 @@ public enum HTMLReport {
     public static func render(tables: [ReportTable], context: Context) -> String {
         let byName = Dictionary(tables.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         let model = HTMLReportModel(tables: byName)
-        var body = header(context) + qualityBanner(model)
-        body += "<section><h2>Placements at a glance</h2>" + table(byName["placement_summary"]) + "</section>"
         let calendar = model.calendar(first: context.firstDay, last: context.lastDay)
+        var body = header(context) + headline(calendar: calendar, model: model) + qualityBanner(model)
+        body += "<section><h2>Placements at a glance</h2>" + table(byName["placement_summary"]) + "</section>"
         body += placementComparison(calendar: calendar, model: model)
         for placement in model.placements { body += placementSection(placement, calendar: calendar, model: model) }
         body += cohortSection(byName["cohort_conversion"], calendar: calendar, window: context.cohortWindow)
@@ -59,7 +59,7 @@ public enum HTMLReport {
             <html lang="en"><head><meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
             <title>Paywall report — \(HTMLEscaping.escape(context.period))</title>
-            <style>\(style)\(offeringStyle)\(comparisonStyle)\(cohortStyle)</style></head>
+            <style>\(style)\(offeringStyle)\(comparisonStyle)\(cohortStyle)\(headlineStyle)</style></head>
             <body><main>
             \(body)
             <footer>PaywallAnalytics \(HTMLEscaping.escape(context.version)) · definitions of every number: funnels.md in the PaywallAnalytics repository</footer>

@@ -99,6 +99,12 @@ struct BrowserLayoutTests {
         #expect(titles.contains { $0.hasPrefix(before + ": ") } && titles.contains { $0.hasPrefix(after + ": ") })
         let lines = conversion.components(separatedBy: "class=\"series s0\"").count - 1
         #expect(lines >= 2, "the line breaks at \(gap)")
+        // The headline compares the last 7 days with the 7 before for each of the 6 placements, in words
+        let headline = try #require(dom.components(separatedBy: "<section class=\"headline\">").dropFirst().first)
+        let items = headline[..<(headline.range(of: "</section>")?.lowerBound ?? headline.endIndex)]
+            .components(separatedBy: "<li>").dropFirst()
+        #expect(items.count == 6, "\(headline.prefix(3000))")
+        #expect(items.allSatisfy { $0.contains("could be noise (p") || $0.contains("likely a real change (p") })
         // Every daily conversion title agrees with Python's Wilson interval
         let dumped = scratch.path("dom.html")
         try dom.write(toFile: dumped, atomically: true, encoding: .utf8)
