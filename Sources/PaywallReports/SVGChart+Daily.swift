@@ -20,7 +20,7 @@ extension SVGChart {
 
     /// The chart's geometry, in SVG user units (the page shows it about 1:1 at desktop widths).
     struct DailyFrame {
-        static let width = 960.0, height = 280.0, left = 70.0, right = 16.0, top = 14.0, bottom = 52.0
+        static let width = 960.0, height = 280.0, left = 70.0, right = 44.0, top = 14.0, bottom = 52.0
         static var plotWidth: Double { width - left - right }
         static var plotHeight: Double { height - top - bottom }
     }
