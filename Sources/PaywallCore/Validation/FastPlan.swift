@@ -19,6 +19,8 @@ struct FastPlan: Sendable {
         let max: Double?
         /// The enum's values: indices into ``FastPlan/choices`` (empty unless the field is an enum).
         let choices: Range<Int>
+        /// Whether control characters are refused (``EventValidator/refusesControlCharacters(_:)``).
+        let refusesControls: Bool
     }
 
     /// An enum value: its bytes at `offset..<offset+count` of ``FastPlan/choiceBytes`` and its text
@@ -115,7 +117,7 @@ struct FastPlan: Sendable {
                 slot: slot(spec.name), kind: compiled.kind, required: compiled.required,
                 minLength: spec.minLength, maxLength: spec.maxLength, maxBytes: spec.maxBytes, min: spec.min,
                 max: spec.max,
-                choices: start..<choices.count)
+                choices: start..<choices.count, refusesControls: EventValidator.refusesControlCharacters(spec.name))
         }
         slotCount = names.count
         nameSlot = 0
