@@ -87,10 +87,11 @@ extension HTMLReport {
             "<text x=\"\(SVGChart.fmt(labelWidth + (width - labelWidth) / 2))\" y=\"\(SVGChart.fmt(gridBottom + 34))\" class=\"axis-title middle\">Day of the first impression</text>"
         // The scale: five swatches from 0 to the highest rate
         let legendY = gridBottom + 44
-        svg += "<text x=\"0\" y=\"\(SVGChart.fmt(legendY + 13))\" class=\"tick start\">bought within the window:</text>"
+        svg +=
+            "<text x=\"0\" y=\"\(SVGChart.fmt(legendY + 13))\" class=\"tick start\">bought within the window, of customers:</text>"
         for step in 0...4 {
             let share = Double(step) / 4
-            let x = labelWidth + 64 * Double(step)
+            let x = 280 + 64 * Double(step)
             svg +=
                 "<rect x=\"\(SVGChart.fmt(x))\" y=\"\(SVGChart.fmt(legendY))\" width=\"20\" height=\"16\" class=\"cell\" style=\"fill-opacity:\(String(format: "%.3f", 0.06 + 0.94 * share))\"/>"
                 + "<text x=\"\(SVGChart.fmt(x + 24))\" y=\"\(SVGChart.fmt(legendY + 13))\" class=\"tick start\">\(SVGChart.percent(highest * share))</text>"
