@@ -169,7 +169,8 @@ public struct FunnelReport: Sendable {
     {
         let period = days.isEmpty ? "" : "\(days[0].date) to \(days[days.count - 1].date)"
         return HTMLReport.Context(
-            period: period, timezone: timezone, version: version, cohortWindow: cohortWindow.description)
+            period: period, timezone: timezone, version: version, cohortWindow: cohortWindow.description,
+            firstDay: days.first?.date.description, lastDay: days.last?.date.description)
     }
 
     /// The native engine's rows per file name (data quality stays in SQL: it reads small tables).

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The self-contained HTML page of a report run: per placement a funnel chart and daily trends,
-/// then the cohort table, the product mix, the offering comparison and the data-quality figures. No scripts,
+/// then the cohort heat map, the product mix, the offering comparison and the data-quality figures. No scripts,
 /// no network: styles are inline and charts are SVG. Every value from event data is escaped, isolated in
 /// `<bdi>` and shows its control characters (``HTMLEscaping``).
 public enum HTMLReport {
@@ -17,9 +17,18 @@ public enum HTMLReport {
         /// The cohort conversion window in words, e.g. `3d`.
         public var cohortWindow: String
 
+        /// The first and last day of the report (ISO dates): the span of the daily charts' calendar
+        /// axis. `nil`: the first and last day with data.
+        public var firstDay: String?, lastDay: String?
+
         /// Creates a context.
-        public init(period: String, timezone: String, version: String, cohortWindow: String = "3d") {
+        public init(
+            period: String, timezone: String, version: String, cohortWindow: String = "3d", firstDay: String? = nil,
+            lastDay: String? = nil
+        ) {
             self.period = period
+            self.firstDay = firstDay
+            self.lastDay = lastDay
             self.timezone = timezone
             self.version = version
             self.cohortWindow = cohortWindow
@@ -33,14 +42,12 @@ public enum HTMLReport {
     public static func render(tables: [ReportTable], context: Context) -> String {
         let byName = Dictionary(tables.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         let model = HTMLReportModel(tables: byName)
-        var body = header(context) + qualityBanner(model)
+        let calendar = model.calendar(first: context.firstDay, last: context.lastDay)
+        var body = header(context) + headline(calendar: calendar, model: model) + qualityBanner(model)
         body += "<section><h2>Placements at a glance</h2>" + table(byName["placement_summary"]) + "</section>"
-        for placement in model.placements { body += placementSection(placement, model: model) }
-        body +=
-            "<section><h2>Cohort conversion (window \(HTMLEscaping.escape(context.cohortWindow)) after the first impression)</h2>"
-        body +=
-            "<p class=\"note\">Customers by the day of their first impression at a placement, and how many bought within the window. Rows whose window is not complete yet can still grow.</p>"
-        body += table(byName["cohort_conversion"]) + "</section>"
+        body += placementComparison(calendar: calendar, model: model)
+        for placement in model.placements { body += placementSection(placement, calendar: calendar, model: model) }
+        body += cohortSection(byName["cohort_conversion"], calendar: calendar, window: context.cohortWindow)
         body += "<section><h2>Product mix</h2>" + table(byName["product_mix"]) + "</section>"
         body += offeringSection(byName["offering_comparison"])
         body +=
@@ -52,7 +59,7 @@ public enum HTMLReport {
             <html lang="en"><head><meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
             <title>Paywall report — \(HTMLEscaping.escape(context.period))</title>
-            <style>\(style)\(offeringStyle)</style></head>
+            <style>\(style)\(offeringStyle)\(comparisonStyle)\(cohortStyle)\(headlineStyle)</style></head>
             <body><main>
             \(body)
             <footer>PaywallAnalytics \(HTMLEscaping.escape(context.version)) · definitions of every number: funnels.md in the PaywallAnalytics repository</footer>
@@ -99,7 +106,7 @@ public enum HTMLReport {
             + "</ul></div>"
     }
 
-    static func placementSection(_ placement: String, model: HTMLReportModel) -> String {
+    static func placementSection(_ placement: String, calendar: [String], model: HTMLReportModel) -> String {
         let name = HTMLEscaping.data(placement)
         let funnel = model.funnel(for: placement)
         var out = "<section class=\"placement\"><h2>Placement <q>\(name)</q></h2>"
@@ -120,17 +127,8 @@ public enum HTMLReport {
                     .init(label: "Purchase started", value: funnel.purchaseStarted),
                     .init(label: "Purchased", value: funnel.purchased),
                 ], title: "Funnel of \(placement)")
-        let days = model.daily(for: placement)
-        out += "<div class=\"trends\"><div><h3>Impressions per day</h3>"
-        out += SVGChart.line(
-            days.map { ($0.date, Double($0.impressions)) }, title: "Impressions per day at \(placement)"
-        ) { String(Int($0.rounded())) }
-        out += "</div><div><h3>Purchases per impression, per day</h3>"
-        out += SVGChart.line(
-            days.map { ($0.date, $0.impressions == 0 ? 0 : Double($0.purchased) / Double($0.impressions)) },
-            title: "Purchases per impression per day at \(placement)"
-        ) { SVGChart.percent($0) }
-        return out + "</div></div></section>"
+        out += trends(placement, calendar: calendar, model: model)
+        return out + "</section>"
     }
 
     static func figure(_ label: String, _ value: String) -> String {
@@ -138,14 +136,17 @@ public enum HTMLReport {
     }
 
     /// A table of a report; rates and shares are shown as percentages, counts as they are.
-    static func table(_ table: ReportTable?) -> String {
+    /// At most ``tableRowLimit`` rows (``shown(_:)``); column names may wrap after an underscore.
+    static func table(_ full: ReportTable?) -> String {
+        let (table, note) = shown(full)
         guard let table, !table.rows.isEmpty else { return "<p class=\"empty\">No rows in this range.</p>" }
-        var out = "<div class=\"scroll\"><table><thead><tr>"
+        var out = note + "<div class=\"scroll\"><table><thead><tr>"
         out +=
             table.columns.map { column in
                 let meaning = columnMeanings[table.name]?[column] ?? columnMeanings[""]?[column]
                 let note = meaning.map { "<br><span class=\"per\">\(HTMLEscaping.escape($0))</span>" } ?? ""
-                return "<th>\(HTMLEscaping.escape(column))\(note)</th>"
+                let name = HTMLEscaping.escape(column).replacingOccurrences(of: "_", with: "_<wbr>")
+                return "<th>\(name)\(note)</th>"
             }.joined() + "</tr></thead><tbody>"
         for row in table.rows {
             out +=

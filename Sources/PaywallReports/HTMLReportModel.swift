@@ -53,6 +53,23 @@ struct HTMLReportModel {
         }
     }
 
+    /// The day rows of `placement` by date.
+    func dailyByDate(for placement: String) -> [String: Day] {
+        Dictionary(daily(for: placement).map { ($0.date, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The calendar axis of the daily charts: every day from `first` to `last` (the report's
+    /// period), else from the first to the last day with data in the funnels.
+    func calendar(first: String?, last: String?) -> [String] {
+        if let first, let last, !CalendarDays.from(first, to: last).isEmpty {
+            return CalendarDays.from(first, to: last)
+        }
+        let dates = (records("conversion_funnel") + records("encounter_funnel")).compactMap { $0["date"] }
+            .filter { CalendarDays.ordinal($0) != nil }
+        guard let low = dates.min(), let high = dates.max() else { return [] }
+        return CalendarDays.from(low, to: high)
+    }
+
     var qualityTotals: [String: Int] {
         var totals: [String: Int] = [:]
         for record in records("data_quality") {

@@ -37,46 +37,6 @@ enum SVGChart {
         return svg + "</svg>"
     }
 
-    /// A line chart of one series per day; `format` renders axis values.
-    static func line(_ points: [(String, Double)], title: String, format: (Double) -> String) -> String {
-        let width = 640.0
-        let height = 200.0
-        let left = 56.0
-        let bottom = 28.0
-        let top = 12.0
-        guard !points.isEmpty else { return "<p class=\"empty\">No data in this range.</p>" }
-        let maxValue = max(points.map(\.1).max() ?? 0, 1e-9)
-        let plotWidth = width - left - 12
-        let plotHeight = height - top - bottom
-        func x(_ index: Int) -> Double {
-            points.count == 1 ? left + plotWidth / 2 : left + plotWidth * Double(index) / Double(points.count - 1)
-        }
-        func y(_ value: Double) -> Double { top + plotHeight * (1 - value / maxValue) }
-        var svg = """
-            <svg class="chart" viewBox="0 0 \(Int(width)) \(Int(height))" role="img" aria-label="\(HTMLEscaping.attribute(title))" preserveAspectRatio="xMinYMin meet">
-            <line x1="\(left)" y1="\(top)" x2="\(left)" y2="\(top + plotHeight)" class="axis"/>\
-            <line x1="\(left)" y1="\(top + plotHeight)" x2="\(width - 12)" y2="\(top + plotHeight)" class="axis"/>\
-            <text x="\(fmt(left - 6))" y="\(fmt(top + 10))" class="tick end">\(HTMLEscaping.attribute(format(maxValue)))</text>\
-            <text x="\(fmt(left - 6))" y="\(fmt(top + plotHeight))" class="tick end">\(HTMLEscaping.attribute(format(0)))</text>
-            """
-        let path = points.enumerated().map { index, point in
-            "\(index == 0 ? "M" : "L")\(fmt(x(index))),\(fmt(y(point.1)))"
-        }.joined(separator: " ")
-        svg += "<path d=\"\(path)\" class=\"series\"/>"
-        for (index, point) in points.enumerated() {
-            svg +=
-                "<circle cx=\"\(fmt(x(index)))\" cy=\"\(fmt(y(point.1)))\" r=\"2.5\" class=\"dot\"><title>\(HTMLEscaping.attribute(point.0)): \(HTMLEscaping.attribute(format(point.1)))</title></circle>"
-        }
-        let labelIndexes = Set([0, points.count / 2, points.count - 1])
-        for index in labelIndexes.sorted() {
-            let anchor =
-                points.count == 1 ? "middle" : index == 0 ? "start" : index == points.count - 1 ? "end" : "middle"
-            svg +=
-                "<text x=\"\(fmt(x(index)))\" y=\"\(fmt(height - 8))\" class=\"tick \(anchor)\">\(HTMLEscaping.attribute(points[index].0))</text>"
-        }
-        return svg + "</svg>"
-    }
-
     static func fmt(_ value: Double) -> String { String(format: "%.1f", value) }
 
     static func percent(_ value: Double) -> String { String(format: "%.1f%%", value * 100) }

@@ -47,6 +47,8 @@ struct BrowserReportTests {
         // The rendered DOM shows every placement and the numbers of placement_summary.csv
         let dom = try await Self.browse(html, "--dump-dom", scratch).stdout
         #expect(dom.contains("<h1>Paywall report</h1>"))
+        // 10 days are too few for the week-over-week headline, and it says so
+        #expect(dom.contains("Not enough data for a week-over-week comparison"))
         // The offering comparison: onboarding and settings each test two offerings, drawn as charts with a verdict
         #expect(dom.contains("<h2>Offering comparison</h2>"))
         #expect(dom.components(separatedBy: "class=\"chart offering-chart\"").count == 3)

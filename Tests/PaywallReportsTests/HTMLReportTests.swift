@@ -86,7 +86,7 @@ struct HTMLReportTests {
     @Test func everyRateSaysWhatItDividesBy() {
         let html = HTMLReport.render(tables: Self.tables, context: Self.context)
         // The placement tables divide by impressions; the glossary tells that from "of customers"
-        #expect(html.contains("<th>conversion_rate<br><span class=\"per\">purchases per impression</span></th>"))
+        #expect(html.contains("<th>conversion_<wbr>rate<br><span class=\"per\">purchases per impression</span></th>"))
         #expect(html.contains("Purchases per impression, per day"))
         #expect(html.contains("<dt>Of customers</dt>"))
         #expect(!html.contains(">conversion<") && !html.contains("Conversion rate per day"))
@@ -94,10 +94,16 @@ struct HTMLReportTests {
             name: "offering_comparison", columns: ["placement", "offering", "conversion_rate"],
             rows: [["p", "o", "0.5"]])
         let cohorts = ReportTable(
-            name: "cohort_conversion", columns: ["cohort_date", "conversion_rate_3d"], rows: [["2026-10-01", "0.5"]])
+            name: "cohort_conversion",
+            columns: [
+                "cohort_date", "placement", "customers", "converted_3d", "conversion_rate_3d", "window_complete",
+            ],
+            rows: [["2026-10-01", "p", "2", "1", "0.5000", "false"]])
         let page = HTMLReport.render(tables: [offerings, cohorts], context: Self.context)
-        #expect(page.contains("<th>conversion_rate<br><span class=\"per\">of customers who saw it</span></th>"))
-        #expect(page.contains("<th>conversion_rate_3d<br><span class=\"per\">of customers</span></th>"))
+        #expect(page.contains("<th>conversion_<wbr>rate<br><span class=\"per\">of customers who saw it</span></th>"))
+        #expect(
+            page.contains("2026-10-01 · p: 50.0% (1 of 2 customers; window still open)"),
+            "the cohort cell says of customers")
     }
 
     @Test func impressionsTheInstallsForwardedAreNeverCalledDeliveredByThisStore() {
