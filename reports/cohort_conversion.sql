@@ -5,8 +5,10 @@
 -- :window_ms at or after that first impression (both ends inclusive).
 -- Parameters as in encounter_funnel.sql, plus:
 --   :window_ms   the cohort window in milliseconds (259200000 for the default 3 days)
+--   :now_ms      the time of the run (Unix milliseconds)
 -- window_complete: the newest stored event (meta 'reports.newest_occurred_at', kept by the
--- rollup) is at least :window_ms after the end of cohort_date.
+-- rollup, each event's occurred_at capped at its recorded_at), capped at :now_ms, is at least
+-- :window_ms after the end of cohort_date: a device clock set ahead completes no cohort early.
 WITH days AS (
   SELECT value ->> 0 AS date, value ->> 1 AS start_ms, value ->> 2 AS end_ms FROM json_each(:days)
 ),
@@ -36,7 +38,8 @@ SELECT cohort_date, placement,
        count(*) AS customers,
        sum(converted) AS converted_3d,
        1.0 * sum(converted) / count(*) AS conversion_rate_3d,
-       CASE WHEN coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'reports.newest_occurred_at'), 0)
+       CASE WHEN min(coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'reports.newest_occurred_at'), 0),
+                     :now_ms)
                  >= end_ms + :window_ms THEN 'true' ELSE 'false' END AS window_complete
 FROM outcomes
 GROUP BY cohort_date, placement

@@ -79,13 +79,12 @@ extension PaywallAnalytics {
         } catch {
             return (nil, .off(reason: "uploading to the collector is off: \(error)"))
         }
-        guard let scheme = collector.endpoint.scheme?.lowercased(), ["http", "https"].contains(scheme),
-            collector.endpoint.host != nil
-        else {
+        if let problem = CollectorWire.endpointProblem(collector.endpoint) {
             return (
                 nil,
                 .off(
-                    reason: "uploading to the collector is off: the endpoint is not an absolute http(s) URL; "
+                    reason:
+                        "uploading to the collector is off: the endpoint is not a collector's base URL (\(problem)); "
                         + "set Configuration.collector.endpoint to the collector's address, e.g. https://events.example.com"
                 )
             )

@@ -28,6 +28,8 @@ public final class Collector: Sendable {
     /// Checkpoints the store's WAL off the commit path, so a group commit never copies pages into
     /// the main file before its requests are answered.
     private let checkpointer: BackgroundCheckpointer
+    /// Probes the writer when no commit came for a while, so `/healthz` stays current.
+    private let prober: HealthProber
 
     /// Starts serving on `socket` (the collector owns it from then on).
     ///
@@ -59,22 +61,37 @@ public final class Collector: Sendable {
         }
         checkpointer = try BackgroundCheckpointer(connection: store.connection)
         let metrics = CollectorMetrics()
+        let health = WriterHealth()
+        let log = FoldedLog(write: log)
         let queue = CommitQueue(
             capacity: limits.queueCapacity,
             commit: { parts in
-                let counts = try store.commitGroup(parts)
-                if zip(parts, counts).contains(where: { $0.impressions == .pending && $1.accepted > 0 }) {
-                    committed()
+                do {
+                    let counts = try Self.commit(parts, store: store, health: health)
+                    if zip(parts, counts).contains(where: { $0.impressions == .pending && $1.accepted > 0 }) {
+                        committed()
+                    }
+                    return counts
+                } catch {
+                    health.failed(CollectorHandler.summary(error))
+                    throw error
                 }
-                return counts
             },
-            sync: { try walSync.sync() },
+            sync: {
+                do {
+                    try walSync.sync()
+                    health.flushed()
+                } catch {
+                    health.failed("its log could not be flushed: \(CollectorHandler.summary(error))")
+                    throw error
+                }
+            },
             observe: { seconds, succeeded in
                 metrics.commit(seconds: seconds, succeeded: succeeded)
             })
         let handler = CollectorHandler(
             keys: keys, limits: limits, queue: queue, metrics: metrics,
-            body: NDJSONBody(now: now), log: log)
+            body: NDJSONBody(now: now), health: health, log: { log($0) })
         do {
             server = try HTTPServer(socket: socket, limits: limits, handler: handler)
         } catch {
@@ -82,7 +99,9 @@ public final class Collector: Sendable {
             checkpointer.stop()
             throw error
         }
+        // (the prober starts only once the server runs: nothing to stop above)
         handler.server = server
+        prober = HealthProber(health: health, queue: queue)
         self.queue = queue
         self.handler = handler
         self.metrics = metrics
@@ -99,10 +118,74 @@ public final class Collector: Sendable {
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: grace)
         while server.inFlight > 0, clock.now < deadline { usleep(10_000) }
+        prober.stop()
         queue.close()
         let answered = clock.now.advanced(by: .seconds(1))
         while server.inFlight > 0, clock.now < answered { usleep(10_000) }
         server.stop()
         checkpointer.stop()
+    }
+
+    /// The part a health probe puts in the writer's queue (recognised by its origin).
+    static let probeOrigin = "collector/health-probe"
+
+    /// Commits one group: the requests' parts in one transaction, then, when the group holds a
+    /// health probe, a one-row write (`meta` key `collector.health_probe`, the time in seconds), so
+    /// that a full disk or a refused write fails the probe as it fails an upload. A failed probe is
+    /// recorded in `health` and never fails the requests committed with it.
+    static func commit(_ parts: [CommitPart], store: EventStore, health: WriterHealth) throws -> [EventCounts] {
+        let real = parts.filter { $0.origin != probeOrigin }
+        var probeWrote = false
+        if real.count < parts.count {
+            do {
+                try store.connection.execute(
+                    """
+                    INSERT INTO meta (key, value) VALUES ('collector.health_probe', strftime('%s', 'now'))
+                    ON CONFLICT (key) DO UPDATE SET value = excluded.value
+                    """)
+                probeWrote = true
+            } catch {
+                health.failed(CollectorHandler.summary(error))
+            }
+        }
+        var counts = real.isEmpty ? [] : try store.commitGroup(real)
+        if probeWrote || real.contains(where: { !$0.events.isEmpty || !$0.quarantine.isEmpty }) {
+            health.committedWrite()
+        }
+        counts.reverse()
+        return parts.map { $0.origin == probeOrigin ? EventCounts(accepted: 0) : counts.removeLast() }
+    }
+}
+
+/// A thread that asks ``WriterHealth`` every 200 ms whether a probe is due and queues one when it
+/// is (one at a time; a full queue just means the next tick tries again).
+final class HealthProber: Sendable {
+    private let stopped = Lock(false)
+    private let done = DispatchSemaphore(value: 0)
+
+    init(health: WriterHealth, queue: CommitQueue) {
+        let thread = Thread { [stopped, done] in
+            while !stopped.withLock({ $0 }) {
+                if health.startProbeIfDue() {
+                    let part = CommitPart(
+                        events: [], quarantine: [], impressions: .pending, origin: Collector.probeOrigin)
+                    let job = CommitQueue.Job(part: part, probe: true) { _ in health.probeDone() }
+                    if !queue.submit(job) { health.probeDone() }
+                }
+                usleep(200_000)
+            }
+            done.signal()
+        }
+        thread.name = "PaywallCollector.health"
+        thread.start()
+    }
+
+    /// Stops the thread (once) and waits for it.
+    func stop() {
+        let first = stopped.withLock { was in
+            defer { was = true }
+            return !was
+        }
+        if first { done.wait() }
     }
 }

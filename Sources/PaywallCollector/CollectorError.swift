@@ -4,6 +4,10 @@ public enum CollectorError: Error, Sendable, Hashable, CustomStringConvertible {
     case serverStart
     /// The store has no valid write key, so no client could ever be accepted.
     case noWriteKeys
+    /// Another collector serves this store (`holder` is what its lock file says of it).
+    case anotherCollector(holder: String)
+    /// The lock file beside the store could not be opened.
+    case lockFile(path: String, reason: String)
 
     /// What went wrong and what to do.
     public var description: String {
@@ -14,6 +18,10 @@ public enum CollectorError: Error, Sendable, Hashable, CustomStringConvertible {
         case .noWriteKeys:
             return "the store has no write key, so every request would be refused; create one (`WriteKeys.add(name:)`) "
                 + "and give it to the app's uploader"
+        case .anotherCollector(let holder):
+            return "another collector already serves this store (\(holder)); stop it first, or serve another store"
+        case .lockFile(let path, let reason):
+            return "the collector's lock file \(path) could not be opened (\(reason)); make the store's folder writable"
         }
     }
 }

@@ -18,14 +18,17 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
         var forwarding: ForwardingParty
     }
 
-    /// A `GET /healthz` waiting for its write probe.
-    struct HealthProbe: Sendable {}
+    /// A `GET /healthz`, answered from ``WriterHealth`` once its request is in.
+    struct HealthCheck: Sendable {}
 
     let keys: WriteKeys
     let limits: CollectorLimits
     let queue: CommitQueue
     let metrics: CollectorMetrics
     let body: NDJSONBody
+    let health: WriterHealth
+    /// `--key-rate`'s buckets, when a rate is set.
+    let limiter: KeyRateLimiter?
     let log: @Sendable (String) -> Void
     weak var server: HTTPServer?
     /// Set on shutdown: new requests get 503 and `Connection: close`.
@@ -33,8 +36,10 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
 
     init(
         keys: WriteKeys, limits: CollectorLimits, queue: CommitQueue, metrics: CollectorMetrics, body: NDJSONBody,
-        log: @escaping @Sendable (String) -> Void
+        health: WriterHealth, log: @escaping @Sendable (String) -> Void
     ) {
+        self.health = health
+        limiter = limits.keyRate > 0 ? KeyRateLimiter(rate: limits.keyRate) : nil
         self.keys = keys
         self.limits = limits
         self.queue = queue
@@ -56,6 +61,13 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
                     headers: [HTTPHeader(CollectorWire.Header.retryAfter, "1"), HTTPHeader("Connection", "close")]),
                 route: route)
         }
+        if let problem = headers.framingProblem {
+            // The connection is closed after the answer: what follows on it cannot be framed safely.
+            return .respond(
+                .error(
+                    400, "\(problem); send one unambiguous Content-Length or chunked body",
+                    headers: [HTTPHeader("Connection", "close")]), route: route)
+        }
         switch path {
         case CollectorWire.path:
             guard method == CollectorWire.method else {
@@ -66,7 +78,9 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
             guard method == "GET" || method == "HEAD" else {
                 return .respond(Self.methodNotAllowed("GET, HEAD"), route: route)
             }
-            return .readBody(limit: 0, route: route, context: HealthProbe())
+            // Answered once the request is in (answering before keeps libmicrohttpd from reusing the
+            // connection), from the writer's last known state: never a job in the writer's queue.
+            return .readBody(limit: 0, route: route, context: HealthCheck())
         case "/metrics":
             guard method == "GET" || method == "HEAD" else {
                 return .respond(Self.methodNotAllowed("GET, HEAD"), route: route)
@@ -92,6 +106,15 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
         case .known(let name): keyName = name
         case .refused(let response): return .respond(response, route: route)
         }
+        if let limiter, let wait = limiter.take(keyName) {
+            metrics.rateLimited(key: keyName)
+            return .respond(
+                .error(
+                    429,
+                    "the write key '\(keyName)' passed its rate of \(Self.rate(limiter.rate)) requests per second; "
+                        + "nothing of this request was stored, retry after \(wait) s",
+                    headers: [HTTPHeader(CollectorWire.Header.retryAfter, String(wait))]), route: route)
+        }
         let mediaType =
             headers[CollectorWire.Header.contentType]?.split(separator: ";").first?
             .trimmingCharacters(in: .whitespaces).lowercased() ?? ""
@@ -99,9 +122,10 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
             return .respond(
                 .error(415, "the body must be NDJSON sent as Content-Type: application/x-ndjson"), route: route)
         }
-        let encoding =
-            headers[CollectorWire.Header.contentEncoding]?.trimmingCharacters(in: .whitespaces).lowercased()
-            ?? "identity"
+        // An empty Content-Encoding says no encoding, as its absence does.
+        let sentEncoding =
+            headers[CollectorWire.Header.contentEncoding]?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+        let encoding = sentEncoding.isEmpty ? "identity" : sentEncoding
         guard encoding == "identity" || encoding == CollectorWire.gzip else {
             return .respond(.error(415, "Content-Encoding must be gzip or absent"), route: route)
         }
@@ -120,6 +144,11 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
         return .readBody(
             limit: limits.maxBodyBytes, route: route,
             context: EventsRequest(keyName: keyName, gzip: encoding == CollectorWire.gzip, forwarding: forwarding))
+    }
+
+    /// `2`, `0.5`: a rate as the operator wrote it.
+    static func rate(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(value)
     }
 
     /// A request's key: the name of a valid one, or the answer that refuses it.
@@ -169,17 +198,9 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
     }
 
     func finish(_ request: HTTPBodyRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) {
-        if request.context is HealthProbe {
-            let submitted = queue.submit(
-                CommitQueue.Job(part: CommitPart(events: [], quarantine: [], impressions: .pending)) { result in
-                    switch result {
-                    case .success: respond(.json(200, "{\"status\":\"ok\"}"))
-                    case .failure(let error):
-                        respond(Self.unavailable("the store cannot take writes (\(Self.summary(error)))"))
-                    }
-                })
-            if !submitted { respond(Self.unavailable("the commit queue is full", retryAfter: 1)) }
-            return
+        if request.context is HealthCheck {
+            if let problem = health.problem() { return respond(Self.unavailable(problem)) }
+            return respond(.json(200, "{\"status\":\"ok\"}"))
         }
         guard let events = request.context as? EventsRequest else { return respond(.error(500, "internal error")) }
         if request.tooLarge { return respond(tooLarge(asSent: true)) }
@@ -193,11 +214,22 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
                 return respond(.error(400, "the body is not valid gzip (damaged or cut short); send it again whole"))
             }
         }
+        // Lines are counted before anything is validated: memory per line is never spent on a body
+        // that holds more of them than any client sends.
+        let lines = Self.lineCount(bytes)
+        if lines > limits.maxLines {
+            return respond(
+                .error(
+                    413,
+                    "the body holds \(lines) lines, more than the \(limits.maxLines) one request may hold; "
+                        + "send fewer events per request"))
+        }
         guard UTF8Check.isValid(bytes) else {
             return respond(.error(400, "the body is not UTF-8 text; NDJSON lines must be UTF-8"))
         }
         let origin = "collector/\(events.keyName)"
-        let validated = bytes.withUnsafeBytes { body.validate($0, origin: origin) }
+        var validated = bytes.withUnsafeBytes { body.validate($0, origin: origin) }
+        validated.quarantine = Self.budgeted(validated.quarantine, bytes: limits.maxQuarantineBytes)
         // `X-Paywall-Forwarding: collector`: this collector's forwarder sends the new impressions;
         // `device`: the app install did, and the collector only records that.
         let part = CommitPart(
@@ -205,6 +237,7 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
             impressions: events.forwarding == .device ? .forwardedByDevice : .pending, origin: origin)
         let metrics = self.metrics
         let log = self.log
+        let limits = self.limits
         let submitted = queue.submit(
             CommitQueue.Job(part: part) { result in
                 switch result {
@@ -212,7 +245,9 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
                     metrics.events(
                         key: events.keyName, accepted: counts.accepted, duplicates: counts.duplicates,
                         quarantined: counts.quarantined, suppressed: counts.suppressed)
-                    respond(.json(200, Self.answer(counts, quarantine: part.quarantine).json))
+                    respond(
+                        .json(
+                            200, Self.answer(counts, quarantine: part.quarantine, listing: limits.maxRejections).json))
                 case .failure(let failed as CommitQueue.SyncFailed):
                     log("a sync failed, its requests were answered 503: \(Self.summary(failed.underlying))")
                     respond(
@@ -226,7 +261,12 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
                     respond(Self.unavailable("the store cannot take writes now (\(Self.summary(error)))"))
                 }
             })
-        if !submitted { respond(Self.unavailable("the commit queue is full", retryAfter: 1)) }
+        if !submitted {
+            respond(
+                queue.isClosed
+                    ? Self.unavailable("the collector is shutting down; retry on a new connection", retryAfter: 1)
+                    : Self.unavailable("the commit queue is full", retryAfter: 1))
+        }
     }
 
     /// A storage error's short description (never bound values).
@@ -234,11 +274,52 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
         (error as? StorageError)?.summary ?? "\(type(of: error))"
     }
 
-    /// The answer to a stored request: its counts, and each quarantined line with its reasons (line 0
-    /// when it has no number).
-    static func answer(_ counts: EventCounts, quarantine: [QuarantineEntry]) -> CollectorAnswer {
+    /// The answer to a stored request: its counts, and the first `listing` quarantined lines with
+    /// their reasons (line 0 when it has no number); the others are counted in `rejected_omitted`.
+    static func answer(_ counts: EventCounts, quarantine: [QuarantineEntry], listing: Int = .max) -> CollectorAnswer {
         CollectorAnswer(
             counts: counts,
-            rejected: quarantine.map { CollectorAnswer.Rejection(line: $0.line ?? 0, reasons: $0.reasons) })
+            rejected: quarantine.prefix(listing).map {
+                CollectorAnswer.Rejection(line: $0.line ?? 0, reasons: $0.reasons)
+            },
+            rejectedOmitted: max(0, quarantine.count - listing))
+    }
+
+    /// The number of lines in `bytes`: its LF bytes, plus one when the last line has none.
+    static func lineCount(_ bytes: [UInt8]) -> Int {
+        var count = 0
+        bytes.withUnsafeBytes { raw in
+            var rest = raw[...]
+            while let index = rest.firstIndex(of: 0x0A) {
+                count += 1
+                rest = rest[(index + 1)...]
+            }
+            if !rest.isEmpty { count += 1 }
+        }
+        return count
+    }
+
+    /// The quarantined lines of one request within a budget of `bytes` kept whole: once the
+    /// payloads kept reach it, each further line keeps only its first 512 bytes (its identity stays
+    /// the SHA-256 of the whole line, as for a line over the line limit), with a reason saying so.
+    static func budgeted(_ entries: [QuarantineEntry], bytes budget: Int) -> [QuarantineEntry] {
+        let prefix = 512
+        var used = 0
+        return entries.map { entry in
+            let kept = entry.rawPayload ?? Array(entry.payload.utf8)
+            guard used + kept.count > budget, kept.count > prefix else {
+                used += kept.count
+                return entry
+            }
+            used += prefix
+            return QuarantineEntry(
+                quarantinedAt: entry.quarantinedAt,
+                reasons: entry.reasons + [
+                    "only its first \(prefix) bytes are kept (and the SHA-256 of all \(kept.count)): the request's "
+                        + "refused lines passed the collector's \(budget)-byte budget (--max-quarantine-bytes)"
+                ],
+                kept: Array(kept.prefix(prefix)), identity: entry.identity, whole: false, origin: entry.origin,
+                line: entry.line)
+        }
     }
 }

@@ -27,6 +27,7 @@ public final class CollectorMetrics: Sendable {
         var commitCount = 0
         var commitSum = 0.0
         var commitFailures = 0
+        var rateLimited: [String: Int] = [:]
     }
 
     private let state = Lock(State())
@@ -55,6 +56,11 @@ public final class CollectorMetrics: Sendable {
             state.events[key, default: KeyCounts()].duplicates += duplicates
             state.events[key, default: KeyCounts()].quarantined += quarantined
         }
+    }
+
+    /// Counts one request refused (429) because its key passed `--key-rate`.
+    func rateLimited(key: String) {
+        state.withLock { $0.rateLimited[key, default: 0] += 1 }
     }
 
     /// Records one group commit's duration and whether it succeeded.
@@ -89,6 +95,12 @@ public final class CollectorMetrics: Sendable {
             ] + (counts.suppressed > 0 ? [("suppressed", counts.suppressed)] : []) {
                 out += "paywall_collector_events_total{key=\"\(key)\",outcome=\"\(outcome)\"} \(count)\n"
             }
+        }
+        out +=
+            "# HELP paywall_collector_rate_limited_total Requests refused with 429 (--key-rate), by write key name.\n"
+        out += "# TYPE paywall_collector_rate_limited_total counter\n"
+        for key in state.rateLimited.keys.sorted() {
+            out += "paywall_collector_rate_limited_total{key=\"\(key)\"} \(state.rateLimited[key, default: 0])\n"
         }
         out += "# HELP paywall_collector_received_bytes_total Request body bytes received, as sent (before gunzip).\n"
         out += "# TYPE paywall_collector_received_bytes_total counter\n"

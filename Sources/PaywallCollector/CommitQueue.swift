@@ -21,6 +21,9 @@ final class CommitQueue: @unchecked Sendable {
     /// One request's work and where its outcome goes (called on the writer or syncer thread).
     struct Job: Sendable {
         var part: CommitPart
+        /// A health probe: it takes no slot of the capacity and is not counted in ``depth`` (one
+        /// at most waits at a time), so probing never turns a request away.
+        var probe = false
         var done: @Sendable (Result<EventCounts, any Error>) -> Void
     }
 
@@ -76,19 +79,30 @@ final class CommitQueue: @unchecked Sendable {
         }
     }
 
-    /// Requests waiting for the writer.
+    /// Whether ``close()`` was called (new jobs are refused).
+    var isClosed: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return closed
+    }
+
+    /// Requests waiting for the writer (health probes not counted).
     var depth: Int {
         condition.lock()
         defer { condition.unlock() }
-        return jobs.count
+        return jobs.count - probes
     }
+
+    /// Health probes among `jobs`.
+    private var probes = 0
 
     /// Queues `job`; returns `false` (and never calls `done`) when the queue is full or closed.
     func submit(_ job: Job) -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        guard !closed, jobs.count < capacity else { return false }
+        guard !closed, job.probe || jobs.count - probes < capacity else { return false }
         jobs.append(job)
+        if job.probe { probes += 1 }
         condition.broadcast()
         return true
     }
@@ -120,6 +134,7 @@ final class CommitQueue: @unchecked Sendable {
             }
             let group = Array(jobs.prefix(taken))
             jobs.removeFirst(taken)
+            probes -= group.filter(\.probe).count
             condition.unlock()
             let started = DispatchTime.now().uptimeNanoseconds
             let result = Result { try commit(group.map(\.part)) }

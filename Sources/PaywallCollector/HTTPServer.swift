@@ -43,6 +43,24 @@ struct HTTPHeaders {
     subscript(_ name: String) -> String? {
         cmhd_header(connection, name).map { String(cString: $0) }
     }
+
+    /// Why the request's framing is ambiguous, or nil when it is not: two `Content-Length` headers,
+    /// `Transfer-Encoding` with `Content-Length`, two `Transfer-Encoding` headers, a header name
+    /// that is not a token (whitespace before the colon), or two of a header the request may send
+    /// once (`Content-Type`, `Content-Encoding`, `Authorization`, `X-Paywall-Forwarding`). A front end may frame such a request
+    /// differently from this server, which is how one request is smuggled inside another.
+    var framingProblem: String? {
+        switch cmhd_framing_problem(connection) {
+        case CMHD_FRAMING_DUPLICATE_LENGTH: "the request has more than one Content-Length header"
+        case CMHD_FRAMING_LENGTH_AND_CHUNKED: "the request has both Transfer-Encoding and Content-Length"
+        case CMHD_FRAMING_DUPLICATE_ENCODING: "the request has more than one Transfer-Encoding header"
+        case CMHD_FRAMING_DUPLICATE_HEADER:
+            "the request has more than one Content-Type, Content-Encoding, Authorization or X-Paywall-Forwarding header"
+        case CMHD_FRAMING_BAD_NAME:
+            "a header name holds a character a name may not hold (whitespace before the colon, or a control character)"
+        default: nil
+        }
+    }
 }
 
 /// libmicrohttpd, driven by its own polling threads (epoll on Linux), with suspend/resume so a
@@ -59,6 +77,9 @@ final class HTTPServer: @unchecked Sendable {
         var since: UInt64
         /// Suspended, waiting for the commit writer (the client is not the slow one).
         var waiting: Bool
+        /// The headers of a request on this connection have arrived (until then the header deadline
+        /// applies, from the connection's opening).
+        var headersIn = false
     }
 
     private var daemon: OpaquePointer?
@@ -66,7 +87,18 @@ final class HTTPServer: @unchecked Sendable {
     private let connections = Lock([Int: Tracked]())
     private let requestsInFlight = Lock(0)
     private let timeoutNanoseconds: UInt64
+    private let headerTimeoutNanoseconds: UInt64
     private let watchdogStop = Lock(false)
+    /// Reads and validates request bodies (as many at once as there are polling threads).
+    private let workers = OperationQueue()
+    /// Whether the server still runs, and the connections suspended while their body is validated
+    /// or committed (libmicrohttpd must have none when it stops: ``stop()`` answers them 503).
+    private struct Life {
+        var alive = true
+        var suspended: [Int: (handle: ConnectionHandle, slot: Slot)] = [:]
+    }
+
+    private let life = Lock(Life())
     private let watchdogDone = DispatchSemaphore(value: 0)
 
     /// Starts serving on `socket` with `limits`; the server owns the socket from then on.
@@ -75,6 +107,7 @@ final class HTTPServer: @unchecked Sendable {
     init(socket: ListenSocket, limits: CollectorLimits, handler: any HTTPRequestHandler) throws {
         self.handler = handler
         timeoutNanoseconds = UInt64(limits.timeoutSeconds) * 1_000_000_000
+        headerTimeoutNanoseconds = UInt64(min(limits.headerTimeoutSeconds, limits.timeoutSeconds)) * 1_000_000_000
         var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
         #if os(Linux)
             flags |= MHD_USE_EPOLL.rawValue | MHD_USE_TURBO.rawValue
@@ -83,6 +116,8 @@ final class HTTPServer: @unchecked Sendable {
         #endif
         if socket.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
         let threads = limits.threads > 0 ? limits.threads : max(2, ProcessInfo.processInfo.activeProcessorCount)
+        workers.maxConcurrentOperationCount = threads
+        workers.name = "PaywallCollector.validation"
         let context = Unmanaged.passUnretained(self).toOpaque()
         // The watchdog thread is started first, so it exists whenever connections do.
         let watchdog = Thread { [self] in watch() }
@@ -117,6 +152,19 @@ final class HTTPServer: @unchecked Sendable {
     /// once no request waits for the writer.
     func stop() {
         guard let daemon else { return }
+        // Requests still being validated are answered 503 now (libmicrohttpd refuses to stop with
+        // suspended connections); their late answers are dropped.
+        let closing = HTTPResponse.error(
+            503, "the collector is shutting down; nothing of this request was stored, retry on a new connection",
+            headers: [HTTPHeader(CollectorWire.Header.retryAfter, "1"), HTTPHeader("Connection", "close")])
+        life.withLock { life in
+            life.alive = false
+            for (_, entry) in life.suspended {
+                entry.slot.response.withLock { $0 = closing }
+                MHD_resume_connection(entry.handle.pointer)
+            }
+            life.suspended.removeAll()
+        }
         MHD_stop_daemon(daemon)
         self.daemon = nil
         watchdogStop.withLock { $0 = true }
@@ -146,21 +194,31 @@ final class HTTPServer: @unchecked Sendable {
         }
     }
 
+    /// The connection's first request has its headers in: the header deadline no longer applies.
+    private func headersArrived(_ connection: OpaquePointer) {
+        connections.withLock { $0[Int(bitPattern: connection)]?.headersIn = true }
+    }
+
     private func requestDone(_ connection: OpaquePointer) {
         let now = DispatchTime.now().uptimeNanoseconds
         connections.withLock { $0[Int(bitPattern: connection)]?.since = now }
     }
 
     /// Every half second: shuts down the socket of each connection that has waited longer than the
-    /// timeout for its client's request (libmicrohttpd then sees the connection end and closes it;
-    /// the entry is removed under the same lock before the descriptor is closed, so a reused
-    /// descriptor is never hit).
+    /// timeout for its client's request, or, before its first request's headers arrived, longer
+    /// than the header deadline (libmicrohttpd then sees the connection end and closes it; the
+    /// entry is removed under the same lock before the descriptor is closed, so a reused descriptor
+    /// is never hit). The header deadline, well under the request timeout, is what keeps
+    /// connections that trickle their headers (slowloris) from holding the connection slots.
     private func watch() {
         while !watchdogStop.withLock({ $0 }) {
             usleep(500_000)
             let now = DispatchTime.now().uptimeNanoseconds
             connections.withLock { table in
-                for (key, entry) in table where !entry.waiting && now &- entry.since > timeoutNanoseconds {
+                for (key, entry) in table
+                where !entry.waiting
+                    && now &- entry.since > (entry.headersIn ? timeoutNanoseconds : headerTimeoutNanoseconds)
+                {
                     shutdown(entry.descriptor, Int32(SHUT_RDWR))
                     table[key]?.since = now
                 }
@@ -191,6 +249,7 @@ final class HTTPServer: @unchecked Sendable {
         _ slotPointer: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     ) -> MHD_Result {
         guard let raw = slotPointer.pointee else {
+            headersArrived(connection)
             let slot = Slot()
             slotPointer.pointee = Unmanaged.passRetained(slot).toOpaque()
             requestsInFlight.withLock { $0 += 1 }
@@ -208,7 +267,9 @@ final class HTTPServer: @unchecked Sendable {
         let slot = Unmanaged<Slot>.fromOpaque(raw).takeUnretainedValue()
         if uploadSize.pointee > 0 {
             let count = uploadSize.pointee
-            handler.received(bytes: count)
+            // Only the body of a request whose route reads one counts: bytes sent after an answer, or
+            // to a route that takes no body (a body sent to /healthz), are discarded uncounted.
+            if !slot.answered, slot.limit > 0 { handler.received(bytes: count) }
             if !slot.answered, !slot.tooLarge, let data = uploadData {
                 if slot.body.count + count > slot.limit {
                     slot.tooLarge = true
@@ -229,12 +290,22 @@ final class HTTPServer: @unchecked Sendable {
         let request = HTTPBodyRequest(context: context, body: slot.body, tooLarge: slot.tooLarge)
         slot.body = []
         setWaiting(connection, true)
-        MHD_suspend_connection(connection)
         let handle = ConnectionHandle(pointer: connection)
-        handler.finish(request) { [self] response in
-            slot.response.withLock { $0 = response }
-            setWaiting(handle.pointer, false)
-            MHD_resume_connection(handle.pointer)
+        life.withLock { $0.suspended[Int(bitPattern: connection)] = (handle, slot) }
+        MHD_suspend_connection(connection)
+        // Gunzip and validation run on a worker, not on libmicrohttpd's polling thread: stopping the
+        // server joins the polling threads, and must not wait for a large body's validation. An
+        // answer that comes after the server stopped is dropped (the connection is gone).
+        workers.addOperation { [self] in
+            handler.finish(request) { [self] response in
+                life.withLock { life in
+                    guard life.alive, life.suspended.removeValue(forKey: Int(bitPattern: handle.pointer)) != nil
+                    else { return }
+                    slot.response.withLock { $0 = response }
+                    setWaiting(handle.pointer, false)
+                    MHD_resume_connection(handle.pointer)
+                }
+            }
         }
         return MHD_Result.YES
     }

@@ -9,6 +9,12 @@ import PaywallWire
 /// ``HTTPTransport`` over `URLSession` (FoundationNetworking on Linux), with a per-request
 /// timeout. Connections are reused between requests (HTTP keep-alive).
 ///
+/// Every answer is read through a bounded reader: at most `maxResponseBytes` of body are kept (a
+/// longer answer fails the request as ``TransportError/unreadableResponse(detail:)`` and the rest
+/// is never read), and the whole exchange has a total deadline of `timeout`, however slowly bytes
+/// keep arriving (`URLSession`'s own timeouts on Linux only measure silence). Both callers need a
+/// few KB of an answer at most, so an endpoint that streams or trickles cannot hold memory or time.
+///
 /// Redirects are never followed: a 3xx comes back as the response it is, so the caller's
 /// retry policy treats it as a failure, and the request (with its `Authorization` header)
 /// goes to the URL it names and nowhere else. The refusal is made by a delegate set on the
@@ -19,20 +25,26 @@ public final class URLSessionTransport: HTTPTransport {
     private let redirects = RedirectRefusal()
     /// Makes the data task for a request (a test puts in one whose completion never comes).
     private let makeTask: DataTaskMaker
+    /// Seconds one exchange may take in all.
+    private let deadline: Double
 
     /// Creates a transport.
     /// - Parameter timeout: the longest wait for a response; past it the request fails with
     ///   ``TransportError/timedOut``. Rounded up to whole seconds: FoundationNetworking on Linux
     ///   truncates the interval to whole seconds, so 0.4 s would time out at once.
-    public convenience init(timeout: Duration = .seconds(30)) {
-        self.init(timeout: timeout, makeTask: nil)
+    ///   It is also the total deadline of one exchange, from sending to the answer's last byte.
+    /// - Parameter maxResponseBytes: the most answer bytes kept (default 1 MiB); a longer answer
+    ///   fails the request.
+    public convenience init(timeout: Duration = .seconds(30), maxResponseBytes: Int = 1 << 20) {
+        self.init(timeout: timeout, maxResponseBytes: maxResponseBytes, makeTask: nil)
     }
 
     /// Creates a transport whose data tasks `makeTask` makes (`nil`: the session's).
-    init(timeout: Duration, makeTask: DataTaskMaker?) {
+    init(timeout: Duration, maxResponseBytes: Int = 1 << 20, makeTask: DataTaskMaker?) {
         let configuration = URLSessionConfiguration.ephemeral
         let exact = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
         let seconds = max(1, exact.rounded(.up))
+        deadline = seconds
         configuration.timeoutIntervalForRequest = seconds
         configuration.timeoutIntervalForResource = seconds
         configuration.httpCookieStorage = nil
@@ -42,7 +54,9 @@ public final class URLSessionTransport: HTTPTransport {
         self.session = session
         self.makeTask =
             makeTask ?? { [redirects] request, completion in
-                let task = session.dataTask(with: request, completionHandler: completion)
+                // No completion handler: the delegate reads the answer, bounded, and completes it.
+                let task = session.dataTask(with: request)
+                redirects.track(task, limit: max(0, maxResponseBytes), completion: completion)
                 task.delegate = redirects
                 return task
             }
@@ -63,6 +77,9 @@ public final class URLSessionTransport: HTTPTransport {
             (data, response) = try await perform(urlRequest)
         } catch let error as URLError {
             throw Self.transportError(error)
+        } catch let error as ResponseTooLarge {
+            throw TransportError.unreadableResponse(
+                detail: "the answer is longer than \(error.limit) bytes, more than any answer this program reads")
         } catch {
             throw TransportError.other(detail: String(describing: type(of: error)))
         }
@@ -103,6 +120,8 @@ public final class URLSessionTransport: HTTPTransport {
                     }
                 }
                 pending.start(task, continuation: continuation)
+                // The total deadline, whatever the connection does meanwhile.
+                DispatchQueue.global().asyncAfter(deadline: .now() + deadline) { pending.expire() }
             }
         } onCancel: {
             pending.cancel()
@@ -141,14 +160,90 @@ public final class URLSessionTransport: HTTPTransport {
     }
 }
 
-/// Answers every redirect with `nil`: the 3xx response is delivered as the final response.
-/// Stateless, so it is `Sendable` as it is.
-final class RedirectRefusal: NSObject, URLSessionTaskDelegate, Sendable {
+/// The answer was longer than the transport keeps.
+struct ResponseTooLarge: Error {
+    /// The most bytes kept.
+    var limit: Int
+}
+
+/// The session's delegate: answers every redirect with `nil` (the 3xx response is delivered as the
+/// final response), and reads each tracked task's answer into memory up to its limit, cancelling
+/// the task past it.
+/// `@unchecked Sendable`: its table is only read and written under its lock.
+final class RedirectRefusal: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    /// One task's answer so far.
+    private struct Reading {
+        var limit: Int
+        var data = Data()
+        var response: URLResponse?
+        var completion: @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    }
+
+    private let lock = NSLock()
+    private var readings: [Int: Reading] = [:]
+
+    /// Reads `task`'s answer, keeping at most `limit` bytes, and reports it to `completion` once.
+    func track(
+        _ task: URLSessionTask, limit: Int,
+        completion: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    ) {
+        lock.withLock { readings[task.taskIdentifier] = Reading(limit: limit, completion: completion) }
+    }
+
     func urlSession(
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
         completionHandler(nil)
+    }
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        let tooLarge = lock.withLock { () -> Bool in
+            guard var reading = readings[dataTask.taskIdentifier] else { return false }
+            reading.response = response
+            readings[dataTask.taskIdentifier] = reading
+            return response.expectedContentLength > Int64(reading.limit)
+        }
+        if tooLarge {
+            finish(dataTask, error: nil, tooLarge: true)
+            completionHandler(.cancel)
+            dataTask.cancel()
+        } else {
+            completionHandler(.allow)
+        }
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        let tooLarge = lock.withLock { () -> Bool in
+            guard var reading = readings[dataTask.taskIdentifier] else { return false }
+            if reading.data.count + data.count > reading.limit { return true }
+            reading.data.append(data)
+            readings[dataTask.taskIdentifier] = reading
+            return false
+        }
+        if tooLarge {
+            finish(dataTask, error: nil, tooLarge: true)
+            dataTask.cancel()
+        }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        finish(task, error: error, tooLarge: false)
+    }
+
+    /// Reports `task`'s outcome once and forgets it.
+    private func finish(_ task: URLSessionTask, error: (any Error)?, tooLarge: Bool) {
+        guard let reading = lock.withLock({ readings.removeValue(forKey: task.taskIdentifier) }) else { return }
+        if tooLarge {
+            reading.completion(nil, nil, ResponseTooLarge(limit: reading.limit))
+        } else if let error {
+            reading.completion(nil, nil, error)
+        } else {
+            reading.completion(reading.data, reading.response ?? task.response, nil)
+        }
     }
 }
 
@@ -200,6 +295,18 @@ private final class PendingRequest: @unchecked Sendable {
             return continuation
         }
         waiting?.resume(with: result)
+    }
+
+    /// The total deadline passed: resumes the caller with `URLError(.timedOut)` (unless it was
+    /// resumed already) and cancels the task on another thread.
+    func expire() {
+        let (waiting, task) = lock.withLock {
+            defer { continuation = nil }
+            return (continuation, self.task)
+        }
+        guard let waiting else { return }
+        waiting.resume(throwing: URLError(.timedOut))
+        if let task { DispatchQueue.global().async { task.cancel() } }
     }
 
     /// The caller was cancelled: resumes it now with `URLError(.cancelled)` (once started, or at its

@@ -151,7 +151,7 @@ extension FunnelReport {
                         try db.scalar("SELECT value FROM meta WHERE key = ?", [.text(Rollup.newestKey)])?.string ?? "")
                     let scan = PresentationScan(
                         days: days, placementFilter: nil, windowMs: cohortWindow.milliseconds,
-                        newestEventAt: newest ?? .min)
+                        newestEventAt: min(newest ?? .min, now.milliseconds()))
                     load = try BackgroundPartialsLoad(path: connection.path, scan: scan, skipping: Set(starts))
                     return try partials.update(db, plan: plan, keepPartials: true)
                 }

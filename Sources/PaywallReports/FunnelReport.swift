@@ -129,6 +129,7 @@ public struct FunnelReport: Sendable {
             "days": .text(DayCalendar.json(days)),
             "placements": placements.flatMap { $0.isEmpty ? nil : .text(Self.jsonArray($0)) } ?? .null,
             "window_ms": .integer(cohortWindow.milliseconds),
+            "now_ms": .integer(now.milliseconds()),
             "control": control.map { .text($0) } ?? .null,
         ]
         var tables: [ReportTable] = []
@@ -184,7 +185,7 @@ public struct FunnelReport: Sendable {
                 try db.scalar("SELECT value FROM meta WHERE key = ?", [.text(Rollup.newestKey)])?.string ?? "")
             var scan = PresentationScan(
                 days: days, placementFilter: placements.flatMap { $0.isEmpty ? nil : Set($0.map(ExactText.init)) },
-                windowMs: cohortWindow.milliseconds, newestEventAt: newest ?? .min)
+                windowMs: cohortWindow.milliseconds, newestEventAt: min(newest ?? .min, now.milliseconds()))
             _ = system_memory_release()  // what earlier steps freed goes back before the scan's arrays
             if fromPartials { try scan.load(partials: db) } else { try scan.scan(db) }
             finished = scan

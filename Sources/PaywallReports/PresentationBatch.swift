@@ -4,7 +4,7 @@ import PaywallStore
 /// The columns ``PresentationBatch/eventsSQL`` reads, in its order: a case's `rawValue` is its
 /// index in the row, and its ``column`` the events column it reads (named by ``EventColumn``).
 enum FoldColumns: Int, CaseIterable {
-    case occurredAt, name, id, pwID, source, user, product, result, via, openS, rowid, offering
+    case occurredAt, name, id, pwID, source, user, product, result, via, openS, rowid, offering, recordedAt
 
     /// The events column read (``EventColumn``); `nil` for the rowid.
     var column: EventColumn? {
@@ -21,6 +21,7 @@ enum FoldColumns: Int, CaseIterable {
         case .openS: .openS
         case .rowid: nil
         case .offering: .offeringID
+        case .recordedAt: .recordedAt
         }
     }
 }
@@ -41,6 +42,7 @@ struct PresentationBatch {
     private(set) var folds: [PresentationFold] = []
     private var slots: UUIDSlots
     private(set) var buckets: [Int64: (events: Int64, impressions: Int64)] = [:]
+    /// The newest event time, each event's `occurred_at` capped at its `recorded_at`.
     private(set) var newest: Int64 = .min
     private(set) var count: Int64 = 0
     /// Customer and placement names that got their key in this batch (inserted with it).
@@ -88,7 +90,9 @@ struct PresentationBatch {
         let kind = row.withUnsafeText(at: FoldColumns.name.rawValue) { EventKind($0) }
         let pwID = try Self.uuid(row, FoldColumns.pwID.rawValue)
         count += 1
-        newest = max(newest, at)
+        // A device clock set ahead cannot move "the newest event" past the time the event reached
+        // the store: cohorts' window_complete reads it, and one event from 2099 would complete them all.
+        newest = max(newest, min(at, row.int64(at: FoldColumns.recordedAt.rawValue)))
         buckets[at / 900_000, default: (0, 0)].events += 1
         if kind == .shown { buckets[at / 900_000, default: (0, 0)].impressions += 1 }
         var eventID: UUIDKey?

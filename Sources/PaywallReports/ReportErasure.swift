@@ -113,7 +113,8 @@ public struct ReportErasure: ErasureParticipant {
         else { return }
         let newest = try db.scalar(
             """
-            SELECT max(occurred_at) FROM events WHERE seq <= ?1 AND user_id NOT IN (SELECT value FROM json_each(?2))
+            SELECT max(min(occurred_at, recorded_at)) FROM events
+            WHERE seq <= ?1 AND user_id NOT IN (SELECT value FROM json_each(?2))
             """, [.integer(watermark), .text(FunnelReport.jsonArray(users))])?.int64
         if let newest {
             try db.run(

@@ -23,4 +23,25 @@ extension ReportSchema {
         DELETE FROM report_day_partials;
         DELETE FROM report_dirty_buckets;
         """
+
+    /// Reports migration: the newest event time the cohorts' `window_complete` reads is now capped
+    /// at each event's arrival (`min(occurred_at, recorded_at)`), so one device with its clock set
+    /// ahead cannot mark every young cohort complete. A store whose rollups already folded events
+    /// gets the value recomputed over the events folded so far (the rest are folded capped).
+    static let newestAtArrival = Migration("newest-at-arrival") { db in
+        guard try db.scalar("SELECT count(*) FROM sqlite_schema WHERE name = 'events'")?.int64 == 1,
+            let watermark = try db.scalar(
+                "SELECT CAST(value AS INTEGER) FROM meta WHERE key = ?1", [.text(watermarkKey)])?.int64
+        else { return }
+        if let newest = try db.scalar(
+            "SELECT max(min(occurred_at, recorded_at)) FROM events WHERE rowid <= ?1", [.integer(watermark)])?.int64
+        {
+            try db.run(
+                "INSERT INTO meta (key, value) VALUES (?1, CAST(?2 AS TEXT)) "
+                    + "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                [.text(newestKey), .integer(newest)])
+        } else {
+            try forget([newestKey], in: db)
+        }
+    }
 }

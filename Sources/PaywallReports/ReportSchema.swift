@@ -16,7 +16,7 @@ public enum ReportSchema {
     public static let migrations = MigrationGroup(
         owner: "reports",
         [
-            rollups, rollupKeys, dayPartials, rollupSlim, exactProducts, offerings,
+            rollups, rollupKeys, dayPartials, rollupSlim, exactProducts, offerings, newestAtArrival,
         ])
 
     /// The tables the reports' migrations create.

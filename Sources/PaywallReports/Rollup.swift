@@ -10,7 +10,8 @@ import PaywallSQLite
 struct Rollup {
     /// Meta key of the last events rowid folded into the rollups.
     static let watermarkKey = ReportSchema.watermarkKey
-    /// Meta key of the newest `occurred_at` among the stored events.
+    /// Meta key of the newest event time among the stored events: each event's `occurred_at`, capped
+    /// at its `recorded_at` (a device clock set ahead cannot make it later than its arrival).
     static let newestKey = ReportSchema.newestKey
 
     /// What one refresh did.

@@ -210,11 +210,21 @@ struct EventWriter {
     }
 
     /// Adds one quarantine row unless the same input (by its bytes) is already quarantined; returns whether it did.
-    /// An input that carries the id of a forgotten customer (``QuarantineUserIDs``) is not stored
-    /// either: it is counted in `suppressed_events`, and this returns `false`.
+    /// An input that carries the id of a forgotten customer (``QuarantineUserIDs``, or any whole token
+    /// of it by ``IDTokens``' rule, the one `forget` erases by) is not stored either: it is counted in
+    /// `suppressed_events`, and this returns `false`.
     @discardableResult
     func quarantine(_ entry: QuarantineEntry) throws -> Bool {
         try quarantineResult(entry) == .stored
+    }
+
+    /// Whether a quarantined input names a suppressed customer: its parsed or scanned `user_id`, or
+    /// any piece of it (``IDTokens/pieces(of:)``), hashed and looked up in the list.
+    static func carriesForgottenID(_ entry: QuarantineEntry, _ db: Database) throws -> Bool {
+        let bytes = entry.rawPayload ?? Array(entry.payload.utf8)
+        var candidates = Set(QuarantineUserIDs.ids(in: bytes))
+        for piece in IDTokens.pieces(of: bytes) { candidates.insert(String(decoding: piece, as: UTF8.self)) }
+        return try Suppression.contains(anyOf: Array(candidates), db)
     }
 
     /// What ``quarantine(_:)`` did with an entry.
@@ -222,10 +232,7 @@ struct EventWriter {
 
     /// ``quarantine(_:)``, saying whether an entry not stored was a repeat or a forgotten customer's.
     func quarantineResult(_ entry: QuarantineEntry) throws -> QuarantineResult {
-        if try Suppression.anyForgotten(db),
-            try Suppression.contains(
-                anyOf: QuarantineUserIDs.ids(in: entry.rawPayload ?? Array(entry.payload.utf8)), db)
-        {
+        if try Suppression.anyForgotten(db), try Self.carriesForgottenID(entry, db) {
             try Suppression.recordSuppressed(1, at: entry.quarantinedAt, db)
             return .suppressed
         }

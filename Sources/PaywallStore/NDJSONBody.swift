@@ -35,7 +35,9 @@ public struct NDJSONBody: Sendable {
             now: self.pipeline.now, origin: origin)
         var batch = Batch(capacity: 128)
         var number = 0
-        var start = 0
+        // A UTF-8 byte-order mark at the very start of the body is skipped, as import's LineReader
+        // skips it at the start of a file (anywhere else it is refused with its reason).
+        var start = bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF ? 3 : 0
         while start < bytes.count {
             let rest = UnsafeRawBufferPointer(rebasing: bytes[start...])
             let end = rest.firstIndex(of: 0x0A).map { start + $0 } ?? bytes.count

@@ -132,20 +132,39 @@ public struct UserErasure: Sendable {
     /// reason quoted an erased id (RevenueCat's answer to a batch may name several customers).
     public static let redactedReasons = "dead_letters (reasons redacted)"
 
-    /// Replaces each id (as written and JSON-escaped) in the reasons of the dead letters left with
-    /// `[a forgotten customer]`; returns how many letters changed.
+    /// Replaces each id (as written and JSON-escaped) where it stands as a word in the reasons of the
+    /// dead letters left (``IDTokens/replacingWords(_:in:with:)``: `invalid app_user_id 42` names
+    /// customer `42`, `HTTP 422` does not) with `[a forgotten customer]`; returns how many letters
+    /// changed.
     static func redactDeadLetterReasons(_ ids: [String], _ db: Database) throws -> Int {
-        var changed = 0
+        let replacement = Array("[a forgotten customer]".utf8)
+        var forms: [[UInt8]] = []
         for id in ids {
             let escaped = String(JSONString.quoted(id).dropFirst().dropLast())
-            for form in Set([id, escaped]) {
-                changed += try db.run(
-                    """
-                    UPDATE dead_letters SET reason = replace(reason, ?1, '[a forgotten customer]') WHERE instr(reason, ?1) > 0
-                    """, [.text(form)])
+            for form in Set([id, escaped]) { forms.append(Array(form.utf8)) }
+        }
+        var rewritten: [(Int64, [UInt8])] = []
+        var letters = Set<Int64>()
+        for form in forms {
+            rewritten.removeAll()
+            try db.forEachRow(
+                "SELECT rowid, CAST(reason AS BLOB) FROM dead_letters WHERE instr(CAST(reason AS BLOB), ?1) > 0",
+                [.blob(Data(form))]
+            ) { row in
+                let reason = row.withUnsafeBlob(at: 1) { Array($0) }
+                if let changed = IDTokens.replacingWords(form, in: reason, with: replacement) {
+                    rewritten.append((row.int64(at: 0), changed))
+                }
+                return true
+            }
+            for (rowid, reason) in rewritten {
+                try db.run(
+                    "UPDATE dead_letters SET reason = ?1 WHERE rowid = ?2",
+                    [.text(String(decoding: reason, as: UTF8.self)), .integer(rowid)])
+                letters.insert(rowid)
             }
         }
-        return changed
+        return letters.count
     }
 
     /// A JSON array of strings, for binding lists to `json_each`.

@@ -122,8 +122,8 @@ struct CollectorDestination: DeliveryDestination {
         case 401, 403:
             return .retry(
                 after: policy.cap,
-                reason: "the collector refused the write key (HTTP \(status)): nothing was "
-                    + "uploaded and every event is kept. Check the write key (\(CollectorKey.environmentVariable), or the "
+                reason: "the collector refused the write key (HTTP \(status)): this batch was not uploaded, and "
+                    + "every event is kept that the collector has not acknowledged. Check the write key (\(CollectorKey.environmentVariable), or the "
                     + "configuration's collector write key) against the collector's list of keys; uploading retries in "
                     + "\(Self.seconds(policy.cap))")
         case 300..<400:
@@ -165,10 +165,11 @@ struct CollectorDestination: DeliveryDestination {
         try queue.acknowledge(through: batch.lastSeq, handOffImpressions: batch.forwarding == .collector, at: at)
     }
 
-    /// ` ("…")`: the start of the answer (at most 200 bytes, the key redacted), or nothing when empty.
+    /// ` ("…")`: the start of the answer (at most 200 bytes, the key redacted, control characters
+    /// escaped so they never reach a terminal or the stored pause reason raw), or nothing when empty.
     static func excerpt(_ body: Data, key: String) -> String {
-        let text = String(decoding: KeyRedaction.redact(body.prefix(200), key: key), as: UTF8.self)
-            .filter { !$0.isNewline }
+        let text = TerminalText.escaped(
+            String(decoding: KeyRedaction.redact(body.prefix(200), key: key), as: UTF8.self))
         return text.isEmpty ? "" : " (\"\(text)\")"
     }
 

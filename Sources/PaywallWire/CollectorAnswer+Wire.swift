@@ -4,7 +4,8 @@ import PaywallCore
 extension CollectorAnswer {
     /// The answer as the collector sends it, byte for byte:
     /// `{"accepted":N,"duplicates":N,"quarantined":N,` then `"suppressed":N,` only when above 0, then
-    /// `"rejected":[{"line":K,"reasons":["…",…]},…]}`, without spaces, strings escaped as
+    /// `"rejected":[{"line":K,"reasons":["…",…]},…]`, then `,"rejected_omitted":N` only when above 0,
+    /// then `}`, without spaces, strings escaped as
     /// `JSONString` escapes them (RFC 8259; non-ASCII kept as UTF-8; `/` not escaped).
     ///
     /// Written by hand, in this one place, rather than with `JSONEncoder`: `JSONEncoder` does not keep
@@ -25,7 +26,9 @@ extension CollectorAnswer {
             }
             out += "]}"
         }
-        return out + "]}"
+        out += "]"
+        if rejectedOmitted > 0 { out += ",\"rejected_omitted\":\(rejectedOmitted)" }
+        return out + "}"
     }
 
     /// The counts of a 2xx answer's body as the uploader takes them, `nil` when it takes none:

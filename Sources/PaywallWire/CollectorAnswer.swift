@@ -31,16 +31,21 @@ public struct CollectorAnswer: Codable, Sendable, Hashable {
     /// Events and refused lines of forgotten customers, not stored; on the wire only when above 0
     /// (and read as 0 when absent).
     public var suppressed: Int
-    /// The refused lines that came with reasons, in body order.
+    /// The refused lines that came with reasons, in body order (the first ones, when there were
+    /// more than the collector lists in one answer).
     public var rejected: [Rejection]
+    /// Refused lines left out of ``rejected`` to keep the answer small; on the wire
+    /// (`rejected_omitted`) only when above 0, and read as 0 when absent.
+    public var rejectedOmitted: Int
 
     /// Creates an answer.
-    public init(counts: EventCounts, rejected: [Rejection] = []) {
+    public init(counts: EventCounts, rejected: [Rejection] = [], rejectedOmitted: Int = 0) {
         accepted = counts.accepted
         duplicates = counts.duplicates
         quarantined = counts.quarantined
         suppressed = counts.suppressed
         self.rejected = rejected
+        self.rejectedOmitted = rejectedOmitted
     }
 
     /// The four counts.
@@ -50,6 +55,7 @@ public struct CollectorAnswer: Codable, Sendable, Hashable {
 
     private enum CodingKeys: String, CodingKey {
         case accepted, duplicates, quarantined, suppressed, rejected
+        case rejectedOmitted = "rejected_omitted"
     }
 
     /// Decodes an answer; `suppressed` and `rejected` may be absent (0 and none).
@@ -60,6 +66,7 @@ public struct CollectorAnswer: Codable, Sendable, Hashable {
         quarantined = try container.decode(Int.self, forKey: .quarantined)
         suppressed = try container.decodeIfPresent(Int.self, forKey: .suppressed) ?? 0
         rejected = try container.decodeIfPresent([Rejection].self, forKey: .rejected) ?? []
+        rejectedOmitted = try container.decodeIfPresent(Int.self, forKey: .rejectedOmitted) ?? 0
     }
 
     /// Encodes the answer's keys in the wire's order, `suppressed` only when above 0. An encoder
@@ -71,5 +78,6 @@ public struct CollectorAnswer: Codable, Sendable, Hashable {
         try container.encode(quarantined, forKey: .quarantined)
         if suppressed > 0 { try container.encode(suppressed, forKey: .suppressed) }
         try container.encode(rejected, forKey: .rejected)
+        if rejectedOmitted > 0 { try container.encode(rejectedOmitted, forKey: .rejectedOmitted) }
     }
 }

@@ -42,6 +42,21 @@ public enum CollectorWire {
         public static let wwwAuthenticate = "WWW-Authenticate"
     }
 
+    /// Why `endpoint` cannot be a collector's base URL, or nil when it can: it must be an absolute
+    /// http(s) URL with a host, and without a query (`?…`) or fragment (`#…`), since the route is
+    /// appended to its path and a query or fragment would swallow it.
+    public static func endpointProblem(_ endpoint: URL) -> String? {
+        guard let scheme = endpoint.scheme?.lowercased(), ["http", "https"].contains(scheme), endpoint.host != nil
+        else { return "it is not an absolute http(s) URL" }
+        if endpoint.query != nil {
+            return "it has a query (the part from '?'), which a collector's base URL cannot have"
+        }
+        if endpoint.fragment != nil {
+            return "it has a fragment (the part from '#'), which a collector's base URL cannot have"
+        }
+        return nil
+    }
+
     /// The route on the collector at `endpoint` (its base URL): `{endpoint}/v1/events`, trailing
     /// slashes of `endpoint` dropped.
     public static func url(on endpoint: URL) -> URL {

@@ -18,9 +18,16 @@ struct ImportReadFailureCommandTests {
         let stream = try ResettableStream()
         let input = FileHandle(fileDescriptor: stream.readingEnd, closeOnDealloc: false)
         async let importing = cli.run(["import", "-", "--db", db], standardInput: input)
-        try stream.send(Array(sent.utf8))
-        // When the import has read every byte and the peer resets the socket
-        try stream.reset()
+        do {
+            try stream.send(Array(sent.utf8))
+        } catch {
+            // The import must end before the test can: without the reset it would wait for input
+            stream.reset()
+            _ = try? await importing
+            throw error
+        }
+        // When the peer resets the socket after those bytes
+        stream.reset()
         let result = try await importing
         // Then it exits 74, saying what failed and what to do
         #expect(result.status == 74, "stderr: \(result.stderr)")

@@ -55,3 +55,49 @@ struct CollectorForgetTests {
         }
     }
 }
+
+/// Bad lines that carry a forgotten id in forms a `user_id` reader cannot see (a line cut mid-string,
+/// an escaped key, the id in an array) are refused as suppressed by the running collector, by the
+/// same whole-token rule `forget` erases quarantined lines by; another customer's bad lines that
+/// merely contain the id's bytes are quarantined as usual.
+@Suite(.serialized)
+struct CollectorForgetTokenTests {
+    static func badLines(_ id: String) -> [String] {
+        [
+            "{\"name\":\"x\",\"user_id\":\"\(id)",  // cut mid-string
+            "{\"user\\u005fid\":\"\(id)\", bad}",  // escaped key, invalid JSON
+            "{\"user_id\": [\"\(id)\"]}",  // wrong type
+            "{\"name\":\"paywall_shown\",\"user_id\":\"v\\u0069ctim-\(id.dropFirst(7))\"}",  // escapes in the value
+        ]
+    }
+
+    @Test func badLinesCarryingAForgottenIDAreSuppressedNotQuarantined() throws {
+        let harness = try CollectorHarness()
+        let victim = "victim-Zq9\(UUID().uuidString.prefix(6))"
+        // The lines are quarantined while the customer is not forgotten; forget then erases every one
+        let lines = Self.badLines(victim)
+        let before = try harness.post(EventLines.body(lines))
+        #expect(before.status == 200 && before.json["quarantined"] as? Int == lines.count, "\(before.text)")
+        let forgot = try harness.cli.runBlocking(["forget", "--user", victim, "--db", harness.db])
+        #expect(forgot.status == 0, "\(forgot.stderr)")
+        #expect(forgot.stdout.contains("  quarantine              \(lines.count)\n"), "\(forgot.stdout)")
+        #expect(harness.quarantined == 0)
+        // Sent again, each is refused as suppressed, one request per line
+        for line in lines {
+            let reply = try harness.post(EventLines.body([line]))
+            #expect(reply.status == 200, "\(reply.text)")
+            #expect(reply.json["suppressed"] as? Int == 1 && reply.json["quarantined"] as? Int == 0, "\(line)")
+        }
+        // Another customer's bad lines holding the id's bytes inside longer values are quarantined
+        let other = [
+            "{\"name\":\"x\",\"user_id\":\"not-\(victim)-either\"",
+            "{\"user_id\": [\"\(victim)2\"]}",
+            "{\"note\":\"\(victim) and more\", bad}",
+        ]
+        let reply = try harness.post(EventLines.body(other))
+        #expect(reply.json["quarantined"] as? Int == other.count, "\(reply.text)")
+        // forget checkpoints and cleans: no file holds the id as a whole token outside those lines
+        #expect(try harness.cli.runBlocking(["forget", "--user", "nobody", "--db", harness.db]).status == 0)
+        #expect(harness.quarantined == other.count)
+    }
+}

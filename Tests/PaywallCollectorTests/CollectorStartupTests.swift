@@ -42,9 +42,12 @@ struct CollectorStartupTests {
 
     @Test func refusesATakenPortWith75() throws {
         let harness = try CollectorHarness()
-        let result = try harness.cli.runBlocking(["serve", "--listen", "127.0.0.1:\(harness.port)", "--db", harness.db])
+        // Another store (one collector per store is its own refusal, also 75), the port taken
+        let other = harness.folder.path("other.sqlite")
+        #expect(try harness.cli.runBlocking(["keys", "add", "k", "--db", other]).status == 0)
+        let result = try harness.cli.runBlocking(["serve", "--listen", "127.0.0.1:\(harness.port)", "--db", other])
         #expect(result.status == 75)
-        #expect(result.stderr.contains("already in use"))
+        #expect(result.stderr.contains("already in use"), "\(result.stderr)")
     }
 
     @Test func refusesALockedDatabaseWith75() throws {

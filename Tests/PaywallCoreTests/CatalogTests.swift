@@ -194,6 +194,17 @@ struct CatalogTests {
                 envelope[index]["min"] = 2
                 object["envelope"] = envelope
             }.contains { $0.contains("must accept every version from 1 to the catalog's 2") })
+        // A max no Int can hold, or not a whole number, is that problem too, not a trap (found by the
+        // catalog fuzzer: 1e300 stopped the process converting it)
+        for high in [1e300, -1e300, 2.5] {
+            #expect(
+                try Self.problems { object in
+                    var envelope = object["envelope"] as! [[String: Any]]
+                    let index = envelope.firstIndex { $0["name"] as? String == "catalog_version" }!
+                    envelope[index]["max"] = high
+                    object["envelope"] = envelope
+                }.contains { $0.contains("must accept every version from 1 to the catalog's 2") }, "max \(high)")
+        }
     }
 
     @Test func fieldVersionsAreChecked() throws {

@@ -67,7 +67,8 @@ struct TransportCancellationTests {
     @Test func aCancelledSendEndsEvenWhenItsTasksCompletionNeverComes() async throws {
         // Given a send whose data task was started and will never complete, not even when cancelled
         let task = SilentDataTask()
-        let transport = URLSessionTransport(timeout: .seconds(5), makeTask: { _, _ in task })
+        // The total deadline far past the test, so only the cancellation can end the send
+        let transport = URLSessionTransport(timeout: .seconds(3_600), makeTask: { _, _ in task })
         let send = Task { try await transport.send(Self.request) }
         await task.resumed.wait()
         // When the send is cancelled
@@ -83,7 +84,8 @@ struct TransportCancellationTests {
     @Test func aSendCancelledBeforeItStartsEndsWithoutStartingItsTask() async throws {
         // Given a send in a task that is cancelled before it reaches the transport
         let task = SilentDataTask()
-        let transport = URLSessionTransport(timeout: .seconds(5), makeTask: { _, _ in task })
+        // The total deadline far past the test, so only the cancellation can end the send
+        let transport = URLSessionTransport(timeout: .seconds(3_600), makeTask: { _, _ in task })
         let proceed = AsyncFlag()
         let send = Task {
             await proceed.wait()

@@ -21,9 +21,11 @@ public final class CollectorProcess: @unchecked Sendable {
     public let stderrPath: String
 
     /// Starts `serve --listen 127.0.0.1:0 --db <db>` plus `arguments`; waits for the listening line.
+    /// With a `wrapper` (e.g. `["/bin/sh", "-c", "ulimit -f 64; exec \"$0\" \"$@\""]`), the wrapper
+    /// is run with the binary and its arguments after its own.
     public init(
         db: String, folder: TemporaryDirectory, arguments: [String] = [], environment: [String: String] = [:],
-        tag: String = UUID().uuidString
+        tag: String = UUID().uuidString, wrapper: [String] = []
     ) throws {
         let binary = try CommandRunner(product: "paywall-analytics").executable
         stdoutPath = folder.path("serve-\(tag).stdout")
@@ -31,8 +33,14 @@ public final class CollectorProcess: @unchecked Sendable {
         _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
         _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
         process = Process()
-        process.executableURL = binary
-        process.arguments = ["serve", "--listen", "127.0.0.1:0", "--db", db] + arguments
+        let serve = ["serve", "--listen", "127.0.0.1:0", "--db", db] + arguments
+        if let launcher = wrapper.first {
+            process.executableURL = URL(fileURLWithPath: launcher)
+            process.arguments = Array(wrapper.dropFirst()) + [binary.path] + serve
+        } else {
+            process.executableURL = binary
+            process.arguments = serve
+        }
         var env = ProcessInfo.processInfo.environment
         env.removeValue(forKey: "REVENUECAT_API_KEY")
         env.merge(environment) { _, new in new }

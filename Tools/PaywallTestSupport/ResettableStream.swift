@@ -8,16 +8,23 @@ import Foundation
     import Darwin
 #endif
 
-/// A connected pair of stream sockets for feeding a reader and then failing its next read: the
-/// test writes to ``feedingEnd``, the code under test reads ``readingEnd``, and ``reset()`` makes
-/// that read fail with `ECONNRESET` once everything written was read (a real kernel error, which a
-/// file or a pipe cannot produce mid-stream).
+/// A connected pair of stream sockets for feeding a reader and then failing its reads: the test
+/// writes to ``feedingEnd``, the code under test reads ``readingEnd``, and ``reset()`` makes the
+/// reader's read fail with `ECONNRESET` once it has read every byte sent before (a real kernel
+/// error, which a file or a pipe cannot produce mid-stream).
+///
+/// How: the pair is made with one byte already queued towards ``feedingEnd``, which nobody reads;
+/// a stream socket closed with unread data resets its peer, and the kernel hands the reader every
+/// byte queued for it before it reports the reset. So ``reset()`` needs no waiting: it closes.
+/// Both descriptors are close-on-exec, so a child that another test starts meanwhile cannot hold
+/// a copy of ``feedingEnd`` and keep the socket from being reset (a child given ``readingEnd`` as
+/// its standard input gets it through `dup2`, which the flag does not follow).
 ///
 /// ```swift
 /// let stream = try ResettableStream()
 /// // hand stream.readingEnd to the reader (a thread, or a child's standard input) …
 /// try stream.send(bytes)
-/// try stream.reset()          // the reader's next read returns ECONNRESET
+/// stream.reset()              // the reader's next read after those bytes returns ECONNRESET
 /// ```
 /// Used from the test's own thread; the reader gets ``readingEnd``, a plain descriptor.
 public final class ResettableStream {
@@ -28,19 +35,31 @@ public final class ResettableStream {
     private var feedingOpen = true
     private var readingOwned = true
 
-    /// Creates the pair; a write to ``feedingEnd`` that blocks for `sendTimeout` fails instead
-    /// (a reader that stopped reading cannot hang the test).
-    public init(sendTimeout: Duration = .seconds(60)) throws {
+    /// Creates the pair; a write to ``feedingEnd`` that makes no progress for `sendTimeout` fails
+    /// instead of blocking for ever (a reader that died cannot hang the test; a live reader on a
+    /// busy machine is far quicker than that).
+    public init(sendTimeout: Duration = .seconds(600)) throws {
         var pair: [Int32] = [-1, -1]
         #if canImport(Darwin)
             let kind = SOCK_STREAM
         #else
-            let kind = Int32(SOCK_STREAM.rawValue)
+            let kind = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
         #endif
         guard socketpair(AF_UNIX, kind, 0, &pair) == 0 else { throw POSIXError(Self.code()) }
         (readingEnd, feedingEnd) = (pair[0], pair[1])
+        #if canImport(Darwin)
+            _ = fcntl(readingEnd, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(feedingEnd, F_SETFD, FD_CLOEXEC)
+        #endif
         var timeout = timeval(tv_sec: Int(sendTimeout.components.seconds), tv_usec: 0)
         _ = setsockopt(feedingEnd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        // The byte that makes closing the feeding end a reset: queued towards it, never read
+        guard write(readingEnd, "x", 1) == 1 else {
+            let error = POSIXError(Self.code())
+            close(readingEnd)
+            close(feedingEnd)
+            throw error
+        }
     }
 
     deinit {
@@ -52,35 +71,19 @@ public final class ResettableStream {
     public func readerClosesItsEnd() { readingOwned = false }
 
     /// Writes every byte to ``feedingEnd`` (blocking while the reader catches up).
-    /// - Throws: `POSIXError` when a write fails or times out.
+    /// - Throws: `POSIXError` when a write fails or makes no progress for the send timeout.
     public func send(_ bytes: [UInt8]) throws {
         guard try PipeWriting.write(Data(bytes), to: feedingEnd) else { throw POSIXError(.EPIPE) }
     }
 
-    /// Waits until everything sent was read (at most `timeout`), then closes ``feedingEnd``
-    /// holding a byte it never read, so the reader's next read fails with `ECONNRESET`.
-    /// - Throws: `POSIXError(.ETIMEDOUT)` when the reader did not read everything in time.
-    public func reset(timeout: Duration = .seconds(60)) throws {
-        let deadline = ContinuousClock.now + timeout
-        var unread: Int32 = 1
-        while true {
-            guard ioctl(readingEnd, Self.unreadBytesRequest, &unread) == 0 else { throw POSIXError(Self.code()) }
-            if unread == 0 { break }
-            guard ContinuousClock.now < deadline else { throw POSIXError(.ETIMEDOUT) }
-            usleep(10_000)
-        }
-        // A byte into the feeding end's own queue: a stream socket closed with unread data resets its peer.
-        guard write(readingEnd, "x", 1) == 1 else { throw POSIXError(Self.code()) }
+    /// Closes ``feedingEnd`` (once; later calls do nothing): the reader reads what was sent, then its
+    /// next read fails with `ECONNRESET`. Call it also when a test gives up early, before it waits
+    /// for the reader, so that the reader ends instead of waiting for bytes that never come.
+    public func reset() {
+        guard feedingOpen else { return }
         close(feedingEnd)
         feedingOpen = false
     }
-
-    #if canImport(Darwin)
-        /// `FIONREAD`, which Darwin defines with a macro Swift does not import (`_IOR('f', 127, int)`).
-        private static let unreadBytesRequest: UInt = 0x4004_667F
-    #else
-        private static let unreadBytesRequest = UInt(FIONREAD)
-    #endif
 
     private static func code() -> POSIXErrorCode { POSIXErrorCode(rawValue: errno) ?? .EIO }
 }

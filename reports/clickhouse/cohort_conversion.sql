@@ -29,7 +29,7 @@ SELECT
   count() AS customers,
   countIf(converted) AS converted_3d,
   converted_3d / customers AS conversion_rate_3d,
-  if((SELECT max(occurred_at) FROM events)
+  if((SELECT max(least(occurred_at, recorded_at)) FROM events)
        >= toUnixTimestamp(toDateTime(cohort_date + 1, {tz:String})) * 1000 + {window_ms:Int64}, 'true', 'false')
     AS window_complete
 FROM outcomes

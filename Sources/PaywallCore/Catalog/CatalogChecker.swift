@@ -94,7 +94,7 @@ public enum CatalogChecker {
             }
         }
         if let field = catalog.envelope.first(where: { $0.name == "catalog_version" }),
-            let high = field.max, Int(high) != catalog.catalogVersion || (field.min ?? 1) != 1
+            let high = field.max, Int(exactly: high) != catalog.catalogVersion || (field.min ?? 1) != 1
         {
             problems.append(
                 .init(

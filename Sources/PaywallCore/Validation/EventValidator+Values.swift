@@ -50,6 +50,16 @@ extension EventValidator {
         }
     }
 
+    /// Whether the field named `name` refuses control characters: `user_id`, so every stored
+    /// customer id can be named on a command line (`forget --user`, `export --user`), which cannot
+    /// hold a NUL character and should not be handed terminal escapes.
+    static func refusesControlCharacters(_ name: String) -> Bool { name == "user_id" }
+
+    /// The first C0 control (U+0000…U+001F), DEL or C1 control (U+0080…U+009F) in `text`.
+    static func firstControlCharacter(in text: String) -> Unicode.Scalar? {
+        text.unicodeScalars.first { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }
+    }
+
     func checkText(
         _ spec: PropertySpec, kind: PropertyType?, _ text: String,
         issue: (String, String, String?) -> CatalogValue?
@@ -67,6 +77,14 @@ extension EventValidator {
             return .string(text)
         default:
             if let problem = spec.lengthProblem(TextLength(text)) { return issue(problem.rule, problem.message, text) }
+            if Self.refusesControlCharacters(spec.name), let control = Self.firstControlCharacter(in: text) {
+                let code = String(control.value, radix: 16, uppercase: true)
+                return issue(
+                    "control_characters",
+                    "must not hold control characters (U+0000 to U+001F, U+007F to U+009F); this one holds U+"
+                        + String(repeating: "0", count: max(0, 4 - code.count)) + code
+                        + " (an id no command line can name could never be erased or exported)", nil)
+            }
             return .string(text)
         }
     }

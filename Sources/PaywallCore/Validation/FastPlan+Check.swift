@@ -66,6 +66,13 @@ extension FastPlan {
             if let low = field.minLength, length.scalars < low { return false }
             if let high = field.maxLength, length.scalars > high { return false }
             if let cap = field.maxBytes, length.bytes > cap { return false }
+            // Raw control characters below 0x20 cannot occur in a JSON string; DEL and the C1
+            // controls (C2 80…C2 9F) can: leave those to the full validator, which names them.
+            if field.refusesControls, bytes.contains(where: { $0 == 0x7F || $0 == 0xC2 }),
+                EventValidator.firstControlCharacter(in: String(decoding: bytes, as: UTF8.self)) != nil
+            {
+                return false
+            }
             raw.typed = RawValue.text
         case .integer, .timestampMs:
             guard raw.kind == RawValue.number, let number = Self.integer(bytes) else { return false }

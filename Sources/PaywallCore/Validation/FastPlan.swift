@@ -21,6 +21,8 @@ struct FastPlan: Sendable {
         let since: Int
         /// The enum's values: indices into ``FastPlan/choices`` (empty unless the field is an enum).
         let choices: Range<Int>
+        /// Whether control characters are refused (``EventValidator/refusesControlCharacters(_:)``).
+        let refusesControls: Bool
     }
 
     /// An enum value: its bytes at `offset..<offset+count` of ``FastPlan/choiceBytes`` and its text
@@ -119,7 +121,7 @@ struct FastPlan: Sendable {
                 slot: slot(spec.name), kind: compiled.kind, required: compiled.required,
                 minLength: spec.minLength, maxLength: spec.maxLength, maxBytes: spec.maxBytes, min: spec.min,
                 max: spec.max, since: spec.introducedIn,
-                choices: start..<choices.count)
+                choices: start..<choices.count, refusesControls: EventValidator.refusesControlCharacters(spec.name))
         }
         slotCount = names.count
         nameSlot = 0

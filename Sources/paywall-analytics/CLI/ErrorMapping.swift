@@ -33,7 +33,12 @@ extension CLIError {
                 error.description + ". Fix or delete that row of the events table (or restore the database from "
                     + "a backup), then run the command again.")
         case let error as CollectorError:
-            self.init(error == .noWriteKeys ? .usage : .internalError, Self.message(error))
+            switch error {
+            case .noWriteKeys: self.init(.usage, Self.message(error))
+            case .anotherCollector: self.init(.temporaryFailure, Self.message(error))
+            case .lockFile: self.init(.cannotCreateOutput, Self.message(error))
+            case .serverStart: self.init(.internalError, Self.message(error))
+            }
         case let error as ListenSocket.Failure:
             let code = ExitCode(error)
             self.init(code, Self.message(error), showsUsage: code == .usage)
@@ -87,6 +92,8 @@ extension CLIError {
         case .noWriteKeys:
             return "the store has no write key, so every request would be refused; create one with "
                 + "`\(Tool.name) keys add NAME` and give it to the app's uploader"
+        case .anotherCollector, .lockFile:
+            return error.description
         }
     }
 

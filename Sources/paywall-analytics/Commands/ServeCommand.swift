@@ -25,7 +25,8 @@ enum ServeCommand {
                 used, 75 the port is taken or the database is locked by another process.
                 """,
             usage: "serve --listen <host:port> [--max-connections <n>] [--max-body <size>] [--max-decompressed <size>] "
-                + "[--timeout <seconds>] [--queue <n>] [--revenuecat-endpoint <url>]",
+                + "[--timeout <seconds>] [--header-timeout <seconds>] [--queue <n>] [--max-lines <n>] [--max-rejections <n>] "
+                + "[--max-quarantine-bytes <size>] [--key-rate <r>] [--revenuecat-endpoint <url>]",
             options: [
                 .value(
                     "--listen", "host:port",
@@ -40,6 +41,24 @@ enum ServeCommand {
                 .value(
                     "--queue", "n",
                     "Requests waiting for the commit writer (default \(defaults.queueCapacity)); when full: 503."),
+                .value(
+                    "--key-rate", "r",
+                    "Requests per second each write key may make, bursts of twice as many (default: no limit); "
+                        + "past it: 429 with Retry-After."),
+                .value(
+                    "--header-timeout", "seconds",
+                    "Close a new connection whose request headers take longer to arrive (default "
+                        + "\(defaults.headerTimeoutSeconds), at most --timeout)."),
+                .value(
+                    "--max-lines", "n",
+                    "Lines in one body once gunzipped (default \(defaults.maxLines)); over it: 413, nothing validated."),
+                .value(
+                    "--max-rejections", "n",
+                    "Refused lines listed in one answer (default \(defaults.maxRejections)); the rest are counted."),
+                .value(
+                    "--max-quarantine-bytes", "size",
+                    "Bytes of refused lines one request keeps whole (default 256KiB); past it a line keeps its "
+                        + "first 512 bytes and its SHA-256."),
                 .value(
                     "--revenuecat-endpoint", "url",
                     "RevenueCat's base URL for the forwarder (default \(ForwarderConfiguration.defaultEndpoint.absoluteString))."
@@ -73,6 +92,16 @@ enum ServeCommand {
         let address: (host: String, port: Int)
         do { address = try ListenSocket.parse(listen) } catch { throw CLIError.usage(error.description) }
         let path = context.databasePath(arguments)
+        // One collector per store, taken before anything is opened; held until the process ends.
+        let lock: CollectorLock
+        do {
+            lock = try CollectorLock(
+                databasePath: path,
+                holder: "pid \(getpid()), --listen \(listen), started \(ISO8601DateFormatter().string(from: Date()))")
+        } catch {
+            throw CLIError(error)
+        }
+        defer { withExtendedLifetime(lock) {} }
         let store = try StoreAccess.open(
             path, create: true, readOnly: .refuse("serve stores the events it receives in it"))
         let socket: ListenSocket
@@ -160,20 +189,46 @@ enum ServeCommand {
     static func parseLimits(_ arguments: ParsedArguments) throws(CLIError) -> CollectorLimits {
         var limits = CollectorLimits()
         if let text = arguments.value("--max-connections") {
-            limits.maxConnections = try whole(text, "--max-connections", min: 1)
+            limits.maxConnections = try whole(text, "--max-connections", min: 1, max: Int(UInt32.max))
         }
         if let text = arguments.value("--max-body") { limits.maxBodyBytes = try size(text, "--max-body") }
         if let text = arguments.value("--max-decompressed") {
             limits.maxDecompressedBytes = try size(text, "--max-decompressed")
         }
-        if let text = arguments.value("--timeout") { limits.timeoutSeconds = try whole(text, "--timeout", min: 1) }
-        if let text = arguments.value("--queue") { limits.queueCapacity = try whole(text, "--queue", min: 1) }
+        if let text = arguments.value("--timeout") {
+            limits.timeoutSeconds = try whole(text, "--timeout", min: 1, max: 86_400)
+        }
+        if let text = arguments.value("--key-rate") {
+            guard let rate = Double(text), rate.isFinite, rate > 0, rate <= 1_000_000 else {
+                throw .usage(
+                    "--key-rate must be a number of requests per second above 0 (e.g. 5 or 0.5), got '\(text)'")
+            }
+            limits.keyRate = rate
+        }
+        if let text = arguments.value("--header-timeout") {
+            limits.headerTimeoutSeconds = try whole(text, "--header-timeout", min: 1, max: 86_400)
+        }
+        if let text = arguments.value("--queue") {
+            limits.queueCapacity = try whole(text, "--queue", min: 1, max: 1_000_000)
+        }
+        if let text = arguments.value("--max-lines") {
+            limits.maxLines = try whole(text, "--max-lines", min: 1, max: 100_000_000)
+        }
+        if let text = arguments.value("--max-rejections") {
+            limits.maxRejections = try whole(text, "--max-rejections", min: 0, max: 1_000_000)
+        }
+        if let text = arguments.value("--max-quarantine-bytes") {
+            limits.maxQuarantineBytes = try size(text, "--max-quarantine-bytes")
+        }
         return limits
     }
 
-    static func whole(_ text: String, _ flag: String, min: Int) throws(CLIError) -> Int {
-        guard let value = Int(text), value >= min else {
-            throw .usage("\(flag) must be a whole number of at least \(min), got '\(text)'")
+    /// A whole number in `min...max` (the upper bounds keep every limit within what libmicrohttpd
+    /// and the system take, so a huge value is a usage error, not a crash).
+    static func whole(_ text: String, _ flag: String, min: Int, max: Int = Int.max) throws(CLIError) -> Int {
+        guard let value = Int(text), value >= min, value <= max else {
+            let range = max == Int.max ? "of at least \(min)" : "from \(min) to \(max)"
+            throw .usage("\(flag) must be a whole number \(range), got '\(text)'")
         }
         return value
     }

@@ -100,9 +100,13 @@ enum UploadCommand {
                 .temporaryFailure,
                 "another upload run is using this database; nothing was sent. Retry when it has finished.")
         case .completed(let report):
-            if !arguments.has("--quiet") { context.stdout.line(describe(report)) }
+            // A pass that stopped at --max-batches may have sent the last event with its last batch.
+            let morePending =
+                report.stop != .batchLimit
+                || ((try? queue.events(after: try queue.uploadCursor(), limit: 1).isEmpty == false) ?? true)
+            if !arguments.has("--quiet") { context.stdout.line(describe(report, morePending: morePending)) }
             if report.unavailable {
-                let why = report.lastFailure.map { " (\($0))" } ?? ""
+                let why = report.lastFailure.map { " (\(TerminalText.escaped($0)))" } ?? ""
                 let until =
                     report.pausedUntil.map { "; uploading from this database is paused until \(StatsCommand.iso($0))" }
                     ?? ""
@@ -117,7 +121,8 @@ enum UploadCommand {
         }
     }
 
-    static func describe(_ report: DeliveryReport) -> String {
+    /// The run's summary; `morePending` false when a pass stopped at `--max-batches` with nothing left.
+    static func describe(_ report: DeliveryReport, morePending: Bool = true) -> String {
         var text =
             "uploaded \(report.accepted), duplicates \(report.duplicates), quarantined \(report.quarantined) "
             + "(\(report.requests) request\(report.requests == 1 ? "" : "s"), \(report.bytesSent) bytes sent)"
@@ -132,6 +137,7 @@ enum UploadCommand {
                 + "see them there with `\(Tool.name) export quarantine`"
         }
         switch report.stop {
+        case .batchLimit where !morePending: text += "\nnothing is pending"
         case .batchLimit: text += "\nmore events are pending: run upload again or raise --max-batches"
         case .nothingDue: text += "\nnothing is pending"
         default: break
@@ -143,7 +149,14 @@ enum UploadCommand {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
             url.host != nil
         else {
-            throw .usage("--endpoint must be an absolute http(s) URL like https://events.example.com, got '\(text)'")
+            throw .usage(
+                "--endpoint must be an absolute http(s) URL like https://events.example.com, got "
+                    + "'\(TerminalText.escaped(text))'")
+        }
+        if let problem = CollectorWire.endpointProblem(url) {
+            throw .usage(
+                "--endpoint must be the collector's base URL, like https://events.example.com or "
+                    + "https://example.com/collector, but \(problem): '\(TerminalText.escaped(text))'")
         }
         return url
     }

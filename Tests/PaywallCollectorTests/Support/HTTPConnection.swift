@@ -73,6 +73,10 @@ final class HTTPConnection: @unchecked Sendable {
         return true
     }
 
+    /// Bytes received and not yet read as a response (after ``waitForClose()``: everything else the
+    /// server sent on this connection).
+    var unread: [UInt8] { buffer }
+
     /// Whether the server closed the connection: reads until end of stream (or the receive timeout).
     func waitForClose() -> Bool {
         while true {

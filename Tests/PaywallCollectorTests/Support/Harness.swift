@@ -49,7 +49,10 @@ final class CollectorHarness: @unchecked Sendable {
     let cli: CommandRunner
     var server: CollectorProcess
 
-    init(arguments: [String] = [], environment: [String: String] = [:], keyName: String = "ios-app") throws {
+    init(
+        arguments: [String] = [], environment: [String: String] = [:], keyName: String = "ios-app",
+        wrapper: [String] = []
+    ) throws {
         db = folder.path("central.sqlite")
         cli = try CommandRunner(product: "paywall-analytics")
         let made = try cli.runBlocking(["keys", "add", keyName, "--db", db])
@@ -57,7 +60,8 @@ final class CollectorHarness: @unchecked Sendable {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: made.stderr])
         }
         key = made.stdout.trimmingCharacters(in: .newlines)
-        server = try CollectorProcess(db: db, folder: folder, arguments: arguments, environment: environment)
+        server = try CollectorProcess(
+            db: db, folder: folder, arguments: arguments, environment: environment, wrapper: wrapper)
     }
 
     var port: Int { server.port }
