@@ -69,7 +69,7 @@ var package = Package(
             exclude: ["NIGHTLY.md"]
         ),
         .target(
-            name: "PaywallTestSupport", dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite", "PaywallSimulation"],
+            name: "PaywallTestSupport", dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite", "PaywallSimulation", "PaywallStore"],
             path: "Tools/PaywallTestSupport"
         ),
         .target(name: "PaywallSimulation", dependencies: ["PaywallLock", "PaywallCore"]),

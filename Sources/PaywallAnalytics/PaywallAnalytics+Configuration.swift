@@ -56,6 +56,11 @@ extension PaywallAnalytics {
         /// background task) and `resume()`; on macOS hiding and showing the app. `false`: the app calls
         /// `handle(_:)` or `suspend()` / `resume()` itself. No effect on other platforms.
         public var observesAppLifecycle: Bool
+        /// Overrides of the context written on every event: a field set here replaces what the
+        /// library reads on the device (``DeviceContext``: the bundle's versions, the platform, the
+        /// OS version, its own version, the locale); unset fields keep the device's. An override
+        /// that breaks the catalog's limits is left out and reported once through diagnostics.
+        public var eventContext: EventContext
 
         /// Creates a configuration with the defaults of a mature deployment.
         public init(
@@ -65,9 +70,10 @@ extension PaywallAnalytics {
             flushPolicy: FlushPolicy = FlushPolicy(),
             impressionMode: PresentationTracker.ImpressionMode = .default,
             collector: CollectorConfiguration? = nil, checkpointInterval: Duration? = .seconds(5),
-            observesAppLifecycle: Bool = true
+            observesAppLifecycle: Bool = true, eventContext: EventContext = .empty
         ) {
             self.observesAppLifecycle = observesAppLifecycle
+            self.eventContext = eventContext
             self.checkpointInterval = checkpointInterval
             self.databasePath = databasePath
             self.forwarding = forwarding
@@ -80,5 +86,29 @@ extension PaywallAnalytics {
             self.impressionMode = impressionMode
             self.collector = collector
         }
+    }
+
+    /// The context written on every event: the device's (``DeviceContext``) under the
+    /// configuration's overrides; each override that breaks the catalog's limits is left out and
+    /// named through `diagnostics`.
+    static func eventContext(
+        _ configuration: Configuration, device: EventContext = DeviceContext.current(),
+        diagnostics: (String) -> Void
+    ) -> EventContext {
+        var override = configuration.eventContext
+        func checked(_ value: String?, _ field: EnvelopeField) -> String? {
+            guard let value else { return nil }
+            if let fitting = DeviceContext.fitting(value, field) { return fitting }
+            diagnostics(
+                "the configuration's eventContext \(field.rawValue) breaks the catalog's limits for it and was left "
+                    + "out; the device's value is written instead")
+            return nil
+        }
+        override.appVersion = checked(override.appVersion, .appVersion)
+        override.build = checked(override.build, .build)
+        override.osVersion = checked(override.osVersion, .osVersion)
+        override.sdkVersion = checked(override.sdkVersion, .sdkVersion)
+        override.locale = checked(override.locale, .locale)
+        return device.overridden(by: override)
     }
 }

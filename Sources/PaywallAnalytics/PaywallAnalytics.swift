@@ -84,11 +84,12 @@ public final class PaywallAnalytics: Sendable {
         recorder.setOptedOut(optedOut)
         // Before the tracker opens anything: close what a process that is gone left open (once, in the
         // transaction that deletes its state); an opted-out install only deletes that state.
+        let eventContext = Self.eventContext(configuration, diagnostics: diagnostics)
         let journal = PresentationJournalTable(store: store, diagnostics: diagnostics)
         journal.setEnabled(!optedOut)
         self.journal = journal
         do {
-            recovery = try journal.recoverAbandoned(writing: !optedOut)
+            recovery = try journal.recoverAbandoned(writing: !optedOut, context: eventContext)
         } catch {
             recovery = .init()
             diagnostics(
@@ -97,7 +98,7 @@ public final class PaywallAnalytics: Sendable {
         tracker = PresentationTracker(
             sink: recorder, clock: clock, now: now, impressionMode: configuration.impressionMode,
             onMisuse: { diagnostics("paywall tracker misuse: \($0)") }, journal: journal,
-            checkpointInterval: configuration.checkpointInterval)
+            checkpointInterval: configuration.checkpointInterval, eventContext: eventContext)
         let gate = consent
         let forwarder = Self.makeForwarder(
             configuration, store: store, environment: environment, now: now,

@@ -16,9 +16,12 @@ extension CatalogEvent {
     ///   - occurredAt: Unix milliseconds from the device clock.
     ///   - userID: the RevenueCat app user id.
     ///   - sessionID: the app session, when known.
-    public func record(id: UUID, occurredAt: Int64, userID: String, sessionID: UUID? = nil) -> EventRecord {
+    ///   - context: where the event came from (app version, platform…); empty by default.
+    public func record(
+        id: UUID, occurredAt: Int64, userID: String, sessionID: UUID? = nil, context: EventContext = .empty
+    ) -> EventRecord {
         EventRecord(
             id: id, name: Self.name, occurredAt: occurredAt, userID: userID,
-            sessionID: sessionID, properties: properties)
+            sessionID: sessionID, properties: properties, context: context)
     }
 }

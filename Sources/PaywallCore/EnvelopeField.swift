@@ -21,4 +21,16 @@ public enum EnvelopeField: String, Sendable, Hashable, CaseIterable {
     case sessionID = "session_id"
     /// `catalog_version`: the catalog version the event was recorded with.
     case catalogVersion = "catalog_version"
+    /// `app_version`: the app's marketing version (catalog version 2, optional).
+    case appVersion = "app_version"
+    /// `build`: the app's build number (catalog version 2, optional).
+    case build
+    /// `platform`: the operating system family (catalog version 2, optional).
+    case platform
+    /// `os_version`: the operating system's version (catalog version 2, optional).
+    case osVersion = "os_version"
+    /// `sdk_version`: the recording library's version (catalog version 2, optional).
+    case sdkVersion = "sdk_version"
+    /// `locale`: the device's BCP 47 locale (catalog version 2, optional).
+    case locale
 }

@@ -59,6 +59,13 @@ extension EventRecord {
         }
         key(EnvelopeField.catalogVersion.rawValue)
         out.append(contentsOf: String(catalogVersion).utf8)
+        if !context.isEmpty {
+            for field in EventContext.fields {
+                guard let value = context.text(field) else { continue }
+                key(field.rawValue)
+                string(value)
+            }
+        }
         key(PropertyName.pwID.rawValue)
         uuid(properties.pwID)
         key(PropertyName.source.rawValue)

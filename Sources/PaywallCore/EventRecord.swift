@@ -22,6 +22,9 @@ public struct EventRecord: Sendable, Hashable, Codable {
     public var catalogVersion: Int
     /// The catalog properties; which are set depends on ``name``.
     public var properties: EventProperties
+    /// Where the event came from (catalog version 2's optional envelope fields; ``EventContext/empty``
+    /// for a version 1 event).
+    public var context: EventContext
 
     /// Creates a record from its parts.
     public init(
@@ -32,7 +35,8 @@ public struct EventRecord: Sendable, Hashable, Codable {
         userID: String,
         sessionID: UUID? = nil,
         catalogVersion: Int = CatalogInfo.version,
-        properties: EventProperties
+        properties: EventProperties,
+        context: EventContext = .empty
     ) {
         self.id = id
         self.name = name
@@ -42,6 +46,25 @@ public struct EventRecord: Sendable, Hashable, Codable {
         self.sessionID = sessionID
         self.catalogVersion = catalogVersion
         self.properties = properties
+        self.context = context
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, name, occurredAt, recordedAt, userID, sessionID, catalogVersion, properties, context
+    }
+
+    /// Decodes a record; one encoded before events had a context decodes with ``EventContext/empty``.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(UUID.self, forKey: .id)
+        name = try container.decode(EventName.self, forKey: .name)
+        occurredAt = try container.decode(Int64.self, forKey: .occurredAt)
+        recordedAt = try container.decodeIfPresent(Int64.self, forKey: .recordedAt)
+        userID = try container.decode(String.self, forKey: .userID)
+        sessionID = try container.decodeIfPresent(UUID.self, forKey: .sessionID)
+        catalogVersion = try container.decode(Int.self, forKey: .catalogVersion)
+        properties = try container.decode(EventProperties.self, forKey: .properties)
+        context = try container.decodeIfPresent(EventContext.self, forKey: .context) ?? .empty
     }
 }
 

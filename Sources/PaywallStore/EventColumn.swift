@@ -1,9 +1,11 @@
 import PaywallCore
 
-/// The columns of the `events` table in table order: the one list the live statements (the
+/// The columns of the `events` table: the one list the live statements (the
 /// writer's insert and probe, the outbox's and the upload queue's reads, the import's source read,
 /// the reports' fold and the exports) are built from, and whose `rawValue` is a column's index in
-/// a row that selects ``record`` first. Names come from ``EnvelopeField`` and the generated
+/// a row that selects ``record`` first. The table holds them in this order except for ``seq``, which
+/// sits between ``openS`` and ``appVersion`` there (the context columns were added after it by
+/// `ALTER TABLE`); here it stays last so that ``record`` is every column before it. Names come from ``EnvelopeField`` and the generated
 /// ``PropertyName``, so a column is named as its NDJSON field.
 ///
 /// The migrations keep their own literal SQL: a shipped migration is history and never changes
@@ -44,6 +46,18 @@ public enum EventColumn: Int, Sendable, CaseIterable {
     case via
     /// `open_s`.
     case openS
+    /// `app_version` (catalog version 2).
+    case appVersion
+    /// `build` (catalog version 2).
+    case build
+    /// `platform` (catalog version 2).
+    case platform
+    /// `os_version` (catalog version 2).
+    case osVersion
+    /// `sdk_version` (catalog version 2).
+    case sdkVersion
+    /// `locale` (catalog version 2).
+    case locale
     /// `seq`: the row's stable rowid (an `INTEGER PRIMARY KEY`), last in the table.
     case seq
 
@@ -65,6 +79,12 @@ public enum EventColumn: Int, Sendable, CaseIterable {
         case .result: PropertyName.result.rawValue
         case .via: PropertyName.via.rawValue
         case .openS: PropertyName.openS.rawValue
+        case .appVersion: EnvelopeField.appVersion.rawValue
+        case .build: EnvelopeField.build.rawValue
+        case .platform: EnvelopeField.platform.rawValue
+        case .osVersion: EnvelopeField.osVersion.rawValue
+        case .sdkVersion: EnvelopeField.sdkVersion.rawValue
+        case .locale: EnvelopeField.locale.rawValue
         case .seq: "seq"
         }
     }
@@ -74,6 +94,22 @@ public enum EventColumn: Int, Sendable, CaseIterable {
 
     /// The columns an ``EventRecord`` holds: every column but ``seq``, in table order.
     public static let record: [EventColumn] = allCases.filter { $0 != .seq }
+
+    /// The context columns (catalog version 2's optional envelope fields), in ``EventContext/fields`` order.
+    public static let context: [EventColumn] = [.appVersion, .build, .platform, .osVersion, .sdkVersion, .locale]
+
+    /// The ``EventContext`` field this column holds (`nil` for the other columns).
+    public var contextField: EnvelopeField? {
+        switch self {
+        case .appVersion: .appVersion
+        case .build: .build
+        case .platform: .platform
+        case .osVersion: .osVersion
+        case .sdkVersion: .sdkVersion
+        case .locale: .locale
+        default: nil
+        }
+    }
 
     /// `columns`' names separated by commas, each after `prefix` (a table alias such as `e.`).
     public static func list(_ columns: [EventColumn] = record, prefix: String = "") -> String {

@@ -42,6 +42,7 @@ enum EventDifference {
         text(.result, p.result?.rawValue)
         text(.via, p.via?.rawValue)
         if row.double(at: EventColumn.openS.rawValue) != p.openS { fields.append(EventColumn.openS.columnName) }
+        for column in EventColumn.context { text(column, column.contextField.flatMap(event.context.text)) }
         return fields
     }
 

@@ -155,6 +155,13 @@ struct EventWriter {
         statement.bind(properties.result?.rawValue, at: EventColumn.result.parameter)
         statement.bind(properties.via?.rawValue, at: EventColumn.via.parameter)
         statement.bind(properties.openS, at: EventColumn.openS.parameter)
+        let context = event.context
+        statement.bind(context.appVersion, at: EventColumn.appVersion.parameter)
+        statement.bind(context.build, at: EventColumn.build.parameter)
+        statement.bind(context.platform?.rawValue, at: EventColumn.platform.parameter)
+        statement.bind(context.osVersion, at: EventColumn.osVersion.parameter)
+        statement.bind(context.sdkVersion, at: EventColumn.sdkVersion.parameter)
+        statement.bind(context.locale, at: EventColumn.locale.parameter)
     }
 
     /// The outbox row (or delivery, or the imported dead letter) of a newly stored impression,

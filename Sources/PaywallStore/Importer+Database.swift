@@ -7,6 +7,19 @@ extension Importer {
     /// which this store sets; each name is the field name the validator reads.
     static let sourceColumns = EventColumn.record.filter { $0 != .recordedAt }.map(\.columnName)
 
+    /// The source columns every store's `events` has; the others (the context columns of catalog
+    /// version 2) are missing from a store of an older schema and are read as `NULL` there
+    /// (``missingSourceColumns(_:)``), as its version 1 events carry none.
+    static let requiredSourceColumns = EventColumn.record.filter { $0 != .recordedAt && $0.contextField == nil }
+        .map(\.columnName)
+
+    /// The ``sourceColumns`` the attached source's `events` lacks (an older schema's store).
+    static func missingSourceColumns(_ db: Database) throws -> Set<String> {
+        let present = Set(
+            try db.all("SELECT name FROM pragma_table_info('events', 'import_source')") { $0.string(at: 0) ?? "" })
+        return Set(sourceColumns.filter { !present.contains($0) })
+    }
+
     /// Imports the events of another store's SQLite file, attached read-only: each row is
     /// validated against the catalog like an NDJSON line, stored once by id, or quarantined
     /// (its payload rendered as a JSON object, `line` = the row's rowid). Each impression keeps its
@@ -31,13 +44,15 @@ extension Importer {
         do {
             total = try connection.scalar("SELECT count(*) FROM import_source.events")?.int64 ?? 0
             _ = try connection.scalar(
-                "SELECT \(Self.sourceColumns.joined(separator: ", ")) FROM import_source.events LIMIT 0")
+                "SELECT \(Self.requiredSourceColumns.joined(separator: ", ")) FROM import_source.events LIMIT 0")
         } catch let error as StorageError {
             throw ImportError(error.kind == .corrupt ? .unreadable : .notAStore, path: path, detail: error.message)
         }
         let select: String
         do {
-            select = Self.sourceSelect(try connection.withDatabase { try SourceLayout.of($0) })
+            select = try connection.withDatabase {
+                Self.sourceSelect(try SourceLayout.of($0), missing: try Self.missingSourceColumns($0))
+            }
         } catch let error as StorageError {
             throw ImportError(.notAStore, path: path, detail: error.message)
         }

@@ -43,8 +43,10 @@ extension Importer {
     /// them), then the delivery state: `delivered_at` (NULL unless delivered), `by_device`, and the
     /// rowid of the impression's latest open dead letter (NULL unless not delivered and dead).
     /// Delivered wins over a dead letter, which wins over pending, should a damaged source hold two.
-    static func sourceSelect(_ layout: SourceLayout) -> String {
-        let columns = (["rowid"] + sourceColumns).map { "e.\($0)" }.joined(separator: ", ")
+    /// A column in `missing` (absent from an older source) is selected as `NULL`.
+    static func sourceSelect(_ layout: SourceLayout, missing: Set<String> = []) -> String {
+        let columns = (["rowid"] + sourceColumns).map { missing.contains($0) ? "NULL" : "e.\($0)" }
+            .joined(separator: ", ")
         let openLetter = """
             (SELECT max(l.rowid) FROM import_source.dead_letters AS l WHERE l.event_id = e.id AND l.requeued_at IS NULL)
             """

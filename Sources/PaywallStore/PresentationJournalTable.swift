@@ -145,10 +145,18 @@ public final class PresentationJournalTable: PresentationJournal, Sendable {
     /// time (at most the catalog's bound), dated at its last checkpoint. With `writing: false` (the
     /// install opted out) the rows are deleted and nothing is stored.
     ///
-    /// - Parameter isAlive: whether an owner still runs (default ``isRunning(_:)``).
+    /// The abandoned close carries the context of the presentation's journaled impression, else
+    /// `context` (the recovering app's: ``DeviceContext``).
+    ///
+    /// - Parameters:
+    ///   - isAlive: whether an owner still runs (default ``isRunning(_:)``).
+    ///   - context: where an abandoned close without a journaled impression comes from.
     /// - Throws: `StorageError`; then nothing of the failed transaction changed.
     @discardableResult
-    public func recoverAbandoned(writing: Bool = true, isAlive: (Owner) -> Bool = PresentationJournalTable.isRunning)
+    public func recoverAbandoned(
+        writing: Bool = true, context: EventContext = .empty,
+        isAlive: (Owner) -> Bool = PresentationJournalTable.isRunning
+    )
         throws -> Recovery
     {
         let validator = EventValidator()
@@ -188,7 +196,8 @@ public final class PresentationJournalTable: PresentationJournal, Sendable {
                     for entry in outcome.conflictEntries { try writer.quarantine(entry) }
                     return outcome.inserted == 1
                 }
-                if let impression = stored(row.impression), try write(impression) {
+                let impression = stored(row.impression)
+                if let impression, try write(impression) {
                     recovery.impressionsWritten += 1
                 }
                 let close: EventRecord
@@ -199,7 +208,7 @@ public final class PresentationJournalTable: PresentationJournal, Sendable {
                         pwID: pwID, source: row.source, offeringID: row.offering, placementID: row.placement,
                         userID: row.user, sessionID: row.session.flatMap(UUIDText.parse), visibleSeconds: row.visible,
                         checkpointAt: row.checkpoint, lastProduct: row.product
-                    ).abandonedClose()
+                    ).abandonedClose(context: impression?.context ?? context)
                 }
                 if try !write(close) {
                     recovery.alreadyClosed += 1

@@ -30,6 +30,7 @@ public enum Schema {
             privacy,
             uploadCursorAndPauses,
             openPresentations,
+            eventContext,
             // Append later store migrations here.
         ])
 

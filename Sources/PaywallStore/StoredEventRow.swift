@@ -9,7 +9,7 @@ enum StoredEventRow {
     /// The event of `row`; `nil` when its `id` or `pw_id` is no UUID (the store writes canonical ids,
     /// so such a row cannot be sent, and the caller passes over it).
     ///
-    /// - Throws: ``StoredEventError`` when `name`, `result` or `via` holds a value this build's
+    /// - Throws: ``StoredEventError`` when `name`, `result`, `via` or `platform` holds a value this build's
     ///   catalog does not know: the row was written by another program or a newer version, or
     ///   changed by hand, and turning it into some other event would send a wrong one.
     static func event(from row: Row) throws -> EventRecord? {
@@ -44,7 +44,14 @@ enum StoredEventRow {
                 result: try known(.result, CloseResult.self),
                 via: try known(.via, CloseVia.self),
                 openS: row.double(at: EventColumn.openS.rawValue)
-            )
+            ),
+            context: EventContext(
+                appVersion: row.string(at: EventColumn.appVersion.rawValue),
+                build: row.string(at: EventColumn.build.rawValue),
+                platform: try known(.platform, DevicePlatform.self),
+                osVersion: row.string(at: EventColumn.osVersion.rawValue),
+                sdkVersion: row.string(at: EventColumn.sdkVersion.rawValue),
+                locale: row.string(at: EventColumn.locale.rawValue))
         )
     }
 }

@@ -207,6 +207,40 @@ struct CatalogTests {
         }
     }
 
+    @Test func fieldVersionsAreChecked() throws {
+        func editEnvelope(_ object: inout [String: Any], _ name: String, _ edit: (inout [String: Any]) -> Void) {
+            var envelope = object["envelope"] as! [[String: Any]]
+            let index = envelope.firstIndex { $0["name"] as? String == name }!
+            edit(&envelope[index])
+            object["envelope"] = envelope
+        }
+        // A field of a version the catalog does not have yet, or of version 1
+        #expect(
+            try Self.problems { editEnvelope(&$0, "app_version") { $0["since"] = 3 } }
+                .contains { $0.contains("envelope[app_version]") && $0.contains("\"since\" is 3") })
+        #expect(
+            try Self.problems { editEnvelope(&$0, "locale") { $0["since"] = 1 } }
+                .contains { $0.contains("fields of version 1 have no \"since\"") })
+        // A required field cannot be newer than the events that lack it
+        #expect(
+            try Self.problems { editEnvelope(&$0, "platform") { $0["required"] = true } }
+                .contains { $0.contains("a required field cannot have \"since\"") })
+        // An event property has its event's version
+        #expect(
+            try Self.problems { Self.editProperty(&$0, "product") { $0["since"] = 2 } }
+                .contains { $0.contains("applies to envelope fields only") })
+    }
+
+    @Test func theShippedCatalogMarksTheContextFieldsOfVersionTwo() {
+        let envelope = Catalog.bundled.envelope
+        for field in EventContext.fields {
+            let spec = envelope.first { $0.name == field.rawValue }
+            #expect(spec?.since == 2 && spec?.required == false, "\(field)")
+        }
+        #expect(envelope.filter { $0.since != nil }.count == EventContext.fields.count)
+        #expect(envelope.first { $0.name == "platform" }?.values == DevicePlatform.allCases.map(\.rawValue))
+    }
+
     @Test func theShippedCatalogMarksTheValuesOfVersionTwo() {
         let via = Catalog.bundled.property(named: "via")
         #expect(Catalog.bundled.catalogVersion == 2)

@@ -101,6 +101,50 @@ struct EventValidatorTests {
         #expect(found.contains { $0.field == field && $0.rule == rule }, "got \(found)")
     }
 
+    @Test(arguments: [
+        ("app_version", "3.2.0"), ("build", "412"), ("platform", "android"), ("os_version", "14"),
+        ("sdk_version", "0.1.0"), ("locale", "zh-Hant-TW"),
+    ])
+    func aContextFieldIsRefusedInAVersionOneEventAndStoredFromAVersionTwoEvent(_ field: String, _ value: String) {
+        // Given an event carrying a context field of catalog version 2
+        let extra = [(field, "\"\(value)\"")]
+        // When it says catalog_version 1, Then it is refused naming the field and the version to write
+        let refused = issues(Line.make(["catalog_version": "1"], extra: extra))
+        #expect(refused.count == 1, "got \(refused)")
+        #expect(refused.first?.field == field && refused.first?.rule == "catalog_version")
+        #expect(refused.first?.message.contains("catalog_version 2 or later") == true)
+        // And as a version-2 event it is valid and carries the value
+        guard case .valid(let event) = validator.validate(line: Line.make(["catalog_version": "2"], extra: extra))
+        else {
+            Issue.record("expected valid, got \(issues(Line.make(["catalog_version": "2"], extra: extra)))")
+            return
+        }
+        let context = event.context
+        let read = [
+            "app_version": context.appVersion, "build": context.build, "platform": context.platform?.rawValue,
+            "os_version": context.osVersion, "sdk_version": context.sdkVersion, "locale": context.locale,
+        ]
+        #expect(read[field] == value)
+        #expect(read.values.compactMap { $0 } == [value])
+        // And the record's own NDJSON line reads back as the same event (the encoder writes the field)
+        #expect(event.ndjsonLine.contains("\"\(field)\":\"\(value)\""))
+        #expect(validator.validate(line: event.ndjsonLine) == .valid(event))
+        #expect(validator.validate(event).isEmpty)
+        // And null counts as absent even in a version-1 event
+        #expect(issues(Line.make(["catalog_version": "1"], extra: [(field, "null")])).isEmpty)
+    }
+
+    @Test(arguments: [
+        ("app_version", String(repeating: "1", count: 65), "max_length"), ("app_version", "", "min_length"),
+        ("build", String(repeating: "b", count: 65), "max_length"), ("platform", "linux", "enum"),
+        ("platform", "iOS", "enum"), ("os_version", String(repeating: "1", count: 33), "max_length"),
+        ("locale", String(repeating: "a", count: 36), "max_length"), ("sdk_version", "", "min_length"),
+    ])
+    func aContextValueOutsideItsLimitsIsRefused(_ field: String, _ value: String, _ rule: String) {
+        let found = issues(Line.make(["catalog_version": "2"], extra: [(field, JSONString.quoted(value))]))
+        #expect(found.contains { $0.field == field && $0.rule == rule }, "got \(found)")
+    }
+
     @Test(arguments: ["gesture", "abandoned"])
     func aViaOfVersionTwoIsRefusedInAVersionOneEventAndAcceptedInAVersionTwoEvent(_ via: String) {
         // Given a dismissal by a via that catalog version 2 introduced

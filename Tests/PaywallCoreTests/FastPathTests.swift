@@ -50,6 +50,21 @@ struct FastPathTests {
             ]
             if random.chance(0.5) { fields.append(("session_id", random.chance(0.5) ? "null" : "\"\(pwID)\"")) }
             if random.chance(0.3) { fields.append(("recorded_at", "\(time + 5)")) }
+            // The context fields of version 2 only in events of version 2 (present, null or absent).
+            if version == 2 {
+                let context: [(String, String)] = [
+                    (
+                        "app_version",
+                        JSONString.quoted(["3.2.0", "1.0", "2.0 βeta", String(repeating: "9", count: 64)][index % 4])
+                    ),
+                    ("build", "\"\(400 + index)\""),
+                    ("platform", "\"\(["ios", "android", "web", "ipados"][index % 4])\""),
+                    ("os_version", "\"17.4.1\""), ("sdk_version", "\"0.1.0\""), ("locale", "\"pt-BR\""),
+                ]
+                for field in context where random.chance(0.6) {
+                    fields.append(random.chance(0.1) ? (field.0, "null") : field)
+                }
+            }
             switch index % 4 {
             case 0:
                 fields.append(("name", "\"paywall_shown\""))
@@ -87,6 +102,38 @@ struct FastPathTests {
             }
             #expect(fastRecord(line("1")) == nil, "\(via) in a version-1 event must go to the full path")
             #expect(fastRecord(line("2"))?.properties.via?.rawValue == via)
+        }
+    }
+
+    @Test func theFastPathRefusesAContextFieldInAVersionOneEventAndReadsItInAVersionTwoEvent() {
+        let fields: [(String, String, KeyPath<EventContext, String?>)] = [
+            ("app_version", "3.2.0", \.appVersion), ("build", "412", \.build), ("os_version", "17.4", \.osVersion),
+            ("sdk_version", "0.1.0", \.sdkVersion), ("locale", "en-US", \.locale), ("platform", "ios", \.platformText),
+        ]
+        for (field, value, path) in fields {
+            let line: (String) -> [UInt8] = { version in
+                Array(Line.make(["catalog_version": version], extra: [(field, "\"\(value)\"")]).utf8)
+            }
+            #expect(fastRecord(line("1")) == nil, "\(field) in a version-1 event must go to the full path")
+            #expect(agree(line("1"), "\(field) v1") == false)
+            #expect(fastRecord(line("2"))?.context[keyPath: path] == value, "\(field)")
+            #expect(agree(line("2"), "\(field) v2"))
+            // null is absent, in either version
+            #expect(agree(Array(Line.make(["catalog_version": "1"], extra: [(field, "null")]).utf8), "\(field) null"))
+        }
+        // Values outside the limits go to the full path (which refuses them)
+        for (field, value) in [
+            ("app_version", String(repeating: "1", count: 65)), ("os_version", String(repeating: "1", count: 33)),
+            ("locale", String(repeating: "a", count: 36)), ("platform", "linux"), ("platform", "iOS"),
+            ("build", ""),
+        ] {
+            let bytes = Array(Line.make(["catalog_version": "2"], extra: [(field, "\"\(value)\"")]).utf8)
+            #expect(fastRecord(bytes) == nil, "\(field)=\(value)")
+            #expect(agree(bytes, "\(field)=\(value)") == false)
+            guard case .invalid = fullOutcome(bytes) else {
+                Issue.record("\(field)=\(value) must be refused")
+                continue
+            }
         }
     }
 
@@ -190,4 +237,9 @@ struct FastPathTests {
             line.withUnsafeBytes { validator.validate(line: $0) }
                 == line.withUnsafeBytes { self.validator.validate(line: $0) })
     }
+}
+
+extension EventContext {
+    /// `platform`'s text, for key paths of the same type as the string fields.
+    fileprivate var platformText: String? { platform?.rawValue }
 }

@@ -33,6 +33,14 @@ struct ClickHouseParityTests {
         let folder = TemporaryDirectory()
         defer { folder.remove() }
         let connection = try ReportFixture.makeStore(at: folder.path("db"))
+        // The fixture's catalog version 2 events say where they came from (the context columns load
+        // into ClickHouse's table beside version 1 events without them)
+        let withContext = try connection.run(
+            """
+            UPDATE events SET app_version = '3.2.0', build = '412', platform = 'ios', os_version = '17.4.1',
+              sdk_version = '0.1.0', locale = 'de-CH' WHERE catalog_version = 2
+            """)
+        #expect(withContext > 0)
         let exporter = Exporter(connection: connection)
         try FileManager.default.createDirectory(atPath: folder.path("export"), withIntermediateDirectories: true)
         try exporter.export(.events, raw: true, toPath: folder.path("export/events.csv"))

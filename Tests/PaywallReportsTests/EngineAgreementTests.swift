@@ -89,6 +89,48 @@ struct EngineAgreementTests {
             #expect(native.components(separatedBy: "\r\n").count > 2, "\(file) should have data rows")
         }
     }
+
+    /// The same events with a context on some: catalog version 2 events (their via of version 1 or
+    /// 2) with every, some or none of the context fields, beside version 1 events without one. The
+    /// context says where an event came from; it changes no number of any report.
+    @Test(arguments: [("UTC", [String]()), ("America/New_York", ["=x", "Ünï, \"q\""])])
+    func aStoreOfMixedVersionOneAndTwoEventsReportsTheSameNumbers(_ timezone: String, _ placements: [String])
+        throws
+    {
+        let folder = TemporaryDirectory()
+        defer { folder.remove() }
+        let plain = try Self.randomStore(at: folder.path("plain.sqlite"), seed: 11)
+        let mixed = try Self.randomStore(at: folder.path("mixed.sqlite"), seed: 11)
+        let changed = try mixed.run(
+            """
+            UPDATE events SET catalog_version = 2,
+              app_version = CASE seq % 3 WHEN 0 THEN '3.2.0' WHEN 1 THEN '3.3.0' END,
+              build = CASE WHEN seq % 4 = 0 THEN '412' END,
+              platform = CASE seq % 5 WHEN 0 THEN 'ios' WHEN 1 THEN 'android' WHEN 2 THEN 'web' END,
+              os_version = '17.4', sdk_version = '0.1.0', locale = CASE WHEN seq % 2 = 0 THEN 'pt-BR' END
+            WHERE seq % 7 <> 0
+            """)
+        #expect(changed > 0)
+        #expect(try mixed.scalar("SELECT count(*) FROM events WHERE catalog_version = 1")?.int64 ?? 0 > 0)
+        for (name, connection) in [("plain", plain), ("mixed", mixed)] {
+            var reports = FunnelReport(connection: connection, now: .constant(0))
+            reports.chunkSize = 89
+            for engine in ReportEngine.allCases {
+                reports.engine = engine
+                try reports.report(
+                    from: try ReportDate("2026-11-01"), to: try ReportDate("2026-11-06"),
+                    placements: placements.isEmpty ? nil : placements, timezone: timezone,
+                    cohortWindow: try CohortWindow(parsing: "3d"), into: folder.path("\(name)-\(engine.rawValue)"))
+            }
+        }
+        for file in ReportFile.all.map(\.fileName) {
+            let reference = try String(contentsOfFile: folder.path("plain-sql/\(file)"), encoding: .utf8)
+            for run in ["plain-native", "mixed-sql", "mixed-native"] {
+                let text = try String(contentsOfFile: folder.path("\(run)/\(file)"), encoding: .utf8)
+                #expect(text == reference, "\(run)/\(file)\n\(unifiedDiff(expected: reference, actual: text))")
+            }
+        }
+    }
 }
 
 /// Reproducible random fixtures: the shared seeded generator plus the draws these tests use.

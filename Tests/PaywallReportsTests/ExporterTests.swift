@@ -24,15 +24,15 @@ struct ExporterTests {
         #expect(lines.count == ReportFixture.events.count + 1)
         #expect(
             lines[0]
-                == "id,name,occurred_at,occurred_at_iso,recorded_at,recorded_at_iso,user_id,session_id,catalog_version,pw_id,source,offering_id,placement_id,product,result,via,open_s,delivery_state"
+                == "id,name,occurred_at,occurred_at_iso,recorded_at,recorded_at_iso,user_id,session_id,catalog_version,pw_id,source,offering_id,placement_id,product,result,via,open_s,app_version,build,platform,os_version,sdk_version,locale,delivery_state"
         )
         #expect(
             lines.contains(
-                "00000000-0000-0000-0000-000000000015,paywall_shown,1793584800000,2026-11-02T02:00:00.000Z,1793584800050,2026-11-02T02:00:00.050Z,u10,,1,AAAAAAAA-0000-0000-0000-000000000009,'=SUM(A1),,,,,,,pending"
+                "00000000-0000-0000-0000-000000000015,paywall_shown,1793584800000,2026-11-02T02:00:00.000Z,1793584800050,2026-11-02T02:00:00.050Z,u10,,1,AAAAAAAA-0000-0000-0000-000000000009,'=SUM(A1),,,,,,,,,,,,,pending"
             ))
         #expect(
             lines.contains(
-                "00000000-0000-0000-0000-000000000005,paywall_closed,1793527212500,2026-11-01T10:00:12.500Z,1793527212550,2026-11-01T10:00:12.550Z,u1,,1,AAAAAAAA-0000-0000-0000-000000000001,onboarding,,,pro.year,purchased,auto,12.5,"
+                "00000000-0000-0000-0000-000000000005,paywall_closed,1793527212500,2026-11-01T10:00:12.500Z,1793527212550,2026-11-01T10:00:12.550Z,u1,,1,AAAAAAAA-0000-0000-0000-000000000001,onboarding,,,pro.year,purchased,auto,12.5,,,,,,,"
             ))
     }
 
@@ -59,7 +59,7 @@ struct ExporterTests {
             return "\(fields[0]),\(fields[1]),\(fields[2]),\(fields[6])"
         }
         #expect(exported == stored)
-        #expect(lines.allSatisfy { $0.split(separator: ",", omittingEmptySubsequences: false).count == 18 })
+        #expect(lines.allSatisfy { $0.split(separator: ",", omittingEmptySubsequences: false).count == 24 })
         let states = lines.map {
             $0.split(separator: ",", omittingEmptySubsequences: false).last.map(String.init) ?? "?"
         }
@@ -94,7 +94,10 @@ struct ExporterTests {
         #expect(state(requeued) == "pending")
         #expect(state(ReportFixture.uuid(0x10)) == "pending")
         #expect(state(ReportFixture.uuid(0x01)) == "delivered")
-        #expect(lines.contains { $0.hasPrefix(ReportFixture.uuid(0x07) + ",paywall_closed,") && $0.hasSuffix(",3.0,") })
+        #expect(
+            lines.contains {
+                $0.hasPrefix(ReportFixture.uuid(0x07) + ",paywall_closed,") && $0.hasSuffix(",3.0,,,,,,,")
+            })
         let filtered = try self.lines(folder.path("f.csv"))
         #expect(filtered.contains { $0.hasPrefix(delivered + ",paywall_shown,") && $0.hasSuffix(",delivered") })
     }

@@ -36,6 +36,35 @@ struct UploadCommandTests {
         }
     }
 
+    @Test func theContextOfVersionTwoEventsReachesTheCollectorAndVersionOneEventsStayWithout() async throws {
+        // Given a device holding version-1 events (no context) and version-2 events with a context
+        let harness = try UploadHarness()
+        var old = DeviceEvents.presentations(5, user: "old-app")
+        for index in old.indices { old[index].catalogVersion = 1 }
+        let context = EventContext(
+            appVersion: "3.2.0", build: "412", platform: .ipados, osVersion: "17.4.1", sdkVersion: "0.1.0",
+            locale: "ja-JP")
+        var new = DeviceEvents.presentations(5, user: "new-app", start: 1_764_500_000_000)
+        for index in new.indices { new[index].context = context }
+        try harness.record(old + new)
+        // When it uploads to the collector
+        let result = try await harness.upload()
+        // Then the collector's store holds every event with the device's context, field by field
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("uploaded 20, duplicates 0, quarantined 0"), "\(result.stdout)")
+        let rows = try Connection(path: harness.central, options: OpenOptions(readOnly: true, create: false)).all(
+            "SELECT user_id, catalog_version, app_version, build, platform, os_version, sdk_version, locale FROM events"
+        ) { row in (0..<8).map { row.value(at: $0) } }
+        #expect(rows.count == 20)
+        for row in rows where row[0] == .text("old-app") {
+            #expect(row[1] == .integer(1) && row[2...].allSatisfy { $0 == .null }, "\(row)")
+        }
+        let expected: [SQLValue] = [
+            .text("3.2.0"), .text("412"), .text("ipados"), .text("17.4.1"), .text("0.1.0"), .text("ja-JP"),
+        ]
+        for row in rows where row[0] == .text("new-app") { #expect(Array(row[2...]) == expected, "\(row)") }
+    }
+
     @Test func eventsOfACustomerForgottenAtTheCollectorAreRefusedThereAndTheUploadStillCompletes() async throws {
         // Given a customer forgotten on the central store, and a device holding their events and another's
         let harness = try UploadHarness()

@@ -22,7 +22,8 @@ struct BoundParametersTests {
         "PaywallSQLite/Migrator.swift | identity.applicationID": "integer application id constant",
         // The list of column names of the events table, a static constant array of identifiers
         // (identifiers cannot be bound).
-        "PaywallStore/Importer+Database.swift | Self.sourceColumns.joined(separator: \", \")": "constant column list",
+        "PaywallStore/Importer+Database.swift | Self.requiredSourceColumns.joined(separator: \", \")":
+            "constant column list",
         // The live statements on `events` are built once (static lets, prepared and cached) from the
         // one column list, EventColumn: constant identifiers (column names from EnvelopeField and the
         // generated PropertyName, with an optional `e.` alias) and numbered placeholders `?1…?16`

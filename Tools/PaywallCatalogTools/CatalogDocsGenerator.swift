@@ -14,7 +14,8 @@ public enum CatalogDocsGenerator {
         out += "(`Sources/PaywallCore/Generated/`), this page, and the validation of imported events all come "
         out += "from it; `paywall-analytics catalog check` validates it and `catalog generate` / `catalog docs` "
         out += "regenerate the code and this page.\n\n"
-        out += "## Envelope\n\nEvery event carries these fields.\n\n"
+        out += "## Envelope\n\nEvery event carries the required fields; the optional ones say where it came from "
+        out += "(the library fills them on the device; an app may override them).\n\n"
         out += table(catalog.envelope.map { ($0, $0.required ?? false) })
         out += "\n## Events\n\n"
         for event in catalog.events {
@@ -41,8 +42,9 @@ public enum CatalogDocsGenerator {
         out += "## Versions\n\n"
         out += "An event says which catalog version it was written against (`catalog_version`); every version "
         out += "from 1 to this catalog's stays valid everywhere (import, collector, uploader, exports, reports). "
-        out += "A value marked \"since version N\" above was added in version N: an event of an older version "
-        out += "that carries it is refused (its writer cannot have meant it; write it with `catalog_version` N). "
+        out += "A value or a field marked \"since version N\" above was added in version N: an event of an older "
+        out += "version that carries it is refused (its writer cannot have meant it; write it with `catalog_version` "
+        out += "N). "
         out += "A new version only adds: new values, new optional fields; what an older version allowed stays "
         out += "allowed, so an older event never needs rewriting.\n\n"
         out += "## String lengths\n\n"
@@ -68,6 +70,7 @@ public enum CatalogDocsGenerator {
 
     static func limits(_ spec: PropertySpec) -> String {
         var parts: [String] = []
+        if let since = spec.since { parts.append("since version \(since)") }
         if let values = spec.values {
             parts.append(
                 values.map { value in

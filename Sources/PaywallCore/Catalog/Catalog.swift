@@ -103,9 +103,13 @@ public struct PropertySpec: Sendable, Hashable, Codable {
     /// version 1 (a value not listed has been allowed since version 1). An event whose
     /// `catalog_version` is lower than a value's version is refused with that value.
     public var valuesSince: [String: Int]?
+    /// For an optional envelope field added after version 1: the catalog version that introduced
+    /// it. An event whose `catalog_version` is lower and that carries the field is refused, as a
+    /// value of a later version is (``valuesSince``).
+    public var since: Int?
 
     enum CodingKeys: String, CodingKey {
-        case name, type, required, description, min, max, values
+        case name, type, required, description, min, max, values, since
         case valuesSince = "values_since"
         case minLength = "min_length"
         case maxLength = "max_length"
@@ -118,6 +122,9 @@ public struct PropertySpec: Sendable, Hashable, Codable {
 
     /// The catalog version that introduced the enum value `value` (1 unless ``valuesSince`` says later).
     public func version(introducing value: String) -> Int { valuesSince?[value] ?? 1 }
+
+    /// The catalog version that introduced the field itself (1 unless ``since`` says later).
+    public var introducedIn: Int { since ?? 1 }
 }
 
 /// An event definition.

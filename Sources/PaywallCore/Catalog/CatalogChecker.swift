@@ -49,7 +49,7 @@ public enum CatalogChecker {
     }
 
     /// `values_since` on enums only, naming their values, with versions from 2 to the catalog's;
-    /// and the envelope's `catalog_version` accepting every version up to the catalog's.
+    /// `since` on optional envelope fields only, with a version from 2 to the catalog's; and the envelope's `catalog_version` accepting every version up to the catalog's.
     static func versionProblems(_ catalog: Catalog) -> [CatalogProblem] {
         var problems: [CatalogProblem] = []
         for spec in catalog.envelope + catalog.properties {
@@ -70,6 +70,27 @@ public enum CatalogChecker {
                             "values_since gives \"\(value)\" version \(version); use a version from 2 to the "
                                 + "catalog's \(catalog.catalogVersion) (values of version 1 are not listed)"))
                 }
+            }
+        }
+        for spec in catalog.properties where spec.since != nil {
+            problems.append(
+                .init(
+                    "properties[\(spec.name)]",
+                    "\"since\" applies to envelope fields only; an event's properties have the event's version"))
+        }
+        for spec in catalog.envelope {
+            guard let since = spec.since else { continue }
+            let here = "envelope[\(spec.name)]"
+            if spec.required == true {
+                problems.append(
+                    .init(here, "a required field cannot have \"since\": events of older versions lack it"))
+            }
+            if since < 2 || since > catalog.catalogVersion {
+                problems.append(
+                    .init(
+                        here,
+                        "\"since\" is \(since); use a version from 2 to the catalog's \(catalog.catalogVersion) "
+                            + "(fields of version 1 have no \"since\")"))
             }
         }
         if let field = catalog.envelope.first(where: { $0.name == "catalog_version" }),

@@ -14,6 +14,30 @@ public enum EventName: String, Sendable, Hashable, Codable, CaseIterable {
     case paywallClosed = "paywall_closed"
 }
 
+/// Values of `platform`: The operating system family the app ran on.
+public enum DevicePlatform: String, Sendable, Hashable, Codable, CaseIterable {
+    /// `ios`
+    case ios = "ios"
+    /// `ipados`
+    case ipados = "ipados"
+    /// `macos`
+    case macos = "macos"
+    /// `tvos`
+    case tvos = "tvos"
+    /// `watchos`
+    case watchos = "watchos"
+    /// `visionos`
+    case visionos = "visionos"
+    /// `android`
+    case android = "android"
+    /// `web`
+    case web = "web"
+    /// `server`
+    case server = "server"
+    /// `other`
+    case other = "other"
+}
+
 /// Values of `result`: How the presentation ended.
 public enum CloseResult: String, Sendable, Hashable, Codable, CaseIterable {
     /// `purchased`
@@ -296,7 +320,21 @@ public enum CatalogInfo {
     {"name": "session_id", "type": "uuid", "required": false,
      "description": "The app session, when known."},
     {"name": "catalog_version", "type": "integer", "required": true, "min": 1, "max": 2,
-     "description": "The catalog version the event was written against. Events of every version up to this one stay valid; a value introduced in a later version than the event's is refused."}
+     "description": "The catalog version the event was written against. Events of every version up to this one stay valid; a value introduced in a later version than the event's is refused."},
+    {"name": "app_version", "type": "string", "required": false, "since": 2, "min_length": 1, "max_length": 64, "max_bytes": 192,
+     "description": "The app's marketing version (CFBundleShortVersionString on Apple platforms), as the device reported it."},
+    {"name": "build", "type": "string", "required": false, "since": 2, "min_length": 1, "max_length": 64, "max_bytes": 192,
+     "description": "The app's build number (CFBundleVersion on Apple platforms)."},
+    {"name": "platform", "type": "enum", "required": false, "since": 2,
+     "values": ["ios", "ipados", "macos", "tvos", "watchos", "visionos", "android", "web", "server", "other"],
+     "swift_type": "DevicePlatform",
+     "description": "The operating system family the app ran on."},
+    {"name": "os_version", "type": "string", "required": false, "since": 2, "min_length": 1, "max_length": 32, "max_bytes": 96,
+     "description": "The operating system's version (17.4.1, 14.2, a Linux kernel release)."},
+    {"name": "sdk_version", "type": "string", "required": false, "since": 2, "min_length": 1, "max_length": 64, "max_bytes": 192,
+     "description": "The version of the library that recorded the event."},
+    {"name": "locale", "type": "string", "required": false, "since": 2, "min_length": 2, "max_length": 35, "max_bytes": 35,
+     "description": "The device's locale as a BCP 47 language tag (en-US, pt-BR, zh-Hant-TW)."}
   ],
   "properties": [
     {"name": "pw_id", "type": "uuid",

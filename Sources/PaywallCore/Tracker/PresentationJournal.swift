@@ -48,14 +48,15 @@ public struct PresentationSnapshot: Sendable, Hashable {
 
     /// The close the library writes for a presentation whose process went away with it open:
     /// `result = dismissed`, `via = abandoned`, `open_s` = the visible time recorded (at most the
-    /// catalog's bound), the plan last selected, dated at the last checkpoint.
-    public func abandonedClose() -> EventRecord {
+    /// catalog's bound), the plan last selected, dated at the last checkpoint, with `context`
+    /// (where the event comes from: the presentation's own impression's, else the recovering app's).
+    public func abandonedClose(context: EventContext = .empty) -> EventRecord {
         PaywallClosed(
             pwID: pwID, source: source, result: .dismissed, via: .abandoned,
             openS: min(max(visibleSeconds, 0), PresentationTracker.openSecondsBound), product: lastProduct
         ).record(
             id: UUIDv7.make(milliseconds: checkpointAt), occurredAt: checkpointAt, userID: userID,
-            sessionID: sessionID)
+            sessionID: sessionID, context: context)
     }
 }
 

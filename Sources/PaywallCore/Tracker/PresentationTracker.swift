@@ -47,6 +47,8 @@ public final class PresentationTracker: Sendable {
     /// How often a visible presentation is checkpointed to the journal (`nil`: only on changes and
     /// ``checkpoint()``).
     let checkpointInterval: Duration?
+    /// Where the events come from, written on every event (``EventContext/empty``: nothing said).
+    public let eventContext: EventContext
     let registry = Lock(Registry())
     /// Serializes ``suspend()`` and ``resume()`` (held while they visit the presentations; a
     /// presentation never takes it, so the lock order is transitions, presentation, registry).
@@ -76,11 +78,15 @@ public final class PresentationTracker: Sendable {
     ///     what a killed process left open (`nil`: nowhere).
     ///   - checkpointInterval: how often a visible presentation's visible time is saved in the
     ///     journal besides every change (`nil`: only on changes and ``checkpoint()``).
+    ///   - eventContext: the app version, platform and the rest written on every event
+    ///     (``DeviceContext/current(bundle:processInfo:)`` in an app; the facade passes it).
     public init(
         sink: any EventSink, clock: any Clock<Duration>, now: Now, impressionMode: ImpressionMode = .default,
         onMisuse: @escaping @Sendable (TrackerError) -> Void = PresentationTracker.defaultMisuseHandler,
-        journal: (any PresentationJournal)? = nil, checkpointInterval: Duration? = .seconds(5)
+        journal: (any PresentationJournal)? = nil, checkpointInterval: Duration? = .seconds(5),
+        eventContext: EventContext = .empty
     ) {
+        self.eventContext = eventContext
         self.sink = sink
         self.clock = MonotonicClock(clock)
         self.now = now
@@ -185,7 +191,7 @@ public final class PresentationTracker: Sendable {
     func record(_ event: some CatalogEvent, context: Presentation.Context, occurredAt: Int64) -> EventRecord {
         event.record(
             id: UUIDv7.make(milliseconds: occurredAt), occurredAt: occurredAt,
-            userID: context.userID, sessionID: context.sessionID)
+            userID: context.userID, sessionID: context.sessionID, context: eventContext)
     }
 }
 

@@ -135,11 +135,22 @@ extension EventValidator {
         return issues
     }
 
-    /// Issues for enum values newer than the event's `catalog_version` (a value of version 2 in a
-    /// version-1 event), evaluated on values that passed their own checks.
+    /// Issues for enum values and envelope fields newer than the event's `catalog_version` (a value
+    /// or an `app_version` of version 2 in a version-1 event), evaluated on values that passed their
+    /// own checks.
     func versionIssues(_ event: CompiledEvent, _ values: [String: CatalogValue]) -> [ValidationIssue] {
         guard let version = values["catalog_version"]?.integerValue else { return [] }
         var issues: [ValidationIssue] = []
+        for field in envelopeFields where field.spec.introducedIn > version && values[field.spec.name] != nil {
+            let since = field.spec.introducedIn
+            issues.append(
+                .init(
+                    field: field.spec.name, rule: "catalog_version",
+                    message:
+                        "\(field.spec.name) was introduced in catalog version \(since) and this event says "
+                        + "catalog_version \(version); write the event with catalog_version \(since) or later, or "
+                        + "leave the field out"))
+        }
         for field in event.fields where field.spec.valuesSince != nil {
             guard let value = values[field.spec.name]?.stringValue else { continue }
             let since = field.spec.version(introducing: value)

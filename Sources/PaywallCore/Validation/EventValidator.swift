@@ -6,7 +6,9 @@ import Foundation
 /// Decisions (documented in catalog/README.md): properties the catalog does not define for the
 /// event are refused, not dropped; an optional property given as `null` is absent; timestamps are
 /// whole Unix milliseconds in [2000-01-01, 2100-01-01); an enum value introduced in a later catalog
-/// version than the event's `catalog_version` is refused (a version-1 writer cannot have meant it).
+/// version than the event's `catalog_version` is refused (a version-1 writer cannot have meant it),
+/// and so is an envelope field of a later version (`app_version` and the other context fields in a
+/// version-1 event).
 ///
 /// ```swift
 /// let validator = EventValidator()
@@ -102,6 +104,9 @@ public struct EventValidator: Sendable {
         ]
         if let sessionID = record.sessionID {
             members.append((EnvelopeField.sessionID.rawValue, .string(sessionID.uuidString)))
+        }
+        for field in EventContext.fields {
+            if let text = record.context.text(field) { members.append((field.rawValue, .string(text))) }
         }
         for (key, value) in record.properties.catalogValues.sorted(by: { $0.key < $1.key }) {
             switch value {
@@ -206,6 +211,14 @@ public struct EventValidator: Sendable {
                 userID: userID, sessionID: values[EnvelopeField.sessionID.rawValue]?.uuidValue,
                 catalogVersion: Int(
                     values[EnvelopeField.catalogVersion.rawValue]?.integerValue ?? Int64(CatalogInfo.version)),
-                properties: properties))
+                properties: properties,
+                context: EventContext(
+                    appVersion: values[EnvelopeField.appVersion.rawValue]?.stringValue,
+                    build: values[EnvelopeField.build.rawValue]?.stringValue,
+                    platform: values[EnvelopeField.platform.rawValue]?.stringValue.flatMap(
+                        DevicePlatform.init(rawValue:)),
+                    osVersion: values[EnvelopeField.osVersion.rawValue]?.stringValue,
+                    sdkVersion: values[EnvelopeField.sdkVersion.rawValue]?.stringValue,
+                    locale: values[EnvelopeField.locale.rawValue]?.stringValue)))
     }
 }

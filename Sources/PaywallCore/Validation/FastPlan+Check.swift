@@ -20,12 +20,15 @@ extension FastPlan {
         return record(event.name, raw, line)
     }
 
-    /// Whether every enum value of the line exists in its `catalog_version`, as
+    /// Whether every enum value and envelope field of the line exists in its `catalog_version`, as
     /// ``EventValidator/versionIssues(_:_:)`` judges it.
     func versionAllows(_ event: Event, _ raw: UnsafeMutableBufferPointer<RawValue>) -> Bool {
         let slot = recordSlots.catalogVersion
         guard slot >= 0, raw[slot].typed == RawValue.integer else { return true }
         let version = raw[slot].integer
+        for field in envelope where Int64(field.since) > version && raw[field.slot].typed != RawValue.unchecked {
+            return false
+        }
         for field in event.fields where field.kind == .enum && raw[field.slot].typed == RawValue.choice {
             if Int64(choices[raw[field.slot].choice].since) > version { return false }
         }
@@ -136,7 +139,12 @@ extension FastPlan {
             id: id, name: name, occurredAt: occurredAt, recordedAt: reader.integer(slots.recordedAt),
             userID: userID, sessionID: reader.uuid(slots.sessionID),
             catalogVersion: Int(reader.integer(slots.catalogVersion) ?? Int64(CatalogInfo.version)),
-            properties: properties)
+            properties: properties,
+            context: EventContext(
+                appVersion: reader.text(slots.context[0]), build: reader.text(slots.context[1]),
+                platform: reader.text(slots.context[2]).flatMap(DevicePlatform.init(rawValue:)),
+                osVersion: reader.text(slots.context[3]), sdkVersion: reader.text(slots.context[4]),
+                locale: reader.text(slots.context[5])))
     }
 
     /// A line's checked slots, read by slot or by catalog property (``CatalogValueReader``).

@@ -17,6 +17,8 @@ struct FastPlan: Sendable {
         let maxBytes: Int?
         let min: Double?
         let max: Double?
+        /// The catalog version that introduced the field (``PropertySpec/introducedIn``).
+        let since: Int
         /// The enum's values: indices into ``FastPlan/choices`` (empty unless the field is an enum).
         let choices: Range<Int>
         /// Whether control characters are refused (``EventValidator/refusesControlCharacters(_:)``).
@@ -56,6 +58,8 @@ struct FastPlan: Sendable {
     /// reads them).
     struct RecordSlots: Sendable {
         var id = -1, occurredAt = -1, recordedAt = -1, userID = -1, sessionID = -1, catalogVersion = -1
+        /// The context fields' slots, in ``EventContext/fields`` order.
+        var context = [Int](repeating: -1, count: EventContext.fields.count)
         var properties = [Int](repeating: -1, count: PropertyName.allCases.count)
     }
 
@@ -116,7 +120,7 @@ struct FastPlan: Sendable {
             return Field(
                 slot: slot(spec.name), kind: compiled.kind, required: compiled.required,
                 minLength: spec.minLength, maxLength: spec.maxLength, maxBytes: spec.maxBytes, min: spec.min,
-                max: spec.max,
+                max: spec.max, since: spec.introducedIn,
                 choices: start..<choices.count, refusesControls: EventValidator.refusesControlCharacters(spec.name))
         }
         slotCount = names.count
@@ -161,6 +165,7 @@ struct FastPlan: Sendable {
         record.userID = slot(EnvelopeField.userID.rawValue)
         record.sessionID = slot(EnvelopeField.sessionID.rawValue)
         record.catalogVersion = slot(EnvelopeField.catalogVersion.rawValue)
+        for (index, field) in EventContext.fields.enumerated() { record.context[index] = slot(field.rawValue) }
         for property in PropertyName.allCases { record.properties[property.position] = slot(property.rawValue) }
         recordSlots = record
     }

@@ -1,0 +1,164 @@
+import Foundation
+import PaywallCore
+import PaywallSQLite
+import PaywallTestSupport
+import Testing
+
+/// Catalog version 2's context fields (app_version, build, platform, os_version, sdk_version, locale)
+/// through the built binary: import, the CSV and NDJSON exports, an export imported back, and the
+/// import of another store's file, of the current schema and of the schema before the context columns.
+struct EventContextCommandTests {
+    let cli = try! CommandRunner()
+
+    /// One presentation (impression and close) as NDJSON lines of catalog `version`, with `context`
+    /// members (already JSON) on both events.
+    static func presentation(_ n: Int, version: Int, context: String = "") -> [String] {
+        let pw = "01936B2A-7000-7000-8000-\(String(format: "%012d", n))"
+        let time = 1_764_400_000_000 + Int64(n) * 60_000
+        let extra = context.isEmpty ? "" : "," + context
+        return [
+            #"{"id":"01936B2A-7C00-7000-8000-\#(String(format: "%012d", 2 * n))","name":"paywall_shown","occurred_at":\#(time),"user_id":"u\#(n)","catalog_version":\#(version),"pw_id":"\#(pw)","source":"home"\#(extra)}"#,
+            #"{"id":"01936B2A-7C00-7000-8000-\#(String(format: "%012d", 2 * n + 1))","name":"paywall_closed","occurred_at":\#(time + 3_000),"user_id":"u\#(n)","catalog_version":\#(version),"pw_id":"\#(pw)","source":"home","result":"dismissed","via":"close_button","open_s":3\#(extra)}"#,
+        ]
+    }
+
+    static let fullContext =
+        #""app_version":"3.2.0","build":"412","platform":"ios","os_version":"17.4.1","sdk_version":"0.1.0","locale":"pt-BR""#
+
+    /// NDJSON lines without their `recorded_at` (each store sets its own).
+    static func withoutRecordedAt(_ text: String) -> [String] {
+        withoutRecordedAt(text.split(separator: "\n").map(String.init))
+    }
+
+    static func withoutRecordedAt(_ lines: [String]) -> [String] {
+        lines.map { $0.replacing(/"recorded_at":[0-9]+,/, with: "") }
+    }
+
+    @Test func versionOneAndTwoEventsImportExportAndImportBackWithTheirContext() async throws {
+        let scratch = TemporaryDirectory(prefix: "cli-context")
+        let db = scratch.path("events.sqlite")
+        // Given version-1 events, version-2 events with every context field and with some, and a
+        // version-1 event that carries app_version (refused: a version-1 writer cannot have meant it)
+        let lines =
+            Self.presentation(1, version: 1) + Self.presentation(2, version: 2, context: Self.fullContext)
+            + Self.presentation(3, version: 2, context: #""platform":"android","app_version":"2.0""#)
+            + Self.presentation(4, version: 2)
+            + [Self.presentation(5, version: 1, context: #""app_version":"1.0""#)[0]]
+        let file = try scratch.write("in.ndjson", lines.joined(separator: "\n") + "\n")
+        // When they are imported
+        let imported = try await cli.run(["import", file, "--no-forward", "--db", db])
+        // Then the valid ones are stored and the version-1 event with app_version is quarantined, saying why
+        #expect(imported.status == 65)
+        #expect(imported.stdout == "imported 8, duplicates 0, conflicts 0, quarantined 1\n")
+        let quarantine = try await cli.run(["export", "quarantine", "--raw", "--out", "-", "--db", db])
+        #expect(quarantine.stdout.contains("app_version was introduced in catalog version 2"))
+        // And the CSV export has the six columns, filled for version-2 events and empty for version 1
+        let csv = try await cli.run(["export", "events", "--raw", "--out", "-", "--db", db])
+        #expect(csv.status == 0)
+        let rows = csv.stdout.split(whereSeparator: \.isNewline).map {
+            $0.split(separator: ",", omittingEmptySubsequences: false)
+        }
+        let header = rows[0].map(String.init)
+        for field in ["app_version", "build", "platform", "os_version", "sdk_version", "locale"] {
+            #expect(header.contains(field), "CSV header lacks \(field): \(header)")
+        }
+        func column(_ name: String, user: String) -> [String] {
+            let index = header.firstIndex(of: name)!
+            let userIndex = header.firstIndex(of: "user_id")!
+            return rows.dropFirst().filter { String($0[userIndex]) == user }.map { String($0[index]) }
+        }
+        #expect(column("app_version", user: "u2") == ["3.2.0", "3.2.0"])
+        #expect(column("platform", user: "u2") == ["ios", "ios"])
+        #expect(column("locale", user: "u2") == ["pt-BR", "pt-BR"])
+        #expect(column("platform", user: "u3") == ["android", "android"])
+        #expect(column("build", user: "u3") == ["", ""])
+        #expect(column("app_version", user: "u1") == ["", ""])
+        // And the NDJSON export writes the fields a version-2 event has, and none for version 1
+        let ndjson = scratch.path("export.ndjson")
+        #expect(try await cli.run(["export", "events", "--format", "ndjson", "--out", ndjson, "--db", db]).status == 0)
+        let exported = try String(contentsOfFile: ndjson, encoding: .utf8).split(separator: "\n").map(String.init)
+        #expect(exported.count == 8)
+        let validator = EventValidator()
+        let records = exported.compactMap { line -> EventRecord? in
+            guard case .valid(let event) = validator.validate(line: line) else { return nil }
+            return event
+        }
+        #expect(records.count == 8)
+        #expect(
+            records.filter { $0.userID == "u2" }.map(\.context)
+                == Array(
+                    repeating: EventContext(
+                        appVersion: "3.2.0", build: "412", platform: .ios, osVersion: "17.4.1", sdkVersion: "0.1.0",
+                        locale: "pt-BR"), count: 2))
+        #expect(records.filter { $0.userID == "u1" || $0.userID == "u4" }.allSatisfy { $0.context.isEmpty })
+        #expect(exported.filter { $0.contains("\"u1\"") }.allSatisfy { !$0.contains("app_version") })
+        // And the export imports back into its own store as duplicates only, and into a new store whole
+        let back = try await cli.run(["import", ndjson, "--no-forward", "--db", db])
+        #expect(back.stdout == "imported 0, duplicates 8, conflicts 0, quarantined 0\n")
+        let copy = scratch.path("copy.sqlite")
+        #expect(try await cli.run(["import", ndjson, "--no-forward", "--db", copy]).status == 0)
+        let again = try await cli.run(["export", "events", "--format", "ndjson", "--out", "-", "--db", copy])
+        #expect(Self.withoutRecordedAt(again.stdout) == Self.withoutRecordedAt(exported))
+        // And a store file imported into another store keeps every context field (shard import)
+        let merged = scratch.path("merged.sqlite")
+        let shard = try await cli.run(["import", db, "--no-forward", "--db", merged])
+        #expect(shard.stdout == "imported 8, duplicates 0, conflicts 0, quarantined 0\n")
+        let mergedExport = try await cli.run(["export", "events", "--format", "ndjson", "--out", "-", "--db", merged])
+        #expect(Self.withoutRecordedAt(mergedExport.stdout) == Self.withoutRecordedAt(exported))
+    }
+
+    @Test func aStoreFileOfTheSchemaBeforeTheContextColumnsImportsWhole() async throws {
+        let scratch = TemporaryDirectory(prefix: "cli-context")
+        // Given a real store file of the previous schema (no context columns) with 4 presentations
+        let old = scratch.path("old.sqlite")
+        let events = try OldSchemaStore.write(path: old, presentations: 4)
+        // When the current binary imports it into a new store
+        let db = scratch.path("events.sqlite")
+        let result = try await cli.run(["import", old, "--no-forward", "--db", db])
+        // Then every event is stored, none quarantined, with an empty context
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "imported \(events.count), duplicates 0, conflicts 0, quarantined 0\n")
+        let exported = try await cli.run(["export", "events", "--format", "ndjson", "--out", "-", "--db", db])
+        let lines = exported.stdout.split(separator: "\n")
+        #expect(lines.count == events.count)
+        #expect(lines.allSatisfy { !$0.contains("platform") && !$0.contains("app_version") })
+        // And the source file was only read: it still has the old schema
+        let reopened = try Connection(path: old)
+        let columns = try reopened.all("SELECT name FROM pragma_table_info('events')") { $0.string(at: 0) ?? "" }
+        #expect(!columns.contains("app_version"))
+        // And the report of the imported store counts the old presentations
+        let out = scratch.path("report")
+        let report = try await cli.run([
+            "report", "--from", "2025-11-01", "--to", "2025-12-31", "--out", out, "--db", db, "--quiet",
+        ])
+        #expect(report.status == 0, "\(report.stderr)")
+        let summary = try String(contentsOfFile: out + "/placement_summary.csv", encoding: .utf8)
+        #expect(summary.contains("home,4,4,"), "\(summary)")
+    }
+
+    @Test func forgettingACustomerErasesTheirContextfulEventsAndQuarantinedLinesAndKeepsTheOthers() async throws {
+        let scratch = TemporaryDirectory(prefix: "cli-context")
+        let db = scratch.path("events.sqlite")
+        // Given two customers' version-2 events with a context, and a refused version-1 line of the
+        // first that carries app_version (quarantined with its user_id)
+        let lines =
+            Self.presentation(1, version: 2, context: Self.fullContext)
+            + Self.presentation(2, version: 2, context: Self.fullContext)
+            + [
+                Self.presentation(3, version: 1, context: #""app_version":"1.0""#)[0].replacingOccurrences(
+                    of: #""user_id":"u3""#, with: #""user_id":"u1""#)
+            ]
+        let file = try scratch.write("in.ndjson", lines.joined(separator: "\n") + "\n")
+        #expect(try await cli.run(["import", file, "--no-forward", "--db", db]).status == 65)
+        // When u1 is forgotten
+        let forget = try await cli.run(["forget", "--user", "u1", "--db", db])
+        #expect(forget.status == 0, "\(forget.stderr)")
+        // Then u1's events and quarantined line are gone, and u2's events keep their context
+        let csv = try await cli.run(["export", "events", "--raw", "--out", "-", "--db", db])
+        #expect(!csv.stdout.contains(",u1,"))
+        #expect(csv.stdout.components(separatedBy: ",u2,").count == 3)
+        #expect(csv.stdout.components(separatedBy: "3.2.0,412,ios,17.4.1,0.1.0,pt-BR").count == 3)
+        let quarantine = try await cli.run(["export", "quarantine", "--raw", "--out", "-", "--db", db])
+        #expect(!quarantine.stdout.contains("u1"), "\(quarantine.stdout)")
+    }
+}
