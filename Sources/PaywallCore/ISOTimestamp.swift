@@ -3,8 +3,8 @@
 ///
 /// Design note (speed): `export events` writes two of these per row. A Foundation formatter costs
 /// microseconds per call and allocates; this is integer arithmetic into 24 bytes on the stack
-/// (the days-to-civil-date conversion of the proleptic Gregorian calendar, exact for every day of
-/// years 0000 to 9999, before 1970 too). `ISOTimestampTests` checks it against
+/// (``CivilDate``'s conversion of the proleptic Gregorian calendar, exact for every day of years
+/// 0000 to 9999, before 1970 too). `ISOTimestampTests` checks it against
 /// `ISO8601DateFormatter` over many values.
 public enum ISOTimestamp {
     /// The bytes of one timestamp: `YYYY-MM-DDTHH:MM:SS.sssZ`.
@@ -31,16 +31,8 @@ public enum ISOTimestamp {
             inDay += dayMs
             days -= 1
         }
-        // Civil date from days since 1970-01-01 (Howard Hinnant's days_from_civil, inverted).
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let shifted = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * shifted + 2) / 5 + 1
-        let month = shifted < 10 ? shifted + 3 : shifted - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        let date = CivilDate(daysSince1970: Int(days))
+        let (year, month, day) = (Int64(date.year), Int64(date.month), Int64(date.day))
         var text: (UInt64, UInt64, UInt64) = (0, 0, 0)
         return try withUnsafeMutableBytes(of: &text) { raw in
             func put(_ value: Int64, _ digits: Int, at offset: Int) {

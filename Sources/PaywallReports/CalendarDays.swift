@@ -1,4 +1,5 @@
 import Foundation
+import PaywallCore
 
 /// The calendar days between two ISO dates (`YYYY-MM-DD`), both included: the x-axis of the page's
 /// daily charts, so a day without data is a day on the axis (a gap in the line), never skipped.
@@ -21,27 +22,13 @@ enum CalendarDays {
             let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
             (1...12).contains(month), (1...31).contains(day)
         else { return nil }
-        // Days from civil (H. Hinnant's algorithm), exact for every Gregorian date.
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        let days = era * 146_097 + doe - 719_468
+        let days = CivilDate(year: year, month: month, day: day).daysSince1970
         return date(days) == text ? days : nil  // refuses 2026-02-30
     }
 
     /// The ISO date of a day number (days since 1970-01-01).
     static func date(_ days: Int) -> String {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
-        return String(format: "%04d-%02d-%02d", year, month, day)
+        let civil = CivilDate(daysSince1970: days)
+        return String(format: "%04d-%02d-%02d", civil.year, civil.month, civil.day)
     }
 }
