@@ -8,19 +8,9 @@ import Testing
 struct MistakesCommandTests {
     let cli = try! CommandRunner()
 
-    /// A small demo database (300 customers over 5 days from 2026-10-01).
-    func demoDatabase(_ scratch: TemporaryDirectory) async throws -> String {
-        let db = scratch.path("demo.sqlite")
-        let result = try await cli.run(
-            ["demo", "--customers", "300", "--days", "5", "--db", db, "--out", scratch.path("demo-out"), "--quiet"],
-            environment: ["REVENUECAT_API_KEY": ""])
-        #expect(result.status == 0, "\(result.stderr)")
-        return db
-    }
-
     @Test func anUnknownPlacementOrControlExits65NamingTheClosestKnownAndWritesNothing() async throws {
         let scratch = TemporaryDirectory(prefix: "cli")
-        let db = try await demoDatabase(scratch)
+        let db = try await cli.demoDatabase(scratch)
         let range = ["report", "--from", "2026-10-01", "--to", "2026-10-05", "--db", db]
         // A misspelled placement: 65, the one meant named, no report written
         let misspelled = try await cli.run(range + ["--out", scratch.path("a"), "--placement", "onbaording"])
@@ -79,7 +69,7 @@ struct MistakesCommandTests {
 
     @Test func forgettingAnIDThatMatchesNothingSaysSoWithoutTheIDAndStillSuppressesIt() async throws {
         let scratch = TemporaryDirectory(prefix: "cli")
-        let db = try await demoDatabase(scratch)
+        let db = try await cli.demoDatabase(scratch)
         let stranger = "nobody-here-Zq81x"
         let before = try await cli.run(["stats", "--db", db])
         let forget = try await cli.run(["forget", "--user", stranger, "--db", db])
@@ -113,7 +103,7 @@ struct MistakesCommandTests {
 
     @Test func exportEventsHasISOTimesBesideTheMillisecondsAndItsNDJSONImportsBack() async throws {
         let scratch = TemporaryDirectory(prefix: "cli")
-        let db = try await demoDatabase(scratch)
+        let db = try await cli.demoDatabase(scratch)
         let export = try await cli.run(["export", "events", "--out", "-", "--db", db])
         #expect(export.status == 0, "\(export.stderr)")
         let lines = export.stdout.split(separator: "\r\n").map {

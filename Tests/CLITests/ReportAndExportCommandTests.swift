@@ -5,19 +5,9 @@ import Testing
 struct ReportAndExportCommandTests {
     let cli = try! CommandRunner()
 
-    /// A small demo database (300 customers over 5 days from 2026-10-01).
-    func demoDatabase(_ scratch: TemporaryDirectory) async throws -> String {
-        let db = scratch.path("demo.sqlite")
-        let result = try await cli.run(
-            ["demo", "--customers", "300", "--days", "5", "--db", db, "--out", scratch.path("demo-out"), "--quiet"],
-            environment: ["REVENUECAT_API_KEY": ""])
-        #expect(result.status == 0, "\(result.stderr)")
-        return db
-    }
-
     @Test func aRangeReportWritesEveryCSVAndFiltersPlacements() async throws {
         let scratch = TemporaryDirectory(prefix: "cli")
-        let db = try await demoDatabase(scratch)
+        let db = try await cli.demoDatabase(scratch)
         let out = scratch.path("range")
         let result = try await cli.run([
             "report", "--from", "2026-10-01", "--to", "2026-10-03", "--out", out, "--db", db,
@@ -46,7 +36,7 @@ struct ReportAndExportCommandTests {
 
     @Test func controlChoosesTheOfferingComparedAgainstWherePlacementsHaveIt() async throws {
         let scratch = TemporaryDirectory(prefix: "cli")
-        let db = try await demoDatabase(scratch)
+        let db = try await cli.demoDatabase(scratch)
         func controls(_ extra: [String]) async throws -> [String] {
             let out = scratch.path("control-\(extra.count)-\(extra.last ?? "")")
             let result = try await cli.run(
@@ -75,7 +65,7 @@ struct ReportAndExportCommandTests {
 
     @Test func theNightlyJobIsIncrementalAndIdempotent() async throws {
         let scratch = TemporaryDirectory(prefix: "cli")
-        let db = try await demoDatabase(scratch)
+        let db = try await cli.demoDatabase(scratch)
         let out = scratch.path("nightly")
         let first = try await cli.run([
             "report", "--nightly", "--out", out, "--db", db, "--now", "2026-10-06T02:00:00Z",
@@ -98,7 +88,7 @@ struct ReportAndExportCommandTests {
 
     @Test func aNightlyRunWhileAnotherHoldsTheDatabaseExits75AndWritesNothing() async throws {
         let scratch = TemporaryDirectory(prefix: "cli")
-        let db = try await demoDatabase(scratch)
+        let db = try await cli.demoDatabase(scratch)
         // A live process on this host (this test) holds the reports lease
         let lease = "token-of-other-run \(getpid()) 99999999999999 \(ProcessInfo.processInfo.hostName)"
         let sql = Process()
@@ -132,7 +122,7 @@ struct ReportAndExportCommandTests {
         ] as [([String], Int32, String)])
     func badArgumentsExit64(arguments: [String], status: Int32, message: String) async throws {
         let scratch = TemporaryDirectory(prefix: "cli")
-        let db = try await demoDatabase(scratch)
+        let db = try await cli.demoDatabase(scratch)
         let result = try await cli.run(arguments + ["--db", db], directory: scratch.url)
         #expect(result.status == status)
         #expect(result.stderr.contains(message), "\(result.stderr)")
@@ -148,7 +138,7 @@ struct ReportAndExportCommandTests {
 
     @Test func anUnwritableOutputExits73() async throws {
         let scratch = TemporaryDirectory(prefix: "cli")
-        let db = try await demoDatabase(scratch)
+        let db = try await cli.demoDatabase(scratch)
         let blocker = try scratch.write("file", "not a folder")
         let result = try await cli.run([
             "report", "--from", "2026-10-01", "--to", "2026-10-02", "--out", blocker + "/sub", "--db", db,
