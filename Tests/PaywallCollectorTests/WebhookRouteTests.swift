@@ -217,6 +217,83 @@ struct WebhookRouteTests {
         #expect(held.count.withLock { $0 } == 2)
     }
 
+    @Test func eventsAndWebhooksInOneGroupAreEachStoredAndAFailingWebhookStoreFailsOnlyTheWebhooks() throws {
+        // A store that holds the writer on its first call, then fails or succeeds as told.
+        final class GateIngest: SubscriptionIngest, @unchecked Sendable {
+            let entered = DispatchSemaphore(value: 0)
+            let release = DispatchSemaphore(value: 0)
+            let calls = Lock([Int]())
+            let failNext = Lock(false)
+            func ingest(_ bodies: [Data], receivedAtMs: Int64) throws -> [WebhookOutcome] {
+                let first = calls.withLock { calls in
+                    calls.append(bodies.count)
+                    return calls.count == 1
+                }
+                if first {
+                    entered.signal()
+                    release.wait()
+                }
+                if failNext.withLock({ $0 }) { throw DiskFull() }
+                return bodies.map { _ in .stored }
+            }
+        }
+        let gate = GateIngest()
+        let folder = TemporaryDirectory(prefix: "webhook-group")
+        let connection = try Schema.open(path: folder.path("central.sqlite"), registering: [Collector.migrations])
+        let keys = WriteKeys(connection: connection, now: .system)
+        let writeKey = try keys.add(name: "ios-app")
+        let secret = try keys.add(name: "rc", kind: .webhook)
+        let collector = try Collector(
+            store: EventStore(connection: connection, now: .system),
+            socket: try ListenSocket.bind(host: "127.0.0.1", port: 0), limits: CollectorLimits(), now: .system,
+            subscriptions: gate)
+        defer { collector.shutdown(grace: .seconds(1)) }
+        func webhook() throws -> HTTPConnection {
+            let http = try HTTPConnection(port: collector.port)
+            http.send(
+                HTTPRequestText.make(
+                    "POST", Collector.webhookPath, headers: [("Authorization", secret)], body: Self.body))
+            return http
+        }
+        func events(_ id: String) throws -> HTTPConnection {
+            let http = try HTTPConnection(port: collector.port)
+            let line =
+                "{\"id\":\"\(id)\",\"name\":\"paywall_shown\",\"occurred_at\":1764400000000,\"user_id\":\"u1\","
+                + "\"catalog_version\":1,\"pw_id\":\"\(UUID().uuidString)\",\"source\":\"onboarding\"}\n"
+            http.send(
+                HTTPRequestText.make(
+                    "POST", "/v1/events",
+                    headers: [
+                        ("Authorization", "Bearer \(writeKey)"), ("Content-Type", "application/x-ndjson"),
+                        ("X-Paywall-Forwarding", "device"),
+                    ], body: Array(line.utf8)))
+            return http
+        }
+        // The writer is held in a first webhook; an events request and two webhooks queue behind it.
+        let first = try webhook()
+        gate.entered.wait()
+        let eventID = UUID().uuidString
+        let queued = try [events(eventID), webhook(), webhook()]
+        #expect(Self.waitUntil { queueDepth(collector) == 3 })
+        gate.release.signal()
+        #expect(try first.readResponse().status == 200)
+        let answers = try queued.map { try $0.readResponse() }
+        #expect(answers.map(\.status) == [200, 200, 200])
+        #expect(answers[0].json["accepted"] as? Int == 1)
+        #expect(answers[1].json["outcome"] as? String == "stored")
+        // The queued webhooks went to the store in one call, the events in the same turn.
+        #expect(gate.calls.withLock { $0 } == [1, 2])
+        #expect(try connection.scalar("SELECT count(*) FROM events WHERE id = ?1", [.text(eventID)])?.int64 == 1)
+
+        // When the subscription store fails, the webhooks of the group get 503 and its events are stored.
+        gate.failNext.withLock { $0 = true }
+        let secondID = UUID().uuidString
+        let failing = try [try events(secondID), try webhook()].map { try $0.readResponse() }
+        #expect(failing[0].status == 200)
+        #expect(failing[1].status == 503 && failing[1].headers["retry-after"] != nil)
+        #expect(try connection.scalar("SELECT count(*) FROM events WHERE id = ?1", [.text(secondID)])?.int64 == 1)
+    }
+
     static func waitUntil(_ condition: () -> Bool) -> Bool {
         let deadline = Date().addingTimeInterval(120)  // a hang guard, not a measure
         while !condition() {
