@@ -3,6 +3,7 @@ import PaywallCollector
 import PaywallCore
 import PaywallSQLite
 import PaywallStore
+import PaywallSubscriptions
 import RevenueCatForwarder
 
 /// `serve --listen HOST:PORT`: the collector (the PaywallCollector module does the work;
@@ -121,7 +122,8 @@ enum ServeCommand {
         do {
             collector = try Collector(
                 store: store, socket: socket, limits: limits, now: .system,
-                log: { stderr.line("serve: \($0)") }, committed: { trigger.fire() })
+                log: { stderr.line("serve: \($0)") }, committed: { trigger.fire() },
+                subscriptions: SubscriptionWebhookStore(store: SubscriptionEventStore(connection: store.connection)))
         } catch let error as CollectorError {
             close(socket.descriptor)
             throw CLIError(error)
