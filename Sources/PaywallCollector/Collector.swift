@@ -145,6 +145,11 @@ public final class Collector: Sendable {
     /// Stores one group's webhook bodies in one call of `subscriptions` (its own transaction, after the
     /// group's events): one outcome per body, or the failure for each when the call threw (then
     /// only the webhook requests are answered 503; the events of the group are committed).
+    ///
+    /// Design note (a shortcut for speed): the bodies that waited together share one call, so one
+    /// transaction and one sync, instead of one per webhook. Measured with `paywall-bench webhook`
+    /// (release, 8 clients, a shared 2-core machine): about 2,200 webhooks/s in groups against 660/s
+    /// with one call per body; each webhook is still answered only after its group is on disk.
     static func ingest(
         _ bodies: [Data], into subscriptions: (any SubscriptionIngest)?, receivedAtMs: Int64, health: WriterHealth
     ) -> [CommitQueue.Outcome] {

@@ -1,6 +1,7 @@
 import Foundation
 import PaywallCollector
 import PaywallCore
+import PaywallLock
 import PaywallSQLite
 import PaywallTestSupport
 import Testing
@@ -197,6 +198,43 @@ struct WebhookServeTests {
         #expect(
             try served.harness.cli.runBlocking(["keys", "revoke", "revenuecat", "--db", served.harness.db]).status == 0)
         #expect(try served.webhook(body).status == 401)
+    }
+
+    @Test func everyAcknowledgedWebhookSurvivesSIGKILLInTheMiddleOfDeliveries() throws {
+        let served = try Served()
+        let customer = RecordedWebhooks.Customer()
+        let acknowledged = Lock([String]())
+        let killed = Lock(false)
+        let enough = DispatchSemaphore(value: 0)
+        // Eight clients deliver continuously; serve is killed once 30 deliveries are acknowledged.
+        let clients = DispatchGroup()
+        for _ in 0..<8 {
+            DispatchQueue.global().async(group: clients) {
+                while !killed.withLock({ $0 }) {
+                    let id = RecordedWebhooks.id()
+                    guard let reply = try? served.webhook(RecordedWebhooks.trialConversion(customer, id: id)) else {
+                        continue
+                    }
+                    if reply.status == 200 {
+                        let count = acknowledged.withLock { ids in
+                            ids.append(id)
+                            return ids.count
+                        }
+                        if count == 30 { enough.signal() }
+                    }
+                }
+            }
+        }
+        let reached = enough.wait(timeout: .now() + 120)  // a hang guard, not a measure
+        served.harness.server.stop(SIGKILL)
+        killed.withLock { $0 = true }
+        clients.wait()
+        let ids = acknowledged.withLock { $0 }
+        #expect(reached == .success)
+        #expect(ids.count >= 30)
+        let connection = try Connection(path: served.harness.db, options: OpenOptions(readOnly: true, create: false))
+        let stored = Set(try connection.all("SELECT id FROM subscription_events") { $0.string(at: 0) ?? "" })
+        #expect(Set(ids).isSubset(of: stored), "\(Set(ids).subtracting(stored).count) acknowledged webhooks lost")
     }
 
     @Test func noByteOfTheSecretIsInTheStoreItsLogTheLogsTheMetricsOrAnyOutput() throws {

@@ -36,7 +36,9 @@ enum ServeCommand {
                     "--listen", "host:port",
                     "Address to listen on, e.g. 127.0.0.1:8080 (port 0: any free port, printed on stderr)."),
                 .value("--max-connections", "n", "Connections open at once (default \(defaults.maxConnections))."),
-                .value("--max-body", "size", "Largest body as sent, e.g. 1MiB or 512KiB (default 1MiB); over it: 413."),
+                .value(
+                    "--max-body", "size",
+                    "Largest body as sent, events or webhook, e.g. 1MiB or 512KiB (default 1MiB); over it: 413."),
                 .value("--max-decompressed", "size", "Largest body once gunzipped (default 16MiB); over it: 413."),
                 .value(
                     "--timeout", "seconds",
