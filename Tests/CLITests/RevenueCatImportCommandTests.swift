@@ -43,6 +43,11 @@ struct RevenueCatImportCommandTests {
         #expect(try count(db, "SELECT price_micros FROM subscription_events WHERE id = 'EVT-2'") == 4_990_000)
         #expect(try count(db, "SELECT proceeds_micros FROM subscription_events WHERE id = 'EVT-2'") == 3_493_000)
         #expect(try count(db, "SELECT is_trial_conversion FROM subscription_events WHERE id = 'EVT-2'") == 1)
+        let stats = try await cli.run(["stats", "--db", db])
+        #expect(
+            stats.stdout.contains(
+                "Subscription events (RevenueCat webhooks): 3 stored, 1 of them sandbox or TEST; 3 customer keys\n"),
+            "\(stats.stdout)")
         // The quarantine says where each bad line came from and why.
         let quarantine = try await cli.run(["export", "quarantine", "--out", "-", "--db", db])
         #expect(quarantine.status == 0)
