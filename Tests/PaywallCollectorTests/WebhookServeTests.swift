@@ -151,6 +151,26 @@ struct WebhookServeTests {
         #expect(metrics.contains("paywall_collector_webhooks_total{outcome=\"quarantined\"} 3\n"))
     }
 
+    @Test func aForgottenCustomersLaterWebhookIsSuppressedCountedAndNotStored() throws {
+        let served = try Served()
+        defer { served.harness.server.stop(SIGTERM) }
+        let customer = RecordedWebhooks.Customer()
+        #expect(try served.webhook(RecordedWebhooks.trialStart(customer)).json["outcome"] as? String == "stored")
+        // forget runs beside the serving collector, on the same store.
+        let forgot = try served.harness.cli.runBlocking([
+            "forget", "--user", customer.appUserID, "--db", served.harness.db,
+        ])
+        #expect(forgot.status == 0, "\(forgot.stderr)")
+        #expect(try served.count("SELECT count(*) FROM subscription_events") == 0)
+        let later = try served.webhook(RecordedWebhooks.trialConversion(customer))
+        #expect(later.status == 200)
+        #expect(later.json["outcome"] as? String == "suppressed")
+        #expect(try served.count("SELECT count(*) FROM subscription_events") == 0)
+        let metrics = try served.harness.get("/metrics").text
+        #expect(metrics.contains("paywall_collector_webhooks_total{outcome=\"suppressed\"} 1\n"))
+        #expect(!metrics.contains(customer.appUserID))
+    }
+
     @Test func noOtherCredentialOpensTheRouteTheSecretOpensNoOtherAndOversizeIs413() throws {
         let served = try Served(arguments: ["--max-body", "8KiB"])
         defer { served.harness.server.stop(SIGTERM) }
