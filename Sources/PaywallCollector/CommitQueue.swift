@@ -2,6 +2,11 @@ import Foundation
 import PaywallStore
 import PaywallWire
 
+/// The sync after a commit failed: the group's events are committed but may not be on disk.
+struct CommitSyncFailed: Error {
+    var underlying: any Error
+}
+
 /// The bounded queue between the request threads and the one writer thread, which commits all the
 /// requests waiting at once in ONE transaction (a group commit), then has them answered.
 /// `submit` never waits: when the queue is full it says so, and the request is answered 503.
@@ -15,27 +20,24 @@ import PaywallWire
 /// (about 3 ms per group, an eighth of its time under `wrk -c64`). If the sync fails, the groups
 /// it covered are answered with the error (503): their events are committed but may not be on
 /// disk, and a client that resends them is told they are duplicates.
+///
+/// `Outcome` is what a commit gives each job: the collector's ``PaywallStore/GroupCommitOutcome``.
 // @unchecked Sendable: `condition` guards `jobs`, `closed`, `committed`, `writerDone` and
 // `syncerDone`; the rest is immutable.
-final class CommitQueue: @unchecked Sendable {
+final class CommitQueue<Outcome: Sendable>: @unchecked Sendable {
     /// One request's work and where its outcome goes (called on the writer or syncer thread).
     struct Job: Sendable {
         var part: CommitPart
         /// A health probe: it takes no slot of the capacity and is not counted in ``depth`` (one
         /// at most waits at a time), so probing never turns a request away.
         var probe = false
-        var done: @Sendable (Result<EventCounts, any Error>) -> Void
-    }
-
-    /// The sync after a commit failed: the group's events are committed but may not be on disk.
-    struct SyncFailed: Error {
-        var underlying: any Error
+        var done: @Sendable (Result<Outcome, any Error>) -> Void
     }
 
     /// A committed group waiting for its sync.
     private struct Committed {
         var jobs: [Job]
-        var counts: [EventCounts]
+        var counts: [Outcome]
         var started: UInt64
     }
 
@@ -47,7 +49,7 @@ final class CommitQueue: @unchecked Sendable {
     private var syncerDone = false
     private let capacity: Int
     private let maxGroupEvents: Int
-    private let commit: @Sendable ([CommitPart]) throws -> [EventCounts]
+    private let commit: @Sendable ([CommitPart]) throws -> [Outcome]
     private let sync: (@Sendable () throws -> Void)?
     private let observe: @Sendable (_ seconds: Double, _ succeeded: Bool) -> Void
 
@@ -59,7 +61,7 @@ final class CommitQueue: @unchecked Sendable {
     ///   - observe: told every group's duration (commit and sync) and outcome (metrics).
     init(
         capacity: Int, maxGroupEvents: Int = 50_000,
-        commit: @escaping @Sendable ([CommitPart]) throws -> [EventCounts],
+        commit: @escaping @Sendable ([CommitPart]) throws -> [Outcome],
         sync: (@Sendable () throws -> Void)? = nil,
         observe: @escaping @Sendable (Double, Bool) -> Void
     ) {
@@ -177,7 +179,7 @@ final class CommitQueue: @unchecked Sendable {
                     for (job, count) in zip(group.jobs, group.counts) { job.done(.success(count)) }
                 case .failure(let error):
                     observe(Self.seconds(since: group.started), false)
-                    for job in group.jobs { job.done(.failure(SyncFailed(underlying: error))) }
+                    for job in group.jobs { job.done(.failure(CommitSyncFailed(underlying: error))) }
                 }
             }
         }
