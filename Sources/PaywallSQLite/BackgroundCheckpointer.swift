@@ -60,7 +60,7 @@ public final class BackgroundCheckpointer: Sendable {
     /// stopped short.
     public static let pinnedRetrySeconds = 0.05
     /// With a WAL limit: seconds without a commit after which the thread truncates the WAL file.
-    public static let idleSeconds = 1.0
+    public static let idleSeconds = 0.5
 
     private let writer: Connection
     private let state: CheckpointerState

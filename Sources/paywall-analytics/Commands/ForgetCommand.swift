@@ -106,7 +106,9 @@ enum ForgetCommand {
         if lines.last?.isEmpty == true { lines.removeLast() }
         var ids: [String] = []
         for (index, line) in lines.enumerated() {
-            guard let id = String(validating: line, as: UTF8.self) else {
+            // Decoding replaces invalid bytes: a line that does not come back byte for byte is not UTF-8.
+            let id = String(decoding: line, as: UTF8.self)
+            guard id.utf8.elementsEqual(line) else {
                 throw CLIError.usage(
                     "line \(index + 1) of \(source == "-" ? "standard input" : source) is not UTF-8 text; "
                         + "ids are UTF-8, one per line")
