@@ -161,4 +161,52 @@ struct EventContextCommandTests {
         let quarantine = try await cli.run(["export", "quarantine", "--raw", "--out", "-", "--db", db])
         #expect(!quarantine.stdout.contains("u1"), "\(quarantine.stdout)")
     }
+
+    @Test func segmentsSplitEachPlacementByPlatformAndAppVersionAndThePageListsTheBrokenOnes() async throws {
+        let scratch = TemporaryDirectory(prefix: "cli-context")
+        let db = scratch.path("events.sqlite")
+        // Given placement home: 40 presentations from iOS 3.2.0 with impressions, 35 from Android 2.0
+        // whose impressions never arrive (broken), 10 from the web without impressions (too few to
+        // judge), and 5 version-1 presentations with impressions
+        var lines: [String] = []
+        var n = 0
+        func add(_ count: Int, _ context: String, shown: Bool, version: Int = 2) {
+            for _ in 0..<count {
+                n += 1
+                let pair = Self.presentation(n, version: version, context: context)
+                lines += shown ? pair : [pair[1]]
+            }
+        }
+        add(40, #""platform":"ios","app_version":"3.2.0""#, shown: true)
+        add(35, #""platform":"android","app_version":"2.0""#, shown: false)
+        add(10, #""platform":"web""#, shown: false)
+        add(5, "", shown: true, version: 1)
+        let file = try scratch.write("in.ndjson", lines.joined(separator: "\n") + "\n")
+        #expect(try await cli.run(["import", file, "--no-forward", "--db", db]).status == 0)
+        // When the report runs
+        let out = scratch.path("report")
+        let report = try await cli.run([
+            "report", "--from", "2025-11-01", "--to", "2025-12-31", "--out", out, "--db", db, "--quiet",
+        ])
+        #expect(report.status == 0, "\(report.stderr)")
+        // Then segments.csv has one row per (placement, platform, app_version), empty values their own segment
+        let segments = try String(contentsOfFile: out + "/segments.csv", encoding: .utf8)
+        #expect(
+            segments.split(whereSeparator: \.isNewline) == [
+                "placement,platform,app_version,presentations,impressions,unique_viewers,purchased,restored,conversion_rate,open_s_p50,open_s_p90,impression_rate,impression_rate_vs_placement",
+                "home,,,5,5,5,0,0,0.0000,3.000,3.000,1.0000,0.5000",
+                "home,android,2.0,35,0,0,0,0,,,,0.0000,-0.5000",
+                "home,ios,3.2.0,40,40,40,0,0,0.0000,3.000,3.000,1.0000,0.5000",
+                "home,web,,10,0,0,0,0,,,,0.0000,-0.5000",
+            ], "\(segments)")
+        // And the page lists the Android segment (35 presentations, no impression) and not the web one (10)
+        let html = try String(contentsOfFile: out + "/report.html", encoding: .utf8)
+        let broken = try #require(html.range(of: "<h3>Possibly broken instrumentation</h3>"))
+        let list = String(html[broken.upperBound...]).components(separatedBy: "</ul>")[0]
+        #expect(
+            list.contains(
+                "<li><bdi>home</bdi> · platform <bdi>android</bdi> · app version <bdi>2.0</bdi>: 0 impressions of 35 presentations"
+            ), "\(list)")
+        #expect(list.components(separatedBy: "<li>").count == 2, "only the Android segment is listed: \(list)")
+    }
 }

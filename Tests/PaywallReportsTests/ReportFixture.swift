@@ -135,6 +135,15 @@ enum ReportFixture {
         duplicate.result = "dismissed"
         duplicate.via = "close_button"
         try insert([duplicate], into: connection)
+        // Where some presentations came from (segments.csv): pw 3 from an Android app 2.0, pw 4 and 5
+        // from an iOS app 3.2.0 (catalog version 2 events); the others are version 1 events without.
+        try connection.transaction { db in
+            for (pw, platform, version) in [(3, "android", "2.0"), (4, "ios", "3.2.0"), (5, "ios", "3.2.0")] {
+                try db.run(
+                    "UPDATE events SET catalog_version = 2, platform = ?, app_version = ? WHERE pw_id = ?",
+                    [.text(platform), .text(version), .text(uuid(pw, prefix: "AAAAAAAA"))])
+            }
+        }
         try connection.transaction { db in
             try db.run(
                 "INSERT INTO quarantine (quarantined_at, reasons, payload, origin, line) VALUES (?, 'bad name', '{\"name\":\"=x\"}', 'import.ndjson', 3)",
