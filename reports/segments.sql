@@ -1,28 +1,19 @@
 -- Segments (funnels.md "Segments"): one row per (placement, platform, app_version) over the whole
--- range. A presentation's platform and app_version are those of its first event (the rollup's
--- first_id, looked up in events by its canonical id text: one index lookup per presentation);
--- '' when that event has none (catalog version 1 events, or a device that did not say), and empty
+-- range. A presentation's platform and app_version are those of its first event, kept in the rollup
+-- ('' when that event has none: catalog version 1 events, or a device that did not say), and empty
 -- values are their own segment. The columns of placement_summary.sql over the segment's
 -- presentations, then impression_rate and its difference to the placement's (unrounded here, the
--- writer rounds to 4 places). Both engines run this file. Parameters as in encounter_funnel.sql.
+-- writer rounds to 4 places). Both engines agree with this file. Parameters as in encounter_funnel.sql.
 WITH days AS (
   SELECT value ->> 0 AS date, value ->> 1 AS start_ms, value ->> 2 AS end_ms FROM json_each(:days)
 ),
-firsts AS (
-  SELECT l.placement, p.first_id, p.customer_key, p.impression_at IS NOT NULL AS seen, p.close_at, p.close_result,
-         p.close_open_s
+presentations AS (
+  SELECT l.placement, coalesce(p.platform, '') AS platform, coalesce(p.app_version, '') AS app_version,
+         p.customer_key, p.impression_at IS NOT NULL AS seen, p.close_at, p.close_result, p.close_open_s
   FROM days AS d
   JOIN report_presentations AS p ON p.first_at >= d.start_ms AND p.first_at < d.end_ms
   JOIN report_placements AS l ON l.key = p.placement_key
   WHERE :placements IS NULL OR l.placement IN (SELECT value FROM json_each(:placements))
-),
-presentations AS (
-  SELECT f.placement, coalesce(e.platform, '') AS platform, coalesce(e.app_version, '') AS app_version,
-         f.customer_key, f.seen, f.close_at, f.close_result, f.close_open_s
-  FROM firsts AS f
-  LEFT JOIN events AS e ON e.id = substr(hex(f.first_id), 1, 8) || '-' || substr(hex(f.first_id), 9, 4) || '-'
-                                  || substr(hex(f.first_id), 13, 4) || '-' || substr(hex(f.first_id), 17, 4) || '-'
-                                  || substr(hex(f.first_id), 21, 12)
 ),
 placement_rates AS (
   SELECT placement, 1.0 * sum(seen) / count(*) AS rate FROM presentations GROUP BY placement

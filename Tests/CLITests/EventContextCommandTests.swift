@@ -209,4 +209,53 @@ struct EventContextCommandTests {
             ), "\(list)")
         #expect(list.components(separatedBy: "<li>").count == 2, "only the Android segment is listed: \(list)")
     }
+
+    @Test func theContextFiltersKeepTheMatchingPresentationsAndRefuseBadValues() async throws {
+        let scratch = TemporaryDirectory(prefix: "cli-context")
+        let db = scratch.path("events.sqlite")
+        var lines: [String] = []
+        for n in 1...3 {
+            lines += Self.presentation(n, version: 2, context: #""platform":"ios","app_version":"3.2.0""#)
+        }
+        for n in 4...5 {
+            lines += Self.presentation(n, version: 2, context: #""platform":"android","app_version":"2.0""#)
+        }
+        for n in 6...6 { lines += Self.presentation(n, version: 1) }
+        let file = try scratch.write("in.ndjson", lines.joined(separator: "\n") + "\n")
+        #expect(try await cli.run(["import", file, "--no-forward", "--db", db]).status == 0)
+        let range = ["report", "--from", "2025-11-01", "--to", "2025-12-31", "--db", db, "--quiet"]
+        func presentations(_ out: String) throws -> [String] {
+            let text = try String(contentsOfFile: out + "/placement_summary.csv", encoding: .utf8)
+            return text.split(whereSeparator: \.isNewline).dropFirst().map { String($0.split(separator: ",")[1]) }
+        }
+        // Repeated --platform: either; '' is "not stated" (the version 1 presentation)
+        for (flags, expected) in [
+            (["--platform", "ios"], "3"), (["--platform", "ios", "--platform", "android"], "5"),
+            (["--platform", ""], "1"), (["--platform", "android", "--app-version", "2.0"], "2"),
+            (["--platform", "ios", "--app-version", "2.0"], nil),
+            (["--app-version", "3.2.0", "--app-version", ""], "4"),
+        ] as [([String], String?)] {
+            let out = scratch.path("r\(flags.joined(separator: "-"))")
+            let run = try await cli.run(range + ["--out", out] + flags)
+            #expect(run.status == 0, "\(flags): \(run.stderr)")
+            #expect(try presentations(out) == (expected.map { [$0] } ?? []), "\(flags)")
+        }
+        // A platform outside the catalog's: exit 64 naming the nearest
+        let typo = try await cli.run(range + ["--out", scratch.path("x"), "--platform", "andriod"])
+        #expect(typo.status == 64, "\(typo.stderr)")
+        #expect(typo.stderr.contains("did you mean android?"), "\(typo.stderr)")
+        // An app version the store has never seen: exit 65 naming the nearest known one
+        let unknown = try await cli.run(range + ["--out", scratch.path("y"), "--app-version", "3.2"])
+        #expect(unknown.status == 65, "\(unknown.stderr)")
+        #expect(unknown.stderr.contains("no app version '3.2' in this store; did you mean"), "\(unknown.stderr)")
+        #expect(unknown.stderr.contains("3.2.0"), "\(unknown.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("y")))
+        // A filtered nightly recomputes its own window into its own folder
+        let nightly = try await cli.run([
+            "report", "--nightly", "--out", scratch.path("n"), "--db", db, "--now", "2025-12-01T00:00:00Z",
+            "--platform", "android",
+        ])
+        #expect(nightly.status == 0, "\(nightly.stderr)")
+        #expect(try presentations(scratch.path("n")) == ["2"])
+    }
 }

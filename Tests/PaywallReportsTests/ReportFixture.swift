@@ -26,6 +26,9 @@ enum ReportFixture {
         var openS: Double? = nil
         var delivery: String = "delivered"
         var offering: String? = nil
+        /// The context of catalog version 2 (`nil`: the event does not say, as a version 1 event).
+        var platform: String? = nil
+        var appVersion: String? = nil
 
         /// The oldest catalog version the event is valid in: 2 for a `via` that version 2 added,
         /// else 1 (so the fixture holds events of both versions).
@@ -175,7 +178,13 @@ enum ReportFixture {
                         .text(event.offering), .text(event.product), .text(event.result), .text(event.via),
                         .real(event.openS),
                     ])
-                guard db.changes == 1, event.name == "paywall_shown" else { continue }
+                let inserted = db.changes == 1
+                if inserted, event.platform != nil || event.appVersion != nil {
+                    try db.run(
+                        "UPDATE events SET catalog_version = 2, platform = ?, app_version = ? WHERE id = ?",
+                        [.text(event.platform), .text(event.appVersion), .text(uuid(event.id))])
+                }
+                guard inserted, event.name == "paywall_shown" else { continue }
                 let rowid = db.lastInsertRowID
                 if event.delivery == "dead" {
                     try db.run(
