@@ -122,7 +122,12 @@ struct DayPartial: Equatable {
         private var impressions: [CustomerFirst] = []
         private var offerings = OfferingCount.Builder()
         private var contexts = TextTable()
-        private var segments: [PresentationScan.SegmentKey: PresentationScan.GroupStats] = [:]
+        /// Segment groups, found by ``segmentSlots`` from the packed (placement, platform, app
+        /// version) indexes: an integer key and a group updated in place, no `String` per row (the
+        /// rescan of a day adds every presentation here).
+        private var segmentStats: [PresentationScan.GroupStats] = []
+        private var segmentKeys: [PresentationScan.SegmentKey] = []
+        private var segmentSlots: [Int: Int] = [:]
 
         /// Adds one presentation.
         mutating func add<Details: PresentationDetails>(_ p: PresentationScan.ScannedPresentation, _ details: Details) {
@@ -137,10 +142,19 @@ struct DayPartial: Equatable {
                 productCounts[p.placement << 32 | Int(productNames.index(product)), default: 0] += 1
             }
             if p.impressionAt != nil { offerings.add(p, details) }
-            let key = PresentationScan.SegmentKey(
-                placement: p.placement, platform: contexts.index(details.platform),
-                appVersion: contexts.index(details.appVersion))
-            PresentationScan.add(details, p, to: &segments[key, default: PresentationScan.GroupStats()]) { _ in }
+            let (platform, appVersion) = details.contextIndexes(&contexts)
+            let packed = p.placement << 40 | Int(platform) << 20 | Int(appVersion)
+            let slot: Int
+            if let found = segmentSlots[packed] {
+                slot = found
+            } else {
+                slot = segmentStats.count
+                segmentSlots[packed] = slot
+                segmentStats.append(PresentationScan.GroupStats())
+                segmentKeys.append(
+                    PresentationScan.SegmentKey(placement: p.placement, platform: platform, appVersion: appVersion))
+            }
+            PresentationScan.add(details, p, to: &segmentStats[slot]) { _ in }
         }
 
         /// The partial, in its canonical form (sorted, viewers without repeats).
@@ -162,7 +176,7 @@ struct DayPartial: Equatable {
             }
             partial.purchases.sort { ($0.user, $0.at) < ($1.user, $1.at) }
             partial.offerings = offerings.finish()
-            partial.segments = segments.map { key, stats in
+            partial.segments = zip(segmentKeys, segmentStats).map { key, stats in
                 var stats = stats
                 stats.normalize()
                 return SegmentGroup(

@@ -21,6 +21,14 @@ protocol PresentationDetails {
     var platform: String { get }
     /// The first event's `app_version` ("" when it has none).
     var appVersion: String { get }
+    /// The indexes in `table` of the first event's platform and app version (`""` when it has none).
+    func contextIndexes(_ table: inout TextTable) -> (platform: Int32, appVersion: Int32)
+}
+
+extension PresentationDetails {
+    func contextIndexes(_ table: inout TextTable) -> (platform: Int32, appVersion: Int32) {
+        (table.index(platform), table.index(appVersion))
+    }
 }
 
 /// The details of a row of `PresentationScan.scanSQL` (or `DayPartial.daySQL`, the same columns).
@@ -34,6 +42,10 @@ struct RowDetails: PresentationDetails {
     func withOffering<T>(_ body: (UnsafeRawBufferPointer) -> T) -> T { row.withUnsafeText(at: 11, body) }
     var platform: String { row.string(at: 12) ?? "" }
     var appVersion: String { row.string(at: 13) ?? "" }
+    /// From the row's bytes (no `String` per row: a day's rescan calls this for every presentation).
+    func contextIndexes(_ table: inout TextTable) -> (platform: Int32, appVersion: Int32) {
+        (table.index(orEmpty: row, 12), table.index(orEmpty: row, 13))
+    }
 }
 
 /// The details of a presentation folded in memory (its close texts in `texts`, with their

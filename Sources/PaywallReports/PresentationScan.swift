@@ -89,7 +89,7 @@ struct PresentationScan {
 
     /// The ``contexts`` index of column `column`'s text, `""` for `NULL` (no context is its own segment).
     mutating func contextIndex(_ row: Row, _ column: Int) -> Int32 {
-        row.isNull(at: column) ? contexts.index("") : contexts.index(row, column)
+        contexts.index(orEmpty: row, column)
     }
 
     /// Whether a presentation with these ``contexts`` indexes passes ``contextFilter`` (cached per pair).
