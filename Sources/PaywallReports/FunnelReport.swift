@@ -230,23 +230,19 @@ public struct FunnelReport: Sendable {
     /// so every file reads the presentations of the filtered store without a filter of its own.
     static func shadowPresentations(_ db: Database, _ filter: ContextFilter) throws {
         try db.execute(dropShadowSQL)
-        let sql =
-            "CREATE TEMP TABLE report_presentations AS SELECT * FROM main.report_presentations WHERE "
-            + ContextFilter.condition
-        try db.run(
-            sql,
-            NamedParameters.values(for: sql, filterParameters(filter)))
+        let sql = ContextFilter.shadowSQL
+        try db.run(sql, NamedParameters.values(for: sql, filterParameters(filter)))
     }
 
     /// With a ``contextFilter``, the newest event time of the presentations it keeps (0 when none):
     /// what a store holding only them would call its newest event. `nil` without a filter.
     func filteredNewest(_ db: Database) throws -> Int64? {
         guard !contextFilter.isEmpty else { return nil }
-        let sql = "SELECT coalesce(max(last_at), 0) FROM main.report_presentations WHERE " + ContextFilter.condition
+        let sql = ContextFilter.newestSQL
         return try db.scalar(sql, NamedParameters.values(for: sql, Self.filterParameters(contextFilter)))?.int64
     }
 
-    /// ``ContextFilter/condition``'s parameters.
+    /// The parameters of ``ContextFilter/shadowSQL`` and ``ContextFilter/newestSQL``.
     static func filterParameters(_ filter: ContextFilter) -> [String: SQLValue] {
         [
             "platforms": filter.platforms.map { .text(jsonArray($0)) } ?? .null,

@@ -71,10 +71,19 @@ public struct ContextFilter: Sendable, Equatable {
         return true
     }
 
-    /// The SQL condition on `report_presentations` columns (`platform`, `app_version`, `NULL` as `''`)
-    /// with its parameters as JSON arrays bound to `:platforms` and `:app_versions`.
-    static let condition = """
-        (:platforms IS NULL OR coalesce(platform, '') IN (SELECT value FROM json_each(:platforms)))
+    /// The SQL engine's filtered store: a temporary `report_presentations` of the stored rows whose
+    /// `platform` and `app_version` (`NULL` as `''`) are in the JSON arrays bound to `:platforms` and
+    /// `:app_versions` (`NULL`: any). The same condition as ``newestSQL``.
+    static let shadowSQL = """
+        CREATE TEMP TABLE report_presentations AS SELECT * FROM main.report_presentations
+        WHERE (:platforms IS NULL OR coalesce(platform, '') IN (SELECT value FROM json_each(:platforms)))
+          AND (:app_versions IS NULL OR coalesce(app_version, '') IN (SELECT value FROM json_each(:app_versions)))
+        """
+
+    /// The newest event time of the presentations the filter keeps (0 when none); the condition of ``shadowSQL``.
+    static let newestSQL = """
+        SELECT coalesce(max(last_at), 0) FROM main.report_presentations
+        WHERE (:platforms IS NULL OR coalesce(platform, '') IN (SELECT value FROM json_each(:platforms)))
           AND (:app_versions IS NULL OR coalesce(app_version, '') IN (SELECT value FROM json_each(:app_versions)))
         """
 }
