@@ -106,7 +106,7 @@ struct CommitQueueTests {
             Issue.record("a job whose sync failed was answered with success")
             return
         }
-        #expect(error is CommitSyncFailed)
+        #expect(error is CommitQueue.SyncFailed)
         // When another job commits and its sync succeeds, Then it is answered with its counts
         #expect(queue.submit(CommitQueue.Job(part: Self.part()) { answers.record(1, $0) }))
         gate.signal()
