@@ -32,7 +32,7 @@ public struct ReportFile: Sendable, Hashable {
     /// Every report, in the order they are written.
     public static let all: [ReportFile] = [
         encounterFunnel, conversionFunnel, cohortConversion, placementSummary,
-        productMix, offeringComparison, dataQuality,
+        productMix, offeringComparison, segments, dataQuality,
     ]
 
     /// `encounter_funnel.csv`.
@@ -80,6 +80,16 @@ public struct ReportFile: Sendable, Hashable {
             ("placement", .text), ("offering", .text), ("customers", .count), ("impressions", .count),
             ("converted", .count), ("conversion_rate", .rate), ("ci_low", .rate), ("ci_high", .rate),
             ("is_control", .text), ("lift", .rate), ("p_value", .rate),
+        ])
+    /// `segments.csv`: the placement summary per platform and app version of the presentations'
+    /// first events, with the impression rate and its difference to the placement's.
+    public static let segments = ReportFile(
+        "segments", sql: ReportQueries.segments,
+        [
+            ("placement", .text), ("platform", .text), ("app_version", .text), ("presentations", .count),
+            ("impressions", .count), ("unique_viewers", .count), ("purchased", .count), ("restored", .count),
+            ("conversion_rate", .rate), ("open_s_p50", .seconds), ("open_s_p90", .seconds),
+            ("impression_rate", .rate), ("impression_rate_vs_placement", .rate),
         ])
     /// `data_quality.csv`.
     public static let dataQuality = ReportFile(

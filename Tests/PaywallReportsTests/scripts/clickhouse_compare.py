@@ -15,7 +15,8 @@ except ImportError:
 
 reports_dir, sqlite_dir, export_dir, date_from, date_to, tz, window_ms, placements = sys.argv[1:9]
 control = sys.argv[9] if len(sys.argv) > 9 else "[]"
-RATES = {"impression_rate", "conversion_rate", "conversion_rate_3d", "share", "ci_low", "ci_high", "lift", "p_value"}
+RATES = {"impression_rate", "conversion_rate", "conversion_rate_3d", "share", "ci_low", "ci_high", "lift", "p_value",
+         "impression_rate_vs_placement"}
 SECONDS = {"open_s_p50", "open_s_p90"}
 
 db = session.Session()
@@ -44,7 +45,7 @@ params = {"from": date_from, "to": date_to, "tz": tz, "window_ms": int(window_ms
           "placements_json": placements.replace("\\", "\\\\"), "control_json": control.replace("\\", "\\\\")}
 problems = []
 for name in ["encounter_funnel", "conversion_funnel", "cohort_conversion", "placement_summary", "product_mix",
-             "offering_comparison", "data_quality"]:
+             "offering_comparison", "data_quality", "segments"]:
     sql = open(f"{reports_dir}/{name}.sql").read().rstrip().rstrip(";")
     result = json.loads(str(run(sql + "\nSETTINGS output_format_json_quote_64bit_integers = 0", params)) if "SETTINGS" not in sql
                         else str(run(sql.replace("SETTINGS ", "SETTINGS output_format_json_quote_64bit_integers = 0, "), params)))
