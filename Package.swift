@@ -18,6 +18,7 @@ var package = Package(
         .library(name: "PaywallAnalytics", targets: ["PaywallAnalytics"]),
         .library(name: "PaywallCollector", targets: ["PaywallCollector"]),
         .library(name: "PaywallUploader", targets: ["PaywallUploader"]),
+        .library(name: "PaywallSubscriptions", targets: ["PaywallSubscriptions"]),
         .executable(name: "paywall-analytics", targets: ["paywall-analytics"]),
     ],
     targets: [
@@ -51,6 +52,13 @@ var package = Package(
                            "PaywallTestSupport", "PaywallGzip", "paywall-analytics"]
         ),
         .target(name: "PaywallSQLite", dependencies: ["PaywallLock", "CSQLite"]),
+        // RevenueCat's subscription events (webhook bodies) stored beside the paywall events: tables,
+        // extraction, ingest with dedupe, quarantine and suppression, and their erasure.
+        .target(name: "PaywallSubscriptions", dependencies: ["PaywallCore", "PaywallSQLite", "PaywallStore"]),
+        .testTarget(
+            name: "PaywallSubscriptionsTests",
+            dependencies: ["PaywallSubscriptions", "PaywallCore", "PaywallSQLite", "PaywallStore", "PaywallTestSupport"]
+        ),
         .target(name: "PaywallStore", dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite", "PaywallWire", "PaywallOutput"],
                 exclude: ["IMPORT-FAST-PATH.md"]),
         // The collector's `/v1/events` contract, written once for both ends (the path, the header names, the
@@ -89,7 +97,8 @@ var package = Package(
         .executableTarget(
             name: "paywall-analytics",
             dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite", "PaywallStore", "RevenueCatForwarder", "PaywallReports",
-                           "PaywallSimulation", "PaywallCollector", "PaywallUploader", "PaywallOutput", "PaywallCatalogTools"]
+                           "PaywallSimulation", "PaywallCollector", "PaywallUploader", "PaywallOutput", "PaywallCatalogTools",
+                           "PaywallSubscriptions"]
         ),
         .testTarget(name: "PaywallLockTests", dependencies: ["PaywallLock"]),
         .testTarget(

@@ -4,12 +4,15 @@ import PaywallCore
 import PaywallReports
 import PaywallSQLite
 import PaywallStore
+import PaywallSubscriptions
 
 /// Opening the events database for a command, and mapping storage failures to exit codes.
 enum StoreAccess {
     /// The migrations of every module keeping tables in the store, after the store's own (register a
     /// new module's ``MigrationGroup`` here; ``Migrator`` refuses a file a newer program migrated).
-    static let modules: [MigrationGroup] = [ReportSchema.migrations, Collector.migrations]
+    static let modules: [MigrationGroup] = [
+        ReportSchema.migrations, Collector.migrations, SubscriptionSchema.migrations,
+    ]
 
     /// Opens (creating if needed, with mode 0600) and migrates the store at `path`.
     /// - Parameter readOnly: how the command can do with a store this user cannot write: `.read`
