@@ -72,7 +72,7 @@ struct RevenueReportTests {
     ]
 
     static func store(_ folder: TemporaryDirectory) throws -> Connection {
-        let connection = try ReportSchema.open(path: folder.path("db"))
+        let connection = try SubscriptionFixture.openStore(path: folder.path("db"))
         try ReportFixture.insert(presentations, into: connection)
         try SubscriptionFixture.insert(subscriptions, into: connection)
         return connection
@@ -188,7 +188,7 @@ struct RevenueReportTests {
         // takes a subscription to a later presentation, a refund)
         let folder = TemporaryDirectory()
         defer { folder.remove() }
-        let connection = try ReportSchema.open(path: folder.path("db"))
+        let connection = try SubscriptionFixture.openStore(path: folder.path("db"))
         try ReportFixture.insert(Self.presentations, into: connection)
         let batches: [[Sub]] = [
             Array(Self.subscriptions[0..<1]), Array(Self.subscriptions[1..<5]), Array(Self.subscriptions[5...]),

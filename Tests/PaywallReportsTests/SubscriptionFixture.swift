@@ -1,25 +1,18 @@
 import Foundation
+import PaywallReports
 import PaywallSQLite
+import PaywallStore
+import PaywallSubscriptions
 
 /// Subscription events inserted with plain SQL into the tables the store keeps them in
-/// (`subscription_events` and `subscription_customer_keys`), for the revenue reports' tests.
+/// (`subscription_events` and `subscription_customer_keys`, created by PaywallSubscriptions'
+/// migration), for the revenue reports' tests.
 enum SubscriptionFixture {
-    /// The subscription tables as the store creates them; created here only where the store's own
-    /// migration has not (the statement is a no-op on a store that has them).
-    static let tablesSQL = """
-        CREATE TABLE IF NOT EXISTS subscription_events (
-          id TEXT NOT NULL UNIQUE, type TEXT, environment TEXT, event_timestamp_ms INTEGER,
-          app_user_id TEXT, original_app_user_id TEXT, product_id TEXT, period_type TEXT,
-          purchased_at_ms INTEGER, expiration_at_ms INTEGER, store TEXT, transaction_id TEXT,
-          original_transaction_id TEXT, is_trial_conversion INTEGER, presented_offering_id TEXT,
-          price_micros INTEGER, proceeds_micros INTEGER, currency TEXT,
-          received_at_ms INTEGER NOT NULL, raw_body BLOB NOT NULL);
-        CREATE INDEX IF NOT EXISTS subscription_events_by_transaction ON subscription_events(original_transaction_id);
-        CREATE TABLE IF NOT EXISTS subscription_customer_keys (
-          customer_key TEXT NOT NULL, event_rowid INTEGER NOT NULL,
-          PRIMARY KEY (customer_key, event_rowid)) WITHOUT ROWID;
-        CREATE INDEX IF NOT EXISTS subscription_customer_keys_by_event ON subscription_customer_keys(event_rowid);
-        """
+    /// Opens (creating) a store at `path` with the reports' and the subscription events' tables,
+    /// by their own migrations, as the command line opens it.
+    static func openStore(path: String) throws -> Connection {
+        try Schema.open(path: path, registering: [ReportSchema.migrations, SubscriptionSchema.migrations])
+    }
 
     /// One stored subscription event (the columns the reports read).
     struct Event {
@@ -39,13 +32,8 @@ enum SubscriptionFixture {
         var proceeds: Int64? = nil
     }
 
-    static func createTables(_ connection: Connection) throws {
-        try connection.transaction { db in try db.execute(tablesSQL) }
-    }
-
     /// Inserts events (a repeated id is ignored, as the store dedupes) with their customer keys.
     static func insert(_ events: [Event], into connection: Connection) throws {
-        try createTables(connection)
         try connection.transaction { db in
             for e in events {
                 try db.run(
