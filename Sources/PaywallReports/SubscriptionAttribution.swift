@@ -124,7 +124,11 @@ struct SubscriptionAttribution {
                 default: return codePointLess(a.id, b.id)
                 }
             }
-            if let start { starts.append((transaction, start)) }
+            if let start {
+                starts.append((transaction, start))
+            } else {  // no start stored: every event of the subscription is unattributed
+                result.unattributedStamps += events.compactMap(\.stamp)
+            }
         }
         starts.sort { $0.start.rowid < $1.start.rowid }
 
