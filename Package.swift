@@ -155,7 +155,10 @@ var package = Package(
             name: "forwarder-crash-helper", dependencies: ["PaywallStore", "PaywallCore", "RevenueCatForwarder"],
             path: "Tools/forwarder-crash-helper"
         ),
-        .testTarget(name: "SecurityTests", dependencies: ["PaywallCore", "PaywallTestSupport", "paywall-analytics", "recorder-crash-helper"]),
+        .testTarget(
+            name: "SecurityTests",
+            dependencies: ["PaywallCore", "PaywallSubscriptions", "PaywallTestSupport", "paywall-analytics", "recorder-crash-helper"]
+        ),
         .executableTarget(
             name: "paywall-soak",
             dependencies: ["PaywallLock", "PaywallCore", "PaywallStore", "PaywallSQLite", "PaywallTestSupport", "PaywallSimulation"],

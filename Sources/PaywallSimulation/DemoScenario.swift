@@ -55,4 +55,26 @@ public struct SimulationSummary: Sendable, Hashable {
     public var buyers = 0
     /// Buyers whose purchase came on a later day than their first impression.
     public var buyersOnALaterDay = 0
+    /// Every purchase, in the order the customers were simulated (one per buyer).
+    public var purchases: [SimulatedPurchase] = []
+}
+
+/// A purchase made on a simulated paywall: what the store (and RevenueCat's webhooks) then see.
+public struct SimulatedPurchase: Sendable, Hashable {
+    /// The customer's `user_id`.
+    public var userID: String
+    /// The placement of the paywall bought on.
+    public var placement: String
+    /// Its offering.
+    public var offeringID: String
+    /// The product bought.
+    public var product: String
+    /// When the paywall closed on the purchase, Unix milliseconds.
+    public var purchasedAtMs: Int64
+
+    /// Creates a purchase.
+    public init(userID: String, placement: String, offeringID: String, product: String, purchasedAtMs: Int64) {
+        (self.userID, self.placement, self.offeringID, self.product, self.purchasedAtMs) =
+            (userID, placement, offeringID, product, purchasedAtMs)
+    }
 }

@@ -28,6 +28,7 @@ public struct PopulationSimulator: Sendable {
             customer.live(scenario: scenario, sink: counting, random: &random)
             summary.customers += 1
             summary.presentations += customer.presentations
+            if let purchase = customer.purchase { summary.purchases.append(purchase) }
             if let boughtDay = customer.boughtOnDay {
                 summary.buyers += 1
                 if let first = customer.firstImpressionDay, boughtDay > first { summary.buyersOnALaterDay += 1 }

@@ -23,6 +23,8 @@ struct PresentationScript {
     struct Outcome {
         var impression: Bool
         var purchased: Bool
+        /// The product bought and when the paywall closed on the purchase (Unix milliseconds).
+        var purchase: (product: String, atMs: Int64)? = nil
     }
 
     init(
@@ -97,7 +99,9 @@ struct PresentationScript {
                 try paywall.checked.startPurchase(product)
                 clock.advance(by: .seconds(9))
                 try paywall.checked.close(.purchased(product: product))
-                return Outcome(impression: true, purchased: true)
+                return Outcome(
+                    impression: true, purchased: true,
+                    purchase: (product, startMs + Self.milliseconds(clock.now.offset)))
             case .cancelledPurchase(let product):
                 try paywall.checked.startPurchase(product)
                 clock.advance(by: .seconds(6))

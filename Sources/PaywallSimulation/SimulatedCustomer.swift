@@ -12,6 +12,8 @@ struct SimulatedCustomer {
     var presentations = 0
     var firstImpressionDay: Int?
     var boughtOnDay: Int?
+    /// The purchase made, if any (what the subscription side of the simulation starts from).
+    var purchase: SimulatedPurchase?
 
     init(index: Int, scenario: DemoScenario, random: inout SeededGenerator) {
         userID = String(format: "demo_user_%05d", index)
@@ -51,6 +53,12 @@ struct SimulatedCustomer {
                     presentations += 1
                     if outcome.impression, firstImpressionDay == nil { firstImpressionDay = day }
                     if outcome.purchased { boughtOnDay = day }
+                    if let bought = outcome.purchase {
+                        purchase = SimulatedPurchase(
+                            userID: userID, placement: placement, offeringID: script.offeringID,
+                            product: bought.product,
+                            purchasedAtMs: bought.atMs)
+                    }
                     intent = min(1, intent + 0.06)
                 }
                 clockMs += Int64(random.uniform(600...7_200) * 1_000)

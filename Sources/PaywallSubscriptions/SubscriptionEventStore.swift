@@ -123,7 +123,10 @@ private struct Writer {
         insert.bind(body, at: 21)
         try insert.run()
         guard db.changes == 1 else { return .duplicate }
-        floor = nil
+        if floor != nil {
+            try SubscriptionRowidFloor.passed(db)
+            floor = nil
+        }
         let rowid = db.lastInsertRowID
         let key = try db.cachedStatement(Self.insertKeySQL)
         defer { key.reset() }

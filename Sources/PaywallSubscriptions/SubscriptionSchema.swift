@@ -88,6 +88,11 @@ enum SubscriptionRowidFloor {
         return floor
     }
 
+    /// Forgets the floor once a row was stored above it.
+    static func passed(_ db: Database) throws {
+        try db.run("DELETE FROM meta WHERE key = ?1", [.text(key)])
+    }
+
     /// Raises the floor to `largest`, inside the erasing transaction.
     static func raise(to largest: Int64, _ db: Database) throws {
         try db.run(

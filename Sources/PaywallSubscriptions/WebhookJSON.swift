@@ -1,6 +1,12 @@
 /// A JSON value as a webhook body holds it, with every number kept as its exact text (so a price
 /// becomes micro-dollars without passing through a binary float) and object members in their order.
 ///
+/// Design note: a parser of its own, not Foundation's `JSONSerialization`, because that one gives
+/// numbers as `Double` / `NSNumber` (4.99 is not exactly a binary float, and `true` and `1` look
+/// alike on some platforms), and the body's exact number text is what the money is computed from.
+/// It is small, a recursive descent over bytes bounded to ``maxDepth`` levels (no unbounded
+/// recursion on a public route), and fuzzed (`scripts/fuzz webhook`, replayed by the test suite).
+///
 /// ```swift
 /// let value = try WebhookJSON.parse(Array(#"{"event":{"price":4.99}}"#.utf8))
 /// ```
@@ -62,6 +68,40 @@ public indirect enum WebhookJSON: Sendable, Equatable {
                 && zip(a, b).allSatisfy { Array($0.key.utf8) == Array($1.key.utf8) && $0.value == $1.value }
         default: false
         }
+    }
+
+    /// The value written back as compact JSON (numbers as their text, strings escaped as needed):
+    /// parsing it again gives an equal value.
+    public var jsonText: String {
+        switch self {
+        case .null: "null"
+        case .bool(let flag): flag ? "true" : "false"
+        case .number(let text): text
+        case .string(let text): Self.quoted(text)
+        case .array(let elements): "[" + elements.map(\.jsonText).joined(separator: ",") + "]"
+        case .object(let members):
+            "{" + members.map { Self.quoted($0.key) + ":" + $0.value.jsonText }.joined(separator: ",") + "}"
+        }
+    }
+
+    /// `text` as a JSON string literal (quotes, backslashes and control characters escaped).
+    static func quoted(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case let control where control.value < 0x20:
+                out +=
+                    "\\u" + String(repeating: "0", count: 4 - String(control.value, radix: 16).count)
+                    + String(control.value, radix: 16)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
     }
 
     /// Parses one JSON text (RFC 8259: whitespace around one value, UTF-8, no trailing data).

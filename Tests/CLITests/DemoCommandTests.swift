@@ -1,4 +1,5 @@
 import Foundation
+import PaywallSQLite
 import PaywallTestSupport
 import Testing
 
@@ -37,6 +38,21 @@ struct DemoCommandTests {
         #expect(first.stdout.contains("RevenueCat forwarding: skipped: no RevenueCat API key"))
         #expect(first.stdout.contains("Database: paywall-demo.sqlite"))
         #expect(FileManager.default.fileExists(atPath: scratch.path("paywall-demo.sqlite")))
+        // The subscription side: RevenueCat's webhooks for the purchases, stored through the real ingest
+        let webhooks = try #require(first.stdout.split(separator: "\n").first { $0.hasPrefix("RevenueCat webhooks: ") })
+        let numbers = webhooks.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
+        #expect(numbers.count == 5, "\(webhooks)")
+        if numbers.count == 5 {
+            let (delivered, stored, sandbox, duplicates) = (numbers[0], numbers[2], numbers[3], numbers[4])
+            #expect(stored > 0 && sandbox > 0 && duplicates > 0 && delivered == stored + duplicates, "\(webhooks)")
+            let database = try Connection(
+                path: scratch.path("paywall-demo.sqlite"), options: OpenOptions(create: false))
+            #expect(try database.scalar("SELECT count(*) FROM subscription_events")?.int64 == Int64(stored))
+            #expect(
+                try database.scalar(
+                    "SELECT count(*) FROM subscription_events WHERE environment = 'SANDBOX' OR type = 'TEST'")?.int64
+                    == Int64(sandbox))
+        }
         let run =
             try JSONSerialization.jsonObject(
                 with: Data(contentsOf: scratch.url.appendingPathComponent("paywall-report/run.json"))) as? [String: Any]

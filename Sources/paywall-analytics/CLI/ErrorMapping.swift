@@ -4,6 +4,7 @@ import PaywallOutput
 import PaywallReports
 import PaywallSQLite
 import PaywallStore
+import PaywallSubscriptions
 import RevenueCatForwarder
 
 /// The one table from the libraries' errors and outcomes to the tool's exit codes (``ExitCode``) and
@@ -181,6 +182,12 @@ extension ExitCode {
     /// stored event, else 0.
     init(_ result: ImportResult) {
         self = result.refusedAny ? .badInput : .success
+    }
+
+    /// An import of webhook bodies (`import --revenuecat`): as an events import, 65 when any line was
+    /// quarantined (the good ones are stored), else 0.
+    init(_ result: SubscriptionImportResult) {
+        self = result.quarantined > 0 ? .badInput : .success
     }
 
     /// A forwarding pass: 0 when everything due was delivered, 65 when RevenueCat refused any

@@ -28,13 +28,18 @@ extension DemoRun {
     }
 
     func printSummary(
-        _ summary: SimulationSummary, nightly: NightlyRun, output: String, database: String,
+        _ summary: SimulationSummary, webhooks: WebhookCounts, nightly: NightlyRun, output: String, database: String,
         forwarding: String, seconds: Double
     ) {
         let out = context.stdout
         out.line(
             "Simulated \(summary.customers) customers, \(summary.presentations) paywall presentations, "
                 + "\(summary.onTimeEvents + summary.lateEvents) events (\(summary.lateEvents) arrived late).")
+        out.line(
+            "RevenueCat webhooks: \(webhooks.delivered) delivered for \(summary.purchases.count) purchases; "
+                + "\(webhooks.stored) subscription events stored (\(webhooks.sandbox) sandbox or TEST, counted only in data quality), "
+                + "\(webhooks.duplicates) duplicates (repeated deliveries, stored once)"
+                + (webhooks.refused > 0 ? ", \(webhooks.refused) refused" : "") + ".")
         out.line("The second nightly run recomputed \(nightly.daysRecomputed.count) day(s) for the late events.")
         out.line("")
         for line in DemoSummaryTable.lines(outputFolder: output) { out.line(line) }

@@ -4,6 +4,7 @@ import PaywallReports
 import PaywallSQLite
 import PaywallSimulation
 import PaywallStore
+import PaywallSubscriptions
 import RevenueCatForwarder
 
 /// One run of `demo`: parse and validate, simulate and record, report, summarize.
@@ -39,6 +40,9 @@ struct DemoRun {
         let late = InMemoryEventSink()
         let summary = PopulationSimulator(scenario: scenario).run(onTime: recorder, late: late)
         do { try await recorder.flush() } catch { throw StoreAccess.map(error) }
+        bar.update("RevenueCat webhooks for the purchases", fraction: nil)
+        let webhooks = try ingestWebhooks(
+            SubscriptionSimulator(scenario: scenario).webhooks(for: summary.purchases), store: store)
 
         let periodEnd = scenario.startMs + Int64(scenario.days) * 86_400_000
         bar.update("nightly report, first run", fraction: nil)
@@ -53,10 +57,52 @@ struct DemoRun {
         if !quiet {
             let elapsed = ContinuousClock.now - started
             printSummary(
-                summary, nightly: second, output: output, database: databasePath, forwarding: forwarding,
+                summary, webhooks: webhooks, nightly: second, output: output, database: databasePath,
+                forwarding: forwarding,
                 seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
         }
         return .success
+    }
+
+    /// Ingests the simulated webhooks as the collector would receive them, one transaction per
+    /// delivery day (received at that day's last delivery).
+    func ingestWebhooks(_ webhooks: [SimulatedWebhook], store: EventStore) throws -> WebhookCounts {
+        let subscriptions = SubscriptionEventStore(connection: store.connection)
+        var counts = WebhookCounts(delivered: webhooks.count)
+        var start = 0
+        while start < webhooks.count {
+            let day = webhooks[start].deliveredAtMs / 86_400_000
+            var end = start
+            while end < webhooks.count, webhooks[end].deliveredAtMs / 86_400_000 == day { end += 1 }
+            let group = webhooks[start..<end]
+            let outcomes: [SubscriptionIngestOutcome]
+            do {
+                outcomes = try subscriptions.ingest(
+                    group.map { Data($0.body.utf8) }, receivedAtMs: group[end - 1].deliveredAtMs)
+            } catch { throw StoreAccess.map(error) }
+            for (webhook, outcome) in zip(group, outcomes) {
+                switch outcome {
+                case .stored:
+                    counts.stored += 1
+                    if case .success(let event) = WebhookExtraction.extract(Array(webhook.body.utf8)), event.isSandbox {
+                        counts.sandbox += 1
+                    }
+                case .duplicate: counts.duplicates += 1
+                case .quarantined, .suppressed: counts.refused += 1
+                }
+            }
+            start = end
+        }
+        return counts
+    }
+
+    /// What became of the demo's simulated webhooks.
+    struct WebhookCounts {
+        var delivered = 0
+        var stored = 0
+        var sandbox = 0
+        var duplicates = 0
+        var refused = 0
     }
 
     /// Runs the nightly job as of `now` (virtual time, so the demo does not depend on today).

@@ -2,6 +2,7 @@ import Foundation
 import PaywallCore
 import PaywallReports
 import PaywallStore
+import PaywallSubscriptions
 
 /// `forget --user ID…`: erases customers from a store (an app's, a collector's, a report store) and
 /// suppresses their later events; `--allow-again` lifts the suppression. Never prints an id.
@@ -12,12 +13,14 @@ enum ForgetCommand {
             abstract: "Erase customers (every event of theirs and everything derived) and refuse their later events.",
             discussion: """
                 Erases every event whose user_id is one of the ids, the outbox entries, deliveries and dead letters of
-                those events, the quarantined lines that carry an id, and the customers' rows in the report rollups
-                (the days they touched are recomputed by the next `report --nightly`). The erasing transaction overwrites
+                those events, the quarantined lines that carry an id, the customers' rows in the report rollups
+                (the days they touched are recomputed by the next `report --nightly`), and every RevenueCat
+                subscription event that names an id (as app_user_id, original_app_user_id, an alias, or anywhere in
+                its webhook body, such as a transfer's transferred_from), raw body and customer keys included. The erasing transaction overwrites
                 deleted content (secure_delete), the write-ahead log is then checkpointed and truncated, and the file is
                 rebuilt (VACUUM) when older copies of an id remain in its free space. The ids then go on the store's
                 suppression list as salted SHA-256 hashes (never the ids): later events of theirs, from an import, an
-                upload to the collector or the recorder, are refused and counted as suppressed. --allow-again takes ids
+                upload to the collector, a RevenueCat webhook or the recorder, are refused and counted as suppressed. --allow-again takes ids
                 off that list (it erases nothing). An id that matches nothing stored is said so (without the id) and is
                 put on the suppression list all the same. Ids are compared byte for byte and never printed. Backups and copies
                 made outside this tool (exports, files copied elsewhere) are not touched. Exit codes: 0 done, 64 a bad
@@ -50,7 +53,7 @@ enum ForgetCommand {
         let store = try StoreAccess.open(
             context.databasePath(arguments), create: false,
             readOnly: .refuse("forget deletes rows from it"))
-        let erasure = UserErasure(store: store, participants: [ReportErasure()])
+        let erasure = UserErasure(store: store, participants: [ReportErasure(), SubscriptionErasure()])
         let quiet = arguments.has("--quiet")
         if arguments.has("--allow-again") {
             let removed: Int

@@ -1,6 +1,7 @@
 import Foundation
 import PaywallCore
 import PaywallStore
+import PaywallSubscriptions
 
 /// `stats`: what the events database holds.
 enum StatsCommand {
@@ -8,7 +9,7 @@ enum StatsCommand {
         CommandSpec(
             name: "stats",
             abstract:
-                "Show counts per event name, the date range, the RevenueCat outbox, quarantine, dead letters and drops.",
+                "Show counts per event name, the date range, the RevenueCat outbox, quarantine, dead letters, drops and subscription events.",
             usage: "stats",
             examples: ["\(Tool.name) stats", "\(Tool.name) stats --db /var/lib/paywalls/events.sqlite"],
             run: run
@@ -20,8 +21,18 @@ enum StatsCommand {
         let path = context.databasePath(arguments)
         let store = try StoreAccess.open(path, create: false, readOnly: .read)
         let stats: StoreStats
-        do { stats = try store.stats() } catch { throw StoreAccess.map(error) }
-        context.stdout.write(render(stats, path: path))
+        let subscriptions: SubscriptionStats?
+        do {
+            stats = try store.stats()
+            subscriptions = try SubscriptionStats.read(store.connection)
+        } catch { throw StoreAccess.map(error) }
+        var out = render(stats, path: path)
+        if let subscriptions, subscriptions.events > 0 {
+            out +=
+                "Subscription events (RevenueCat webhooks): \(subscriptions.events) stored, \(subscriptions.sandbox) of them "
+                + "sandbox or TEST; \(subscriptions.customerKeys) customer keys\n"
+        }
+        context.stdout.write(out)
         return .success
     }
 
