@@ -16,8 +16,8 @@ public enum CollectorError: Error, Sendable, Hashable, CustomStringConvertible {
             return "the HTTP server could not start (libmicrohttpd refused its options or ran out of resources); "
                 + "check the open-file limit (ulimit -n) against the connection limit"
         case .noWriteKeys:
-            return "the store has no write key, so every request would be refused; create one (`WriteKeys.add(name:)`) "
-                + "and give it to the app's uploader"
+            return "the store has no write key and no webhook secret, so every request would be refused; create one "
+                + "(`WriteKeys.add(name:kind:)`) and give it to the app's uploader or to RevenueCat"
         case .anotherCollector(let holder):
             return "another collector already serves this store (\(holder)); stop it first, or serve another store"
         case .lockFile(let path, let reason):

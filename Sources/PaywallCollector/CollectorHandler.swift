@@ -6,8 +6,8 @@ import PaywallSQLite
 import PaywallStore
 import PaywallWire
 
-/// Routes, checks and answers the collector's requests: `POST /v1/events`, `GET /healthz`,
-/// `GET /metrics`; 400, 401, 404, 405, 413, 415 and 503 as docs/server.md lists them.
+/// Routes, checks and answers the collector's requests: `POST /v1/events`, `POST /v1/revenuecat/webhooks`,
+/// `GET /healthz`, `GET /metrics`; 400, 401, 404, 405, 413, 415 and 503 as docs/server.md lists them.
 // @unchecked Sendable: `server` is set once, right after the server starts and before any request
 // can reach `begin` that reads it (metrics); everything else is immutable or atomic.
 final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
@@ -21,12 +21,17 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
     /// A `GET /healthz`, answered from ``WriterHealth`` once its request is in.
     struct HealthCheck: Sendable {}
 
+    /// A `POST /v1/revenuecat/webhooks` whose secret was accepted.
+    struct WebhookRequest: Sendable {}
+
     let keys: WriteKeys
     let limits: CollectorLimits
     let queue: CommitQueue
     let metrics: CollectorMetrics
     let body: NDJSONBody
     let health: WriterHealth
+    /// Whether `POST /v1/revenuecat/webhooks` is served (a subscription store was given).
+    let webhooks: Bool
     /// `--key-rate`'s buckets, when a rate is set.
     let limiter: KeyRateLimiter?
     let log: @Sendable (String) -> Void
@@ -36,9 +41,10 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
 
     init(
         keys: WriteKeys, limits: CollectorLimits, queue: CommitQueue, metrics: CollectorMetrics, body: NDJSONBody,
-        health: WriterHealth, log: @escaping @Sendable (String) -> Void
+        health: WriterHealth, webhooks: Bool = false, log: @escaping @Sendable (String) -> Void
     ) {
         self.health = health
+        self.webhooks = webhooks
         limiter = limits.keyRate > 0 ? KeyRateLimiter(rate: limits.keyRate) : nil
         self.keys = keys
         self.limits = limits
@@ -74,6 +80,12 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
                 return .respond(Self.methodNotAllowed(CollectorWire.method), route: route)
             }
             return beginEvents(headers: headers, route: route)
+        case Collector.webhookPath:
+            guard webhooks else {
+                return .respond(.error(404, "this collector takes no RevenueCat webhooks"), route: route)
+            }
+            guard method == "POST" else { return .respond(Self.methodNotAllowed("POST"), route: route) }
+            return beginWebhook(headers: headers, route: route)
         case "/healthz":
             guard method == "GET" || method == "HEAD" else {
                 return .respond(Self.methodNotAllowed("GET, HEAD"), route: route)
@@ -146,6 +158,84 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
             context: EventsRequest(keyName: keyName, gzip: encoding == CollectorWire.gzip, forwarding: forwarding))
     }
 
+    /// A webhook's headers: its secret (the whole `Authorization` value or `Bearer <secret>`) and its
+    /// announced size. No rate limit applies: RevenueCat sends at its own pace and retries only late.
+    private func beginWebhook(headers: HTTPHeaders, route: String) -> HTTPBegin {
+        metrics.webhook(.received)
+        let challenge = [HTTPHeader(CollectorWire.Header.wwwAuthenticate, "Bearer realm=\"paywall-analytics\"")]
+        guard let header = headers[CollectorWire.Header.authorization], !header.isEmpty else {
+            metrics.webhook(.unauthorized)
+            return .respond(
+                .error(
+                    401,
+                    "send the webhook secret as the Authorization header value (make one with `keys add NAME --webhook` "
+                        + "and paste it into RevenueCat's Authorization header value field)", headers: challenge),
+                route: route)
+        }
+        do {
+            guard try keys.webhookName(forAuthorization: header) != nil else {
+                metrics.webhook(.unauthorized)
+                return .respond(
+                    .error(
+                        401,
+                        "the Authorization value is not a valid webhook secret (a write key does not open this route); "
+                            + "make one with `keys add NAME --webhook`", headers: challenge), route: route)
+            }
+        } catch {
+            log("cannot read the webhook secrets: \(Self.summary(error))")
+            return .respond(Self.unavailable("the store cannot be read to check the webhook secret"), route: route)
+        }
+        if let length = headers[CollectorWire.Header.contentLength].flatMap({ Int($0) }), length > limits.maxBodyBytes {
+            return .respond(webhookTooLarge(), route: route)
+        }
+        return .readBody(limit: limits.maxBodyBytes, route: route, context: WebhookRequest())
+    }
+
+    private func webhookTooLarge() -> HTTPResponse {
+        .error(413, "the webhook body is larger than \(limits.maxBodyBytes) bytes (--max-body); nothing was stored")
+    }
+
+    /// A webhook body is in: one job for the writer, answered 200 once it is stored and synced.
+    private func finishWebhook(_ request: HTTPBodyRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) {
+        if request.tooLarge { return respond(webhookTooLarge()) }
+        let metrics = self.metrics
+        let log = self.log
+        let submitted = queue.submit(
+            CommitQueue.Job(webhook: Data(request.body)) { result in
+                switch result {
+                case .success(let outcome):
+                    metrics.webhook(CollectorMetrics.WebhookCount(outcome))
+                    respond(.json(200, Self.webhookAnswer(outcome)))
+                case .failure(let failed as CommitQueue.SyncFailed):
+                    log("a sync failed, its requests were answered 503: \(Self.summary(failed.underlying))")
+                    respond(
+                        .error(
+                            503,
+                            "the store could not flush its log to disk (\(Self.summary(failed.underlying))); "
+                                + "the event may be stored: resend it (a stored event counts as a duplicate)",
+                            headers: [HTTPHeader(CollectorWire.Header.retryAfter, "5")]))
+                case .failure(let error):
+                    log("a webhook commit failed, its requests were answered 503: \(Self.summary(error))")
+                    respond(Self.unavailable("the store cannot take writes now (\(Self.summary(error)))"))
+                }
+            })
+        if !submitted {
+            respond(
+                queue.isClosed
+                    ? Self.unavailable("the collector is shutting down; retry on a new connection", retryAfter: 1)
+                    : Self.unavailable("the commit queue is full", retryAfter: 1))
+        }
+    }
+
+    /// `{"outcome":"stored"}`, and for a quarantined body `"reasons":[…]` too.
+    static func webhookAnswer(_ outcome: WebhookOutcome) -> String {
+        var text = "{\"outcome\":\(JSONString.quoted(outcome.name))"
+        if case .quarantined(let reasons) = outcome {
+            text += ",\"reasons\":[" + reasons.map { JSONString.quoted($0) }.joined(separator: ",") + "]"
+        }
+        return text + "}"
+    }
+
     /// `2`, `0.5`: a rate as the operator wrote it.
     static func rate(_ value: Double) -> String {
         value == value.rounded() ? String(Int(value)) : String(value)
@@ -202,6 +292,7 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
             if let problem = health.problem() { return respond(Self.unavailable(problem)) }
             return respond(.json(200, "{\"status\":\"ok\"}"))
         }
+        if request.context is WebhookRequest { return finishWebhook(request, respond: respond) }
         guard let events = request.context as? EventsRequest else { return respond(.error(500, "internal error")) }
         if request.tooLarge { return respond(tooLarge(asSent: true)) }
         var bytes = request.body

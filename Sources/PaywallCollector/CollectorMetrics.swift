@@ -7,7 +7,33 @@ import PaywallWire
 /// key, a user id, a path a client made up, or any payload.
 public final class CollectorMetrics: Sendable {
     /// Routes as labelled: the known ones, anything else as `other`.
-    public static let routes = [CollectorWire.path, "/healthz", "/metrics"]
+    public static let routes = [CollectorWire.path, Collector.webhookPath, "/healthz", "/metrics"]
+
+    /// What `paywall_collector_webhooks_total` counts, by `outcome`.
+    public enum WebhookCount: String, Sendable, CaseIterable {
+        /// Requests that reached the webhook route (any answer).
+        case received
+        /// Events stored for the first time.
+        case stored
+        /// Repeated deliveries (stored once).
+        case duplicate
+        /// Bodies that can never be events, kept with their reasons.
+        case quarantined
+        /// Events of forgotten customers, refused.
+        case suppressed
+        /// Requests refused 401 (no or wrong secret, or a write key).
+        case unauthorized
+
+        /// The count for what became of a stored body.
+        public init(_ outcome: WebhookOutcome) {
+            switch outcome {
+            case .stored: self = .stored
+            case .duplicate: self = .duplicate
+            case .quarantined: self = .quarantined
+            case .suppressed: self = .suppressed
+            }
+        }
+    }
     /// Upper bounds (seconds) of the commit latency histogram's buckets.
     public static let commitBuckets: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]
 
@@ -28,6 +54,7 @@ public final class CollectorMetrics: Sendable {
         var commitSum = 0.0
         var commitFailures = 0
         var rateLimited: [String: Int] = [:]
+        var webhooks: [WebhookCount: Int] = [:]
     }
 
     private let state = Lock(State())
@@ -56,6 +83,11 @@ public final class CollectorMetrics: Sendable {
             state.events[key, default: KeyCounts()].duplicates += duplicates
             state.events[key, default: KeyCounts()].quarantined += quarantined
         }
+    }
+
+    /// Counts one webhook request's step or outcome.
+    func webhook(_ count: WebhookCount) {
+        state.withLock { $0.webhooks[count, default: 0] += 1 }
     }
 
     /// Counts one request refused (429) because its key passed `--key-rate`.
@@ -95,6 +127,12 @@ public final class CollectorMetrics: Sendable {
             ] + (counts.suppressed > 0 ? [("suppressed", counts.suppressed)] : []) {
                 out += "paywall_collector_events_total{key=\"\(key)\",outcome=\"\(outcome)\"} \(count)\n"
             }
+        }
+        out += "# HELP paywall_collector_webhooks_total RevenueCat webhook requests, by outcome.\n"
+        out += "# TYPE paywall_collector_webhooks_total counter\n"
+        for count in WebhookCount.allCases {
+            out +=
+                "paywall_collector_webhooks_total{outcome=\"\(count.rawValue)\"} \(state.webhooks[count, default: 0])\n"
         }
         out +=
             "# HELP paywall_collector_rate_limited_total Requests refused with 429 (--key-rate), by write key name.\n"

@@ -3,7 +3,9 @@ import PaywallStore
 import PaywallWire
 
 /// The bounded queue between the request threads and the one writer thread, which commits all the
-/// requests waiting at once in ONE transaction (a group commit), then has them answered.
+/// requests waiting at once in ONE transaction (a group commit), then has them answered. RevenueCat
+/// webhooks share it: the webhook bodies of a group go to the subscription store in one more
+/// transaction of the same turn, and are answered after the same sync.
 /// `submit` never waits: when the queue is full it says so, and the request is answered 503.
 ///
 /// Design note (a shortcut for speed): with a `sync`, the writer does not wait for the disk. It
@@ -18,14 +20,69 @@ import PaywallWire
 // @unchecked Sendable: `condition` guards `jobs`, `closed`, `committed`, `writerDone` and
 // `syncerDone`; the rest is immutable.
 final class CommitQueue: @unchecked Sendable {
+    /// What one job asks the writer to store.
+    enum Work: Sendable {
+        /// A `POST /v1/events` request's events and quarantined lines (``EventStore/commitGroup(_:)``).
+        case events(CommitPart)
+        /// A RevenueCat webhook body (``SubscriptionIngest``).
+        case webhook(Data)
+    }
+
+    /// What the writer made of one job's work.
+    enum Outcome: Sendable {
+        case events(EventCounts)
+        case webhook(WebhookOutcome)
+        /// This job's work alone failed (the other kind in the same group may be committed).
+        case failed(any Error)
+    }
+
     /// One request's work and where its outcome goes (called on the writer or syncer thread).
     struct Job: Sendable {
-        var part: CommitPart
+        var work: Work
         /// A health probe: it takes no slot of the capacity and is not counted in ``depth`` (one
         /// at most waits at a time), so probing never turns a request away.
         var probe = false
-        var done: @Sendable (Result<EventCounts, any Error>) -> Void
+        var finish: @Sendable (Result<Outcome, any Error>) -> Void
+
+        /// A job of events, told its counts.
+        init(part: CommitPart, probe: Bool = false, done: @escaping @Sendable (Result<EventCounts, any Error>) -> Void)
+        {
+            work = .events(part)
+            self.probe = probe
+            finish = { result in
+                switch result {
+                case .success(.events(let counts)): done(.success(counts))
+                case .success(.failed(let error)): done(.failure(error))
+                case .success(.webhook): done(.success(EventCounts(accepted: 0)))
+                case .failure(let error): done(.failure(error))
+                }
+            }
+        }
+
+        /// A job of one webhook body, told what became of it.
+        init(webhook body: Data, done: @escaping @Sendable (Result<WebhookOutcome, any Error>) -> Void) {
+            work = .webhook(body)
+            finish = { result in
+                switch result {
+                case .success(.webhook(let outcome)): done(.success(outcome))
+                case .success(.failed(let error)): done(.failure(error))
+                case .success(.events): done(.failure(CommitQueue.Mismatch()))
+                case .failure(let error): done(.failure(error))
+                }
+            }
+        }
+
+        /// Events this job adds to a group (a webhook counts as one).
+        var size: Int {
+            switch work {
+            case .events(let part): part.events.count
+            case .webhook: 1
+            }
+        }
     }
+
+    /// The writer answered a job with the other kind's outcome (a bug; the request gets 503).
+    struct Mismatch: Error {}
 
     /// The sync after a commit failed: the group's events are committed but may not be on disk.
     struct SyncFailed: Error {
@@ -35,7 +92,7 @@ final class CommitQueue: @unchecked Sendable {
     /// A committed group waiting for its sync.
     private struct Committed {
         var jobs: [Job]
-        var counts: [EventCounts]
+        var counts: [Outcome]
         var started: UInt64
     }
 
@@ -47,7 +104,7 @@ final class CommitQueue: @unchecked Sendable {
     private var syncerDone = false
     private let capacity: Int
     private let maxGroupEvents: Int
-    private let commit: @Sendable ([CommitPart]) throws -> [EventCounts]
+    private let commit: @Sendable ([Work]) throws -> [Outcome]
     private let sync: (@Sendable () throws -> Void)?
     private let observe: @Sendable (_ seconds: Double, _ succeeded: Bool) -> Void
 
@@ -57,15 +114,37 @@ final class CommitQueue: @unchecked Sendable {
     ///   - commit: stores the parts in one transaction (``EventStore/commitGroup(_:)``).
     ///   - sync: makes every commit so far durable (`nil`: `commit` already does, `synchronous = FULL`).
     ///   - observe: told every group's duration (commit and sync) and outcome (metrics).
-    init(
+    convenience init(
         capacity: Int, maxGroupEvents: Int = 50_000,
         commit: @escaping @Sendable ([CommitPart]) throws -> [EventCounts],
         sync: (@Sendable () throws -> Void)? = nil,
         observe: @escaping @Sendable (Double, Bool) -> Void
     ) {
+        self.init(
+            capacity: capacity, maxGroupEvents: maxGroupEvents,
+            store: { works in
+                let parts = works.compactMap { work -> CommitPart? in
+                    if case .events(let part) = work { part } else { nil }
+                }
+                var counts = try commit(parts)[...]
+                return works.map { work in
+                    if case .events = work, let next = counts.popFirst() { .events(next) } else { .failed(Mismatch()) }
+                }
+            },
+            sync: sync, observe: observe)
+    }
+
+    /// Creates the queue for both kinds of work; `store` commits a group's work (in as many
+    /// transactions as it needs) and returns one outcome per work, in order.
+    init(
+        capacity: Int, maxGroupEvents: Int = 50_000,
+        store: @escaping @Sendable ([Work]) throws -> [Outcome],
+        sync: (@Sendable () throws -> Void)? = nil,
+        observe: @escaping @Sendable (Double, Bool) -> Void
+    ) {
         self.capacity = capacity
         self.maxGroupEvents = maxGroupEvents
-        self.commit = commit
+        self.commit = store
         self.sync = sync
         self.observe = observe
         syncerDone = sync == nil
@@ -128,8 +207,8 @@ final class CommitQueue: @unchecked Sendable {
             }
             var taken = 0
             var events = 0
-            while taken < jobs.count, taken == 0 || events + jobs[taken].part.events.count <= maxGroupEvents {
-                events += jobs[taken].part.events.count
+            while taken < jobs.count, taken == 0 || events + jobs[taken].size <= maxGroupEvents {
+                events += jobs[taken].size
                 taken += 1
             }
             let group = Array(jobs.prefix(taken))
@@ -137,7 +216,7 @@ final class CommitQueue: @unchecked Sendable {
             probes -= group.filter(\.probe).count
             condition.unlock()
             let started = DispatchTime.now().uptimeNanoseconds
-            let result = Result { try commit(group.map(\.part)) }
+            let result = Result { try commit(group.map(\.work)) }
             switch result {
             case .success(let counts) where sync != nil:
                 condition.lock()
@@ -146,10 +225,10 @@ final class CommitQueue: @unchecked Sendable {
                 condition.unlock()
             case .success(let counts):
                 observe(Self.seconds(since: started), true)
-                for (job, count) in zip(group, counts) { job.done(.success(count)) }
+                for (job, count) in zip(group, counts) { job.finish(.success(count)) }
             case .failure(let error):
                 observe(Self.seconds(since: started), false)
-                for job in group { job.done(.failure(error)) }
+                for job in group { job.finish(.failure(error)) }
             }
         }
     }
@@ -174,10 +253,10 @@ final class CommitQueue: @unchecked Sendable {
                 switch outcome {
                 case .success:
                     observe(Self.seconds(since: group.started), true)
-                    for (job, count) in zip(group.jobs, group.counts) { job.done(.success(count)) }
+                    for (job, count) in zip(group.jobs, group.counts) { job.finish(.success(count)) }
                 case .failure(let error):
                     observe(Self.seconds(since: group.started), false)
-                    for job in group.jobs { job.done(.failure(SyncFailed(underlying: error))) }
+                    for job in group.jobs { job.finish(.failure(SyncFailed(underlying: error))) }
                 }
             }
         }

@@ -104,14 +104,25 @@ public enum WebhookExtraction {
             price = Money.decimal(text)
             if price.flatMap(Money.micros) == nil { reasons.append("event.price is out of range") }
         }
+        for name in ["tax_percentage", "commission_percentage", "takehome_percentage"] {
+            if case .number(let text)? = values[name], Money.decimal(text) == nil {
+                reasons.append("event.\(name) is out of range")
+            }
+        }
+        func decimal(_ name: String) -> Decimal? {
+            if case .number(let text)? = values[name] { Money.decimal(text) } else { nil }
+        }
+        let proceeds = Money.proceedsMicros(
+            price: price, tax: decimal("tax_percentage"), commission: decimal("commission_percentage"),
+            takehome: decimal("takehome_percentage"))
+        if reasons.isEmpty, price != nil, proceeds == nil {
+            reasons.append("the proceeds of event.price after its percentages are out of range")
+        }
         guard reasons.isEmpty else { return .failure(Problems(reasons: reasons)) }
 
         func string(_ name: String) -> String? { if case .string(let text)? = values[name] { text } else { nil } }
         func integer(_ name: String) -> Int64? {
             if case .number(let text)? = values[name] { wholeNumber(text) } else { nil }
-        }
-        func decimal(_ name: String) -> Decimal? {
-            if case .number(let text)? = values[name] { Money.decimal(text) } else { nil }
         }
         func strings(_ name: String) -> [String] {
             guard case .array(let elements)? = values[name] else { return [] }
@@ -134,9 +145,7 @@ public enum WebhookExtraction {
         if case .bool(let flag)? = values["is_trial_conversion"] { out.isTrialConversion = flag }
         out.presentedOfferingID = string("presented_offering_id")
         out.priceMicros = price.flatMap(Money.micros)
-        out.proceedsMicros = Money.proceedsMicros(
-            price: price, tax: decimal("tax_percentage"), commission: decimal("commission_percentage"),
-            takehome: decimal("takehome_percentage"))
+        out.proceedsMicros = proceeds
         out.currency = string("currency")
         out.transferredIDs = strings("transferred_from") + strings("transferred_to")
         return .success(out)

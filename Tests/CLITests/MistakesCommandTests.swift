@@ -96,7 +96,7 @@ struct MistakesCommandTests {
         #expect(both.status == 0, "\(both.stderr)")
         #expect(
             both.stdout.hasPrefix(
-                "forgot 2 customers (ids are not shown; 1 of them matched no stored event); rows erased:"),
+                "forgot 2 customers (ids are not shown; 1 of them matched no stored paywall event); rows erased:"),
             "\(both.stdout)")
         #expect(!both.stdout.contains("demo_user_00001") && !both.stdout.contains("also-nobody-Kd2"))
     }

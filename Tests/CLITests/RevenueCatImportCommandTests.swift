@@ -140,3 +140,54 @@ struct RevenueCatImportCommandTests {
         #expect(try ForgetCommandTests.holders(of: [Self.forgotten], in: data).isEmpty)
     }
 }
+
+/// `import --revenuecat` killed with SIGKILL mid-import: whole batches are kept, and running the same
+/// import again stores each event once.
+struct RevenueCatImportKillTests {
+    let cli = try! CommandRunner()
+
+    @Test func aKilledImportKeepsWholeBatchesAndARerunStoresEachEventOnce() async throws {
+        let scratch = TemporaryDirectory(prefix: "cli-rc-kill")
+        let db = scratch.path("events.sqlite")
+        let lines = (0..<3_000).map {
+            RevenueCatImportCommandTests.body(String(format: "KILL-%05d", $0), user: "kill_\($0 % 97)")
+        }
+        // Given an import reading standard input that has received 2,500 lines and waits for more
+        let process = Process()
+        process.executableURL = cli.executable
+        process.arguments = ["import", "--revenuecat", "-", "--db", db]
+        let input = Pipe()
+        process.standardInput = input
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        input.fileHandleForWriting.write(Data((lines.prefix(2_500).joined(separator: "\n") + "\n").utf8))
+        // When its first two batches (1,000 lines each) are committed, it is killed
+        var stored: Int64 = 0
+        let deadline = ContinuousClock.now + .seconds(120)
+        while ContinuousClock.now < deadline {
+            if FileManager.default.fileExists(atPath: db),
+                let count = try? Connection(path: db, options: OpenOptions(create: false))
+                    .scalar("SELECT count(*) FROM subscription_events")?.int64
+            {
+                stored = count
+                if stored >= 2_000 { break }
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        try? input.fileHandleForWriting.close()
+        // Then exactly the whole batches are there, and the file is sound
+        let check = try Connection(path: db, options: OpenOptions(create: false))
+        #expect(try check.scalar("SELECT count(*) FROM subscription_events")?.int64 == 2_000)
+        #expect(try check.scalar("PRAGMA integrity_check")?.string == "ok")
+        // And the whole input again stores the rest, each event once
+        let rerun = try await cli.run(
+            ["import", "--revenuecat", "-", "--db", db], stdin: Data((lines.joined(separator: "\n") + "\n").utf8))
+        #expect(rerun.status == 0, "\(rerun.stderr)")
+        #expect(
+            rerun.stdout == "subscription events: imported 1000 (0 sandbox or TEST), duplicates 2000, quarantined 0\n")
+        #expect(try check.scalar("SELECT count(DISTINCT id) FROM subscription_events")?.int64 == 3_000)
+    }
+}

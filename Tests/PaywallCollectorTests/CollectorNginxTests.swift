@@ -93,5 +93,24 @@ struct CollectorNginxTests {
             "/usr/bin/curl", ["-sS", "-o", "/dev/null", "-w", "%{http_code}", "http://127.0.0.1:\(port)/healthz"])
         #expect(plain.stdout == "400", "nginx speaks only TLS on this port")
         #expect(try harness.storedIDs() == Set(batch.ids))
+
+        // RevenueCat's webhook through the same proxy, with a secret made while serve runs.
+        let added = try harness.cli.runBlocking(["keys", "add", "revenuecat", "--webhook", "--db", harness.db])
+        try #require(added.status == 0, "keys add: \(added.stderr)")
+        let secret = added.stdout.trimmingCharacters(in: .newlines)
+        let webhookID = UUID().uuidString
+        let webhookFile = folder.path("webhook.json")
+        FileManager.default.createFile(
+            atPath: webhookFile, contents: Data(RecordedWebhooks.test(id: webhookID).utf8))
+        let webhookURL = "https://localhost:\(port)\(Collector.webhookPath)"
+        let webhook = try run(
+            "/usr/bin/curl",
+            [
+                "-sS", "--cacert", folder.path("tls.crt"), "--resolve", "localhost:\(port):127.0.0.1",
+                "-X", "POST", "--data-binary", "@\(webhookFile)", "-H", "Content-Type: application/json",
+                "-H", "Authorization: \(secret)", "-w", "\n%{http_code}", webhookURL,
+            ])
+        #expect(webhook.stdout == "{\"outcome\":\"stored\"}\n200", "curl: \(webhook.stderr)")
+        #expect(try harness.count("SELECT count(*) FROM subscription_events WHERE id = '\(webhookID)'") == 1)
     }
 }

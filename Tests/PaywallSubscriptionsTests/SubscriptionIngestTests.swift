@@ -206,6 +206,13 @@ import Testing
         (#""app_user_id":42"#, "event.app_user_id is a number, expected a string"),
         (#""type":{"name":"RENEWAL"}"#, "event.type is an object, expected a string"),
         (#""price":1e400"#, "event.price is out of range"),
+        (#""price":1,"tax_percentage":-1e400"#, "event.tax_percentage is out of range"),
+        (
+            #""price":9000000000000,"takehome_percentage":2"#,
+            "the proceeds of event.price after its percentages are out of range"
+        ),
+        (#""id":5"#, "event.id is a number, expected a string"),
+        (#""id":"""#, "event.id is empty"),
     ])
     func aKnownFieldOfTheWrongTypeIsQuarantinedWithAReasonNamingIt(field: String, reason: String) throws {
         let store = try Store()

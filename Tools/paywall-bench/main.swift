@@ -2,7 +2,7 @@
 import Foundation
 
 /// Every benchmark `all` runs, in order (the quick ones first).
-let everyBenchmark = ["validator", "recorder", "import", "forwarder", "report", "collector", "upload"]
+let everyBenchmark = ["validator", "recorder", "import", "forwarder", "report", "collector", "upload", "webhook"]
 
 /// Runs one benchmark with its options.
 func runBenchmark(_ name: String, _ arguments: [String]) async throws {
@@ -15,6 +15,7 @@ func runBenchmark(_ name: String, _ arguments: [String]) async throws {
     case "report": try ReportBench.run(arguments)
     case "collector": try CollectorBench.run(arguments)
     case "upload": try await UploadBench.run(arguments)
+    case "webhook": try WebhookBench.run(arguments)
     default: usage()
     }
 }
@@ -36,6 +37,8 @@ func usage() -> Never {
               collector [--seconds 30] [--connections 64]
                                       serve under wrk (plain, gzip) vs import and nginx answering 204; p50, p99, peak RSS
               upload [--events N]     the uploader draining N stored events (default 200,000) into serve, plain vs gzip
+              webhook [--seconds 10] [--connections 8]
+                                      RevenueCat webhooks stored per second vs /v1/events with one event per request
               report nightly [--events N] [--prepared DIR]
                                       only the nightly run after one more day vs the full recompute
             --check          print every target of the benchmarks run beside its value; exit 1 if one is missed

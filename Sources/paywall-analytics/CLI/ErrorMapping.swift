@@ -91,8 +91,9 @@ extension CLIError {
             return "the HTTP server could not start (libmicrohttpd refused its options or ran out of resources); "
                 + "check the open-file limit (ulimit -n) against --max-connections"
         case .noWriteKeys:
-            return "the store has no write key, so every request would be refused; create one with "
-                + "`\(Tool.name) keys add NAME` and give it to the app's uploader"
+            return "the store has no write key and no webhook secret, so every request would be refused; create one "
+                + "with `\(Tool.name) keys add NAME` and give it to the app's uploader (or `keys add NAME --webhook` "
+                + "for RevenueCat's webhooks)"
         case .anotherCollector, .lockFile:
             return error.description
         }

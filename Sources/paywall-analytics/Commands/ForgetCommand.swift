@@ -96,7 +96,7 @@ enum ForgetCommand {
                 + "\(customers == 1 ? "it" : "them") are refused (`forget --allow-again` lifts that).\n"
         } else {
             let unmatched = customers - report.customersWithEvents
-            let note = unmatched > 0 ? "; \(unmatched) of them matched no stored event" : ""
+            let note = unmatched > 0 ? "; \(unmatched) of them matched no stored paywall event" : ""
             out = "forgot \(customers) customer\(customers == 1 ? "" : "s") (ids are not shown\(note)); rows erased:\n"
             for entry in report.tables {
                 out += "  " + cell(entry.table) + String(entry.rows) + "\n"

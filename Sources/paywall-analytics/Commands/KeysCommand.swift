@@ -3,19 +3,23 @@ import PaywallCollector
 import PaywallCore
 import PaywallStore
 
-/// `keys add|list|revoke`: the collector's write keys.
+/// `keys add|list|revoke`: the collector's write keys and RevenueCat webhook secrets.
 enum KeysCommand {
     static var spec: CommandSpec {
         CommandSpec(
             name: "keys",
-            abstract: "Manage the write keys that app installs send to the collector (`serve`).",
+            abstract:
+                "Manage the write keys that app installs send to the collector (`serve`), and its webhook secrets.",
             discussion: """
                 A write key is shown once, when it is made; the database keeps only its SHA-256. A revoked key is
-                refused from the collector's next request on, without a restart.
+                refused from the collector's next request on, without a restart. `keys add NAME --webhook` makes a
+                secret for RevenueCat's webhooks instead (POST /v1/revenuecat/webhooks); neither kind opens the
+                other's route.
                 """,
             usage: "keys <subcommand>",
             examples: [
-                "\(Tool.name) keys add ios-app > ios-app.key", "\(Tool.name) keys list",
+                "\(Tool.name) keys add ios-app > ios-app.key", "\(Tool.name) keys add revenuecat --webhook",
+                "\(Tool.name) keys list",
                 "\(Tool.name) keys revoke ios-app",
             ],
             subcommands: [add, list, revoke]
@@ -25,12 +29,24 @@ enum KeysCommand {
     static var add: CommandSpec {
         CommandSpec(
             name: "add",
-            abstract: "Make a new write key named NAME and print it, alone, on standard output.",
-            discussion:
-                "The explanation goes to stderr, so `key=$(\(Tool.name) keys add NAME)` captures the key alone.",
-            usage: "keys add <name>",
+            abstract:
+                "Make a new write key (or, with --webhook, a webhook secret) named NAME and print it, alone, on stdout.",
+            discussion: """
+                The explanation goes to stderr, so `key=$(\(Tool.name) keys add NAME)` captures the key alone. With
+                --webhook the secret is for RevenueCat: paste it into the webhook's "Authorization header value" field
+                (RevenueCat then sends it as the whole Authorization value; `Bearer <secret>` is accepted too).
+                """,
+            usage: "keys add <name> [--webhook]",
             arguments: [("<name>", "1 to 64 letters, digits, '.', '_' or '-'; metrics count events by it.")],
-            examples: ["\(Tool.name) keys add ios-app > ios-app.key", "key=$(\(Tool.name) keys add android-app)"],
+            options: [
+                .flag(
+                    "--webhook",
+                    "Make a RevenueCat webhook secret (opens POST /v1/revenuecat/webhooks only), not a write key.")
+            ],
+            examples: [
+                "\(Tool.name) keys add ios-app > ios-app.key", "key=$(\(Tool.name) keys add android-app)",
+                "\(Tool.name) keys add revenuecat --webhook",
+            ],
             run: { context, arguments in
                 guard arguments.positionals.count == 1, let name = arguments.positionals.first else {
                     throw CLIError.usage("keys add needs exactly one NAME")
@@ -38,9 +54,10 @@ enum KeysCommand {
                 let store = try StoreAccess.open(
                     context.databasePath(arguments), create: true,
                     readOnly: .refuse("keys add stores the new key's hash in it"))
+                let kind: WriteKeys.Kind = arguments.has("--webhook") ? .webhook : .write
                 let key: String
                 do {
-                    key = try WriteKeys(connection: store.connection, now: .system).add(name: name)
+                    key = try WriteKeys(connection: store.connection, now: .system).add(name: name, kind: kind)
                 } catch let error as WriteKeyError {
                     throw CLIError(
                         .usage, error.description,
@@ -49,9 +66,18 @@ enum KeysCommand {
                     throw StoreAccess.map(error)
                 }
                 context.stdout.line(key)
-                context.stderr.line(
-                    "Made the write key '\(name)'. It is shown only this once (the database keeps its "
-                        + "SHA-256): give it to the app's uploader as Authorization: Bearer <key>.")
+                switch kind {
+                case .write:
+                    context.stderr.line(
+                        "Made the write key '\(name)'. It is shown only this once (the database keeps its "
+                            + "SHA-256): give it to the app's uploader as Authorization: Bearer <key>.")
+                case .webhook:
+                    context.stderr.line(
+                        "Made the webhook secret '\(name)'. It is shown only this once (the database keeps its "
+                            + "SHA-256): in RevenueCat's webhook settings, set the URL to "
+                            + "https://<your collector>\(Collector.webhookPath) and paste the secret into the "
+                            + "Authorization header value field.")
+                }
                 return .success
             }
         )
@@ -60,7 +86,8 @@ enum KeysCommand {
     static var list: CommandSpec {
         CommandSpec(
             name: "list",
-            abstract: "List the write keys: name, when made, and whether revoked (never the keys themselves).",
+            abstract:
+                "List the keys: name, kind (write or webhook), when made, and whether revoked (never the keys themselves).",
             usage: "keys list",
             examples: ["\(Tool.name) keys list --db /var/lib/paywalls/events.sqlite"],
             run: { context, arguments in
@@ -74,10 +101,11 @@ enum KeysCommand {
                     context.stderr.line("No write keys yet; make one with `\(Tool.name) keys add NAME`.")
                     return .success
                 }
-                context.stdout.line("NAME\tCREATED\tSTATE")
+                context.stdout.line("NAME\tKIND\tCREATED\tSTATE")
                 for entry in entries {
                     let state = entry.revokedAt.map { "revoked \(StatsCommand.iso($0))" } ?? "valid"
-                    context.stdout.line("\(entry.name)\t\(StatsCommand.iso(entry.createdAt))\t\(state)")
+                    context.stdout.line(
+                        "\(entry.name)\t\(entry.kind.rawValue)\t\(StatsCommand.iso(entry.createdAt))\t\(state)")
                 }
                 return .success
             }
@@ -87,7 +115,8 @@ enum KeysCommand {
     static var revoke: CommandSpec {
         CommandSpec(
             name: "revoke",
-            abstract: "Refuse the write key named NAME from now on (a running collector too, from its next request).",
+            abstract:
+                "Refuse the key or webhook secret named NAME from now on (a running collector too, from its next request).",
             usage: "keys revoke <name>",
             arguments: [("<name>", "The key's name, as `keys list` shows it.")],
             examples: ["\(Tool.name) keys revoke ios-app"],
@@ -105,7 +134,7 @@ enum KeysCommand {
                 } catch {
                     throw StoreAccess.map(error)
                 }
-                if !arguments.has("--quiet") { context.stderr.line("Revoked the write key '\(name)'.") }
+                if !arguments.has("--quiet") { context.stderr.line("Revoked the key '\(name)'.") }
                 return .success
             }
         )

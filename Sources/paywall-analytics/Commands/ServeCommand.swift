@@ -3,6 +3,7 @@ import PaywallCollector
 import PaywallCore
 import PaywallSQLite
 import PaywallStore
+import PaywallSubscriptions
 import RevenueCatForwarder
 
 /// `serve --listen HOST:PORT`: the collector (the PaywallCollector module does the work;
@@ -17,11 +18,14 @@ enum ServeCommand {
                 Bodies are NDJSON as `import` reads them (Content-Type: application/x-ndjson, optionally gzip), sent with
                 Authorization: Bearer <write key> (see `keys add`) and X-Paywall-Forwarding: device|collector. A request is
                 answered 200 only once its events are committed and synced. GET /healthz and GET /metrics (Prometheus)
-                need no key. Put a TLS-terminating proxy such as nginx in front (see docs/server.md).
+                need no key. RevenueCat's webhooks go to POST /v1/revenuecat/webhooks with a webhook secret
+                (`keys add NAME --webhook`, pasted into RevenueCat's Authorization header value), answered 200 once
+                stored, a duplicate, or quarantined with its reasons. Put a TLS-terminating proxy such as nginx in front
+                (see docs/server.md).
                 With REVENUECAT_API_KEY set, impressions sent with X-Paywall-Forwarding: collector are forwarded to
                 RevenueCat from here. SIGTERM or SIGINT: stop accepting, finish the requests in flight, commit, exit 0.
 
-                Exit codes: 0 stopped by SIGTERM/SIGINT, 64 bad flags or no write key defined, 74 the address cannot be
+                Exit codes: 0 stopped by SIGTERM/SIGINT, 64 bad flags or no write key or webhook secret, 74 the address cannot be
                 used, 75 the port is taken or the database is locked by another process.
                 """,
             usage: "serve --listen <host:port> [--max-connections <n>] [--max-body <size>] [--max-decompressed <size>] "
@@ -32,7 +36,9 @@ enum ServeCommand {
                     "--listen", "host:port",
                     "Address to listen on, e.g. 127.0.0.1:8080 (port 0: any free port, printed on stderr)."),
                 .value("--max-connections", "n", "Connections open at once (default \(defaults.maxConnections))."),
-                .value("--max-body", "size", "Largest body as sent, e.g. 1MiB or 512KiB (default 1MiB); over it: 413."),
+                .value(
+                    "--max-body", "size",
+                    "Largest body as sent, events or webhook, e.g. 1MiB or 512KiB (default 1MiB); over it: 413."),
                 .value("--max-decompressed", "size", "Largest body once gunzipped (default 16MiB); over it: 413."),
                 .value(
                     "--timeout", "seconds",
@@ -118,7 +124,8 @@ enum ServeCommand {
         do {
             collector = try Collector(
                 store: store, socket: socket, limits: limits, now: .system,
-                log: { stderr.line("serve: \($0)") }, committed: { trigger.fire() })
+                log: { stderr.line("serve: \($0)") }, committed: { trigger.fire() },
+                subscriptions: SubscriptionWebhookStore(store: SubscriptionEventStore(connection: store.connection)))
         } catch let error as CollectorError {
             close(socket.descriptor)
             throw CLIError(error)

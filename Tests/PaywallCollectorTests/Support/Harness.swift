@@ -43,7 +43,7 @@ enum EventLines {
 
 /// A fresh store with a write key, and the built collector serving it.
 final class CollectorHarness: @unchecked Sendable {
-    let folder = TemporaryDirectory(prefix: "collector-tests")
+    let folder: TemporaryDirectory
     let db: String
     let key: String
     let cli: CommandRunner
@@ -51,8 +51,9 @@ final class CollectorHarness: @unchecked Sendable {
 
     init(
         arguments: [String] = [], environment: [String: String] = [:], keyName: String = "ios-app",
-        wrapper: [String] = []
+        wrapper: [String] = [], folder: TemporaryDirectory = TemporaryDirectory(prefix: "collector-tests")
     ) throws {
+        self.folder = folder
         db = folder.path("central.sqlite")
         cli = try CommandRunner(product: "paywall-analytics")
         let made = try cli.runBlocking(["keys", "add", keyName, "--db", db])
