@@ -147,7 +147,7 @@ var package = Package(
             name: "paywall-bench",
             dependencies: ["PaywallLock", "PaywallCore", "PaywallStore", "RevenueCatForwarder", "PaywallTestSupport",
                            "PaywallSQLite", "PaywallReports", "PaywallCollector", "PaywallGzip", "PaywallUploader",
-                           "PaywallSimulation"],
+                           "PaywallSimulation", "PaywallSubscriptions"],
             path: "Tools/paywall-bench",
             exclude: ["targets.json"]
         ),
