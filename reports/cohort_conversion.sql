@@ -9,6 +9,8 @@
 -- window_complete: the newest stored event (meta 'reports.newest_occurred_at', kept by the
 -- rollup, each event's occurred_at capped at its recorded_at), capped at :now_ms, is at least
 -- :window_ms after the end of cohort_date: a device clock set ahead completes no cohort early.
+-- A run filtered by platform or app version binds :newest_ms, the newest event of the presentations
+-- it keeps (the rollup's last_at), as a store holding only them would have it.
 WITH days AS (
   SELECT value ->> 0 AS date, value ->> 1 AS start_ms, value ->> 2 AS end_ms FROM json_each(:days)
 ),
@@ -38,7 +40,8 @@ SELECT cohort_date, placement,
        count(*) AS customers,
        sum(converted) AS converted_3d,
        1.0 * sum(converted) / count(*) AS conversion_rate_3d,
-       CASE WHEN min(coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'reports.newest_occurred_at'), 0),
+       CASE WHEN min(coalesce(:newest_ms,
+                              (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'reports.newest_occurred_at'), 0),
                      :now_ms)
                  >= end_ms + :window_ms THEN 'true' ELSE 'false' END AS window_complete
 FROM outcomes

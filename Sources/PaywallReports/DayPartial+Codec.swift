@@ -6,7 +6,7 @@ import Foundation
 /// recomputed from the rollups, never trusted.
 extension DayPartial {
     /// The format written by ``encoded()``; bump it when the layout changes.
-    static let format: UInt8 = 3
+    static let format: UInt8 = 4
 
     /// The partial as bytes.
     func encoded() -> [UInt8] {
@@ -16,17 +16,7 @@ extension DayPartial {
         for placement in groups.keys.sorted() {
             let s = groups[placement]!
             out.int(Int64(placement))
-            for value in [
-                s.presentations, s.impressions, s.dwellBounces, s.planSelected, s.purchaseStarted, s.purchased,
-                s.restored, s.dismissedCloseButton, s.dismissedContinueFree, s.unclosed, s.bounces, s.cancellations,
-                s.dismissedGesture, s.abandoned,
-            ] {
-                out.int(value)
-            }
-            out.count(s.viewers.count)
-            out.raw(s.viewers)
-            out.count(s.openS.count)
-            out.raw(s.openS)
+            out.group(s)
         }
         out.count(products.count)
         for product in products {
@@ -53,6 +43,13 @@ extension DayPartial {
             out.count(offering.converted.count)
             out.raw(offering.converted)
         }
+        out.count(segments.count)
+        for segment in segments {
+            out.int(Int64(segment.placement))
+            out.text(segment.platform)
+            out.text(segment.appVersion)
+            out.group(segment.stats)
+        }
         return out.bytes
     }
 
@@ -63,29 +60,7 @@ extension DayPartial {
         var partial = DayPartial()
         guard let groupCount = input.count() else { return nil }
         for _ in 0..<groupCount {
-            var s = PresentationScan.GroupStats()
-            guard let placement = input.int() else { return nil }
-            var counters: [Int64] = []
-            for _ in 0..<14 {
-                guard let value = input.int() else { return nil }
-                counters.append(value)
-            }
-            (s.presentations, s.impressions, s.dwellBounces, s.planSelected) = (
-                counters[0], counters[1], counters[2], counters[3]
-            )
-            (s.purchaseStarted, s.purchased, s.restored, s.dismissedCloseButton) = (
-                counters[4], counters[5], counters[6], counters[7]
-            )
-            (s.dismissedContinueFree, s.unclosed, s.bounces, s.cancellations) = (
-                counters[8], counters[9], counters[10], counters[11]
-            )
-            (s.dismissedGesture, s.abandoned) = (counters[12], counters[13])
-            guard let viewers = input.count(), let viewerValues = input.raw(viewers, of: UInt32.self) else {
-                return nil
-            }
-            s.viewers = viewerValues
-            guard let opens = input.count(), let openValues = input.raw(opens, of: Double.self) else { return nil }
-            s.openS = openValues
+            guard let placement = input.int(), let s = input.group() else { return nil }
             partial.groups[Int(placement)] = s
         }
         guard let productCount = input.count() else { return nil }
@@ -117,8 +92,55 @@ extension DayPartial {
                     placement: Int(placement), offering: name, impressions: impressions,
                     customers: customers, converted: converted))
         }
+        guard let segmentCount = input.count() else { return nil }
+        for _ in 0..<segmentCount {
+            guard let placement = input.int(), let platform = input.text(), let appVersion = input.text(),
+                let stats = input.group()
+            else { return nil }
+            partial.segments.append(
+                SegmentGroup(placement: Int(placement), platform: platform, appVersion: appVersion, stats: stats))
+        }
         guard input.atEnd else { return nil }
         self = partial
+    }
+}
+
+extension ByteWriter {
+    /// A group's 14 counts, then its viewers and its `open_s` values.
+    mutating func group(_ s: PresentationScan.GroupStats) {
+        for counter in PresentationScan.GroupStats.counters { int(s[keyPath: counter]) }
+        count(s.viewers.count)
+        raw(s.viewers)
+        count(s.openS.count)
+        raw(s.openS)
+    }
+
+    /// A text: its UTF-8 length, then its bytes.
+    mutating func text(_ value: String) {
+        count(value.utf8.count)
+        bytes.append(contentsOf: value.utf8)
+    }
+}
+
+extension ByteReader {
+    /// Reads what ``ByteWriter/group(_:)`` wrote.
+    mutating func group() -> PresentationScan.GroupStats? {
+        var s = PresentationScan.GroupStats()
+        for counter in PresentationScan.GroupStats.counters {
+            guard let value = int() else { return nil }
+            s[keyPath: counter] = value
+        }
+        guard let viewers = count(), let viewerValues = raw(viewers, of: UInt32.self) else { return nil }
+        s.viewers = viewerValues
+        guard let opens = count(), let openValues = raw(opens, of: Double.self) else { return nil }
+        s.openS = openValues
+        return s
+    }
+
+    /// Reads what ``ByteWriter/text(_:)`` wrote.
+    mutating func text() -> String? {
+        guard let length = count() else { return nil }
+        return string(length)
     }
 }
 

@@ -19,6 +19,7 @@ extension DayPartial {
         merged.firsts = Self.mergeFirsts(firsts, other.firsts)
         merged.purchases = Self.mergeSorted(purchases, other.purchases) { ($0.user, $0.at) < ($1.user, $1.at) }
         merged.offerings = Self.mergeOfferings(offerings, other.offerings)
+        merged.segments = Self.mergeSegments(segments, other.segments)
         return merged
     }
 
@@ -28,6 +29,30 @@ extension DayPartial {
         let exact: ExactText
         var product: String { exact.text }
         init(_ count: ProductCount) { (placement, exact) = (count.placement, ExactText(count.product)) }
+    }
+
+    /// Two sorted segment lists merged, the groups of a segment in both merged into one.
+    static func mergeSegments(_ a: [SegmentGroup], _ b: [SegmentGroup]) -> [SegmentGroup] {
+        var merged: [SegmentGroup] = []
+        merged.reserveCapacity(a.count + b.count)
+        var i = 0
+        var j = 0
+        while i < a.count || j < b.count {
+            if j == b.count || (i < a.count && SegmentGroup.precedes(a[i], b[j])) {
+                merged.append(a[i])
+                i += 1
+            } else if i == a.count || SegmentGroup.precedes(b[j], a[i]) {
+                merged.append(b[j])
+                j += 1
+            } else {
+                var both = a[i]
+                both.stats = a[i].stats.merging(b[j].stats)
+                merged.append(both)
+                i += 1
+                j += 1
+            }
+        }
+        return merged
     }
 
     /// Two firsts lists sorted by (customer, placement) merged, keeping the earlier impression of a pair in both.

@@ -21,6 +21,34 @@ struct DayPartial: Equatable {
     var purchases: [Purchase] = []
     /// The offering comparison's counts per (placement, offering), sorted (``OfferingCount``).
     var offerings: [OfferingCount] = []
+    /// `segments.csv`'s groups: per (placement, platform, app version) of the first event, sorted
+    /// (``SegmentGroup/precedes(_:_:)``).
+    var segments: [SegmentGroup] = []
+
+    /// One segment's share of the day: its funnel counts, distinct viewers and sorted `open_s`.
+    struct SegmentGroup: Equatable {
+        var placement: Int
+        /// The first event's platform (`""` when it has none).
+        var platform: String
+        /// The first event's app version (`""` when it has none).
+        var appVersion: String
+        var stats: PresentationScan.GroupStats
+
+        /// The stored order: by placement key, then platform and app version by code points.
+        static func precedes(_ a: Self, _ b: Self) -> Bool {
+            if a.placement != b.placement { return a.placement < b.placement }
+            if !ExactText.same(a.platform, b.platform) { return codePointLess(a.platform, b.platform) }
+            return codePointLess(a.appVersion, b.appVersion)
+        }
+
+        /// Whether both are the same segment (the same scalars, not merely canonically equivalent).
+        func sameSegment(as other: Self) -> Bool {
+            placement == other.placement && ExactText.same(platform, other.platform)
+                && ExactText.same(appVersion, other.appVersion)
+        }
+
+        static func == (a: Self, b: Self) -> Bool { a.sameSegment(as: b) && a.stats == b.stats }
+    }
 
     /// Purchases of one product at one placement.
     struct ProductCount: Equatable {
@@ -58,7 +86,7 @@ struct DayPartial: Equatable {
     /// The rollup rows of one day (by first event time), in the columns and order of `PresentationScan.scanSQL`.
     static let daySQL = """
         SELECT first_at, placement_key, customer_key, impression_at, plan_selected, purchase_started, close_at,
-               close_result, close_via, close_open_s, close_product, offering
+               close_result, close_via, close_open_s, close_product, offering, platform, app_version
         FROM report_presentations WHERE first_at >= ?1 AND first_at < ?2
         """
 
@@ -93,6 +121,13 @@ struct DayPartial: Equatable {
         private var productCounts: [Int: Int64] = [:]
         private var impressions: [CustomerFirst] = []
         private var offerings = OfferingCount.Builder()
+        private var contexts = TextTable()
+        /// Segment groups, found by ``segmentSlots`` from the packed (placement, platform, app
+        /// version) indexes: an integer key and a group updated in place, no `String` per row (the
+        /// rescan of a day adds every presentation here).
+        private var segmentStats: [PresentationScan.GroupStats] = []
+        private var segmentKeys: [PresentationScan.SegmentKey] = []
+        private var segmentSlots: [Int: Int] = [:]
 
         /// Adds one presentation.
         mutating func add<Details: PresentationDetails>(_ p: PresentationScan.ScannedPresentation, _ details: Details) {
@@ -107,6 +142,19 @@ struct DayPartial: Equatable {
                 productCounts[p.placement << 32 | Int(productNames.index(product)), default: 0] += 1
             }
             if p.impressionAt != nil { offerings.add(p, details) }
+            let (platform, appVersion) = details.contextIndexes(&contexts)
+            let packed = p.placement << 40 | Int(platform) << 20 | Int(appVersion)
+            let slot: Int
+            if let found = segmentSlots[packed] {
+                slot = found
+            } else {
+                slot = segmentStats.count
+                segmentSlots[packed] = slot
+                segmentStats.append(PresentationScan.GroupStats())
+                segmentKeys.append(
+                    PresentationScan.SegmentKey(placement: p.placement, platform: platform, appVersion: appVersion))
+            }
+            PresentationScan.add(details, p, to: &segmentStats[slot]) { _ in }
         }
 
         /// The partial, in its canonical form (sorted, viewers without repeats).
@@ -128,6 +176,13 @@ struct DayPartial: Equatable {
             }
             partial.purchases.sort { ($0.user, $0.at) < ($1.user, $1.at) }
             partial.offerings = offerings.finish()
+            partial.segments = zip(segmentKeys, segmentStats).map { key, stats in
+                var stats = stats
+                stats.normalize()
+                return SegmentGroup(
+                    placement: key.placement, platform: contexts[key.platform] ?? "",
+                    appVersion: contexts[key.appVersion] ?? "", stats: stats)
+            }.sorted(by: SegmentGroup.precedes)
             return partial
         }
     }

@@ -69,6 +69,17 @@ extension FunnelReport {
         }
     }
 
+    /// Every app version the rollups know (any presentation's first event's `app_version`, none left out).
+    public func knownAppVersions() throws -> [String] {
+        try ReportError.wrap {
+            try connection.withDatabase { db in
+                try db.all(
+                    "SELECT DISTINCT app_version FROM report_presentations WHERE app_version IS NOT NULL ORDER BY 1"
+                ) { $0.string(at: 0) ?? "" }
+            }
+        }
+    }
+
     /// Every offering the rollups know (any presentation's first impression's `offering_id`).
     public func knownOfferings() throws -> [String] {
         try ReportError.wrap {
@@ -88,6 +99,13 @@ extension FunnelReport {
     /// - Throws: ``ReportError/unknownValue(_:)``.
     func checkFilters(placements: [String]?) throws {
         guard refusesUnknownFilterValues else { return }
+        // "" (a first event that does not say) is always a known app version: the filter then keeps
+        // the presentations of catalog version 1 events.
+        if let versions = contextFilter.appVersions?.filter({ !$0.isEmpty }), !versions.isEmpty,
+            let unknown = UnknownFilterValue.first(of: versions, kind: "app version", known: try knownAppVersions())
+        {
+            throw ReportError.unknownValue(unknown)
+        }
         if let placements, !placements.isEmpty,
             let unknown = UnknownFilterValue.first(of: placements, kind: "placement", known: try knownPlacements())
         {

@@ -57,7 +57,10 @@ extension FunnelReport {
                 )
             }
         }
-        var refreshed = try refreshRollups(collectingAdditions: engine == .native ? Self.additionsLimit : nil)
+        // A filtered run (``contextFilter``) recomputes its window from the rollups: the day partials
+        // hold every presentation, and it leaves them (and the dirty marks) to the unfiltered runs.
+        let fromPartials = engine == .native && contextFilter.isEmpty
+        var refreshed = try refreshRollups(collectingAdditions: fromPartials ? Self.additionsLimit : nil)
         try checkFilters(placements: nil)
         let collected = refreshed.additions
         refreshed.additions = nil  // one copy, released once the partials are updated
@@ -67,7 +70,7 @@ extension FunnelReport {
         let context = context(days: reportDays, timezone: timezone, cohortWindow: cohortWindow, version: version)
         var recomputed: Set<ReportDate>
         let rows: [String: Int]
-        if engine == .native {
+        if fromPartials {
             // The native engine reads day partials: the days it recomputes are the days recomputed.
             do {
                 let additions = collected.flatMap { collected in
@@ -92,6 +95,11 @@ extension FunnelReport {
                     days: reportDays, placements: nil, cohortWindow: cohortWindow, formulaGuard: true,
                     context: context, fromPartials: true, into: output)
             }
+        } else if !contextFilter.isEmpty {
+            recomputed = Set(reportDays.map(\.date))
+            rows = try write(
+                days: reportDays, placements: nil, cohortWindow: cohortWindow, formulaGuard: true,
+                context: context, into: output)
         } else {
             recomputed = Set(refreshed.touchedBuckets.map { calendar.date(containing: $0 * 900_000) })
             rows = try write(

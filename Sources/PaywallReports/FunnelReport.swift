@@ -32,6 +32,12 @@ public struct FunnelReport: Sendable {
     /// (``ReportError/unknownValue(_:)``, with the nearest known values) instead of giving an empty
     /// report or the default control. Off by default; the command line turns it on.
     public var refusesUnknownFilterValues = false
+    /// Keep only the presentations whose first event's platform and app version match (``ContextFilter``;
+    /// empty: all). Every report, cohorts and offering comparison included, is then the report of a
+    /// store holding only those presentations; `data_quality.csv` (what the store received, refused
+    /// and delivered) is not filtered. A filtered nightly run recomputes its window from the rollups
+    /// instead of reading the day partials, which hold every presentation.
+    public var contextFilter = ContextFilter()
     /// Called while new events are folded into the rollups (the long part of a first run) with
     /// the share done, 0…1; the CLI draws its progress bar from it.
     public var progress: (@Sendable (Double) -> Void)?
@@ -62,7 +68,7 @@ public struct FunnelReport: Sendable {
     ///   - cohortWindow: the cohort conversion window (default 3 days).
     ///   - formulaGuard: prefix formula-like text cells with `'` (default on).
     ///   - version: the program version shown on the HTML page.
-    ///   - directory: the output folder; created if needed; only the report files (the eight CSVs and
+    ///   - directory: the output folder; created if needed; only the report files (the CSVs and
     ///     `report.html`) in it are replaced.
     /// - Throws: ``ReportError``; on any failure the folder is left as it was.
     ///   ``ReportError/unknownValue(_:)`` when ``refusesUnknownFilterValues`` is on and a placement in
@@ -131,11 +137,16 @@ public struct FunnelReport: Sendable {
             "window_ms": .integer(cohortWindow.milliseconds),
             "now_ms": .integer(now.milliseconds()),
             "control": control.map { .text($0) } ?? .null,
+            "newest_ms": try ReportError.wrap { try connection.withDatabase { try filteredNewest($0) } }
+                .map { .integer($0) } ?? .null,
         ]
+        precondition(!fromPartials || contextFilter.isEmpty, "the day partials hold every presentation: no filter")
         var tables: [ReportTable] = []
         let rows = try ReportError.wrap {
             try connection.transaction(.deferred) { db in
                 if engine == .sql { try db.defineMathFunctions() }
+                if engine == .sql, !contextFilter.isEmpty { try Self.shadowPresentations(db, contextFilter) }
+                defer { if engine == .sql, !contextFilter.isEmpty { try? db.execute(Self.dropShadowSQL) } }
                 let computed =
                     engine == .native
                     ? try nativeRows(
@@ -201,11 +212,13 @@ public struct FunnelReport: Sendable {
         if let loaded {
             finished = loaded
         } else {
-            let newest = Int64(
-                try db.scalar("SELECT value FROM meta WHERE key = ?", [.text(Rollup.newestKey)])?.string ?? "")
+            let newest =
+                try filteredNewest(db)
+                ?? Int64(try db.scalar("SELECT value FROM meta WHERE key = ?", [.text(Rollup.newestKey)])?.string ?? "")
             var scan = PresentationScan(
                 days: days, placementFilter: placements.flatMap { $0.isEmpty ? nil : Set($0.map(ExactText.init)) },
                 windowMs: cohortWindow.milliseconds, newestEventAt: min(newest ?? .min, now.milliseconds()))
+            scan.contextFilter = contextFilter.isEmpty ? nil : contextFilter
             _ = system_memory_release()  // what earlier steps freed goes back before the scan's arrays
             if fromPartials { try scan.load(partials: db) } else { try scan.scan(db) }
             finished = scan
@@ -224,11 +237,39 @@ public struct FunnelReport: Sendable {
                 ReportFile.placementSummary.fileName: finished.summaryRows(),
                 ReportFile.productMix.fileName: finished.productMixRows(),
                 ReportFile.offeringComparison.fileName: finished.offeringRows(control: control),
+                ReportFile.segments.fileName: finished.segmentRows(),
             ]
             rows.withLock { $0.merge(others) { $1 } }
         }
         return rows.withLock { $0 }
     }
+
+    /// The SQL engine's filter: a temporary `report_presentations` holding only the matching rows,
+    /// which the report files' unqualified `report_presentations` name (SQLite looks in `temp` first),
+    /// so every file reads the presentations of the filtered store without a filter of its own.
+    static func shadowPresentations(_ db: Database, _ filter: ContextFilter) throws {
+        try db.execute(dropShadowSQL)
+        let sql = ContextFilter.shadowSQL
+        try db.run(sql, NamedParameters.values(for: sql, filterParameters(filter)))
+    }
+
+    /// With a ``contextFilter``, the newest event time of the presentations it keeps (0 when none):
+    /// what a store holding only them would call its newest event. `nil` without a filter.
+    func filteredNewest(_ db: Database) throws -> Int64? {
+        guard !contextFilter.isEmpty else { return nil }
+        let sql = ContextFilter.newestSQL
+        return try db.scalar(sql, NamedParameters.values(for: sql, Self.filterParameters(contextFilter)))?.int64
+    }
+
+    /// The parameters of ``ContextFilter/shadowSQL`` and ``ContextFilter/newestSQL``.
+    static func filterParameters(_ filter: ContextFilter) -> [String: SQLValue] {
+        [
+            "platforms": filter.platforms.map { .text(jsonArray($0)) } ?? .null,
+            "app_versions": filter.appVersions.map { .text(jsonArray($0)) } ?? .null,
+        ]
+    }
+
+    static let dropShadowSQL = "DROP TABLE IF EXISTS temp.report_presentations"
 
     /// Throws ``ReportError/notAStore(path:missing:)`` unless the store and report tables exist.
     func checkStore() throws {

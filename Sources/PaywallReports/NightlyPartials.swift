@@ -209,5 +209,11 @@ extension PresentationScan {
         for offering in partial.offerings where isIncluded(offering.placement) {
             offerings.add(offering)
         }
+        for segment in partial.segments where isIncluded(segment.placement) {
+            let key = SegmentKey(
+                placement: segment.placement, platform: contexts.index(segment.platform),
+                appVersion: contexts.index(segment.appVersion))
+            segments[key, default: GroupStats()].append(segment.stats)
+        }
     }
 }

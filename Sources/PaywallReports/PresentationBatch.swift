@@ -5,6 +5,7 @@ import PaywallStore
 /// index in the row, and its ``column`` the events column it reads (named by ``EventColumn``).
 enum FoldColumns: Int, CaseIterable {
     case occurredAt, name, id, pwID, source, user, product, result, via, openS, rowid, offering, recordedAt
+    case platform, appVersion
 
     /// The events column read (``EventColumn``); `nil` for the rowid.
     var column: EventColumn? {
@@ -22,6 +23,8 @@ enum FoldColumns: Int, CaseIterable {
         case .rowid: nil
         case .offering: .offeringID
         case .recordedAt: .recordedAt
+        case .platform: .platform
+        case .appVersion: .appVersion
         }
     }
 }
@@ -92,7 +95,8 @@ struct PresentationBatch {
         count += 1
         // A device clock set ahead cannot move "the newest event" past the time the event reached
         // the store: cohorts' window_complete reads it, and one event from 2099 would complete them all.
-        newest = max(newest, min(at, row.int64(at: FoldColumns.recordedAt.rawValue)))
+        let arrived = min(at, row.int64(at: FoldColumns.recordedAt.rawValue))
+        newest = max(newest, arrived)
         buckets[at / 900_000, default: (0, 0)].events += 1
         if kind == .shown { buckets[at / 900_000, default: (0, 0)].impressions += 1 }
         var eventID: UUIDKey?
@@ -110,14 +114,18 @@ struct PresentationBatch {
                     folds[slot].firstID = first
                     folds[slot].placementKey = keys.placement(row, FoldColumns.source.rawValue)
                     folds[slot].customerKey = keys.customer(row, FoldColumns.user.rawValue)
+                    folds[slot].takeContext(row, texts: &texts)
                 }
             }
             try folds[slot].apply(row, kind: kind, at: at, id: id, texts: &texts)
+            folds[slot].lastAt = max(folds[slot].lastAt, arrived)
         } else {
             var fold = PresentationFold(
                 pwID: pwID, firstAt: at, firstID: try id(),
                 placementKey: keys.placement(row, FoldColumns.source.rawValue),
                 customerKey: keys.customer(row, FoldColumns.user.rawValue))
+            fold.takeContext(row, texts: &texts)
+            fold.lastAt = arrived
             try fold.apply(row, kind: kind, at: at, id: id, texts: &texts)
             folds.append(fold)
         }

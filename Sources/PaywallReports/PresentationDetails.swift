@@ -17,6 +17,18 @@ protocol PresentationDetails {
     var via: CloseVia? { get }
     /// Calls `body` with the UTF-8 bytes of the first impression's offering (empty when it has none).
     func withOffering<T>(_ body: (UnsafeRawBufferPointer) -> T) -> T
+    /// The first event's `platform` ("" when it has none).
+    var platform: String { get }
+    /// The first event's `app_version` ("" when it has none).
+    var appVersion: String { get }
+    /// The indexes in `table` of the first event's platform and app version (`""` when it has none).
+    func contextIndexes(_ table: inout TextTable) -> (platform: Int32, appVersion: Int32)
+}
+
+extension PresentationDetails {
+    func contextIndexes(_ table: inout TextTable) -> (platform: Int32, appVersion: Int32) {
+        (table.index(platform), table.index(appVersion))
+    }
 }
 
 /// The details of a row of `PresentationScan.scanSQL` (or `DayPartial.daySQL`, the same columns).
@@ -28,6 +40,12 @@ struct RowDetails: PresentationDetails {
     var product: String { row.string(at: 10) ?? "" }
     var via: CloseVia? { PresentationScan.via(row, 8) }
     func withOffering<T>(_ body: (UnsafeRawBufferPointer) -> T) -> T { row.withUnsafeText(at: 11, body) }
+    var platform: String { row.string(at: 12) ?? "" }
+    var appVersion: String { row.string(at: 13) ?? "" }
+    /// From the row's bytes (no `String` per row: a day's rescan calls this for every presentation).
+    func contextIndexes(_ table: inout TextTable) -> (platform: Int32, appVersion: Int32) {
+        (table.index(orEmpty: row, 12), table.index(orEmpty: row, 13))
+    }
 }
 
 /// The details of a presentation folded in memory (its close texts in `texts`, with their
@@ -45,6 +63,8 @@ struct FoldDetails: PresentationDetails {
         var offering = texts[fold.offering] ?? ""
         return offering.withUTF8 { body(UnsafeRawBufferPointer($0)) }
     }
+    var platform: String { texts[fold.platform] ?? "" }
+    var appVersion: String { texts[fold.appVersion] ?? "" }
 }
 
 extension PresentationScan.ScannedPresentation {

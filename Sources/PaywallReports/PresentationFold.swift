@@ -24,6 +24,18 @@ struct PresentationFold: Equatable {
     var closeVia = TextTable.null
     var closeProduct = TextTable.null
     var closeOpenS: Double?
+    /// The first event's `platform` as a ``TextTable`` index (``TextTable/null`` when it has none).
+    var platform = TextTable.null
+    /// The first event's `app_version` as a ``TextTable`` index (``TextTable/null`` when it has none).
+    var appVersion = TextTable.null
+    /// Its newest event's time (each `occurred_at` capped at its `recorded_at`).
+    var lastAt = Int64.min
+
+    /// Takes the context (`platform`, `app_version`) of `row`, the presentation's new first event.
+    mutating func takeContext(_ row: Row, texts: inout TextTable) {
+        platform = texts.index(row, FoldColumns.platform.rawValue)
+        appVersion = texts.index(row, FoldColumns.appVersion.rawValue)
+    }
 
     /// Applies one event (its first-event fields are handled by the caller).
     mutating func apply(_ row: Row, kind: EventKind, at: Int64, id: () throws -> UUIDKey, texts: inout TextTable)
@@ -56,7 +68,7 @@ struct PresentationFold: Equatable {
         }
     }
 
-    /// Binds this fold to the parameters `offset + 1 … offset + 16` of `rollup_merge_presentation.sql`
+    /// Binds this fold to the parameters `offset + 1 … offset + 19` of `rollup_merge_presentation.sql`
     /// (in order of first appearance) or of one row of ``Rollup/mergeRows``.
     func bind(_ statement: Statement, texts: TextTable, offset: Int = 0) {
         pwID.bind(statement, at: offset + 1)
@@ -79,6 +91,9 @@ struct PresentationFold: Equatable {
             statement.bindNull(at: offset + 15)
         }
         statement.bind(texts[offering], at: offset + 16)
+        statement.bind(texts[platform], at: offset + 17)
+        statement.bind(texts[appVersion], at: offset + 18)
+        statement.bind(lastAt, at: offset + 19)
     }
 }
 

@@ -21,6 +21,23 @@ struct PresentationScan {
     var purchases: [(user: UInt32, at: Int64)] = []
     /// The offering comparison's tallies per (placement, offering) over the range (``OfferingTallies``).
     var offerings = OfferingTallies()
+    /// Keep only the presentations whose first event's context matches (`nil`: all). Unlike the
+    /// placement filter, a presentation left out counts nowhere, not even in cohorts: the report is
+    /// that of a store holding only the matching presentations.
+    var contextFilter: ContextFilter? = nil
+    /// The platform and app version texts of the presentations (`""` for none), by index.
+    var contexts = TextTable()
+    /// `segments.csv`'s groups over the range: per (placement, platform, app version) of the first
+    /// event, the counts, viewers (with repeats across days) and `open_s` values.
+    var segments: [SegmentKey: GroupStats] = [:]
+    var contextIncluded: [Int64: Bool] = [:]
+
+    /// A segment: placement key and the ``contexts`` indexes of its platform and app version.
+    struct SegmentKey: Hashable {
+        var placement: Int
+        var platform: Int32
+        var appVersion: Int32
+    }
 
     struct GroupStats: Equatable {
         var presentations: Int64 = 0, impressions: Int64 = 0, dwellBounces: Int64 = 0
@@ -34,7 +51,7 @@ struct PresentationScan {
 
     static let scanSQL = """
         SELECT first_at, placement_key, customer_key, impression_at, plan_selected, purchase_started, close_at,
-               close_result, close_via, close_open_s, close_product, offering
+               close_result, close_via, close_open_s, close_product, offering, platform, app_version
         FROM report_presentations
         """
 
@@ -46,6 +63,9 @@ struct PresentationScan {
         try prepare(db)
         try db.forEachRow(Self.scanSQL) { row in
             let p = ScannedPresentation(row)
+            let platform = contextIndex(row, 12)
+            let appVersion = contextIndex(row, 13)
+            if contextFilter != nil, !isIncluded(platform: platform, appVersion: appVersion) { return true }
             if let impressionAt = p.impressionAt {
                 firsts.record(user: p.user, placement: p.placement, at: impressionAt)
             }
@@ -57,8 +77,30 @@ struct PresentationScan {
                 productCounts[p.placement << 32 | Int(products.index(product)), default: 0] += 1
             }
             if p.impressionAt != nil { offerings.add(p, details) }
+            Self.add(
+                details, p,
+                to: &segments[
+                    SegmentKey(placement: p.placement, platform: platform, appVersion: appVersion),
+                    default: GroupStats()]
+            ) { _ in }
             return true
         }
+    }
+
+    /// The ``contexts`` index of column `column`'s text, `""` for `NULL` (no context is its own segment).
+    mutating func contextIndex(_ row: Row, _ column: Int) -> Int32 {
+        contexts.index(orEmpty: row, column)
+    }
+
+    /// Whether a presentation with these ``contexts`` indexes passes ``contextFilter`` (cached per pair).
+    mutating func isIncluded(platform: Int32, appVersion: Int32) -> Bool {
+        guard let contextFilter else { return true }
+        let key = Int64(platform) << 32 | Int64(appVersion)
+        if let cached = contextIncluded[key] { return cached }
+        let included = contextFilter.matches(
+            platform: contexts[platform] ?? "", appVersion: contexts[appVersion] ?? "")
+        contextIncluded[key] = included
+        return included
     }
 
     /// Loads the placement names and sizes the per-customer arrays.

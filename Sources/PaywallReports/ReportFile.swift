@@ -34,7 +34,7 @@ public struct ReportFile: Sendable, Hashable {
     /// Every report, in the order they are written.
     public static let all: [ReportFile] = [
         encounterFunnel, conversionFunnel, cohortConversion, placementSummary,
-        productMix, offeringComparison, dataQuality, revenue,
+        productMix, offeringComparison, segments, dataQuality, revenue,
     ]
 
     /// `encounter_funnel.csv`.
@@ -89,6 +89,16 @@ public struct ReportFile: Sendable, Hashable {
         ])
     /// The offering comparison's columns its SQL computes (the rest come from the subscription side).
     static let offeringSQLColumns = 11
+    /// `segments.csv`: the placement summary per platform and app version of the presentations'
+    /// first events, with the impression rate and its difference to the placement's.
+    public static let segments = ReportFile(
+        "segments", sql: ReportQueries.segments,
+        [
+            ("placement", .text), ("platform", .text), ("app_version", .text), ("presentations", .count),
+            ("impressions", .count), ("unique_viewers", .count), ("purchased", .count), ("restored", .count),
+            ("conversion_rate", .rate), ("open_s_p50", .seconds), ("open_s_p90", .seconds),
+            ("impression_rate", .rate), ("impression_rate_vs_placement", .rate),
+        ])
     /// `data_quality.csv`.
     public static let dataQuality = ReportFile(
         "data_quality", sql: ReportQueries.dataQuality,

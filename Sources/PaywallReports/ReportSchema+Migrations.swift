@@ -137,3 +137,31 @@ extension ReportSchema {
         DELETE FROM report_event_buckets;
         """
 }
+
+extension ReportSchema {
+    /// Where each presentation came from: `report_presentations` gains the `platform` and
+    /// `app_version` of its first event (by `occurred_at`, then id; `NULL` when that event has none,
+    /// as catalog version 1 events), which `segments.csv` and the `--platform` / `--app-version`
+    /// filters read, so no report looks its first event up in `events`; and `last_at`, its newest
+    /// event's time (each `occurred_at` capped at its `recorded_at`), the newest event of a filtered
+    /// report (cohorts' `window_complete`). The rollup refresh fills them
+    /// as it folds. Derived data: every rollup row, key, day partial and bucket is emptied and the
+    /// watermark forgotten, so the next report run rebuilds them from the events with the context
+    /// (a store upgraded from an older program takes one full fold on its next report run).
+    static let presentationContext = Migration("presentation-context") { db in
+        try db.execute(presentationContextSQL)
+        try forget([watermarkKey, newestKey, partialsTimezoneKey], in: db)
+    }
+
+    static let presentationContextSQL = """
+        ALTER TABLE report_presentations ADD COLUMN platform TEXT;
+        ALTER TABLE report_presentations ADD COLUMN app_version TEXT;
+        ALTER TABLE report_presentations ADD COLUMN last_at INTEGER;
+        DELETE FROM report_presentations;
+        DELETE FROM report_dirty_buckets;
+        DELETE FROM report_day_partials;
+        DELETE FROM report_customers;
+        DELETE FROM report_placements;
+        DELETE FROM report_event_buckets;
+        """
+}

@@ -17,6 +17,7 @@ public enum ReportSchema {
         owner: "reports",
         [
             rollups, rollupKeys, dayPartials, rollupSlim, exactProducts, offerings, newestAtArrival,
+            presentationContext,
         ])
 
     /// The tables the reports' migrations create.

@@ -120,10 +120,10 @@ struct Rollup {
     }
 
     /// Presentations per multi-row merge statement, and parameters per presentation.
-    static let mergeRows = 64, mergeColumns = 16
+    static let mergeRows = 64, mergeColumns = 19
 
     /// `rollup_merge_presentation.sql` with its `VALUES` row repeated ``mergeRows`` times as
-    /// numbered parameters (`?1 … ?16`, `?17 … ?32`, …), otherwise the same statement.
+    /// numbered parameters (`?1 … ?19`, `?20 … ?38`, …), otherwise the same statement.
     static let mergeMany: String = {
         let sql = ReportQueries.rollupMergePresentation
         guard let values = sql.range(of: "VALUES ("),

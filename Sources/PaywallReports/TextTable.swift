@@ -32,6 +32,11 @@ struct TextTable: Equatable {
         return Int32(texts.count - 1)
     }
 
+    /// The index of column `column`'s text, `""`'s for SQL `NULL` (a context field an event left out).
+    mutating func index(orEmpty row: Row, _ column: Int) -> Int32 {
+        row.isNull(at: column) ? index("") : index(row, column)
+    }
+
     /// The index of `text`, adding it when it is new.
     mutating func index(_ text: String) -> Int32 {
         if let index = indexes[ExactText(text)] { return index }

@@ -161,4 +161,101 @@ struct EventContextCommandTests {
         let quarantine = try await cli.run(["export", "quarantine", "--raw", "--out", "-", "--db", db])
         #expect(!quarantine.stdout.contains("u1"), "\(quarantine.stdout)")
     }
+
+    @Test func segmentsSplitEachPlacementByPlatformAndAppVersionAndThePageListsTheBrokenOnes() async throws {
+        let scratch = TemporaryDirectory(prefix: "cli-context")
+        let db = scratch.path("events.sqlite")
+        // Given placement home: 40 presentations from iOS 3.2.0 with impressions, 35 from Android 2.0
+        // whose impressions never arrive (broken), 10 from the web without impressions (too few to
+        // judge), and 5 version-1 presentations with impressions
+        var lines: [String] = []
+        var n = 0
+        func add(_ count: Int, _ context: String, shown: Bool, version: Int = 2) {
+            for _ in 0..<count {
+                n += 1
+                let pair = Self.presentation(n, version: version, context: context)
+                lines += shown ? pair : [pair[1]]
+            }
+        }
+        add(40, #""platform":"ios","app_version":"3.2.0""#, shown: true)
+        add(35, #""platform":"android","app_version":"2.0""#, shown: false)
+        add(10, #""platform":"web""#, shown: false)
+        add(5, "", shown: true, version: 1)
+        let file = try scratch.write("in.ndjson", lines.joined(separator: "\n") + "\n")
+        #expect(try await cli.run(["import", file, "--no-forward", "--db", db]).status == 0)
+        // When the report runs
+        let out = scratch.path("report")
+        let report = try await cli.run([
+            "report", "--from", "2025-11-01", "--to", "2025-12-31", "--out", out, "--db", db, "--quiet",
+        ])
+        #expect(report.status == 0, "\(report.stderr)")
+        // Then segments.csv has one row per (placement, platform, app_version), empty values their own segment
+        let segments = try String(contentsOfFile: out + "/segments.csv", encoding: .utf8)
+        #expect(
+            segments.split(whereSeparator: \.isNewline) == [
+                "placement,platform,app_version,presentations,impressions,unique_viewers,purchased,restored,conversion_rate,open_s_p50,open_s_p90,impression_rate,impression_rate_vs_placement",
+                "home,,,5,5,5,0,0,0.0000,3.000,3.000,1.0000,0.5000",
+                "home,android,2.0,35,0,0,0,0,,,,0.0000,-0.5000",
+                "home,ios,3.2.0,40,40,40,0,0,0.0000,3.000,3.000,1.0000,0.5000",
+                "home,web,,10,0,0,0,0,,,,0.0000,-0.5000",
+            ], "\(segments)")
+        // And the page lists the Android segment (35 presentations, no impression) and not the web one (10)
+        let html = try String(contentsOfFile: out + "/report.html", encoding: .utf8)
+        let broken = try #require(html.range(of: "<h3>Possibly broken instrumentation</h3>"))
+        let list = String(html[broken.upperBound...]).components(separatedBy: "</ul>")[0]
+        #expect(
+            list.contains(
+                "<li><bdi>home</bdi> · platform <bdi>android</bdi> · app version <bdi>2.0</bdi>: 0 impressions of 35 presentations"
+            ), "\(list)")
+        #expect(list.components(separatedBy: "<li>").count == 2, "only the Android segment is listed: \(list)")
+    }
+
+    @Test func theContextFiltersKeepTheMatchingPresentationsAndRefuseBadValues() async throws {
+        let scratch = TemporaryDirectory(prefix: "cli-context")
+        let db = scratch.path("events.sqlite")
+        var lines: [String] = []
+        for n in 1...3 {
+            lines += Self.presentation(n, version: 2, context: #""platform":"ios","app_version":"3.2.0""#)
+        }
+        for n in 4...5 {
+            lines += Self.presentation(n, version: 2, context: #""platform":"android","app_version":"2.0""#)
+        }
+        for n in 6...6 { lines += Self.presentation(n, version: 1) }
+        let file = try scratch.write("in.ndjson", lines.joined(separator: "\n") + "\n")
+        #expect(try await cli.run(["import", file, "--no-forward", "--db", db]).status == 0)
+        let range = ["report", "--from", "2025-11-01", "--to", "2025-12-31", "--db", db, "--quiet"]
+        func presentations(_ out: String) throws -> [String] {
+            let text = try String(contentsOfFile: out + "/placement_summary.csv", encoding: .utf8)
+            return text.split(whereSeparator: \.isNewline).dropFirst().map { String($0.split(separator: ",")[1]) }
+        }
+        // Repeated --platform: either; '' is "not stated" (the version 1 presentation)
+        for (flags, expected) in [
+            (["--platform", "ios"], "3"), (["--platform", "ios", "--platform", "android"], "5"),
+            (["--platform", ""], "1"), (["--platform", "android", "--app-version", "2.0"], "2"),
+            (["--platform", "ios", "--app-version", "2.0"], nil),
+            (["--app-version", "3.2.0", "--app-version", ""], "4"),
+        ] as [([String], String?)] {
+            let out = scratch.path("r\(flags.joined(separator: "-"))")
+            let run = try await cli.run(range + ["--out", out] + flags)
+            #expect(run.status == 0, "\(flags): \(run.stderr)")
+            #expect(try presentations(out) == (expected.map { [$0] } ?? []), "\(flags)")
+        }
+        // A platform outside the catalog's: exit 64 naming the nearest
+        let typo = try await cli.run(range + ["--out", scratch.path("x"), "--platform", "andriod"])
+        #expect(typo.status == 64, "\(typo.stderr)")
+        #expect(typo.stderr.contains("did you mean android?"), "\(typo.stderr)")
+        // An app version the store has never seen: exit 65 naming the nearest known one
+        let unknown = try await cli.run(range + ["--out", scratch.path("y"), "--app-version", "3.2"])
+        #expect(unknown.status == 65, "\(unknown.stderr)")
+        #expect(unknown.stderr.contains("no app version '3.2' in this store; did you mean"), "\(unknown.stderr)")
+        #expect(unknown.stderr.contains("3.2.0"), "\(unknown.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("y")))
+        // A filtered nightly recomputes its own window into its own folder
+        let nightly = try await cli.run([
+            "report", "--nightly", "--out", scratch.path("n"), "--db", db, "--now", "2025-12-01T00:00:00Z",
+            "--platform", "android",
+        ])
+        #expect(nightly.status == 0, "\(nightly.stderr)")
+        #expect(try presentations(scratch.path("n")) == ["2"])
+    }
 }

@@ -13,10 +13,10 @@ struct ReportAndExportCommandTests {
             "report", "--from", "2026-10-01", "--to", "2026-10-03", "--out", out, "--db", db,
         ])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout.hasPrefix("wrote 8 reports ("))
+        #expect(result.stdout.hasPrefix("wrote 9 reports ("))
         for name in [
             "encounter_funnel", "conversion_funnel", "cohort_conversion", "placement_summary", "product_mix",
-            "offering_comparison", "data_quality",
+            "offering_comparison", "data_quality", "segments",
         ] {
             #expect(FileManager.default.fileExists(atPath: "\(out)/\(name).csv"), "\(name).csv")
         }

@@ -187,12 +187,18 @@ struct AdditivePartialsTests {
                 planSelected: random.below(2) == 0, purchaseStarted: random.below(3) == 0,
                 openS: Double(random.below(60_000)) / 1000, product: "p\(random.below(3))",
                 via: [CloseVia.closeButton, .continueFree, .gesture, .abandoned][random.below(4)],
-                offering: ["", "a", "b"][random.below(3)])
+                offering: ["", "a", "b"][random.below(3)], platform: ["", "ios", "android"][random.below(3)],
+                appVersion: ["", "1.0", "2.0"][random.below(3)])
             all.add(p, details)
             if random.below(2) == 0 { first.add(p, details) } else { second.add(p, details) }
         }
         // When the two halves' partials are merged; Then they equal the partial of all of them
-        #expect(first.finish().merging(second.finish()) == all.finish())
+        let whole = all.finish()
+        #expect(first.finish().merging(second.finish()) == whole)
+        #expect(whole.segments.count > 20, "segments of every (placement, platform, app version)")
+        // And the stored form reads back as it was, segments included
+        let bytes = whole.encoded()
+        #expect(bytes.withUnsafeBytes { DayPartial(decoding: $0) } == whole)
     }
 
     struct TestDetails: PresentationDetails {
@@ -202,6 +208,8 @@ struct AdditivePartialsTests {
         var product: String
         var via: CloseVia?
         var offering: String
+        var platform: String
+        var appVersion: String
 
         func withOffering<T>(_ body: (UnsafeRawBufferPointer) -> T) -> T {
             var offering = offering

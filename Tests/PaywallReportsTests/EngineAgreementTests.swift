@@ -11,14 +11,16 @@ import Testing
 /// closes, presentations without impressions, few customers so cohorts overlap): the native engine
 /// and the SQL files must write byte-identical reports, in several time zones and with a filter.
 struct EngineAgreementTests {
-    static func randomStore(at path: String, seed: UInt64) throws -> Connection {
+    static func randomStore(at path: String, seed: UInt64, context: Bool = true) throws -> Connection {
         let connection = try ReportSchema.open(path: path)
-        try ReportFixture.insert(randomEvents(seed: seed), into: connection)
+        try ReportFixture.insert(randomEvents(seed: seed, context: context), into: connection)
         return connection
     }
 
-    /// 600 random presentations over six days from 2026-11-01, shuffled.
-    static func randomEvents(seed: UInt64) -> [ReportFixture.Event] {
+    /// 600 random presentations over six days from 2026-11-01, shuffled. With `context`, most events
+    /// say where they came from (platform and app version by presentation, a few events of a
+    /// presentation from elsewhere, so only the first event's counts); the rest are version 1 events.
+    static func randomEvents(seed: UInt64, context: Bool = true) -> [ReportFixture.Event] {
         var random = SeededGenerator(seed: seed)
         var events: [ReportFixture.Event] = []
         var id = 1
@@ -61,6 +63,14 @@ struct EngineAgreementTests {
                 id += 1
             }
         }
+        if context {
+            // Drawn from the ids (not the generator, so the other draws stay as they were).
+            for index in events.indices {
+                let (pw, id) = (events[index].pw, events[index].id)
+                events[index].platform = id % 13 == 0 ? "android" : [nil, "ios", "android", "ios", "web"][pw % 5]
+                events[index].appVersion = id % 11 == 0 ? "3.3.0" : [nil, "3.2.0", "3.3.0"][pw % 3]
+            }
+        }
         events.shuffle(using: &random)
         return events
     }
@@ -99,8 +109,8 @@ struct EngineAgreementTests {
     {
         let folder = TemporaryDirectory()
         defer { folder.remove() }
-        let plain = try Self.randomStore(at: folder.path("plain.sqlite"), seed: 11)
-        let mixed = try Self.randomStore(at: folder.path("mixed.sqlite"), seed: 11)
+        let plain = try Self.randomStore(at: folder.path("plain.sqlite"), seed: 11, context: false)
+        let mixed = try Self.randomStore(at: folder.path("mixed.sqlite"), seed: 11, context: false)
         let changed = try mixed.run(
             """
             UPDATE events SET catalog_version = 2,
@@ -125,9 +135,31 @@ struct EngineAgreementTests {
         }
         for file in ReportFile.all.map(\.fileName) {
             let reference = try String(contentsOfFile: folder.path("plain-sql/\(file)"), encoding: .utf8)
-            for run in ["plain-native", "mixed-sql", "mixed-native"] {
+            // Only segments.csv splits by the context; both engines agree on it for either store
+            let runs =
+                file == ReportFile.segments.fileName ? ["plain-native"] : ["plain-native", "mixed-sql", "mixed-native"]
+            if file == ReportFile.segments.fileName {
+                let sql = try String(contentsOfFile: folder.path("mixed-sql/\(file)"), encoding: .utf8)
+                let native = try String(contentsOfFile: folder.path("mixed-native/\(file)"), encoding: .utf8)
+                #expect(native == sql)
+                #expect(sql != reference, "the mixed store's segments split by platform and app version")
+            }
+            for run in runs {
                 let text = try String(contentsOfFile: folder.path("\(run)/\(file)"), encoding: .utf8)
                 #expect(text == reference, "\(run)/\(file)\n\(unifiedDiff(expected: reference, actual: text))")
+            }
+        }
+        // And segments.csv equals the reference recomputed with pandas from the raw events (UTC range only:
+        // the checker takes the range as milliseconds)
+        if timezone == "UTC" && placements.isEmpty {
+            for name in ["plain", "mixed"] {
+                let (status, output, errors) = try runPython(
+                    "segments_check.py",
+                    [
+                        folder.path("\(name).sqlite"), folder.path("\(name)-sql/segments.csv"),
+                        String(ReportFixture.day1), String(ReportFixture.day1 + 6 * 24 * ReportFixture.hour),
+                    ])
+                #expect(status == 0, "segments_check.py failed (\(Python.installAdvice)):\n\(output)\(errors)")
             }
         }
     }

@@ -26,6 +26,9 @@ enum ReportFixture {
         var openS: Double? = nil
         var delivery: String = "delivered"
         var offering: String? = nil
+        /// The context of catalog version 2 (`nil`: the event does not say, as a version 1 event).
+        var platform: String? = nil
+        var appVersion: String? = nil
 
         /// The oldest catalog version the event is valid in: 2 for a `via` that version 2 added,
         /// else 1 (so the fixture holds events of both versions).
@@ -137,6 +140,15 @@ enum ReportFixture {
         duplicate.result = "dismissed"
         duplicate.via = "close_button"
         try insert([duplicate], into: connection)
+        // Where some presentations came from (segments.csv): pw 3 from an Android app 2.0, pw 4 and 5
+        // from an iOS app 3.2.0 (catalog version 2 events); the others are version 1 events without.
+        try connection.transaction { db in
+            for (pw, platform, version) in [(3, "android", "2.0"), (4, "ios", "3.2.0"), (5, "ios", "3.2.0")] {
+                try db.run(
+                    "UPDATE events SET catalog_version = 2, platform = ?, app_version = ? WHERE pw_id = ?",
+                    [.text(platform), .text(version), .text(uuid(pw, prefix: "AAAAAAAA"))])
+            }
+        }
         try connection.transaction { db in
             try db.run(
                 "INSERT INTO quarantine (quarantined_at, reasons, payload, origin, line) VALUES (?, 'bad name', '{\"name\":\"=x\"}', 'import.ndjson', 3)",
@@ -168,7 +180,13 @@ enum ReportFixture {
                         .text(event.offering), .text(event.product), .text(event.result), .text(event.via),
                         .real(event.openS),
                     ])
-                guard db.changes == 1, event.name == "paywall_shown" else { continue }
+                let inserted = db.changes == 1
+                if inserted, event.platform != nil || event.appVersion != nil {
+                    try db.run(
+                        "UPDATE events SET catalog_version = 2, platform = ?, app_version = ? WHERE id = ?",
+                        [.text(event.platform), .text(event.appVersion), .text(uuid(event.id))])
+                }
+                guard inserted, event.name == "paywall_shown" else { continue }
                 let rowid = db.lastInsertRowID
                 if event.delivery == "dead" {
                     try db.run(

@@ -15,7 +15,7 @@ struct RollupTests {
     static let stored = """
         SELECT hex(p.pw_id), p.first_at, hex(p.first_id), l.placement, c.user_id, p.impression_at, p.plan_selected,
                p.purchase_started, p.close_at, nullif(hex(p.close_id), ''), p.close_result, p.close_via, p.close_open_s,
-               p.close_product, nullif(hex(p.impression_id), ''), p.offering
+               p.close_product, nullif(hex(p.impression_id), ''), p.offering, p.platform, p.app_version, p.last_at
         FROM report_presentations AS p
         JOIN report_placements AS l ON l.key = p.placement_key
         JOIN report_customers AS c ON c.key = p.customer_key
@@ -28,13 +28,13 @@ struct RollupTests {
         return """
             SELECT replace(pw_id, '-', ''), first_at, replace(first_id, '-', ''), placement, user_id, impression_at,
                    plan_selected, purchase_started, close_at, replace(close_id, '-', ''), close_result, close_via,
-                   close_open_s, close_product, replace(impression_id, '-', ''), offering
+                   close_open_s, close_product, replace(impression_id, '-', ''), offering, platform, app_version, last_at
             FROM (\(query)) ORDER BY pw_id
             """
     }
 
     static func rows(_ sql: String, _ connection: Connection) throws -> [[SQLValue]] {
-        try connection.all(sql) { row in (0..<16).map { row.value(at: $0) } }
+        try connection.all(sql) { row in (0..<19).map { row.value(at: $0) } }
     }
 
     /// Each stored presentation's first event time, by hex pw_id.
@@ -87,7 +87,7 @@ struct RollupTests {
             // Copied without `seq`, so each batch gets new, higher rowids: late arrivals, as in a real store.
             let columns =
                 "id, name, occurred_at, recorded_at, user_id, session_id, catalog_version, pw_id, source, "
-                + "offering_id, placement_id, product, result, via, open_s"
+                + "offering_id, placement_id, product, result, via, open_s, platform, app_version"
             try batched.execute(
                 "INSERT INTO events (\(columns)) SELECT \(columns) FROM source.events WHERE rowid IN (\(ids))")
             let pwIDs = Set(

@@ -8,7 +8,8 @@ import PaywallStore
 /// Deterministic paywall traffic for the report benchmark, written straight into a store in time
 /// order: per presentation an impression (85 %), plan selections, purchase starts and a close
 /// (93 %), across 8 placements (some needing CSV quoting) and 300k customers, each assigned to one
-/// of two offerings (a third of them to `variant_b`); impressions enter the outbox (pending), the
+/// of two offerings (a third of them to `variant_b`) and to a platform and app version (a fifth of
+/// them catalog version 1 events without a context); impressions enter the outbox (pending), the
 /// deliveries or the dead letters.
 struct ReportDataGenerator {
     let start: Int64
@@ -22,6 +23,11 @@ struct ReportDataGenerator {
         "onboarding", "settings", "paywall_gate", "home_banner", "Ünïcødé 🚀", "limit, reached",
         "=promo", "upgrade",
     ]
+
+    /// Each customer's platform (by customer key; `nil`: catalog version 1 events, no context).
+    static let platforms: [String?] = ["ios", "android", nil, "ipados", "web"]
+    /// Each customer's app version (by customer key, among those with a platform).
+    static let appVersions = ["3.1.0", "3.2.0", "3.2.1", "4.0.0", "4.0.1", "4.1.0", "4.2.0"]
 
     init(seed: UInt64, start: Int64, eventsPerDay: Int) {
         random = SeededGenerator(seed: seed)
@@ -51,8 +57,8 @@ struct ReportDataGenerator {
                 let insert = try db.cachedStatement(
                     """
                     INSERT INTO events (id, name, occurred_at, recorded_at, user_id, session_id, catalog_version, pw_id,
-                      source, offering_id, placement_id, product, result, via, open_s)
-                    VALUES (?, ?, ?, ?, ?, NULL, 1, ?, ?, ?, NULL, ?, ?, ?, ?)
+                      source, offering_id, placement_id, product, result, via, open_s, platform, app_version)
+                    VALUES (?1, ?2, ?3, ?4, ?5, NULL, ?13, ?6, ?7, ?8, NULL, ?9, ?10, ?11, ?12, ?14, ?15)
                     """)
                 let outbox = Delivery(
                     pending: try db.cachedStatement(
@@ -81,6 +87,9 @@ struct ReportDataGenerator {
         let user = "user-\(customer)"
         let offering = customer % 3 == 0 ? "variant_b" : "default"  // from the customer: no extra draw
         let source = Self.placements[Int(random.next() % UInt64(Self.placements.count))]
+        // From the customer, like the offering: no extra draw, so the traffic is otherwise the same.
+        let platform = Self.platforms[Int(customer % UInt64(Self.platforms.count))]
+        let appVersion = platform.map { _ in Self.appVersions[Int(customer / 5 % UInt64(Self.appVersions.count))] }
         var written = 0
         func add(_ name: String, _ product: String?, _ result: String?, _ via: String?, _ openS: Double?) throws
             -> String
@@ -99,6 +108,9 @@ struct ReportDataGenerator {
             insert.bind(result, at: 10)
             insert.bind(via, at: 11)
             insert.bind(openS, at: 12)
+            insert.bind(Int64(platform == nil ? 1 : 2), at: 13)
+            insert.bind(platform, at: 14)
+            insert.bind(appVersion, at: 15)
             try insert.run()
             written += 1
             return id

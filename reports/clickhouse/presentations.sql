@@ -1,5 +1,6 @@
 -- The building blocks of funnels.md as a view: one row per presentation (pw_id).
---   first event = smallest (occurred_at, id); its source is the placement, its user_id the customer
+--   first event = smallest (occurred_at, id); its source is the placement, its user_id the customer,
+--                 its platform and app_version the segment ('' when it has none)
 --   impression  = earliest paywall_shown; close = earliest paywall_closed by (occurred_at, id)
 --   offering    = offering_id of the first paywall_shown by (occurred_at, id), '' when it has none
 -- Duplicate event ids count once (LIMIT 1 BY id). The close's columns are taken as one tuple so a
@@ -11,6 +12,9 @@ SELECT
   min(occurred_at) AS first_at,
   argMin(source, (occurred_at, id)) AS placement,
   argMin(user_id, (occurred_at, id)) AS user_id,
+  -- the first event's context (tuples, so a NULL of the first event is not skipped for a later one's)
+  ifNull(argMin(tuple(platform), (occurred_at, id)).1, '') AS platform,
+  ifNull(argMin(tuple(app_version), (occurred_at, id)).1, '') AS app_version,
   countIf(name = 'paywall_shown') > 0 AS has_impression,
   minIf(occurred_at, name = 'paywall_shown') AS impression_at,
   -- a tuple, so a NULL offering_id of the first impression is not skipped for a later one's

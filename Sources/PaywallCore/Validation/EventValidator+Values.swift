@@ -52,8 +52,22 @@ extension EventValidator {
 
     /// Whether the field named `name` refuses control characters: `user_id`, so every stored
     /// customer id can be named on a command line (`forget --user`, `export --user`), which cannot
-    /// hold a NUL character and should not be handed terminal escapes.
-    static func refusesControlCharacters(_ name: String) -> Bool { name == "user_id" }
+    /// hold a NUL character and should not be handed terminal escapes; and the context fields
+    /// (``EventContext/fields``: `app_version`, `build`, `platform`, `os_version`, `sdk_version`,
+    /// `locale`), which the reports show as segments and take as `--platform` / `--app-version` filters.
+    static func refusesControlCharacters(_ name: String) -> Bool {
+        name == "user_id" || contextFieldNames.contains(name)
+    }
+
+    /// The context fields' names.
+    static let contextFieldNames = Set(EventContext.fields.map(\.rawValue))
+
+    /// Why a control character in field `name` is refused, for the quarantine reason.
+    static func controlCharacterConsequence(_ name: String) -> String {
+        name == "user_id"
+            ? "an id no command line can name could never be erased or exported"
+            : "a report could not show it as a segment nor a command line name it in a filter"
+    }
 
     /// The first C0 control (U+0000…U+001F), DEL or C1 control (U+0080…U+009F) in `text`.
     static func firstControlCharacter(in text: String) -> Unicode.Scalar? {
@@ -83,7 +97,7 @@ extension EventValidator {
                     "control_characters",
                     "must not hold control characters (U+0000 to U+001F, U+007F to U+009F); this one holds U+"
                         + String(repeating: "0", count: max(0, 4 - code.count)) + code
-                        + " (an id no command line can name could never be erased or exported)", nil)
+                        + " (\(Self.controlCharacterConsequence(spec.name)))", nil)
             }
             return .string(text)
         }

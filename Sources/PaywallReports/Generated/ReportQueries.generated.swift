@@ -16,6 +16,8 @@ enum ReportQueries {
 -- window_complete: the newest stored event (meta 'reports.newest_occurred_at', kept by the
 -- rollup, each event's occurred_at capped at its recorded_at), capped at :now_ms, is at least
 -- :window_ms after the end of cohort_date: a device clock set ahead completes no cohort early.
+-- A run filtered by platform or app version binds :newest_ms, the newest event of the presentations
+-- it keeps (the rollup's last_at), as a store holding only them would have it.
 WITH days AS (
   SELECT value ->> 0 AS date, value ->> 1 AS start_ms, value ->> 2 AS end_ms FROM json_each(:days)
 ),
@@ -45,7 +47,8 @@ SELECT cohort_date, placement,
        count(*) AS customers,
        sum(converted) AS converted_3d,
        1.0 * sum(converted) / count(*) AS conversion_rate_3d,
-       CASE WHEN min(coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'reports.newest_occurred_at'), 0),
+       CASE WHEN min(coalesce(:newest_ms,
+                              (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'reports.newest_occurred_at'), 0),
                      :now_ms)
                  >= end_ms + :window_ms THEN 'true' ELSE 'false' END AS window_complete
 FROM outcomes
@@ -371,25 +374,30 @@ ON CONFLICT (bucket) DO UPDATE SET
     static let rollupMergePresentation = #"""
 -- Merges one presentation, folded from a batch of events by the caller (the same folding as
 -- rollup_presentations.sql: first event, earliest impression with its id and offering, flags,
--- earliest close), into
+-- earliest close, the first event's platform and app_version), into
 -- report_presentations. The merge is the same min/max merge, so batches may arrive in any order.
 -- Ids are the UUIDs' 16 bytes (blobs compare like the canonical text); placement_key /
 -- customer_key are the report_placements / report_customers keys of the first event's source and
 -- user_id; the close's texts are stored as they are.
 INSERT INTO report_presentations (
   pw_id, first_at, first_id, placement_key, customer_key, impression_at, plan_selected, purchase_started,
-  close_at, close_id, close_result, close_via, close_open_s, close_product, impression_id, offering)
+  close_at, close_id, close_result, close_via, close_open_s, close_product, impression_id, offering, platform,
+  app_version, last_at)
 VALUES (:pw_id, :first_at, :first_id, :placement_key, :customer_key, :impression_at, :plan_selected, :purchase_started,
-        :close_at, :close_id, :close_result, :close_via, :close_open_s, :close_product, :impression_id, :offering)
+        :close_at, :close_id, :close_result, :close_via, :close_open_s, :close_product, :impression_id, :offering,
+        :platform, :app_version, :last_at)
 ON CONFLICT (pw_id) DO UPDATE SET
   -- SET expressions read the old row, so every column below compares against the old first event
   first_at      = CASE WHEN (excluded.first_at, excluded.first_id) < (first_at, first_id) THEN excluded.first_at      ELSE first_at      END,
   first_id      = CASE WHEN (excluded.first_at, excluded.first_id) < (first_at, first_id) THEN excluded.first_id      ELSE first_id      END,
   placement_key = CASE WHEN (excluded.first_at, excluded.first_id) < (first_at, first_id) THEN excluded.placement_key ELSE placement_key END,
   customer_key  = CASE WHEN (excluded.first_at, excluded.first_id) < (first_at, first_id) THEN excluded.customer_key  ELSE customer_key  END,
+  platform      = CASE WHEN (excluded.first_at, excluded.first_id) < (first_at, first_id) THEN excluded.platform      ELSE platform      END,
+  app_version   = CASE WHEN (excluded.first_at, excluded.first_id) < (first_at, first_id) THEN excluded.app_version   ELSE app_version   END,
   impression_at    = coalesce(min(impression_at, excluded.impression_at), impression_at, excluded.impression_at),
   impression_id = CASE WHEN excluded.impression_at IS NOT NULL AND (impression_at IS NULL OR (excluded.impression_at, excluded.impression_id) < (impression_at, impression_id)) THEN excluded.impression_id ELSE impression_id END,
   offering      = CASE WHEN excluded.impression_at IS NOT NULL AND (impression_at IS NULL OR (excluded.impression_at, excluded.impression_id) < (impression_at, impression_id)) THEN excluded.offering      ELSE offering      END,
+  last_at          = max(coalesce(last_at, excluded.last_at), coalesce(excluded.last_at, last_at)),
   plan_selected    = max(plan_selected, excluded.plan_selected),
   purchase_started = max(purchase_started, excluded.purchase_started),
   close_at      = CASE WHEN excluded.close_at IS NOT NULL AND (close_at IS NULL OR (excluded.close_at, excluded.close_id) < (close_at, close_id)) THEN excluded.close_at      ELSE close_at      END,
@@ -404,17 +412,19 @@ ON CONFLICT (pw_id) DO UPDATE SET
     static let rollupPresentations = #"""
 -- Presentation building blocks, the reference definition of the report_presentations rollup: one
 -- row per pw_id over all stored events, as funnels.md defines them:
---   first event  = smallest (occurred_at, id); its source is the placement, its user_id the customer
+--   first event  = smallest (occurred_at, id); its source is the placement, its user_id the customer,
+--                  its platform and app_version the presentation's (NULL when it has none)
 --   impression   = earliest paywall_shown (NULL when the presentation has none); its id and
 --                  offering_id are those of the first paywall_shown by (occurred_at, id)
 --   close        = earliest paywall_closed by (occurred_at, id) (NULL when unclosed)
+--   last_at      = its newest event's time, each occurred_at capped at its recorded_at
 -- The events table holds each id once (duplicates count once). The library folds the events in
 -- Swift, chunk by chunk, and merges each chunk with rollup_merge_presentation.sql (min/max merges,
 -- so late events in any order give the same row); it stores the ids as their 16 bytes and the
 -- placement and customer as report_placements / report_customers keys. The tests require the
 -- stored rollup, read back through those keys, to equal this query.
 WITH firsts AS (
-  SELECT pw_id, occurred_at, id, source, user_id,
+  SELECT pw_id, occurred_at, id, source, user_id, platform, app_version,
          row_number() OVER (PARTITION BY pw_id ORDER BY occurred_at, id) AS rank
   FROM events
 ),
@@ -434,20 +444,82 @@ flags AS (
   SELECT pw_id,
          min(CASE WHEN name = 'paywall_shown' THEN occurred_at END) AS impression_at,
          max(name = 'paywall_plan_selected') AS plan_selected,
-         max(name = 'paywall_purchase_started') AS purchase_started
+         max(name = 'paywall_purchase_started') AS purchase_started,
+         max(min(occurred_at, recorded_at)) AS last_at
   FROM events
   GROUP BY pw_id
 )
 SELECT f.pw_id, f.occurred_at AS first_at, f.id AS first_id, f.source AS placement, f.user_id,
        g.impression_at, g.plan_selected, g.purchase_started,
        c.occurred_at AS close_at, c.id AS close_id, c.result AS close_result, c.via AS close_via,
-       c.open_s AS close_open_s, c.product AS close_product, i.id AS impression_id, i.offering_id AS offering
+       c.open_s AS close_open_s, c.product AS close_product, i.id AS impression_id, i.offering_id AS offering,
+       f.platform, f.app_version, g.last_at
 FROM firsts AS f
 JOIN flags AS g ON g.pw_id = f.pw_id
 LEFT JOIN impressions AS i ON i.pw_id = f.pw_id AND i.rank = 1
 LEFT JOIN closes AS c ON c.pw_id = f.pw_id AND c.rank = 1
 WHERE f.rank = 1
 ORDER BY f.pw_id;
+"""#
+
+    /// `reports/segments.sql`.
+    static let segments = #"""
+-- Segments (funnels.md "Segments"): one row per (placement, platform, app_version) over the whole
+-- range. A presentation's platform and app_version are those of its first event, kept in the rollup
+-- ('' when that event has none: catalog version 1 events, or a device that did not say), and empty
+-- values are their own segment. The columns of placement_summary.sql over the segment's
+-- presentations, then impression_rate and its difference to the placement's (unrounded here, the
+-- writer rounds to 4 places). Both engines agree with this file. Parameters as in encounter_funnel.sql.
+WITH days AS (
+  SELECT value ->> 0 AS date, value ->> 1 AS start_ms, value ->> 2 AS end_ms FROM json_each(:days)
+),
+presentations AS (
+  SELECT l.placement, coalesce(p.platform, '') AS platform, coalesce(p.app_version, '') AS app_version,
+         p.customer_key, p.impression_at IS NOT NULL AS seen, p.close_at, p.close_result, p.close_open_s
+  FROM days AS d
+  JOIN report_presentations AS p ON p.first_at >= d.start_ms AND p.first_at < d.end_ms
+  JOIN report_placements AS l ON l.key = p.placement_key
+  WHERE :placements IS NULL OR l.placement IN (SELECT value FROM json_each(:placements))
+),
+placement_rates AS (
+  SELECT placement, 1.0 * sum(seen) / count(*) AS rate FROM presentations GROUP BY placement
+),
+summary AS (
+  SELECT placement, platform, app_version,
+         count(*) AS presentations,
+         sum(seen) AS impressions,
+         count(DISTINCT CASE WHEN seen THEN customer_key END) AS unique_viewers,
+         sum(seen AND close_result IS 'purchased') AS purchased,
+         sum(seen AND close_result IS 'restored') AS restored
+  FROM presentations
+  GROUP BY placement, platform, app_version
+),
+ranked AS (
+  SELECT placement, platform, app_version, close_open_s,
+         row_number() OVER (PARTITION BY placement, platform, app_version ORDER BY close_open_s) AS rank,
+         count(*) OVER (PARTITION BY placement, platform, app_version) AS n
+  FROM presentations
+  WHERE seen AND close_at IS NOT NULL
+),
+percentiles AS (
+  SELECT placement, platform, app_version,
+         max(CASE WHEN rank = (50 * n + 99) / 100 THEN close_open_s END) AS open_s_p50,
+         max(CASE WHEN rank = (90 * n + 99) / 100 THEN close_open_s END) AS open_s_p90
+  FROM ranked
+  GROUP BY placement, platform, app_version
+)
+SELECT s.placement, s.platform, s.app_version, s.presentations, s.impressions, s.unique_viewers, s.purchased,
+       s.restored,
+       CASE WHEN s.impressions > 0 THEN 1.0 * s.purchased / s.impressions END AS conversion_rate,
+       p.open_s_p50, p.open_s_p90,
+       1.0 * s.impressions / s.presentations AS impression_rate,
+       -- a difference that rounds to 0 is written as 0.0000, never -0.0000
+       CASE WHEN abs(1.0 * s.impressions / s.presentations - r.rate) < 0.00005 THEN 0.0
+            ELSE 1.0 * s.impressions / s.presentations - r.rate END AS impression_rate_vs_placement
+FROM summary AS s
+JOIN placement_rates AS r ON r.placement = s.placement
+LEFT JOIN percentiles AS p ON p.placement = s.placement AND p.platform = s.platform AND p.app_version = s.app_version
+ORDER BY s.placement, s.platform, s.app_version;
 """#
 
     /// Every embedded file by name (without `.sql`), for the consistency test.
@@ -462,5 +534,6 @@ ORDER BY f.pw_id;
         "rollup_event_buckets": rollupEventBuckets,
         "rollup_merge_presentation": rollupMergePresentation,
         "rollup_presentations": rollupPresentations,
+        "segments": segments,
     ]
 }

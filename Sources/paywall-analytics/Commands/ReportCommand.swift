@@ -24,8 +24,15 @@ enum ReportCommand {
                 A --placement or --control the store has never seen is refused before anything is written, naming the
                 known values nearest to it (a misspelling is not taken for an empty report or the default control).
 
-                Exit codes: 0 done, 64 bad arguments, 65 the database is not a PaywallAnalytics store or a --placement or
-                --control names a value it has never seen, 66 no database, 73 cannot write --out, 74 I/O error, 75 another
+                --platform and --app-version (each repeatable; several values of one flag: any of them, both flags: both
+                must match) keep only the presentations whose first event came from that platform and app version, and
+                every report is then the report of a store holding only those presentations (data_quality.csv, about what
+                the store received, stays whole). An empty value (--platform '') means "not stated": catalog version 1
+                events, or a device that left the field out. A filtered --nightly recomputes its whole window from the
+                rollups (give it its own --out); the unfiltered nightly stays incremental.
+
+                Exit codes: 0 done, 64 bad arguments (a --platform outside the known platforms included), 65 the database is
+                not a PaywallAnalytics store or a --placement, --app-version or --control names a value it has never seen, 66 no database, 73 cannot write --out, 74 I/O error, 75 another
                 report run holds this database or this --out.
                 """,
             usage: "report (--from <date> --to <date> | --nightly [--days <n>]) --out <dir> [options]",
@@ -37,6 +44,14 @@ enum ReportCommand {
                 .value("--days", "n", "With --nightly: write the trailing n days ending today (default: all history)."),
                 .value("--out", "dir", "Output folder for the CSV files (created if needed)."),
                 .value("--placement", "name", "Only this placement (repeatable).", repeatable: true),
+                .value(
+                    "--platform", "name",
+                    "Only presentations whose first event came from this platform, e.g. ios or android; '' for not stated (repeatable).",
+                    repeatable: true),
+                .value(
+                    "--app-version", "version",
+                    "Only presentations whose first event came from this app version, e.g. 3.2.0; '' for not stated (repeatable).",
+                    repeatable: true),
                 .value("--timezone", "zone", "IANA time zone that defines days, e.g. Europe/Berlin (default UTC)."),
                 .value("--cohort-window", "duration", "Cohort conversion window, e.g. 72h or 3d (default 3d)."),
                 .value(
@@ -67,6 +82,8 @@ enum ReportCommand {
                 "--control needs an offering id; leave it out to use each placement's most-seen offering")
         }
         let now = try NowOption.parse(arguments.value("--now"))
+        let filter = try ContextFilterOption.parse(
+            platforms: arguments.all("--platform"), appVersions: arguments.all("--app-version"))
         let bar = ProgressBar(context: context, arguments: arguments)
         defer { bar.finish() }
         do {
@@ -77,6 +94,7 @@ enum ReportCommand {
                 {
                     throw CLIError.usage(
                         "--nightly covers all placements and computes its own days; leave out --from, --to and --placement"
+                            + " (--platform and --app-version are allowed)"
                     )
                 }
                 let days = try arguments.value("--days").map { text throws(CLIError) -> Int in
@@ -94,6 +112,7 @@ enum ReportCommand {
                     context.databasePath(arguments), create: false, readOnly: rollupsWritten, now: now)
                 var reports = FunnelReport(connection: store.connection, now: now)
                 reports.control = control
+                reports.contextFilter = filter
                 reports.refusesUnknownFilterValues = true
                 reports.progress = { bar.update("folding new events into the report rollups", fraction: $0) }
                 let run = try reports.nightly(
@@ -112,6 +131,7 @@ enum ReportCommand {
                 context.databasePath(arguments), create: false, readOnly: rollupsWritten, now: now)
             var reports = FunnelReport(connection: store.connection, now: now)
             reports.control = control
+            reports.contextFilter = filter
             reports.refusesUnknownFilterValues = true
             reports.progress = { bar.update("folding new events into the report rollups", fraction: $0) }
             let summary = try reports.report(
@@ -140,6 +160,38 @@ enum ReportCommand {
             : "\(run.daysRecomputed.count) day(s) (\(run.daysRecomputed.first!) … \(run.daysRecomputed.last!))"
         return
             "read \(run.eventsRead) new events, recomputed \(days); wrote \(run.windowFrom) to \(run.windowTo) into \(out) (run.json has the details)"
+    }
+}
+
+/// `--platform` and `--app-version`: checked before the store is opened. A platform must be one of the
+/// catalog's (`DevicePlatform`) or `''` (not stated), with the nearest one suggested; an app version
+/// must fit the catalog's field (at most 64 characters, no control characters). Whether the store knows
+/// the app version is checked after the rollups are refreshed (exit 65, like --placement).
+enum ContextFilterOption {
+    static func parse(platforms: [String], appVersions: [String]) throws(CLIError) -> ContextFilter {
+        let known = DevicePlatform.allCases.map(\.rawValue)
+        for platform in platforms where !platform.isEmpty && DevicePlatform(rawValue: platform) == nil {
+            let near = NearestNames.closest(
+                to: platform, among: known, limit: 2, within: NearestNames.typoDistance(for: platform))
+            let hint = near.isEmpty ? "" : "did you mean \(near.joined(separator: " or "))? "
+            throw .usage(
+                "--platform '\(shown(platform))' is not a platform; \(hint)the platforms are "
+                    + known.joined(separator: ", ") + ", or '' for events that do not say")
+        }
+        for version in appVersions {
+            if version.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+                throw .usage("--app-version must not hold control characters (tab, newline, …)")
+            }
+            if version.count > 64 {
+                throw .usage("--app-version is at most 64 characters (the catalog's limit), got \(version.count)")
+            }
+        }
+        return ContextFilter(platforms: platforms, appVersions: appVersions)
+    }
+
+    /// `text` with its control characters shown as `?` (a terminal never runs them from an error).
+    static func shown(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "?" : $0 }))
     }
 }
 

@@ -18,8 +18,8 @@ reports_dir, sqlite_dir, export_dir, date_from, date_to, tz, window_ms, placemen
 control = sys.argv[9] if len(sys.argv) > 9 else "[]"
 now_ms = int(sys.argv[10]) if len(sys.argv) > 10 else 0
 RATES = {"impression_rate", "conversion_rate", "conversion_rate_3d", "share", "ci_low", "ci_high", "lift", "p_value",
-         "trial_conversion_rate", "rpc_ci_low", "rpc_ci_high", "revenue_p_value", "diff", "seq_ci_low", "seq_ci_high",
-         "seq_p_value", "srm_p_value"}
+         "impression_rate_vs_placement", "trial_conversion_rate", "rpc_ci_low", "rpc_ci_high", "revenue_p_value", "diff",
+         "seq_ci_low", "seq_ci_high", "seq_p_value", "srm_p_value"}
 SECONDS = {"open_s_p50", "open_s_p90"}
 
 db = session.Session()
@@ -52,7 +52,7 @@ params = {"from": date_from, "to": date_to, "tz": tz, "window_ms": int(window_ms
           "now_ms": now_ms}
 problems = []
 for name in ["encounter_funnel", "conversion_funnel", "cohort_conversion", "placement_summary", "product_mix",
-             "offering_comparison", "data_quality", "revenue"]:
+             "offering_comparison", "data_quality", "segments", "revenue"]:
     sql = open(f"{reports_dir}/{name}.sql").read().rstrip().rstrip(";")
     result = json.loads(str(run(sql + "\nSETTINGS output_format_json_quote_64bit_integers = 0", params)) if "SETTINGS" not in sql
                         else str(run(sql.replace("SETTINGS ", "SETTINGS output_format_json_quote_64bit_integers = 0, "), params)))

@@ -1,0 +1,89 @@
+import PaywallCore
+
+extension PresentationScan.GroupStats {
+    /// Adds another group's presentations: every count, and its viewers and `open_s` values appended
+    /// (viewers may repeat; the rows count them distinct).
+    mutating func append(_ other: Self) {
+        for counter in Self.counters { self[keyPath: counter] += other[keyPath: counter] }
+        viewers += other.viewers
+        openS += other.openS
+    }
+}
+
+extension PresentationScan {
+    /// `segments.csv` (funnels.md "Segments"): per (placement, platform, app version) of the first
+    /// event over the range, the placement summary's columns, the impression rate and its difference
+    /// to the placement's (unrounded; a difference that rounds to 0 is 0, never −0). Sorted by
+    /// placement, platform, app version, by code points.
+    func segmentRows() -> [[ReportValue]] {
+        var totals: [Int: (presentations: Int64, impressions: Int64)] = [:]
+        for (key, s) in segments {
+            totals[key.placement, default: (0, 0)].presentations += s.presentations
+            totals[key.placement, default: (0, 0)].impressions += s.impressions
+        }
+        let keys = segments.keys.sorted { a, b in
+            if a.placement != b.placement { return codePointLess(placements[a.placement], placements[b.placement]) }
+            let (pa, pb) = (contexts[a.platform] ?? "", contexts[b.platform] ?? "")
+            if a.platform != b.platform, !ExactText.same(pa, pb) { return codePointLess(pa, pb) }
+            return codePointLess(contexts[a.appVersion] ?? "", contexts[b.appVersion] ?? "")
+        }
+        return keys.map { key in
+            let s = segments[key]!
+            var opens = s.openS
+            let total = totals[key.placement]!
+            let rate = Double(s.impressions) / Double(s.presentations)
+            let placementRate = Double(total.impressions) / Double(total.presentations)
+            let difference = abs(rate - placementRate) < 0.00005 ? 0 : rate - placementRate
+            return [
+                .text(placements[key.placement]), .text(contexts[key.platform] ?? ""),
+                .text(contexts[key.appVersion] ?? ""), .integer(s.presentations), .integer(s.impressions),
+                .integer(Self.distinctCount(s.viewers)), .integer(s.purchased), .integer(s.restored),
+                Self.rate(s.purchased, s.impressions), Self.selectPercentile(&opens, 50),
+                Self.selectPercentile(&opens, 90), .real(rate), .real(difference),
+            ]
+        }
+    }
+}
+
+/// The `--platform` / `--app-version` filters: a presentation is kept when its first event's platform
+/// is one of ``platforms`` (when given) and its app version one of ``appVersions`` (when given); OR
+/// within a list, AND across them. `""` in a list matches a first event that does not say (catalog
+/// version 1 events, or a device that left the field out). Values compare by exact scalars.
+public struct ContextFilter: Sendable, Equatable {
+    /// The platforms kept (`nil`: any).
+    public var platforms: [String]?
+    /// The app versions kept (`nil`: any).
+    public var appVersions: [String]?
+
+    /// A filter on either list or both; an empty list is no filter on that field.
+    public init(platforms: [String]? = nil, appVersions: [String]? = nil) {
+        self.platforms = platforms.flatMap { $0.isEmpty ? nil : $0 }
+        self.appVersions = appVersions.flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// Whether it keeps everything.
+    public var isEmpty: Bool { platforms == nil && appVersions == nil }
+
+    /// Whether a first event with this platform and app version (`""`: none) is kept.
+    public func matches(platform: String, appVersion: String) -> Bool {
+        if let platforms, !platforms.contains(where: { ExactText.same($0, platform) }) { return false }
+        if let appVersions, !appVersions.contains(where: { ExactText.same($0, appVersion) }) { return false }
+        return true
+    }
+
+    /// The SQL engine's filtered store: a temporary `report_presentations` of the stored rows whose
+    /// `platform` and `app_version` (`NULL` as `''`) are in the JSON arrays bound to `:platforms` and
+    /// `:app_versions` (`NULL`: any). The same condition as ``newestSQL``.
+    static let shadowSQL = """
+        CREATE TEMP TABLE report_presentations AS SELECT * FROM main.report_presentations
+        WHERE (:platforms IS NULL OR coalesce(platform, '') IN (SELECT value FROM json_each(:platforms)))
+          AND (:app_versions IS NULL OR coalesce(app_version, '') IN (SELECT value FROM json_each(:app_versions)))
+        """
+
+    /// The newest event time of the presentations the filter keeps (0 when none); the condition of ``shadowSQL``.
+    static let newestSQL = """
+        SELECT coalesce(max(last_at), 0) FROM main.report_presentations
+        WHERE (:platforms IS NULL OR coalesce(platform, '') IN (SELECT value FROM json_each(:platforms)))
+          AND (:app_versions IS NULL OR coalesce(app_version, '') IN (SELECT value FROM json_each(:app_versions)))
+        """
+}
