@@ -26,7 +26,8 @@ public final class Collector: Sendable {
     private let queue: CommitQueue
     private let handler: CollectorHandler
     /// Checkpoints the store's WAL off the commit path, so a group commit never copies pages into
-    /// the main file before its requests are answered.
+    /// the main file before its requests are answered, and keeps the WAL file within `--max-wal`
+    /// (it starts over under continuous writes, and is cut back once a long report ends).
     private let checkpointer: BackgroundCheckpointer
     /// Probes the writer when no commit came for a while, so `/healthz` stays current.
     private let prober: HealthProber
@@ -60,7 +61,7 @@ public final class Collector: Sendable {
             close(socket.descriptor)
             throw CollectorError.noWriteKeys
         }
-        checkpointer = try BackgroundCheckpointer(connection: store.connection)
+        checkpointer = try BackgroundCheckpointer(connection: store.connection, walLimitBytes: limits.maxWALBytes)
         let metrics = CollectorMetrics()
         let health = WriterHealth()
         let log = FoldedLog(write: log)
@@ -72,7 +73,7 @@ public final class Collector: Sendable {
                         if case .events(let part) = work { part } else { nil }
                     }
                     let counts = try Self.commit(parts, store: store, health: health)
-                    if zip(parts, counts).contains(where: { $0.impressions == .pending && $1.accepted > 0 }) {
+                    if zip(parts, counts).contains(where: { $0.impressions == .pending && $1.counts.accepted > 0 }) {
                         committed()
                     }
                     let bodies = works.compactMap { work -> Data? in
@@ -176,7 +177,9 @@ public final class Collector: Sendable {
     /// health probe, a one-row write (`meta` key `collector.health_probe`, the time in seconds), so
     /// that a full disk or a refused write fails the probe as it fails an upload. A failed probe is
     /// recorded in `health` and never fails the requests committed with it.
-    static func commit(_ parts: [CommitPart], store: EventStore, health: WriterHealth) throws -> [EventCounts] {
+    static func commit(_ parts: [CommitPart], store: EventStore, health: WriterHealth) throws
+        -> [GroupCommitOutcome]
+    {
         let real = parts.filter { $0.origin != probeOrigin }
         var probeWrote = false
         if real.count < parts.count {
@@ -191,12 +194,14 @@ public final class Collector: Sendable {
                 health.failed(CollectorHandler.summary(error))
             }
         }
-        var counts = real.isEmpty ? [] : try store.commitGroup(real)
+        var counts = real.isEmpty ? [] : try store.commitGroupOutcomes(real)
         if probeWrote || real.contains(where: { !$0.events.isEmpty || !$0.quarantine.isEmpty }) {
             health.committedWrite()
         }
         counts.reverse()
-        return parts.map { $0.origin == probeOrigin ? EventCounts(accepted: 0) : counts.removeLast() }
+        return parts.map {
+            $0.origin == probeOrigin ? GroupCommitOutcome(counts: EventCounts(accepted: 0)) : counts.removeLast()
+        }
     }
 }
 
@@ -212,7 +217,7 @@ final class HealthProber: Sendable {
                 if health.startProbeIfDue() {
                     let part = CommitPart(
                         events: [], quarantine: [], impressions: .pending, origin: Collector.probeOrigin)
-                    let job = CommitQueue.Job(part: part, probe: true) { _ in health.probeDone() }
+                    let job = CommitQueue.Job(part: part, probe: true, done: { _ in health.probeDone() })
                     if !queue.submit(job) { health.probeDone() }
                 }
                 usleep(200_000)

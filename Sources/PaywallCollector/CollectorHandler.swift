@@ -34,6 +34,8 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
     let webhooks: Bool
     /// `--key-rate`'s buckets, when a rate is set.
     let limiter: KeyRateLimiter?
+    /// `--key-quarantine-bytes`' buckets.
+    let quarantineBudget: KeyQuarantineBudget
     let log: @Sendable (String) -> Void
     weak var server: HTTPServer?
     /// Set on shutdown: new requests get 503 and `Connection: close`.
@@ -46,6 +48,7 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
         self.health = health
         self.webhooks = webhooks
         limiter = limits.keyRate > 0 ? KeyRateLimiter(rate: limits.keyRate) : nil
+        quarantineBudget = KeyQuarantineBudget(bytesPerDay: limits.keyQuarantineBytes)
         self.keys = keys
         self.limits = limits
         self.queue = queue
@@ -321,37 +324,57 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
         let origin = "collector/\(events.keyName)"
         var validated = bytes.withUnsafeBytes { body.validate($0, origin: origin) }
         validated.quarantine = Self.budgeted(validated.quarantine, bytes: limits.maxQuarantineBytes)
+        let kept = validated.quarantine.reduce(0) { $0 + ($1.rawPayload?.count ?? $1.payload.utf8.count) }
+        if let wait = quarantineBudget.take(events.keyName, cost: kept) {
+            metrics.quarantineBudgetRefused(key: events.keyName)
+            return respond(
+                .error(
+                    429,
+                    "the write key '\(events.keyName)' passed its budget of \(limits.keyQuarantineBytes) bytes of "
+                        + "refused lines kept per day (--key-quarantine-bytes), and this request has \(validated.quarantine.count) "
+                        + "refused lines; nothing of it was stored: fix the lines the earlier answers listed in "
+                        + "`rejected`, or retry after \(wait) s",
+                    headers: [HTTPHeader(CollectorWire.Header.retryAfter, String(min(wait, 3_600)))]))
+        }
         // `X-Paywall-Forwarding: collector`: this collector's forwarder sends the new impressions;
         // `device`: the app install did, and the collector only records that.
         let part = CommitPart(
             events: validated.events, quarantine: validated.quarantine,
-            impressions: events.forwarding == .device ? .forwardedByDevice : .pending, origin: origin)
+            impressions: events.forwarding == .device ? .forwardedByDevice : .pending, origin: origin,
+            eventLines: validated.eventLines)
         let metrics = self.metrics
         let log = self.log
         let limits = self.limits
         let submitted = queue.submit(
-            CommitQueue.Job(part: part) { result in
-                switch result {
-                case .success(let counts):
-                    metrics.events(
-                        key: events.keyName, accepted: counts.accepted, duplicates: counts.duplicates,
-                        quarantined: counts.quarantined, suppressed: counts.suppressed)
-                    respond(
-                        .json(
-                            200, Self.answer(counts, quarantine: part.quarantine, listing: limits.maxRejections).json))
-                case .failure(let failed as CommitQueue.SyncFailed):
-                    log("a sync failed, its requests were answered 503: \(Self.summary(failed.underlying))")
-                    respond(
-                        .error(
-                            503,
-                            "the store could not flush its log to disk (\(Self.summary(failed.underlying))); "
-                                + "this request's events may be stored: resend it (stored events count as duplicates)",
-                            headers: [HTTPHeader(CollectorWire.Header.retryAfter, "5")]))
-                case .failure(let error):
-                    log("a commit failed, its requests were answered 503: \(Self.summary(error))")
-                    respond(Self.unavailable("the store cannot take writes now (\(Self.summary(error)))"))
-                }
-            })
+            CommitQueue.Job(
+                events: part,
+                answered: { result in
+                    switch result {
+                    case .success(let outcome):
+                        let counts = outcome.counts
+                        metrics.events(
+                            key: events.keyName, accepted: counts.accepted, duplicates: counts.duplicates,
+                            quarantined: counts.quarantined, suppressed: counts.suppressed)
+                        respond(
+                            .json(
+                                200,
+                                Self.answer(
+                                    counts, quarantine: Self.inLineOrder(part.quarantine + outcome.conflicts),
+                                    listing: limits.maxRejections
+                                ).json))
+                    case .failure(let failed as CommitQueue.SyncFailed):
+                        log("a sync failed, its requests were answered 503: \(Self.summary(failed.underlying))")
+                        respond(
+                            .error(
+                                503,
+                                "the store could not flush its log to disk (\(Self.summary(failed.underlying))); "
+                                    + "this request's events may be stored: resend it (stored events count as duplicates)",
+                                headers: [HTTPHeader(CollectorWire.Header.retryAfter, "5")]))
+                    case .failure(let error):
+                        log("a commit failed, its requests were answered 503: \(Self.summary(error))")
+                        respond(Self.unavailable("the store cannot take writes now (\(Self.summary(error)))"))
+                    }
+                }))
         if !submitted {
             respond(
                 queue.isClosed
@@ -374,6 +397,12 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
                 CollectorAnswer.Rejection(line: $0.line ?? 0, reasons: $0.reasons)
             },
             rejectedOmitted: max(0, quarantine.count - listing))
+    }
+
+    /// Refused lines in body order (conflicts, found at commit, among the lines refused before it).
+    static func inLineOrder(_ entries: [QuarantineEntry]) -> [QuarantineEntry] {
+        entries.enumerated().sorted { ($0.element.line ?? .max, $0.offset) < ($1.element.line ?? .max, $1.offset) }
+            .map(\.element)
     }
 
     /// The number of lines in `bytes`: its LF bytes, plus one when the last line has none.

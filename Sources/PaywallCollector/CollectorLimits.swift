@@ -32,14 +32,24 @@ public struct CollectorLimits: Sendable, Hashable {
     /// the whole line (as `import` does for a line over 1 MiB), so the store cannot be grown by
     /// far more than a request's size through the quarantine.
     public var maxQuarantineBytes: Int
+    /// Bytes of refused lines each write key may have kept in the quarantine per day
+    /// (`--key-quarantine-bytes`, default 64 MiB; a bucket refilled continuously): a request whose
+    /// refused lines would pass it is answered 429 with `Retry-After` and nothing of it is stored.
+    public var keyQuarantineBytes: Int
+    /// The size the store's WAL file is kept at or below while no reader holds it (`--max-wal`,
+    /// default 64 MiB, at least 1 MiB): the WAL starts over from a quarter of it and is cut back to
+    /// that after a long report ended.
+    public var maxWALBytes: Int
 
     /// Creates limits; the defaults are those of `serve`.
     public init(
         maxConnections: Int = 1_024, maxBodyBytes: Int = 1 << 20, maxDecompressedBytes: Int = 16 << 20,
         timeoutSeconds: Int = 30, queueCapacity: Int = 256, threads: Int = 0, maxLines: Int = 10_000,
         maxRejections: Int = 100, maxQuarantineBytes: Int = 256 << 10, headerTimeoutSeconds: Int = 5,
-        keyRate: Double = 0
+        keyRate: Double = 0, keyQuarantineBytes: Int = 64 << 20, maxWALBytes: Int = 64 << 20
     ) {
+        self.keyQuarantineBytes = max(1, keyQuarantineBytes)
+        self.maxWALBytes = max(1 << 20, maxWALBytes)
         self.keyRate = keyRate.isFinite ? max(0, keyRate) : 0
         self.headerTimeoutSeconds = max(1, headerTimeoutSeconds)
         self.maxLines = max(1, maxLines)

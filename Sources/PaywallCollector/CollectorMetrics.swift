@@ -54,6 +54,7 @@ public final class CollectorMetrics: Sendable {
         var commitSum = 0.0
         var commitFailures = 0
         var rateLimited: [String: Int] = [:]
+        var quarantineBudgetRefused: [String: Int] = [:]
         var webhooks: [WebhookCount: Int] = [:]
     }
 
@@ -93,6 +94,10 @@ public final class CollectorMetrics: Sendable {
     /// Counts one request refused (429) because its key passed `--key-rate`.
     func rateLimited(key: String) {
         state.withLock { $0.rateLimited[key, default: 0] += 1 }
+    }
+
+    func quarantineBudgetRefused(key: String) {
+        state.withLock { $0.quarantineBudgetRefused[key, default: 0] += 1 }
     }
 
     /// Records one group commit's duration and whether it succeeded.
@@ -139,6 +144,15 @@ public final class CollectorMetrics: Sendable {
         out += "# TYPE paywall_collector_rate_limited_total counter\n"
         for key in state.rateLimited.keys.sorted() {
             out += "paywall_collector_rate_limited_total{key=\"\(key)\"} \(state.rateLimited[key, default: 0])\n"
+        }
+        out +=
+            "# HELP paywall_collector_quarantine_budget_refused_total Requests refused with 429 because their "
+            + "refused lines passed the key's quarantine budget (--key-quarantine-bytes), by write key name.\n"
+        out += "# TYPE paywall_collector_quarantine_budget_refused_total counter\n"
+        for key in state.quarantineBudgetRefused.keys.sorted() {
+            out +=
+                "paywall_collector_quarantine_budget_refused_total{key=\"\(key)\"} "
+                + "\(state.quarantineBudgetRefused[key, default: 0])\n"
         }
         out += "# HELP paywall_collector_received_bytes_total Request body bytes received, as sent (before gunzip).\n"
         out += "# TYPE paywall_collector_received_bytes_total counter\n"

@@ -30,7 +30,7 @@ final class CommitQueue: @unchecked Sendable {
 
     /// What the writer made of one job's work.
     enum Outcome: Sendable {
-        case events(EventCounts)
+        case events(GroupCommitOutcome)
         case webhook(WebhookOutcome)
         /// This job's work alone failed (the other kind in the same group may be committed).
         case failed(any Error)
@@ -47,13 +47,21 @@ final class CommitQueue: @unchecked Sendable {
         /// A job of events, told its counts.
         init(part: CommitPart, probe: Bool = false, done: @escaping @Sendable (Result<EventCounts, any Error>) -> Void)
         {
+            self.init(events: part, probe: probe, answered: { done($0.map(\.counts)) })
+        }
+
+        /// A job of events, told its counts and its conflicts (the events quarantined at commit).
+        init(
+            events part: CommitPart, probe: Bool = false,
+            answered done: @escaping @Sendable (Result<GroupCommitOutcome, any Error>) -> Void
+        ) {
             work = .events(part)
             self.probe = probe
             finish = { result in
                 switch result {
-                case .success(.events(let counts)): done(.success(counts))
+                case .success(.events(let outcome)): done(.success(outcome))
                 case .success(.failed(let error)): done(.failure(error))
-                case .success(.webhook): done(.success(EventCounts(accepted: 0)))
+                case .success(.webhook): done(.success(GroupCommitOutcome(counts: EventCounts(accepted: 0))))
                 case .failure(let error): done(.failure(error))
                 }
             }
@@ -128,7 +136,11 @@ final class CommitQueue: @unchecked Sendable {
                 }
                 var counts = try commit(parts)[...]
                 return works.map { work in
-                    if case .events = work, let next = counts.popFirst() { .events(next) } else { .failed(Mismatch()) }
+                    if case .events = work, let next = counts.popFirst() {
+                        .events(GroupCommitOutcome(counts: next))
+                    } else {
+                        .failed(Mismatch())
+                    }
                 }
             },
             sync: sync, observe: observe)

@@ -239,6 +239,7 @@ final class HTTPServer: @unchecked Sendable {
         var body: [UInt8] = []
         var tooLarge = false
         var dispatched = false
+        var finalCallSeen = false
         var answered = false
         let response = Lock<HTTPResponse?>(nil)
     }
@@ -285,6 +286,16 @@ final class HTTPServer: @unchecked Sendable {
         }
         if slot.answered { return MHD_Result.YES }
         if let response = slot.response.withLock({ $0 }) { return queue(response, slot: slot, on: connection) }
+        if !slot.dispatched, !slot.finalCallSeen {
+            // Not on the first "final" call (libmicrohttpd calls again at once: "try again next
+            // time"): libmicrohttpd keeps a suspended connection's read/write interest as it was
+            // before the request's last pass, possibly "read", and on resume reads before it writes.
+            // A client that half-closed (shutdown(SHUT_WR)) after sending would then be read as
+            // gone and its answer dropped. After one pass without an answer the interest is
+            // "blocked" (the whole request is in), so the resumed connection is only written.
+            slot.finalCallSeen = true
+            return MHD_Result.YES
+        }
         guard !slot.dispatched, let context = slot.context else { return MHD_Result.YES }
         slot.dispatched = true
         let request = HTTPBodyRequest(context: context, body: slot.body, tooLarge: slot.tooLarge)

@@ -247,6 +247,8 @@ public struct DeliveryEngine: Sendable {
             return (verdict, log)
         } catch {
             let transportError = error as? TransportError ?? .other(detail: String(describing: type(of: error)))
+            // No connection (or no TLS session) was made: no byte of the body left.
+            if case .cannotConnect = transportError { log.bytes = 0 }
             return (destination.verdict(for: transportError, of: batch, attempt: attempt), log)
         }
     }

@@ -76,7 +76,7 @@ public final class URLSessionTransport: HTTPTransport {
         do {
             (data, response) = try await perform(urlRequest)
         } catch let error as URLError {
-            throw Self.transportError(error)
+            throw Self.transportError(error, url: request.url)
         } catch let error as ResponseTooLarge {
             throw TransportError.unreadableResponse(
                 detail: "the answer is longer than \(error.limit) bytes, more than any answer this program reads")
@@ -141,21 +141,31 @@ public final class URLSessionTransport: HTTPTransport {
 
     /// Maps a `URLError` to a key-free ``TransportError``, its detail in words where the code says
     /// what happened (the caller adds the host and port: ``TransportError/explained(destination:url:)``).
-    static func transportError(_ error: URLError) -> TransportError {
+    /// A failed TLS handshake is `cannotConnect`: no byte of the request left. To an `https` URL,
+    /// Foundation on Linux reports a handshake with a server that does not speak TLS (a plain HTTP
+    /// server) only as an unknown error (-1), so that one is read as a failed handshake too.
+    static func transportError(_ error: URLError, url: URL? = nil) -> TransportError {
+        let https = url?.scheme?.lowercased() == "https"
         switch error.code {
-        case .timedOut: .timedOut
-        case .cannotConnectToHost: .cannotConnect(detail: "connection refused or host unreachable")
-        case .cannotFindHost: .cannotConnect(detail: "host name not found")
-        case .dnsLookupFailed: .cannotConnect(detail: "DNS lookup failed")
-        case .notConnectedToInternet: .cannotConnect(detail: "no network connection")
+        case .unknown where https:
+            return .cannotConnect(
+                detail: "the TLS handshake failed (URLError \(error.code.rawValue)): the server may not speak HTTPS; "
+                    + "if it is a plain HTTP server, give an http:// URL")
+        case .timedOut: return .timedOut
+        case .cannotConnectToHost: return .cannotConnect(detail: "connection refused or host unreachable")
+        case .cannotFindHost: return .cannotConnect(detail: "host name not found")
+        case .dnsLookupFailed: return .cannotConnect(detail: "DNS lookup failed")
+        case .notConnectedToInternet: return .cannotConnect(detail: "no network connection")
         case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
             .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot, .clientCertificateRejected:
-            .other(detail: "TLS handshake failed, URLError \(error.code.rawValue)")
-        case .networkConnectionLost: .connectionLost
+            return .cannotConnect(
+                detail: "the TLS handshake failed (URLError \(error.code.rawValue)): check the server's certificate "
+                    + "and that it speaks HTTPS (for a plain HTTP server give an http:// URL)")
+        case .networkConnectionLost: return .connectionLost
         case .badServerResponse, .cannotParseResponse, .cannotDecodeRawData, .cannotDecodeContentData,
             .zeroByteResource:
-            .unreadableResponse(detail: "URLError \(error.code.rawValue)")
-        default: .other(detail: "URLError \(error.code.rawValue)")
+            return .unreadableResponse(detail: "URLError \(error.code.rawValue)")
+        default: return .other(detail: "URLError \(error.code.rawValue)")
         }
     }
 }

@@ -18,6 +18,22 @@ import Foundation
 ///   may never find the WAL fully copied (which is when SQLite starts it over), and the WAL must
 ///   stay bounded. Passive, like SQLite's own: it never waits for readers (a long report).
 ///
+/// With a WAL limit (``init(connection:walLimitBytes:)``, the collector's), the WAL also starts over
+/// under continuous writes and after a long reader, so its file stays small:
+/// - a passive checkpoint never finds the WAL fully copied while commits keep coming, and SQLite
+///   starts the WAL over only at a write that finds it fully copied (and no reader in it); so a
+///   commit that leaves ``restartPages`` or more, when the thread has already copied all but at most
+///   ``thresholdPages`` of them, copies that rest inline (a few pages: cheap), and the next commit
+///   starts the WAL over from its first frame;
+/// - `journal_size_limit` is set to ``restartPages`` worth of bytes, so the commit that starts the
+///   WAL over also cuts a file that grew past that back to it;
+/// - a reader (a long report) pins the frames it may still read: no checkpoint copies past them and
+///   the WAL grows while it reads. The writer then stops checkpointing inline (it would only wait
+///   for nothing), the thread retries every ``pinnedRetrySeconds`` and, once the reader is gone, copies the
+///   backlog, and the rules above bring the file back to its bound;
+/// - when no commit came for ``idleSeconds``, the thread truncates the WAL to zero bytes
+///   (`TRUNCATE` checkpoint, never waiting for a lock: a busy writer or reader just means later).
+///
 /// ``stop()`` waits for a checkpoint in progress and puts SQLite's automatic checkpoint back.
 /// Durability does not change: a commit is in the WAL, synced as the connection's `synchronous`
 /// says, before it returns; a checkpoint only moves pages that are already safe.
@@ -37,6 +53,14 @@ public final class BackgroundCheckpointer: Sendable {
     public let thresholdPages: Int
     /// WAL pages after a commit that make the writer checkpoint inline.
     public let catchUpPages: Int
+    /// With a WAL limit: WAL pages after a commit from which the writer finishes a nearly complete
+    /// checkpoint inline so the WAL starts over (`nil`: the WAL starts over only when it happens to).
+    public let restartPages: Int?
+    /// With a WAL limit: how long the thread waits before trying again a checkpoint that a reader
+    /// stopped short.
+    public static let pinnedRetrySeconds = 0.05
+    /// With a WAL limit: seconds without a commit after which the thread truncates the WAL file.
+    public static let idleSeconds = 0.5
 
     private let writer: Connection
     private let state: CheckpointerState
@@ -46,15 +70,42 @@ public final class BackgroundCheckpointer: Sendable {
     /// from now on `connection`'s commits hand checkpoints to it.
     ///
     /// - Throws: ``StorageError`` when the second connection cannot be opened.
-    public init(
+    public convenience init(
         connection: Connection, thresholdPages: Int = defaultThresholdPages,
         catchUpPages: Int = defaultCatchUpPages
     ) throws {
+        try self.init(
+            connection: connection, thresholdPages: thresholdPages, catchUpPages: catchUpPages, restartPages: nil)
+    }
+
+    /// A checkpointer that keeps the WAL file at about `walLimitBytes` or less while no reader pins
+    /// it (one commit larger than half the limit can still pass it once), and brings it back there
+    /// after a reader: the WAL starts over from a quarter of the limit (``restartPages``), the writer
+    /// catches up inline at half of it (``catchUpPages``), the thread is woken every eighth (at
+    /// most SQLite's 1,000 pages), and a WAL that grew past a quarter is cut back to it.
+    ///
+    /// - Parameter walLimitBytes: at least 1 MiB (smaller values are raised to it).
+    /// - Throws: ``StorageError`` when the second connection cannot be opened.
+    public convenience init(connection: Connection, walLimitBytes: Int) throws {
+        let pageSize = Int(try connection.scalar("PRAGMA page_size")?.int64 ?? 4_096)
+        let frame = pageSize + 24
+        let limit = max(walLimitBytes, 1 << 20)
+        let restart = max(16, limit / 4 / frame)
+        let threshold = max(8, min(Self.defaultThresholdPages, limit / 8 / frame))
+        try self.init(
+            connection: connection, thresholdPages: threshold, catchUpPages: max(restart, limit / 2 / frame),
+            restartPages: restart)
+        try connection.execute("PRAGMA journal_size_limit = \(restart * frame)")
+    }
+
+    private init(connection: Connection, thresholdPages: Int, catchUpPages: Int, restartPages: Int?) throws {
         precondition(thresholdPages > 0 && catchUpPages >= thresholdPages, "0 < threshold ≤ catch-up")
         self.writer = connection
         self.thresholdPages = thresholdPages
         self.catchUpPages = catchUpPages
-        let state = CheckpointerState(thresholdPages: thresholdPages, catchUpPages: catchUpPages)
+        self.restartPages = restartPages
+        let state = CheckpointerState(
+            thresholdPages: thresholdPages, catchUpPages: catchUpPages, restartPages: restartPages)
         self.state = state
         // Without a WAL (an in-memory database, a rollback journal) there is nothing to copy.
         let mode = try connection.scalar("PRAGMA journal_mode")?.string?.lowercased()
@@ -77,11 +128,22 @@ public final class BackgroundCheckpointer: Sendable {
         let owned = OwnedConnection(checkpointing)
         let thread = Thread { [done] in
             defer { done.signal() }
-            while state.waitForWork() {
+            while let work = state.waitForWork() {
+                var log: Int32 = -1
+                var copied: Int32 = -1
                 let code = owned.connection?.withDatabase { db in
-                    sqlite3_wal_checkpoint_v2(db.handle, "main", SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+                    guard work.truncate else {
+                        return sqlite3_wal_checkpoint_v2(db.handle, "main", SQLITE_CHECKPOINT_PASSIVE, &log, &copied)
+                    }
+                    // Never wait: a writer or a reader in the WAL means "later", not a stalled writer.
+                    sqlite3_busy_timeout(db.handle, 0)
+                    defer { sqlite3_busy_timeout(db.handle, 5_000) }
+                    return sqlite3_wal_checkpoint_v2(db.handle, "main", SQLITE_CHECKPOINT_TRUNCATE, &log, &copied)
                 }
-                state.finished(background: true, succeeded: code == SQLITE_OK)
+                let outcome = CheckpointerState.Outcome(
+                    succeeded: code == SQLITE_OK, log: Int(log), copied: Int(copied), generation: work.generation,
+                    truncate: work.truncate)
+                state.finished(background: true, outcome)
             }
             owned.close()
         }
@@ -91,8 +153,11 @@ public final class BackgroundCheckpointer: Sendable {
 
     /// Checkpoints the thread has completed so far.
     public var backgroundCheckpoints: Int { state.counts().background }
-    /// Checkpoints the writer ran inline because the WAL reached ``catchUpPages``.
+    /// Checkpoints the writer ran inline because the WAL reached ``catchUpPages`` (or, with a WAL
+    /// limit, to finish a checkpoint so the WAL starts over).
     public var inlineCheckpoints: Int { state.counts().inline }
+    /// With a WAL limit: times the thread truncated the WAL file after an idle second.
+    public var truncations: Int { state.counts().truncations }
 
     /// Ends the thread (after a checkpoint in progress), which closes its connection before this
     /// returns, and gives the writer back SQLite's automatic checkpoint. Stopping again is harmless.
@@ -125,6 +190,7 @@ private final class OwnedConnection: @unchecked Sendable {
 final class CheckpointerState: @unchecked Sendable {
     let thresholdPages: Int
     let catchUpPages: Int
+    let restartPages: Int?
     private let lock = NSCondition()
     /// A commit asked the thread for a checkpoint it has not started yet.
     private var requested = false
@@ -133,52 +199,160 @@ final class CheckpointerState: @unchecked Sendable {
     private var stopping = false
     private var background = 0
     private var inline = 0
+    private var truncations = 0
+    // With a WAL limit only:
+    /// Frames in the WAL after the last commit.
+    private var frames = 0
+    /// Frames of the current WAL known to be copied into the main file.
+    private var copied = 0
+    /// Counts the times the WAL started over (or was truncated): a checkpoint's figures taken in an
+    /// earlier WAL say nothing about this one.
+    private var generation = 0
+    /// The writer's last inline checkpoint stopped at `pinnedAt` frames: a reader holds the rest.
+    private var pinnedAt: Int?
+    /// When the thread may retry a checkpoint a reader stopped short.
+    private var retryAfter: UInt64 = 0
+    /// When the last commit was (uptime nanoseconds).
+    private var lastCommit: UInt64 = 0
+    /// The WAL has had a commit since it was last truncated.
+    private var owed = false
+    private var nextTruncate: UInt64 = 0
 
-    init(thresholdPages: Int, catchUpPages: Int) {
-        self.thresholdPages = thresholdPages
-        self.catchUpPages = catchUpPages
+    /// A checkpoint's figures (`log` and `copied` frames are -1 when SQLite gave none).
+    struct Outcome {
+        var succeeded: Bool
+        var log = -1
+        var copied = -1
+        var generation = 0
+        var truncate = false
     }
 
-    /// Called by the hook after a commit that left `pages` in the WAL: true when the writer must
-    /// checkpoint inline (then the caller owns the checkpoint until ``finished(background:succeeded:)``);
-    /// otherwise wakes the thread when there is enough to copy.
-    func committed(pages: Int) -> Bool {
+    /// What the thread is to do: a passive checkpoint, or a truncating one.
+    struct Work {
+        var generation: Int
+        var truncate: Bool
+    }
+
+    init(thresholdPages: Int, catchUpPages: Int, restartPages: Int? = nil) {
+        self.thresholdPages = thresholdPages
+        self.catchUpPages = catchUpPages
+        self.restartPages = restartPages
+    }
+
+    private static var now: UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+    /// Called by the hook after a commit that left `pages` in the WAL: a generation when the writer
+    /// must checkpoint inline (then the caller owns the checkpoint until
+    /// ``finished(background:_:)``); otherwise wakes the thread when there is enough to copy.
+    func committed(pages: Int) -> Int? {
         lock.lock()
         defer { lock.unlock() }
-        if stopping { return false }
-        if pages >= catchUpPages {
-            while running { lock.wait() }
-            running = true
-            return true
+        if stopping { return nil }
+        guard let restartPages else {
+            if pages >= catchUpPages {
+                while running { lock.wait() }
+                running = true
+                return generation
+            }
+            if pages >= thresholdPages && !requested {
+                requested = true
+                lock.broadcast()
+            }
+            return nil
         }
-        if pages >= thresholdPages && !requested {
+        lastCommit = Self.now
+        owed = true
+        if pages < frames {  // the WAL started over
+            generation += 1
+            copied = 0
+            pinnedAt = nil
+        }
+        frames = pages
+        if pinnedAt == nil {
+            if pages >= catchUpPages {
+                while running { lock.wait() }
+                running = true
+                return generation
+            }
+            if pages >= restartPages, !running, pages - copied <= thresholdPages {
+                running = true
+                return generation
+            }
+        }
+        if pages - copied >= thresholdPages && !requested {
             requested = true
             lock.broadcast()
         }
-        return false
+        return nil
     }
 
-    /// Waits for a request and takes the checkpoint (``finished(background:succeeded:)`` ends it);
-    /// false once stopping.
-    func waitForWork() -> Bool {
+    /// Waits for a request (with a WAL limit, also for an idle WAL to truncate) and takes the
+    /// checkpoint (``finished(background:_:)`` ends it); nil once stopping.
+    func waitForWork() -> Work? {
         lock.lock()
         defer { lock.unlock() }
-        while (!requested || running) && !stopping { lock.wait() }
-        if stopping { return false }
-        requested = false
-        running = true
-        return true
+        while !stopping {
+            let now = Self.now
+            if requested && !running && now >= retryAfter {
+                requested = false
+                running = true
+                return Work(generation: generation, truncate: false)
+            }
+            if restartPages != nil, owed, !running, now >= nextTruncate,
+                now - lastCommit >= UInt64(BackgroundCheckpointer.idleSeconds * 1e9)
+            {
+                nextTruncate = now + UInt64(BackgroundCheckpointer.idleSeconds * 1e9)
+                running = true
+                return Work(generation: generation, truncate: true)
+            }
+            if restartPages == nil {
+                lock.wait()
+            } else {
+                _ = lock.wait(until: Date().addingTimeInterval(0.05))
+            }
+        }
+        return nil
     }
 
     /// Ends the checkpoint taken by ``waitForWork()`` or ``committed(pages:)``.
-    func finished(background isBackground: Bool, succeeded: Bool) {
+    func finished(background isBackground: Bool, _ outcome: Outcome) {
         lock.lock()
         defer { lock.unlock() }
         running = false
-        if succeeded {
-            if isBackground { background += 1 } else { inline += 1 }
+        defer { lock.broadcast() }
+        if outcome.succeeded {
+            if outcome.truncate {
+                truncations += 1
+            } else if isBackground {
+                background += 1
+            } else {
+                inline += 1
+            }
         }
-        lock.broadcast()
+        guard restartPages != nil, outcome.generation == generation, outcome.log >= 0, outcome.copied >= 0 else {
+            return
+        }
+        if outcome.truncate && outcome.succeeded && outcome.log == 0 {
+            // The WAL file is empty: the next commit writes from its first frame.
+            generation += 1
+            frames = 0
+            copied = 0
+            pinnedAt = nil
+            owed = false
+            return
+        }
+        copied = max(copied, outcome.copied)
+        let short = outcome.copied < outcome.log
+        if !isBackground {
+            // The writer was the only one writing: a checkpoint short of the log met a reader.
+            pinnedAt = short ? outcome.copied : nil
+        } else if let pinned = pinnedAt, outcome.copied > pinned {
+            pinnedAt = nil  // the reader moved on: the writer may finish checkpoints again
+        }
+        if isBackground && short {
+            retryAfter = Self.now + UInt64(BackgroundCheckpointer.pinnedRetrySeconds * 1e9)
+            requested = true  // try again: more may be copyable once the reader moves on
+        }
     }
 
     /// Marks the state stopping; false when it already was.
@@ -197,10 +371,10 @@ final class CheckpointerState: @unchecked Sendable {
         return stopping
     }
 
-    func counts() -> (background: Int, inline: Int) {
+    func counts() -> (background: Int, inline: Int, truncations: Int) {
         lock.lock()
         defer { lock.unlock() }
-        return (background, inline)
+        return (background, inline, truncations)
     }
 }
 
@@ -218,9 +392,15 @@ extension Connection {
                 { context, handle, name, pages in
                     guard let context else { return SQLITE_OK }
                     let state = Unmanaged<CheckpointerState>.fromOpaque(context).takeUnretainedValue()
-                    if state.committed(pages: Int(pages)) {
-                        let code = sqlite3_wal_checkpoint_v2(handle, name, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
-                        state.finished(background: false, succeeded: code == SQLITE_OK)
+                    if let generation = state.committed(pages: Int(pages)) {
+                        var log: Int32 = -1
+                        var copied: Int32 = -1
+                        let code = sqlite3_wal_checkpoint_v2(handle, name, SQLITE_CHECKPOINT_PASSIVE, &log, &copied)
+                        state.finished(
+                            background: false,
+                            .init(
+                                succeeded: code == SQLITE_OK, log: Int(log), copied: Int(copied),
+                                generation: generation))
                     }
                     return SQLITE_OK
                 }, context)

@@ -22,12 +22,16 @@ public struct CommitPart: Sendable {
     public var impressions: NewImpressions
     /// Where the part came from (for the quarantine rows of its conflicts), e.g. `upload/ios-app`.
     public var origin: String?
+    /// Each event's 1-based line number in its request or file, in the order of ``events``, when
+    /// known: a conflict's quarantine row and ``GroupCommitOutcome/conflicts`` then name its line.
+    public var eventLines: [Int]?
 
     /// Creates a part.
     public init(
         events: [EventRecord], quarantine: [QuarantineEntry], impressions: NewImpressions,
-        origin: String? = nil
+        origin: String? = nil, eventLines: [Int]? = nil
     ) {
+        self.eventLines = eventLines
         self.events = events
         self.quarantine = quarantine
         self.impressions = impressions
@@ -41,6 +45,21 @@ public struct CommitPart: Sendable {
 @available(*, deprecated, renamed: "EventCounts")
 public typealias CommitCounts = EventCounts
 
+/// What a group commit did for one part: its counts, and the events it quarantined because their
+/// id is stored with other content (conflicts, found only at commit), each with its line and reason.
+public struct GroupCommitOutcome: Sendable {
+    /// accepted + duplicates + quarantined + suppressed = the part's lines.
+    public var counts: EventCounts
+    /// The part's conflicts, in input order (their count is in `counts.quarantined`, unless suppressed).
+    public var conflicts: [QuarantineEntry]
+
+    /// Creates an outcome.
+    public init(counts: EventCounts, conflicts: [QuarantineEntry] = []) {
+        self.counts = counts
+        self.conflicts = conflicts
+    }
+}
+
 extension EventStore {
     /// Stores several writers' parts in ONE write transaction (a group commit: one sync for all of
     /// them when the connection runs with `synchronous = FULL`), in order, so an id in two parts is
@@ -49,6 +68,11 @@ extension EventStore {
     /// - Returns: one `EventCounts` per part, in order.
     /// - Throws: `StorageError`; then nothing of any part is stored (the transaction is rolled back).
     public func commitGroup(_ parts: [CommitPart]) throws -> [EventCounts] {
+        try commitGroupOutcomes(parts).map(\.counts)
+    }
+
+    /// ``commitGroup(_:)``, also giving each part's conflicts (for an answer that lists them).
+    public func commitGroupOutcomes(_ parts: [CommitPart]) throws -> [GroupCommitOutcome] {
         let time = now.milliseconds()
         return try connection.transaction(.immediate) { db in
             let writer = EventWriter(db: db)
@@ -56,16 +80,25 @@ extension EventStore {
                 let outcome = try writer.insert(
                     part.events, recordedAt: time, forwarded: part.impressions == .forwardedByDevice,
                     byDevice: part.impressions == .forwardedByDevice,
-                    provenance: EventProvenance(origin: part.origin, lines: nil))
+                    provenance: EventProvenance(origin: part.origin, lines: part.eventLines))
                 var suppressedLines = 0
-                for entry in part.quarantine + outcome.conflictEntries
-                where try writer.quarantineResult(entry) == .suppressed {
+                for entry in part.quarantine where try writer.quarantineResult(entry) == .suppressed {
                     suppressedLines += 1
                 }
-                return EventCounts(
-                    accepted: outcome.inserted, duplicates: outcome.duplicates,
-                    quarantined: part.quarantine.count + outcome.conflicts - suppressedLines,
-                    suppressed: outcome.suppressed + suppressedLines)
+                var conflicts: [QuarantineEntry] = []
+                for entry in outcome.conflictEntries {
+                    if try writer.quarantineResult(entry) == .suppressed {
+                        suppressedLines += 1
+                    } else {
+                        conflicts.append(entry)
+                    }
+                }
+                return GroupCommitOutcome(
+                    counts: EventCounts(
+                        accepted: outcome.inserted, duplicates: outcome.duplicates,
+                        quarantined: part.quarantine.count + outcome.conflicts - suppressedLines,
+                        suppressed: outcome.suppressed + suppressedLines),
+                    conflicts: conflicts)
             }
         }
     }

@@ -17,6 +17,8 @@ public struct NDJSONBody: Sendable {
     public struct Validated: Sendable {
         /// The valid events.
         public var events: [EventRecord]
+        /// Each valid event's 1-based line number, in the order of ``events``.
+        public var eventLines: [Int] = []
         /// The refused lines, each with its 1-based line number and reasons.
         public var quarantine: [QuarantineEntry]
     }
@@ -57,6 +59,6 @@ public struct NDJSONBody: Sendable {
             }
             start = end + 1
         }
-        return Validated(events: batch.events, quarantine: batch.quarantine)
+        return Validated(events: batch.events, eventLines: batch.lines, quarantine: batch.quarantine)
     }
 }

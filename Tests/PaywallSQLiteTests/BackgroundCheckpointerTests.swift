@@ -156,3 +156,72 @@ struct BackgroundCheckpointerStopTests {
         }
     }
 }
+
+/// A checkpointer with a WAL limit (the collector's): under continuous commits the WAL starts over
+/// instead of growing, a reader lets it grow only while it reads, after which the file comes back
+/// within the limit, and an idle WAL is truncated.
+struct BackgroundCheckpointerWALLimitTests {
+    static let limit = 1 << 20
+
+    @Test func continuousCommitsKeepTheWALFileWithinTheLimit() throws {
+        // Given a writer with a 1 MiB WAL limit
+        let directory = TemporaryDirectory()
+        let connection = try BackgroundCheckpointerTests.store(in: directory)
+        let checkpointer = try BackgroundCheckpointer(connection: connection, walLimitBytes: Self.limit)
+        defer { checkpointer.stop() }
+        // When 600 transactions of 10 pages commit back to back (24 MB: 24 times the limit)
+        var largest = 0
+        for round in 0..<600 {
+            try BackgroundCheckpointerTests.write(connection, transactions: 1, rows: 10, from: round * 10)
+            largest = max(largest, BackgroundCheckpointerTests.fileSize(connection.path + "-wal"))
+        }
+        // Then the WAL file never passed the limit, and it started over many times
+        #expect(largest > 0 && largest <= Self.limit, "largest WAL \(largest) bytes")
+        #expect(checkpointer.inlineCheckpoints >= 5)
+        #expect(try connection.scalar("SELECT count(*) FROM pages")?.int64 == 6_000)
+    }
+
+    @Test func aReaderLetsTheWALGrowOnlyWhileItReadsThenTheFileComesBack() throws {
+        // Given a writer with a 1 MiB WAL limit and a reader holding a snapshot (as a report does)
+        let directory = TemporaryDirectory()
+        let connection = try BackgroundCheckpointerTests.store(in: directory)
+        let checkpointer = try BackgroundCheckpointer(connection: connection, walLimitBytes: Self.limit)
+        defer { checkpointer.stop() }
+        let wal = connection.path + "-wal"
+        try BackgroundCheckpointerTests.write(connection, transactions: 1, rows: 10)
+        let reader = try Connection(path: connection.path, options: OpenOptions(readOnly: true, create: false))
+        try reader.execute("BEGIN")
+        #expect(try reader.scalar("SELECT count(*) FROM pages")?.int64 == 10)
+        // When 300 transactions of 10 pages commit while it reads
+        for round in 1...300 {
+            try BackgroundCheckpointerTests.write(connection, transactions: 1, rows: 10, from: round * 10)
+        }
+        // Then the WAL grew past the limit: the reader may still read the pages it holds
+        #expect(BackgroundCheckpointerTests.fileSize(wal) > 4 * Self.limit)
+        #expect(try reader.scalar("SELECT count(*) FROM pages")?.int64 == 10)
+        // When the reader ends and commits go on, Then the file comes back within the limit
+        try reader.execute("COMMIT")
+        var round = 301
+        let back = BackgroundCheckpointerTests.eventually {
+            try? BackgroundCheckpointerTests.write(connection, transactions: 1, rows: 1, from: round * 10)
+            round += 1
+            return BackgroundCheckpointerTests.fileSize(wal) <= Self.limit
+        }
+        #expect(back, "WAL still \(BackgroundCheckpointerTests.fileSize(wal)) bytes after \(round - 301) commits")
+        #expect(try connection.scalar("PRAGMA integrity_check")?.string == "ok")
+    }
+
+    @Test func anIdleWALIsTruncated() throws {
+        // Given a writer with a WAL limit that committed 50 pages, then stops writing
+        let directory = TemporaryDirectory()
+        let connection = try BackgroundCheckpointerTests.store(in: directory)
+        let checkpointer = try BackgroundCheckpointer(connection: connection, walLimitBytes: Self.limit)
+        defer { checkpointer.stop() }
+        try BackgroundCheckpointerTests.write(connection, transactions: 5, rows: 10)
+        #expect(BackgroundCheckpointerTests.fileSize(connection.path + "-wal") > 0)
+        // Then, with no commit for a while, the thread copies everything and truncates the WAL file
+        #expect(BackgroundCheckpointerTests.eventually { checkpointer.truncations >= 1 })
+        #expect(BackgroundCheckpointerTests.fileSize(connection.path + "-wal") == 0)
+        #expect(try BackgroundCheckpointerTests.rowsInMainFile(connection.path) == 50)
+    }
+}

@@ -52,6 +52,9 @@ struct BoundParametersTests {
         // sizes), and the integer SQLite returned for `PRAGMA cache_size` when it is put back.
         "PaywallStore/ImportCache.swift | bytes / 1_024": "integer cache size from file sizes",
         "PaywallStore/ImportCache.swift | previous": "integer read back from SQLite",
+        // PRAGMA journal_size_limit = N for a checkpointer with a WAL limit: N is an Int of bytes computed
+        // from the limit (an Int) and the page size SQLite returned.
+        "PaywallSQLite/BackgroundCheckpointer.swift | restart * frame": "integer byte count from Ints",
         // The key experiment's cache size: an Int computed by the benchmark.
         "paywall-bench/ImportKeyExperiment.swift | cacheBytes / 1_024": "integer cache size, benchmark",
         // A shell command line of the benchmark (sqlite3 -csv DB 'SELECT * FROM events' > CSV) quoting the

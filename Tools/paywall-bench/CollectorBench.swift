@@ -2,6 +2,7 @@ import Foundation
 import PaywallCollector
 import PaywallCore
 import PaywallGzip
+import PaywallLock
 import PaywallStore
 import PaywallTestSupport
 
@@ -38,6 +39,10 @@ enum CollectorBench {
             connections: connections, threads: threads
         ) { key in
             CollectorBenchScripts.plain(key: key)
+        }
+        if value(arguments, "--only") == "sustained" {
+            try CollectorLoadBench.run(binary: binary, directory: directory, arguments: arguments)
+            return
         }
         if value(arguments, "--only") == "plain" {
             // A quick look at the plain run alone (no baselines): events/s, requests/s, p50, p99.
@@ -104,6 +109,7 @@ enum CollectorBench {
                 ["collector p99 ms (gzip)", ms(gzip.wrk.p99), ""],
                 ["collector peak RSS MB", String(max(plain.peakRSS, gzip.peakRSS) / 1_048_576), ""],
             ])
+        try CollectorLoadBench.run(binary: binary, directory: directory, arguments: arguments)
         print(
             "gzip run: \(bodyCount) prepared bodies (each sent once while they last; a resent body is all duplicates, "
                 + "so events/s counts only events newly stored). events/s = events stored / wrk's duration.")
@@ -128,6 +134,22 @@ enum CollectorBench {
         let db = directory.appendingPathComponent("\(name).sqlite").path
         let key = try output(binary, ["keys", "add", "bench", "--db", db]).trimmingCharacters(in: .newlines)
         let stderrPath = directory.appendingPathComponent("\(name).stderr").path
+        let (serve, port) = try startServe(binary: binary, db: db, stderrPath: stderrPath)
+        let scriptPath = directory.appendingPathComponent("\(name).lua").path
+        try script(key).write(toFile: scriptPath, atomically: true, encoding: .utf8)
+        let wrk = try runWrk(
+            url: "http://127.0.0.1:\(port)/v1/events", script: scriptPath, seconds: seconds,
+            connections: connections, threads: threads)
+        let peak = peakRSS(pid: serve.processIdentifier)
+        kill(serve.processIdentifier, SIGTERM)
+        serve.waitUntilExit()
+        let store = try EventStore(path: db, now: .system)
+        let stored = try store.stats().totalEvents
+        return CollectorRun(wrk: wrk, stored: stored, peakRSS: peak)
+    }
+
+    /// Starts `serve` on a free port of 127.0.0.1 with its stderr in `stderrPath`; returns it and the port.
+    static func startServe(binary: String, db: String, stderrPath: String) throws -> (Process, Int) {
         FileManager.default.createFile(atPath: stderrPath, contents: nil)
         let serve = Process()
         serve.executableURL = URL(fileURLWithPath: binary)
@@ -147,23 +169,47 @@ enum CollectorBench {
             serve.terminate()
             fatalError("serve did not start")
         }
-        let scriptPath = directory.appendingPathComponent("\(name).lua").path
-        try script(key).write(toFile: scriptPath, atomically: true, encoding: .utf8)
-        let wrk = try runWrk(
-            url: "http://127.0.0.1:\(port)/v1/events", script: scriptPath, seconds: seconds,
-            connections: connections, threads: threads)
-        let peak = peakRSS(pid: serve.processIdentifier)
-        kill(serve.processIdentifier, SIGTERM)
-        serve.waitUntilExit()
-        let store = try EventStore(path: db, now: .system)
-        let stored = try store.stats().totalEvents
-        return CollectorRun(wrk: wrk, stored: stored, peakRSS: peak)
+        return (serve, port)
+    }
+
+    /// wrk for as long as `body` runs (wrk stops on SIGINT and prints its summary then).
+    static func runWrkUntil(
+        url: String, script: String, connections: Int, threads: Int, while body: () throws -> Void
+    ) throws -> WrkResult {
+        // A child inherits this process's blocked signals (SIGINT among them): python3 unblocks them
+        // and execs wrk, so that wrk's SIGINT handler runs.
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = [
+            "-c",
+            "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execv(sys.argv[1], sys.argv[1:])",
+            "/usr/bin/wrk", "-t\(threads)", "-c\(connections)", "-d3600s", "--timeout", "10s", "-s", script, url,
+        ]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let collected = Lock(Data())
+        let reader = Thread {
+            let data = pipe.fileHandleForReading.readDataToEndOfFile()
+            collected.withLock { $0 = data }
+        }
+        reader.start()
+        try body()
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        while collected.withLock({ $0.isEmpty }) { usleep(10_000) }
+        return try parseWrk(String(decoding: collected.withLock { $0 }, as: UTF8.self))
     }
 
     static func runWrk(url: String, script: String, seconds: Int, connections: Int, threads: Int) throws -> WrkResult {
         let text = try output(
             "/usr/bin/wrk",
             ["-t\(threads)", "-c\(connections)", "-d\(seconds)s", "--timeout", "10s", "-s", script, url])
+        return try parseWrk(text)
+    }
+
+    /// wrk's `RESULT` line (printed by the scripts' `done`).
+    static func parseWrk(_ text: String) throws -> WrkResult {
         guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("RESULT ") }) else {
             fatalError("wrk printed no result:\n\(text)")
         }

@@ -34,8 +34,10 @@ func usage() -> Never {
                                       36-byte text vs 16-byte BLOB id, the key alone
               validator [--events N]  NDJSON lines parsed and validated per second
               report [--events N]     reports (full, incremental nightly) vs DuckDB; export vs sqlite3 -csv; peak RSS
-              collector [--seconds 30] [--connections 64]
-                                      serve under wrk (plain, gzip) vs import and nginx answering 204; p50, p99, peak RSS
+              collector [--seconds 30] [--connections 64] [--store-events N] [--phase-seconds S] [--only plain|sustained]
+                                      serve under wrk (plain, gzip) vs import and nginx answering 204; p50, p99, peak RSS;
+                                      then sustained load on an N-event store (1,000,000) with a full report running:
+                                      p99 and WAL size per phase
               upload [--events N]     the uploader draining N stored events (default 200,000) into serve, plain vs gzip
               webhook [--seconds 10] [--connections 8]
                                       RevenueCat webhooks stored per second vs /v1/events with one event per request

@@ -24,11 +24,18 @@ enum ForgetCommand {
                 off that list (it erases nothing). An id that matches nothing stored is said so (without the id) and is
                 put on the suppression list all the same. Ids are compared byte for byte and never printed. Backups and copies
                 made outside this tool (exports, files copied elsewhere) are not touched. Exit codes: 0 done, 64 a bad
-                id list, 66 no such database, 75 the store is busy (retry; running forget again is safe).
+                id list, 66 no such database or no such --users-from file, 75 the store is busy (retry; running forget again is safe).
+                A command line is visible to other users of the machine (ps, /proc) and kept in shell history: to keep
+                customers' ids off it, put them in a file, one per line, and pass --users-from FILE (or - to read them
+                from standard input); --user and --users-from can be combined.
                 """,
-            usage: "forget --user <id> [--user <id>]... [--allow-again]",
+            usage: "forget (--user <id> [--user <id>]... | --users-from <file|->) [--allow-again]",
             options: [
                 .value("--user", "id", "A customer's exact RevenueCat app user id (repeatable).", repeatable: true),
+                .value(
+                    "--users-from", "file",
+                    "Read the ids from a file, one per line (LF; a final newline is optional; - reads standard input), "
+                        + "so they never appear in the command line."),
                 .flag(
                     "--allow-again",
                     "Take the ids off the suppression list instead: their later events are stored again."),
@@ -37,6 +44,7 @@ enum ForgetCommand {
                 "\(Tool.name) forget --user '$RCAnonymousID:1f0c…'",
                 "\(Tool.name) --db /var/lib/paywalls/central.sqlite forget --user alice --user bob",
                 "\(Tool.name) forget --user alice --allow-again",
+                "\(Tool.name) --db central.sqlite forget --users-from - < ids-to-erase.txt",
             ],
             run: run
         )
@@ -46,8 +54,10 @@ enum ForgetCommand {
         guard arguments.positionals.isEmpty else {
             throw CLIError.usage("forget takes no positional arguments; name each customer with --user ID")
         }
+        var given = arguments.all("--user")
+        if let source = arguments.value("--users-from") { given += try readIDs(source) }
         let ids: [String]
-        do { ids = try UserErasure.validated(arguments.all("--user")) } catch {
+        do { ids = try UserErasure.validated(given) } catch {
             throw CLIError.usage(error.description)
         }
         let store = try StoreAccess.open(
@@ -77,6 +87,43 @@ enum ForgetCommand {
                 """)
         }
         return .success
+    }
+
+    /// The ids in the file at `source` (`-`: standard input), one per line: each line's bytes up to
+    /// its LF are the id, exactly (no trimming: ids are compared byte for byte), and a final newline
+    /// is optional. Never echoes an id in an error.
+    static func readIDs(_ source: String) throws -> [String] {
+        let data: Data
+        do {
+            data =
+                source == "-"
+                ? FileHandle.standardInput.readDataToEndOfFile()
+                : try Data(contentsOf: URL(fileURLWithPath: source))
+        } catch {
+            throw CLIError(
+                .missingInput,
+                "cannot read the ids from \(source) (\((error as NSError).localizedDescription)); "
+                    + "give a readable file with one id per line, or - for standard input")
+        }
+        var lines = data.split(separator: 0x0A, omittingEmptySubsequences: false)
+        if lines.last?.isEmpty == true { lines.removeLast() }
+        var ids: [String] = []
+        for (index, line) in lines.enumerated() {
+            // Decoding replaces invalid bytes: a line that does not come back byte for byte is not UTF-8.
+            let id = String(decoding: line, as: UTF8.self)
+            guard id.utf8.elementsEqual(line) else {
+                throw CLIError.usage(
+                    "line \(index + 1) of \(source == "-" ? "standard input" : source) is not UTF-8 text; "
+                        + "ids are UTF-8, one per line")
+            }
+            if id.isEmpty {
+                throw CLIError.usage(
+                    "line \(index + 1) of \(source == "-" ? "standard input" : source) is empty; "
+                        + "give one id per line, with no blank lines")
+            }
+            ids.append(id)
+        }
+        return ids
     }
 
     /// A table's name padded to the count column (24), or followed by one space when longer.

@@ -30,7 +30,8 @@ enum ServeCommand {
                 """,
             usage: "serve --listen <host:port> [--max-connections <n>] [--max-body <size>] [--max-decompressed <size>] "
                 + "[--timeout <seconds>] [--header-timeout <seconds>] [--queue <n>] [--max-lines <n>] [--max-rejections <n>] "
-                + "[--max-quarantine-bytes <size>] [--key-rate <r>] [--revenuecat-endpoint <url>]",
+                + "[--max-quarantine-bytes <size>] [--key-quarantine-bytes <size>] [--max-wal <size>] [--key-rate <r>] "
+                + "[--revenuecat-endpoint <url>]",
             options: [
                 .value(
                     "--listen", "host:port",
@@ -65,6 +66,14 @@ enum ServeCommand {
                     "--max-quarantine-bytes", "size",
                     "Bytes of refused lines one request keeps whole (default 256KiB); past it a line keeps its "
                         + "first 512 bytes and its SHA-256."),
+                .value(
+                    "--key-quarantine-bytes", "size",
+                    "Bytes of refused lines each write key may have kept per day (default 64MiB); past it: 429 with "
+                        + "Retry-After, nothing of the request stored."),
+                .value(
+                    "--max-wal", "size",
+                    "Size the database's WAL file is kept within while no report reads it (default 64MiB, at least "
+                        + "1MiB); it returns there once a long report ends."),
                 .value(
                     "--revenuecat-endpoint", "url",
                     "RevenueCat's base URL for the forwarder (default \(ForwarderConfiguration.defaultEndpoint.absoluteString))."
@@ -226,6 +235,17 @@ enum ServeCommand {
         }
         if let text = arguments.value("--max-quarantine-bytes") {
             limits.maxQuarantineBytes = try size(text, "--max-quarantine-bytes")
+        }
+        if let text = arguments.value("--key-quarantine-bytes") {
+            limits.keyQuarantineBytes = try size(text, "--key-quarantine-bytes")
+        }
+        if let text = arguments.value("--max-wal") {
+            let bytes = try size(text, "--max-wal")
+            guard bytes >= 1 << 20 else {
+                throw .usage(
+                    "--max-wal must be at least 1MiB (the WAL needs room for a few group commits), got '\(text)'")
+            }
+            limits.maxWALBytes = bytes
         }
         return limits
     }

@@ -1,0 +1,90 @@
+import Foundation
+import PaywallSQLite
+import PaywallTestSupport
+import Testing
+
+/// `serve --max-wal`: under sustained uploads the store's WAL file stays within the limit; a
+/// report (a reader holding one snapshot) lets it grow only while it reads, and once the report
+/// has ended the file comes back within the limit while uploads go on; an idle collector's WAL is
+/// truncated. The built `serve`, real clients on 127.0.0.1, the built `report`.
+@Suite(.serialized)
+struct CollectorWALTests {
+    static let limit = 2 << 20
+
+    static func size(_ path: String) -> Int {
+        (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+    }
+
+    /// Samples `path`'s size every 10 ms until `done` holds (false when `deadline` seconds passed
+    /// first: a hang guard, not a measure); returns the largest size seen.
+    static func watch(_ path: String, deadline: TimeInterval = 300, until done: () -> Bool) -> (Bool, Int) {
+        let end = Date().addingTimeInterval(deadline)
+        var largest = 0
+        while !done() {
+            largest = max(largest, size(path))
+            if Date() > end { return (false, largest) }
+            usleep(10_000)
+        }
+        return (true, max(largest, size(path)))
+    }
+
+    @Test func theWALStaysWithinMaxWALUnderLoadAndComesBackAfterAReport() async throws {
+        // Given a collector with a 2 MiB WAL limit and four clients posting 100 fresh events per request
+        let harness = try CollectorHarness(arguments: ["--max-wal", "2MiB"])
+        let wal = harness.db + "-wal"
+        let load = LoadClients(clients: 4, key: harness.key, pairsPerBatch: 50)
+        load.setPort(harness.port)
+        // When 400 requests (40,000 events, many times the limit in WAL pages) are answered
+        let (loaded, underLoad) = Self.watch(wal) { load.okReplies >= 400 }
+        #expect(loaded, "only \(load.okReplies) requests answered 200")
+        // Then the WAL file stayed within the limit
+        #expect(underLoad > 0 && underLoad <= Self.limit, "WAL reached \(underLoad) bytes under load alone")
+
+        // When a report runs and a reader holds one snapshot (as a long report does) while uploads go on
+        let reader = try Connection(path: harness.db, options: OpenOptions(readOnly: true, create: false))
+        try reader.execute("BEGIN")
+        let held = try reader.scalar("SELECT count(*) FROM events")?.int64 ?? -1
+        let out = harness.folder.path("report")
+        let report = try await harness.cli.run([
+            "report", "--from", "2025-11-29", "--to", "2025-11-29", "--out", out, "--db", harness.db,
+        ])
+        #expect(report.status == 0, "\(report.stderr)")
+        // Then the WAL grows past the limit while the snapshot is held (the pages it may read stay)
+        let (grew, _) = Self.watch(wal) { Self.size(wal) > 2 * Self.limit }
+        #expect(grew, "the WAL did not grow while a reader held a snapshot")
+        #expect(try reader.scalar("SELECT count(*) FROM events")?.int64 == held)
+        try reader.execute("COMMIT")
+        // When the reader has ended, Then the file comes back within the limit while uploads go on
+        let answered = load.okReplies
+        let (back, _) = Self.watch(wal) { Self.size(wal) <= Self.limit && load.okReplies > answered + 20 }
+        #expect(back, "WAL still \(Self.size(wal)) bytes after the reader ended")
+        // And every acknowledged event is stored, once each
+        load.finish()
+        #expect(load.badCounts == 0)
+        #expect(try harness.storedIDs().isSuperset(of: load.acked))
+        #expect(harness.server.stop().status == 0)
+    }
+
+    @Test func anIdleCollectorTruncatesItsWAL() throws {
+        // Given a collector that stored a few requests, then gets none
+        let harness = try CollectorHarness()
+        for _ in 0..<5 {
+            #expect(try harness.post(EventLines.body(EventLines.batch(pairs: 50).lines)).status == 200)
+        }
+        // Then its WAL file is truncated to nothing (checked until seen; uploads resume it at once)
+        let (truncated, _) = Self.watch(harness.db + "-wal", deadline: 120) { Self.size(harness.db + "-wal") == 0 }
+        #expect(truncated)
+        #expect(harness.events == 500)
+        #expect(harness.server.stop().status == 0)
+    }
+
+    @Test(arguments: ["512KiB", "0", "abc", "1048575"])
+    func aMaxWALBelowOneMiBIsAUsageError(value: String) throws {
+        let folder = TemporaryDirectory(prefix: "collector-wal")
+        let cli = try CommandRunner(product: "paywall-analytics")
+        let db = folder.path("c.sqlite")
+        #expect(try cli.runBlocking(["keys", "add", "k", "--db", db]).status == 0)
+        let result = try cli.runBlocking(["serve", "--listen", "127.0.0.1:0", "--db", db, "--max-wal", value])
+        #expect(result.status == 64 && result.stderr.contains("--max-wal"), "\(result.stderr)")
+    }
+}
