@@ -112,7 +112,7 @@ var package = Package(
         .testTarget(
             name: "PaywallReportsTests",
             dependencies: ["PaywallReports", "PaywallStore", "PaywallSQLite", "PaywallCore", "PaywallTestSupport", "PaywallSimulation",
-                           "PaywallCatalogTools"],
+                           "PaywallCatalogTools", "PaywallSubscriptions"],
             exclude: ["Golden", "scripts"]
         ),
         .testTarget(name: "PaywallSimulationTests", dependencies: ["PaywallSimulation", "PaywallCore"]),
@@ -147,7 +147,7 @@ var package = Package(
             name: "paywall-bench",
             dependencies: ["PaywallLock", "PaywallCore", "PaywallStore", "RevenueCatForwarder", "PaywallTestSupport",
                            "PaywallSQLite", "PaywallReports", "PaywallCollector", "PaywallGzip", "PaywallUploader",
-                           "PaywallSimulation"],
+                           "PaywallSimulation", "PaywallSubscriptions"],
             path: "Tools/paywall-bench",
             exclude: ["targets.json"]
         ),

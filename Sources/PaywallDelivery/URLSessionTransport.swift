@@ -45,8 +45,11 @@ public final class URLSessionTransport: HTTPTransport {
         let exact = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
         let seconds = max(1, exact.rounded(.up))
         deadline = seconds
-        configuration.timeoutIntervalForRequest = seconds
-        configuration.timeoutIntervalForResource = seconds
+        // FoundationNetworking's own timers stay a minute behind the total deadline, so the send's
+        // deadline always ends a request first (see ``RedirectRefusal``: a timer firing while a
+        // refused redirect's answer is on its way traps in FoundationNetworking).
+        configuration.timeoutIntervalForRequest = seconds + 60
+        configuration.timeoutIntervalForResource = seconds + 60
         configuration.httpCookieStorage = nil
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
@@ -58,7 +61,7 @@ public final class URLSessionTransport: HTTPTransport {
                 let task = session.dataTask(with: request)
                 redirects.track(task, limit: max(0, maxResponseBytes), completion: completion)
                 task.delegate = redirects
-                return task
+                return RedirectSafeTask(task: task, redirects: redirects)
             }
     }
 
@@ -179,7 +182,14 @@ struct ResponseTooLarge: Error {
 /// The session's delegate: answers every redirect with `nil` (the 3xx response is delivered as the
 /// final response), and reads each tracked task's answer into memory up to its limit, cancelling
 /// the task past it.
-/// `@unchecked Sendable`: its table is only read and written under its lock.
+///
+/// Design note: FoundationNetworking on Linux (checked in its source, `HTTPURLProtocol`) hands the
+/// redirect answer back to the task's queue asynchronously, and traps ("Received callback for HTTP
+/// redirection, but we're not waiting for it") when the task was cancelled or timed out in between.
+/// So a task whose redirect was answered is never cancelled (``RedirectSafeTask``: it completes by
+/// itself an instant later, its caller already resumed), and FoundationNetworking's own timers are set
+/// a minute behind the send's deadline. Seen under heavy load as a crashed test process.
+/// `@unchecked Sendable`: its tables are only read and written under its lock.
 final class RedirectRefusal: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     /// One task's answer so far.
     private struct Reading {
@@ -191,6 +201,20 @@ final class RedirectRefusal: NSObject, URLSessionDataDelegate, @unchecked Sendab
 
     private let lock = NSLock()
     private var readings: [Int: Reading] = [:]
+    private var redirectsAnswered: Set<Int> = []
+    private var cancelled: Set<Int> = []
+
+    /// Cancels `task`, unless its redirect was answered (it then ends by itself an instant later).
+    /// Decided under the lock the redirect answer takes too: a task is either cancelled or has its
+    /// redirect answered, never both.
+    func cancel(_ task: URLSessionTask) {
+        let cancel = lock.withLock { () -> Bool in
+            guard !redirectsAnswered.contains(task.taskIdentifier) else { return false }
+            cancelled.insert(task.taskIdentifier)
+            return true
+        }
+        if cancel { task.cancel() }
+    }
 
     /// Reads `task`'s answer, keeping at most `limit` bytes, and reports it to `completion` once.
     func track(
@@ -204,7 +228,13 @@ final class RedirectRefusal: NSObject, URLSessionDataDelegate, @unchecked Sendab
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
-        completionHandler(nil)
+        // A cancelled task's redirect is left unanswered: it ends with its cancellation.
+        let answer = lock.withLock { () -> Bool in
+            guard !cancelled.contains(task.taskIdentifier) else { return false }
+            redirectsAnswered.insert(task.taskIdentifier)
+            return true
+        }
+        if answer { completionHandler(nil) }
     }
 
     func urlSession(
@@ -220,7 +250,7 @@ final class RedirectRefusal: NSObject, URLSessionDataDelegate, @unchecked Sendab
         if tooLarge {
             finish(dataTask, error: nil, tooLarge: true)
             completionHandler(.cancel)
-            dataTask.cancel()
+            cancel(dataTask)
         } else {
             completionHandler(.allow)
         }
@@ -236,12 +266,16 @@ final class RedirectRefusal: NSObject, URLSessionDataDelegate, @unchecked Sendab
         }
         if tooLarge {
             finish(dataTask, error: nil, tooLarge: true)
-            dataTask.cancel()
+            cancel(dataTask)
         }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         finish(task, error: error, tooLarge: false)
+        lock.withLock {
+            redirectsAnswered.remove(task.taskIdentifier)
+            cancelled.remove(task.taskIdentifier)
+        }
     }
 
     /// Reports `task`'s outcome once and forgets it.
@@ -266,6 +300,25 @@ protocol CancellableDataTask: AnyObject, Sendable {
 }
 
 extension URLSessionDataTask: CancellableDataTask {}
+
+/// A session data task whose cancel is skipped once its redirect was answered (``RedirectRefusal``).
+final class RedirectSafeTask: CancellableDataTask, @unchecked Sendable {
+    // @unchecked Sendable: both fields are immutable and thread-safe.
+    private let task: URLSessionDataTask
+    private let redirects: RedirectRefusal
+
+    /// Wraps `task`, tracked by `redirects`.
+    init(task: URLSessionDataTask, redirects: RedirectRefusal) {
+        self.task = task
+        self.redirects = redirects
+    }
+
+    /// Starts the request.
+    func resume() { task.resume() }
+
+    /// Cancels the request, unless its redirect was answered (then it is ending by itself).
+    func cancel() { redirects.cancel(task) }
+}
 
 /// Makes a data task for a request, with the completion handler it reports to.
 typealias DataTaskMaker =

@@ -68,7 +68,7 @@ public struct FunnelReport: Sendable {
     ///   - cohortWindow: the cohort conversion window (default 3 days).
     ///   - formulaGuard: prefix formula-like text cells with `'` (default on).
     ///   - version: the program version shown on the HTML page.
-    ///   - directory: the output folder; created if needed; only the report files (the eight CSVs and
+    ///   - directory: the output folder; created if needed; only the report files (the CSVs and
     ///     `report.html`) in it are replaced.
     /// - Throws: ``ReportError``; on any failure the folder is left as it was.
     ///   ``ReportError/unknownValue(_:)`` when ``refusesUnknownFilterValues`` is on and a placement in
@@ -153,18 +153,37 @@ public struct FunnelReport: Sendable {
                         db, days: days, placements: placements, cohortWindow: cohortWindow,
                         fromPartials: fromPartials, scan: scan) : [:]
                 var rows: [String: Int] = [:]
+                let subscriptions = RevenueRows(
+                    attribution: try SubscriptionAttribution.load(db, nowMs: now.milliseconds()), days: days)
+                var conversion: [(date: String, placement: String, impressions: Int64)] = []
                 for file in ReportFile.all {
                     let descriptor = try output.create(file.fileName)
                     defer { close(descriptor) }
                     var writer = CSVWriter(descriptor: descriptor, path: file.fileName, formulaGuard: formulaGuard)
                     var table: [[String]] = []
-                    if let native = computed[file.fileName] {
+                    let subscriptionRows: [[ReportValue]]? =
+                        switch file {
+                        case .offeringComparison:
+                            subscriptions.offeringRows(
+                                try computed[file.fileName] ?? file.values(db, parameters: parameters))
+                        case .dataQuality:
+                            subscriptions.dataQualityRows(
+                                try file.values(db, parameters: parameters), columns: ReportFile.dataQualitySQLColumns)
+                        case .revenue: subscriptions.revenueRows(conversion: conversion)
+                        default: nil
+                        }
+                    if let subscriptionRows {
+                        rows[file.fileName] = try file.write(rows: subscriptionRows, to: &writer, collecting: &table)
+                    } else if let native = computed[file.fileName] {
                         rows[file.fileName] = try file.write(rows: native, to: &writer, collecting: &table)
                     } else {
                         rows[file.fileName] = try file.write(
                             db, parameters: parameters, to: &writer, collecting: &table)
                     }
                     try writer.flush()
+                    if file == .conversionFunnel {
+                        conversion = table.map { ($0[0], $0[1], Int64($0[2]) ?? 0) }
+                    }
                     tables.append(
                         ReportTable(name: String(file.fileName.dropLast(4)), columns: file.columns, rows: table))
                 }

@@ -2,8 +2,9 @@ import Foundation
 
 /// The page's offering comparison (`offering_comparison.csv`): per placement with more than one
 /// offering, each offering's conversion rate as a bar with its 95 % interval as whiskers, the
-/// control marked, lift and p-value beside each row, and in words whether any offering differs
-/// from the control at p < 0.05 ("no winner yet" otherwise), so noise is not read as a result.
+/// control marked, lift and p-value beside each row, conversion and revenue per customer side by
+/// side, and in words whether an offering differs from the control by the always-valid interval
+/// ("not decided yet" otherwise), so noise and daily peeking are not read as a result.
 extension HTMLReport {
     /// One row of `offering_comparison.csv`, parsed.
     struct OfferingRow {
@@ -16,6 +17,16 @@ extension HTMLReport {
         var isControl: Bool
         var lift: Double?
         var p: Double?
+        /// Revenue and revenue per customer as written (exact decimals), the latter's interval bounds.
+        var revenue: String?
+        var rpc: String?
+        var rpcLow: Double?
+        var rpcHigh: Double?
+        /// The always-valid interval of the difference in conversion against the control.
+        var seqLow: Double?
+        var seqHigh: Double?
+        /// The placement's sample-ratio check.
+        var srmP: Double?
 
         init?(_ record: [String: String]) {
             guard let rate = record["conversion_rate"].flatMap(Double.init),
@@ -29,12 +40,19 @@ extension HTMLReport {
             isControl = record["is_control"] == "true"
             lift = record["lift"].flatMap(Double.init)
             p = record["p_value"].flatMap(Double.init)
+            revenue = record["revenue_usd"].flatMap { $0.isEmpty ? nil : $0 }
+            rpc = record["revenue_per_customer"].flatMap { $0.isEmpty ? nil : $0 }
+            rpcLow = record["rpc_ci_low"].flatMap(Double.init)
+            rpcHigh = record["rpc_ci_high"].flatMap(Double.init)
+            seqLow = record["seq_ci_low"].flatMap(Double.init)
+            seqHigh = record["seq_ci_high"].flatMap(Double.init)
+            srmP = record["srm_p_value"].flatMap(Double.init)
         }
 
         /// The offering as shown ("(none)" for presentations whose first impression had no offering).
         var name: String { offering.isEmpty ? "(none)" : offering }
-        /// Differs from the control at the 5 % level.
-        var significant: Bool { !isControl && (p ?? 1) < 0.05 }
+        /// Differs from the control by the always-valid interval (it excludes zero).
+        var significant: Bool { !isControl && ((seqLow ?? 0) > 0 || (seqHigh ?? 0) < 0) }
     }
 
     /// The section, or "" when the comparison file is not among the tables.
@@ -54,7 +72,11 @@ extension HTMLReport {
         out += "customers who bought after seeing the offering, of the customers who saw it (a customer seen with two "
         out +=
             "offerings counts in both). Bars are the conversion rate (of customers, not per impression), whiskers its 95 % interval; each offering is "
-        out += "compared with the placement's control by a two-proportion test.</p>"
+        out +=
+            "compared with the placement's control. An offering is declared better or worse only where the always-valid interval of the "
+        out += "difference in conversion excludes zero (it stays right however often the report is looked at); "
+        out += "revenue per customer counts the money RevenueCat reported for the subscriptions bought after the "
+        out += "offering was seen.</p>"
         let compared = placements.filter { $0.1.count > 1 }
         if compared.isEmpty {
             out += "<p class=\"empty\">No placement showed more than one offering in this range.</p>"
@@ -64,32 +86,93 @@ extension HTMLReport {
         if !single.isEmpty {
             out += "<p class=\"note\">One offering only (nothing to compare): \(single.joined(separator: ", ")).</p>"
         }
-        return out + HTMLReport.table(table) + "</section>"
+        out += HTMLReport.table(table.selecting(Array(table.columns.prefix(ReportFile.offeringSQLColumns))))
+        out += "<h3>Money and the always-valid comparison</h3>"
+        out += HTMLReport.table(
+            table.selecting([
+                "placement", "offering", "customers", "paid_starts", "trial_starts", "revenue_usd",
+                "revenue_per_customer", "rpc_ci_low", "rpc_ci_high", "revenue_p_value",
+            ]))
+        out += HTMLReport.table(
+            table.selecting([
+                "placement", "offering", "customers", "diff", "seq_ci_low", "seq_ci_high", "seq_p_value", "srm_p_value",
+            ]))
+        return out + "</section>"
     }
 
-    /// The chart and the verdict of one placement.
+    /// The chart and the verdict of one placement: conversion and revenue per customer side by side
+    /// with their intervals, "winner" or "loser" only where the always-valid interval of the difference
+    /// in conversion excludes zero, and a warning in words when the sample ratio is broken.
     static func offeringBlock(_ placement: String, _ rows: [OfferingRow]) -> String {
         let control = rows.first(where: \.isControl)
         var out = "<div class=\"offering-block\"><h3>Placement <q>\(HTMLEscaping.data(placement))</q></h3>"
-        out += offeringChart(rows, title: "Conversion by offering at \(placement)")
-        let winners = rows.filter(\.significant)
-        let controlName = "<q>\(HTMLEscaping.data(control?.name ?? ""))</q>"
-        if winners.isEmpty {
+        if let srm = rows.compactMap(\.srmP).first, srm < 0.001 {
             out +=
-                "<p class=\"verdict none\"><strong>No winner yet:</strong> no offering differs from the control \(controlName) "
-            out += "at p &lt; 0.05. The differences above can be noise; keep collecting before choosing.</p>"
-        } else {
-            for row in winners {
-                let better = row.rate > (control?.rate ?? 0)
-                out += "<p class=\"verdict \(better ? "win" : "lose")\"><strong><q>\(HTMLEscaping.data(row.name))</q> "
-                out += better ? "converts better" : "converts worse"
-                out += "</strong> than the control \(controlName): \(SVGChart.percent(row.rate)) against "
+                "<p class=\"verdict srm\"><strong>The split of customers is broken:</strong> the offerings' customers "
+            out += "are far from an even split (sample-ratio check \(HTMLEscaping.escape(pText(srm)))). The assignment "
+            out += "itself is not working, so no result of this placement should be trusted until it is fixed.</p>"
+        }
+        out += offeringChart(rows, title: "Conversion by offering at \(placement)")
+        out += sideBySide(rows)
+        let controlName = "<q>\(HTMLEscaping.data(control?.name ?? ""))</q>"
+        for row in rows where !row.isControl {
+            let name = "<q>\(HTMLEscaping.data(row.name))</q>"
+            let rates = "\(SVGChart.percent(row.rate)) against \(SVGChart.percent(control?.rate ?? 0))"
+            guard let low = row.seqLow, let high = row.seqHigh else {
+                out += "<p class=\"verdict none\"><strong>Not decided yet:</strong> \(name) against the control "
+                out += "\(controlName) (\(rates)): too little data to compare.</p>"
+                continue
+            }
+            let interval = HTMLEscaping.escape("[\(points(low)), \(points(high))] percentage points")
+            if low > 0 || high < 0 {
                 out +=
-                    "\(SVGChart.percent(control?.rate ?? 0)) (\(HTMLEscaping.escape(liftAndP(row)))), a difference at p &lt; 0.05.</p>"
+                    "<p class=\"verdict \(low > 0 ? "win" : "lose")\"><strong>\(low > 0 ? "Winner" : "Loser"): \(name) "
+                out += low > 0 ? "converts better" : "converts worse"
+                out += "</strong> than the control \(controlName): \(rates). The always-valid 95 % interval of the "
+                out +=
+                    "difference, \(interval), excludes zero, so this holds however often the report was looked at.</p>"
+            } else {
+                out += "<p class=\"verdict none\"><strong>Not decided yet:</strong> \(name) against the control "
+                out += "\(controlName) (\(rates)): the always-valid 95 % interval of the difference, \(interval), "
+                out += "still includes zero. The difference can be noise; keep collecting before choosing "
+                out += "(looking every day is fine: this interval allows for it).</p>"
             }
         }
         return out + "</div>"
     }
+
+    /// Conversion and revenue per customer of each offering, side by side with their 95 % intervals.
+    static func sideBySide(_ rows: [OfferingRow]) -> String {
+        var out = "<div class=\"scroll\"><table class=\"side-by-side\"><thead><tr><th>offering</th><th>customers</th>"
+        out += "<th>conversion [95 % interval]</th><th>revenue per customer [95 % interval]</th><th>revenue</th>"
+        out += "</tr></thead><tbody>"
+        for row in rows {
+            let name = row.isControl ? "\(row.name) (control)" : row.name
+            let money: String
+            if let rpc = row.rpc {
+                money =
+                    "$\(rpc)"
+                    + (row.rpcLow.flatMap { low in row.rpcHigh.map { " [$\(dollars(low)), $\(dollars($0))]" } } ?? "")
+            } else {
+                money = "—"
+            }
+            out += "<tr><td>\(HTMLEscaping.data(name))</td><td class=\"n\">\(row.customers)</td>"
+            out +=
+                "<td class=\"n\">\(HTMLEscaping.escape("\(SVGChart.percent(row.rate)) [\(SVGChart.percent(row.low)), \(SVGChart.percent(row.high))]"))</td>"
+            out +=
+                "<td class=\"n\">\(HTMLEscaping.escape(money))</td><td class=\"n\">\(HTMLEscaping.escape(row.revenue.map { "$" + $0 } ?? "—"))</td></tr>"
+        }
+        return out + "</tbody></table></div>"
+    }
+
+    /// A difference of rates in percentage points with its sign: "+1.2", "-0.4".
+    static func points(_ value: Double) -> String { (value >= 0 ? "+" : "") + String(format: "%.1f", value * 100) }
+
+    /// Dollars with 2 decimals, for a bound of an interval ("-1.20").
+    static func dollars(_ value: Double) -> String { String(format: "%.2f", value) }
+
+    /// "p = 0.0123" or "p < 0.0001".
+    static func pText(_ p: Double) -> String { p < 0.0001 ? "p < 0.0001" : String(format: "p = %.4f", p) }
 
     /// "lift +12.3% · p = 0.0123" (or "control").
     static func liftAndP(_ row: OfferingRow) -> String {
@@ -138,6 +221,7 @@ extension HTMLReport {
     static let offeringStyle = """
         .offering-block{margin:0 0 12px}.offering-chart{max-width:760px}.bar.control{fill:#8a94a6}.bar.significant{fill:#1f9d55}
         .whisker{stroke:var(--ink);stroke-width:1.5}.chart .control-label{font-weight:600}
+        .verdict.srm{color:var(--warn);font-weight:600}.side-by-side td.n{text-align:right}
         .verdict{margin:4px 0 12px}.verdict.none{color:var(--muted)}.verdict.win{color:#1f7a45}.verdict.lose{color:var(--warn)}
         """
 }

@@ -49,11 +49,21 @@ public enum HTMLReport {
         for placement in model.placements { body += placementSection(placement, calendar: calendar, model: model) }
         body += cohortSection(byName["cohort_conversion"], calendar: calendar, window: context.cohortWindow)
         body += "<section><h2>Product mix</h2>" + table(byName["product_mix"]) + "</section>"
+        body += revenueSection(byName["revenue"], placements: model.placements)
         body += offeringSection(byName["offering_comparison"])
         body += segmentsSection(byName["segments"])
         body +=
             "<section><h2>Data quality</h2><p class=\"note\">What was stored, refused, dropped, sent to RevenueCat by this store, forwarded by the app installs themselves, or not yet sent, per day.</p>"
-        body += table(byName["data_quality"]) + "</section>"
+        let quality = byName["data_quality"]
+        body += table(quality.map { $0.selecting(Array($0.columns.prefix(ReportFile.dataQualitySQLColumns))) })
+        if let quality, quality.columns.count > ReportFile.dataQualitySQLColumns {
+            body += "<p class=\"note\">Subscription events RevenueCat sent, per day of their timestamp: those "
+            body += "that count (production), those of subscriptions no paywall could be attributed to, and sandbox "
+            body += "or test events (counted here only, never in money).</p>"
+            body += table(
+                quality.selecting(["date"] + Array(quality.columns.dropFirst(ReportFile.dataQualitySQLColumns))))
+        }
+        body += "</section>"
         body += glossary
         return """
             <!DOCTYPE html>
@@ -177,6 +187,16 @@ public enum HTMLReport {
             "ci_low": "of customers, 95 % interval",
             "ci_high": "of customers, 95 % interval",
             "lift": "relative to the control",
+            "revenue_per_customer": "US dollars, of customers who saw it",
+            "rpc_ci_low": "95 % interval", "rpc_ci_high": "95 % interval",
+            "diff": "conversion minus the control's",
+            "seq_ci_low": "always-valid 95 % interval", "seq_ci_high": "always-valid 95 % interval",
+            "srm_p_value": "below 0.001: the split is broken",
+        ],
+        "revenue": [
+            "revenue_usd": "US dollars, refunds subtracted", "proceeds_usd": "US dollars, after store fees and tax",
+            "revenue_per_impression": "US dollars",
+            "trial_conversion_rate": "of trials that ended",
         ],
         "data_quality": [
             "impressions_delivered": "sent by this store, or forwarded by the app installs",

@@ -13,6 +13,8 @@ public struct ReportFile: Sendable, Hashable {
         case rate
         /// Seconds: 3 decimal places, empty when `NULL`.
         case seconds
+        /// A number already formatted exactly (money), written as it is; empty when `NULL`.
+        case decimal
     }
 
     /// The file name, e.g. `encounter_funnel.csv`.
@@ -32,7 +34,7 @@ public struct ReportFile: Sendable, Hashable {
     /// Every report, in the order they are written.
     public static let all: [ReportFile] = [
         encounterFunnel, conversionFunnel, cohortConversion, placementSummary,
-        productMix, offeringComparison, segments, dataQuality,
+        productMix, offeringComparison, segments, dataQuality, revenue,
     ]
 
     /// `encounter_funnel.csv`.
@@ -80,7 +82,13 @@ public struct ReportFile: Sendable, Hashable {
             ("placement", .text), ("offering", .text), ("customers", .count), ("impressions", .count),
             ("converted", .count), ("conversion_rate", .rate), ("ci_low", .rate), ("ci_high", .rate),
             ("is_control", .text), ("lift", .rate), ("p_value", .rate),
+            ("paid_starts", .count), ("trial_starts", .count), ("revenue_usd", .decimal),
+            ("revenue_per_customer", .decimal), ("rpc_ci_low", .rate), ("rpc_ci_high", .rate),
+            ("revenue_p_value", .rate), ("diff", .rate), ("seq_ci_low", .rate), ("seq_ci_high", .rate),
+            ("seq_p_value", .rate), ("srm_p_value", .rate),
         ])
+    /// The offering comparison's columns its SQL computes (the rest come from the subscription side).
+    static let offeringSQLColumns = 11
     /// `segments.csv`: the placement summary per platform and app version of the presentations'
     /// first events, with the impression rate and its difference to the placement's.
     public static let segments = ReportFile(
@@ -99,6 +107,19 @@ public struct ReportFile: Sendable, Hashable {
             ("suppressed", .count), ("impressions_stored", .count), ("impressions_delivered", .count),
             ("impressions_pending", .count), ("impressions_dead_lettered", .count),
             ("impressions_forwarded_by_device", .count),
+            ("subscription_events", .count), ("subscription_events_unattributed", .count),
+            ("subscription_events_sandbox", .count),
+        ])
+    /// Data quality's columns its SQL computes (the rest come from the subscription side).
+    static let dataQualitySQLColumns = 10
+    /// `revenue.csv` (computed in Swift for both engines from the attribution and the conversion funnel).
+    public static let revenue = ReportFile(
+        "revenue", sql: "",
+        [
+            ("date", .text), ("placement", .text), ("impressions", .count), ("paid_starts", .count),
+            ("trial_starts", .count), ("trial_conversions", .count), ("trials_pending", .count),
+            ("trial_conversion_rate", .rate), ("refunds", .count), ("revenue_usd", .decimal),
+            ("proceeds_usd", .decimal), ("revenue_per_impression", .decimal),
         ])
 
     /// Runs the SQL with `parameters` and streams the rows into `writer`, header first; returns the rows.
@@ -118,6 +139,25 @@ public struct ReportFile: Sendable, Hashable {
         return rows
     }
 
+    /// Runs the SQL with `parameters` and returns its rows as values.
+    func values(_ db: Database, parameters: [String: SQLValue]) throws -> [[ReportValue]] {
+        var rows: [[ReportValue]] = []
+        try db.forEachRow(sql, NamedParameters.values(for: sql, parameters)) { row in
+            rows.append(
+                (0..<row.count).map { index in
+                    switch row.value(at: index) {
+                    case .integer(let value): return .integer(value)
+                    case .real(let value): return .real(value)
+                    case .text(let value): return .text(value)
+                    case .blob(let value): return .text(String(decoding: value, as: UTF8.self))
+                    case .null: return .null
+                    }
+                })
+            return true
+        }
+        return rows
+    }
+
     /// Writes computed rows (the native engine), header first; returns the rows.
     func write(rows: [[ReportValue]], to writer: inout CSVWriter, collecting table: inout [[String]]) throws -> Int {
         try writer.writeRow(columns.map { .text($0) })
@@ -132,6 +172,7 @@ public struct ReportFile: Sendable, Hashable {
     static func cell(_ value: ReportValue, _ format: Format) -> CSVWriter.Cell {
         switch (value, format) {
         case (.null, _): return .empty
+        case (.text(let text), .decimal): return .number(text)
         case (.text(let text), _): return .text(text)
         case (.integer(let value), .rate): return .number(ReportFormat.rate(Double(value)))
         case (.integer(let value), .seconds): return .number(ReportFormat.seconds(Double(value)))
@@ -148,6 +189,7 @@ public struct ReportFile: Sendable, Hashable {
         case .count: return .number(String(row.int64(at: index)))
         case .rate: return .number(ReportFormat.rate(row.double(at: index) ?? 0))
         case .seconds: return .number(ReportFormat.seconds(row.double(at: index) ?? 0))
+        case .decimal: return .number(row.string(at: index) ?? "")
         }
     }
 }

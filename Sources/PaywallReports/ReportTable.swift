@@ -14,6 +14,13 @@ public struct ReportTable: Sendable, Hashable {
         self.rows = rows
     }
 
+    /// The table with only `names` (those it has), in that order.
+    public func selecting(_ names: [String]) -> ReportTable {
+        let indexes = names.compactMap { columns.firstIndex(of: $0) }
+        return ReportTable(
+            name: name, columns: indexes.map { columns[$0] }, rows: rows.map { row in indexes.map { row[$0] } })
+    }
+
     /// The rows as dictionaries keyed by column name.
     public var records: [[String: String]] {
         rows.map { Dictionary(uniqueKeysWithValues: zip(columns, $0)) }

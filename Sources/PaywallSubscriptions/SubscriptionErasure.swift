@@ -75,19 +75,26 @@ public struct SubscriptionErasure: ErasureParticipant {
     /// body that does not parse (none is stored so) counts when it holds an id's bytes at all.
     static func body(_ bytes: [UInt8], holdsAnyOf ids: Set<[UInt8]>) -> Bool {
         guard let root = try? WebhookJSON.parse(bytes) else { return true }
+        return strings(in: root).contains { ids.contains(Array($0.utf8)) }
+    }
+
+    /// Every JSON string of `root`, keys and values, at any depth: what erasure and suppression
+    /// compare ids with.
+    static func strings(in root: WebhookJSON) -> [String] {
+        var out: [String] = []
         var stack = [root]
         while let value = stack.popLast() {
             switch value {
-            case .string(let text): if ids.contains(Array(text.utf8)) { return true }
+            case .string(let text): out.append(text)
             case .array(let elements): stack += elements
             case .object(let members):
                 for member in members {
-                    if ids.contains(Array(member.key.utf8)) { return true }
+                    out.append(member.key)
                     stack.append(member.value)
                 }
             case .null, .bool, .number: break
             }
         }
-        return false
+        return out
     }
 }

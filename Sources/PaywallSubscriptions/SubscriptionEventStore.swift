@@ -94,7 +94,11 @@ private struct Writer {
             }
         case .success(let extracted): event = extracted
         }
-        if let forgotten, event.customerIDs.contains(where: forgotten.isForgotten) {
+        // The rule erasure follows: a customer key, or any whole JSON string of the body (a transfer's
+        // transferred_from, an attribute). Only when someone was forgotten: one hash per string.
+        if let forgotten, let root = try? WebhookJSON.parse(bytes),
+            SubscriptionErasure.strings(in: root).contains(where: forgotten.isForgotten)
+        {
             try StoreSharedWrites.countSuppressed(1, at: receivedAtMs, db)
             return .suppressed
         }

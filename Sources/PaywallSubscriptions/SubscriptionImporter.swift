@@ -36,6 +36,17 @@ public struct SubscriptionImportResult: Sendable, Equatable {
     }
 }
 
+/// An input that is an SQLite database (by its header), not NDJSON webhook bodies: refused before
+/// anything of it is stored.
+public struct SQLiteInputError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The input's path (`-` for standard input).
+    public var path: String
+    /// What went wrong and what to do.
+    public var description: String {
+        "\(path) is an SQLite database, not RevenueCat webhook bodies (one JSON body per line); import a store without --revenuecat"
+    }
+}
+
 /// Imports RevenueCat webhook bodies from NDJSON (one whole body per line, `-` for standard
 /// input) through ``SubscriptionEventStore``: the same dedupe, quarantine and suppression as the
 /// collector's webhook route. Streams the input in chunks; each batch is one synced transaction, so
@@ -72,7 +83,8 @@ public struct SubscriptionImporter: Sendable {
     /// before the `\n` is not part of the body.
     ///
     /// - Throws: ``PaywallStore/ImportError`` (`.missingInput`, `.unreadable`) for the input,
-    ///   `StorageError` for the store; batches committed before the failure stay.
+    ///   ``SQLiteInputError`` for an SQLite file (nothing stored), `StorageError` for the store;
+    ///   batches committed before the failure stay.
     public func importFile(_ path: String) throws -> SubscriptionImportResult {
         let descriptor: Int32
         if path == "-" {
@@ -165,6 +177,11 @@ public struct SubscriptionImporter: Sendable {
             if got < 0, errno == EINTR { continue }
             if got < 0 { throw ImportError(.unreadable, path: path, detail: String(cString: strerror(errno))) }
             if got == 0 { break }
+            if lineNumber == 0, pending.isEmpty, overlong == nil, got >= 16,
+                Array(chunk[0..<16]) == Array("SQLite format 3\u{0}".utf8)
+            {
+                throw SQLiteInputError(path: path)
+            }
             var start = 0
             let view = chunk[0..<got]
             while let newline = view[start...].firstIndex(of: UInt8(ascii: "\n")) {

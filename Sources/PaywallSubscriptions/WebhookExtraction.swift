@@ -62,6 +62,9 @@ public enum WebhookExtraction {
         "experiments": .objects, "transferred_from": .strings, "transferred_to": .strings,
     ]
 
+    /// ``fields`` in name order: the order reasons are given in (sorted once, not per body).
+    static let checkOrder = fields.sorted { $0.key < $1.key }
+
     /// Extracts `body` (see the type's summary).
     public static func extract(_ body: [UInt8]) -> Result<SubscriptionEvent, Problems> {
         let root: WebhookJSON
@@ -88,7 +91,7 @@ public enum WebhookExtraction {
         // A repeated key counts by its last value, as in ``WebhookJSON/subscript(_:)``.
         var values: [String: WebhookJSON] = [:]
         for member in members { values[member.key] = member.value }
-        for (name, expected) in fields.sorted(by: { $0.key < $1.key }) {
+        for (name, expected) in checkOrder {
             guard let value = values[name], value != .null || name == "id" else { continue }
             if let problem = check(value, expected) {
                 reasons.append("event.\(name) is \(problem), expected \(expected.name)")

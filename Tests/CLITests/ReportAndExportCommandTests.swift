@@ -13,7 +13,7 @@ struct ReportAndExportCommandTests {
             "report", "--from", "2026-10-01", "--to", "2026-10-03", "--out", out, "--db", db,
         ])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout.hasPrefix("wrote 8 reports ("))
+        #expect(result.stdout.hasPrefix("wrote 9 reports ("))
         for name in [
             "encounter_funnel", "conversion_funnel", "cohort_conversion", "placement_summary", "product_mix",
             "offering_comparison", "data_quality", "segments",
@@ -44,10 +44,11 @@ struct ReportAndExportCommandTests {
             #expect(result.status == 0, "\(result.stderr)")
             let rows = try String(contentsOfFile: out + "/offering_comparison.csv", encoding: .utf8).split(
                 separator: "\r\n")
-            #expect(
-                rows.first
-                    == "placement,offering,customers,impressions,converted,conversion_rate,ci_low,ci_high,is_control,lift,p_value"
-            )
+            let header =
+                "placement,offering,customers,impressions,converted,conversion_rate,ci_low,ci_high,is_control,lift,p_value,"
+                + "paid_starts,trial_starts,revenue_usd,revenue_per_customer,rpc_ci_low,rpc_ci_high,revenue_p_value,"
+                + "diff,seq_ci_low,seq_ci_high,seq_p_value,srm_p_value"
+            #expect(rows.first.map(String.init) == header)
             return rows.dropFirst().filter { $0.contains(",true,") }.map { String($0.split(separator: ",")[1]) }
         }
         // The demo's onboarding compares onboarding_classic (60 % of customers) and onboarding_trial

@@ -80,6 +80,17 @@ struct RevenueCatImportCommandTests {
         #expect(missing.stderr.contains("does not exist"))
         let folder = try await cli.run(["import", "--revenuecat", scratch.url.path, "--db", db])
         #expect(folder.status == 74, "\(folder.stderr)")
+        // A store's file given by mistake is refused as a whole (exit 65), nothing of it quarantined.
+        let store = scratch.path("other.sqlite")
+        #expect(
+            try await cli.run(["import", "--revenuecat", "-", "--db", store], stdin: Data(Self.body("S-1").utf8)).status
+                == 0)
+        let wrong = try await cli.run(["import", "--revenuecat", store, "--db", db])
+        #expect(wrong.status == 65, "\(wrong.stderr)")
+        #expect(
+            wrong.stderr.contains("is an SQLite database") && wrong.stderr.contains("without --revenuecat"),
+            "\(wrong.stderr)")
+        #expect(try count(db, "SELECT count(*) FROM quarantine") == 0)
         let mixed = try await cli.run(["import", "--revenuecat", "--no-forward", "-", "--db", db])
         #expect(mixed.status == 64)
         #expect(mixed.stderr.contains("--no-forward"))

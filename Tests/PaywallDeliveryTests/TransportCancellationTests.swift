@@ -51,6 +51,37 @@ struct TransportCancellationTests {
         #expect(answered > 0 && cancelled > 0, "answered \(answered), cancelled \(cancelled)")
     }
 
+    @Test func cancellingSendsAsTheirRedirectArrivesEndsEveryOneOfThem() async throws {
+        // Given a stand-in answering a redirect after 0–3 ms (the transport refuses to follow it:
+        // FoundationNetworking traps when a task is cancelled while that refusal is on its way)
+        let standIn = try RevenueCatStandIn(recordExchanges: false)
+        defer { standIn.stop() }
+        let transport = URLSessionTransport(timeout: .seconds(5))
+        let request = HTTPRequest(
+            method: "POST", url: standIn.baseURL.appendingPathComponent("v1/events"),
+            headers: [HTTPHeader("Content-Type", "application/json")], body: Data("{}".utf8))
+        let location = ["Location": "http://127.0.0.1:9/elsewhere"]
+        var redirected = 0
+        var cancelled = 0
+        for round in 0..<300 {
+            standIn.enqueue(.delayed(.microseconds(round % 4 * 1_000), .status(307, body: "", headers: location)))
+            // When a send is cancelled after 0–3 ms
+            let send = Task { try await transport.send(request) }
+            try await Task.sleep(for: .microseconds((round * 7) % 4 * 1_000))
+            send.cancel()
+            // Then it ends, with the redirect itself or the cancellation, and the process lives on
+            let outcome = try #require(
+                await Self.outcome(of: send), "send \(round) was still running 120 s after its cancellation")
+            switch outcome {
+            case .success(let response):
+                #expect(response.status == 307)
+                redirected += 1
+            case .failure: cancelled += 1
+            }
+        }
+        #expect(redirected > 0 && cancelled > 0, "redirected \(redirected), cancelled \(cancelled)")
+    }
+
     /// A data task whose completion never comes (a lost cancellation): it only tells when it was
     /// started and when it was cancelled.
     final class SilentDataTask: CancellableDataTask {

@@ -20,7 +20,7 @@ struct TransportRedirectTests {
         endpoint.respondByDefault { _, _ in
             .status(status, body: "see elsewhere", headers: ["Location": "http://127.0.0.1:\(target.port)/landing"])
         }
-        let transport = URLSessionTransport(timeout: .seconds(5))
+        let transport = URLSessionTransport(timeout: .seconds(120))
         let request = HTTPRequest(
             method: method, url: endpoint.baseURL.appendingPathComponent("v1/events"),
             headers: [HTTPHeader("Authorization", "Bearer appl_TransportRedirect0123")],

@@ -88,8 +88,9 @@ struct OfferingComparisonTests {
         var lines = text.components(separatedBy: "\r\n").filter { !$0.isEmpty }
         #expect(
             lines.removeFirst()
-                == "placement,offering,customers,impressions,converted,conversion_rate,ci_low,ci_high,is_control,lift,p_value"
-        )
+                == "placement,offering,customers,impressions,converted,conversion_rate,ci_low,ci_high,is_control,lift,p_value,"
+                + "paid_starts,trial_starts,revenue_usd,revenue_per_customer,rpc_ci_low,rpc_ci_high,revenue_p_value,diff,"
+                + "seq_ci_low,seq_ci_high,seq_p_value,srm_p_value")
         return lines.map { $0.components(separatedBy: ",") }
     }
 

@@ -130,8 +130,10 @@ enum ReportFixture {
     }()
 
     /// Creates a migrated store at `path` holding the fixture, a duplicate id, quarantine and drops.
-    static func makeStore(at path: String) throws -> Connection {
-        let connection = try ReportSchema.open(path: path)
+    static func makeStore(
+        at path: String, open: (String) throws -> Connection = { try ReportSchema.open(path: $0) }
+    ) throws -> Connection {
+        let connection = try open(path)
         try insert(events, into: connection)
         // A duplicate of event 0x05 with other content: stored once, so it counts once.
         var duplicate = events[4]

@@ -22,10 +22,10 @@ func runProcess(_ executable: String, _ arguments: [String], stdin: Data? = nil)
 
 /// Runs the checkers' Python (``Python``, resolved in PaywallTestSupport) with a script from
 /// `scripts/`, failing clearly (not skipping) when Python or its packages are missing.
-func runPython(_ script: String, _ arguments: [String]) throws -> (Int32, String, String) {
+func runPython(_ script: String, _ arguments: [String], stdin: Data? = nil) throws -> (Int32, String, String) {
     let path = Repository.testsFolder.appendingPathComponent("scripts").appendingPathComponent(script).path
     let (executable, leading) = Python.command()
-    return try runProcess(executable.path, leading + [path] + arguments)
+    return try runProcess(executable.path, leading + [path] + arguments, stdin: stdin)
 }
 
 /// A diff of two texts (``Golden/diff(expected:actual:context:limit:)``), for golden-file failures.
@@ -37,8 +37,12 @@ func unifiedDiff(expected: String, actual: String) -> String {
 func expectGolden(_ set: String, _ file: String, in folder: String, sourceLocation: SourceLocation = #_sourceLocation)
     throws
 {
-    let expected = try String(contentsOf: Repository.golden(set, file), encoding: .utf8)
     let actual = try String(contentsOfFile: folder + "/" + file, encoding: .utf8)
+    // PAYWALL_WRITE_GOLDEN=1 writes the actual file as the golden one (review the diff, then commit it)
+    if ProcessInfo.processInfo.environment["PAYWALL_WRITE_GOLDEN"] == "1" {
+        try Data(actual.utf8).write(to: Repository.golden(set, file))
+    }
+    let expected = try String(contentsOf: Repository.golden(set, file), encoding: .utf8)
     #expect(
         actual == expected,
         "\(file) differs from Golden/\(set)/\(file):\n\(unifiedDiff(expected: expected, actual: actual))",

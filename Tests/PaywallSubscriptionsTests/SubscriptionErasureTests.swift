@@ -98,11 +98,15 @@ import Testing
             WebhookBodies.body(id: "LATER-3", #""original_app_user_id":"cust_trial_1""#),
             WebhookBodies.farFutureTransfer,  // transferred_from
             WebhookBodies.body(id: "LATER-4", #""app_user_id":"cust_trial_1","price":"oops""#),  // would be quarantined
+            WebhookBodies.body(
+                id: "LATER-5", #""app_user_id":"x","subscriber_attributes":{"$id":{"value":"cust_old_5"}}"#),
             WebhookBodies.refund,  // another customer
         ]
         #expect(
-            try fixture.ingest(later) == [.suppressed, .suppressed, .suppressed, .suppressed, .suppressed, .stored])
-        #expect(try fixture.count("SELECT coalesce(sum(count), 0) FROM suppressed_events") == 5)
+            try fixture.ingest(later) == [
+                .suppressed, .suppressed, .suppressed, .suppressed, .suppressed, .suppressed, .stored,
+            ])
+        #expect(try fixture.count("SELECT coalesce(sum(count), 0) FROM suppressed_events") == 6)
         #expect(try fixture.count("SELECT count(*) FROM quarantine") == 0)
         #expect(try fixture.ids() == ["5C2B8A4E-0003-4C6B-9D0E-1A2B3C4D5E03"])
         _ = try fixture.connection.scalar("PRAGMA wal_checkpoint(TRUNCATE)")

@@ -55,7 +55,7 @@ struct FileModeTests {
         let names = try FileManager.default.contentsOfDirectory(atPath: nightly + "/current").sorted()
         #expect(
             names.contains("report.html") && names.contains("run.json")
-                && names.filter { $0.hasSuffix(".csv") }.count == 8, "\(names)")
+                && names.filter { $0.hasSuffix(".csv") }.count == 9, "\(names)")
         for name in names {
             #expect(try mode("\(nightly)/current/\(name)") == expected, "\(name) under umask \(umask)")
         }

@@ -54,7 +54,7 @@ struct FormulaGuardAndEscapingTests {
         let db = try await hostileDatabase(scratch)
         let guarded = try await outputs(db, scratch, raw: false)
         let raw = try await outputs(db, scratch, raw: true)
-        #expect(guarded.count == 11, "8 report CSVs and 3 exports: \(guarded.keys.sorted())")
+        #expect(guarded.count == 12, "9 report CSVs and 3 exports: \(guarded.keys.sorted())")
         for (name, text) in guarded {
             let cells = CSV.cells(text)
             for formula in Self.formulas {

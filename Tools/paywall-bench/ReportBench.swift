@@ -22,6 +22,7 @@ enum ReportBench {
     static func run(_ arguments: [String]) throws {
         if arguments.first == "child" { return try ReportBenchChild.run(Array(arguments.dropFirst())) }
         if arguments.first == "nightly" { return try nightlyOnly(Array(arguments.dropFirst())) }
+        if arguments.first == "subscriptions" { return try SubscriptionReportBench.run(Array(arguments.dropFirst())) }
         let count = BenchSupport.eventCount(arguments, default: 10_000_000)
         let days = 30
         let directory = try BenchSupport.scratch()

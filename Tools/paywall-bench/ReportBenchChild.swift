@@ -3,6 +3,7 @@ import PaywallCore
 import PaywallReports
 import PaywallSQLite
 import PaywallStore
+import PaywallSubscriptions
 
 #if canImport(Glibc)
     import Glibc
@@ -14,7 +15,9 @@ import PaywallStore
 /// resident memory is its own: prints "<seconds> <peak RSS in KiB>".
 enum ReportBenchChild {
     static func run(_ arguments: [String]) throws {
-        let connection = try ReportSchema.open(path: arguments[1])
+        // With the subscription events' tables, as the command line opens a store
+        let connection = try Schema.open(
+            path: arguments[1], registering: [ReportSchema.migrations, SubscriptionSchema.migrations])
         let seconds: Double
         switch arguments[0] {
         case "report":

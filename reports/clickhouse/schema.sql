@@ -34,3 +34,33 @@ CREATE TABLE IF NOT EXISTS quarantine (
 CREATE TABLE IF NOT EXISTS drops (dropped_at Int64, count Int64) ENGINE = MergeTree ORDER BY dropped_at;
 
 CREATE TABLE IF NOT EXISTS suppressed_events (suppressed_at Int64, count Int64) ENGINE = MergeTree ORDER BY suppressed_at;
+
+-- The subscription side (funnels.md "Revenue"): RevenueCat's subscription events and their customer
+-- keys, exported from the store with sqlite3 (the raw bodies stay in the store):
+--   sqlite3 -csv -header STORE 'SELECT id, type, environment, event_timestamp_ms, app_user_id,
+--     original_app_user_id, period_type, purchased_at_ms, expiration_at_ms, original_transaction_id,
+--     is_trial_conversion, price_micros, proceeds_micros FROM subscription_events' > subscription_events.csv
+--   sqlite3 -csv -header STORE 'SELECT k.customer_key, e.id AS event_id FROM subscription_customer_keys AS k
+--     JOIN subscription_events AS e ON e.rowid = k.event_rowid' > subscription_customer_keys.csv
+-- Loading either file twice is harmless (events count once per id, keys once per pair).
+CREATE TABLE IF NOT EXISTS subscription_events (
+  id String, type Nullable(String), environment Nullable(String), event_timestamp_ms Nullable(Int64),
+  app_user_id Nullable(String), original_app_user_id Nullable(String), period_type Nullable(String),
+  purchased_at_ms Nullable(Int64), expiration_at_ms Nullable(Int64), original_transaction_id Nullable(String),
+  is_trial_conversion Nullable(Int64), price_micros Nullable(Int64), proceeds_micros Nullable(Int64)
+) ENGINE = MergeTree ORDER BY id;
+
+CREATE TABLE IF NOT EXISTS subscription_customer_keys (customer_key String, event_id String)
+ENGINE = MergeTree ORDER BY (event_id, customer_key);
+
+-- Money as exact text: micro-dollars m divided by d, rounded half to even to p (0…6) decimal places.
+CREATE OR REPLACE FUNCTION money_units AS (a, v) ->
+  intDiv(a, v) + if((a % v) * 2 > v OR ((a % v) * 2 = v AND intDiv(a, v) % 2 = 1), 1, 0);
+
+CREATE OR REPLACE FUNCTION money_text AS (m, d, p) ->
+  concat(
+    if(m < 0 AND money_units(toUInt64(abs(m)), toUInt64(d) * intExp10(6 - p)) > 0, '-', ''),
+    toString(intDiv(money_units(toUInt64(abs(m)), toUInt64(d) * intExp10(6 - p)), intExp10(p))),
+    if(p > 0,
+       concat('.', leftPad(toString(money_units(toUInt64(abs(m)), toUInt64(d) * intExp10(6 - p)) % intExp10(p)), p, '0')),
+       ''));

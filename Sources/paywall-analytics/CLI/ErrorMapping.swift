@@ -28,6 +28,8 @@ extension CLIError {
             self.init(code, Self.message(error), showsUsage: code == .usage)
         case let error as ImportError:
             self.init(ExitCode(error.kind), Self.message(error))
+        case let error as SQLiteInputError:
+            self.init(.badInput, error.description + ".")
         case let error as StoredEventError:
             self.init(
                 .badInput,

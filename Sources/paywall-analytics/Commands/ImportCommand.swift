@@ -121,6 +121,8 @@ enum RevenueCatImport {
         for file in arguments.positionals {
             do { result.add(try importer.importFile(file)) } catch let error as ImportError {
                 throw CLIError(error)
+            } catch let error as SQLiteInputError {
+                throw CLIError(error)
             } catch {
                 throw StoreAccess.map(error)
             }

@@ -1,0 +1,135 @@
+import Foundation
+import PaywallCore
+import PaywallReports
+import PaywallSQLite
+import PaywallStore
+import PaywallSubscriptions
+
+/// `paywall-bench report subscriptions [--events N]`: the report's cost of the subscription side.
+/// The same generated paywall events (default 10M over 30 days) twice, one store with a tenth as
+/// many subscription events (starts bought a minute after an impression, renewals, a few refunds
+/// and sandbox events), the other without: full report time with against without (goal ≤ 1.25×);
+/// then the nightly job on the store with them after one more day of paywall events and late
+/// renewals (renewals stamped that day for subscriptions started weeks before) against its first
+/// run, the full recompute (goal ≤ 5 %). Each measured run is a child process (`report child`).
+enum SubscriptionReportBench {
+    static func run(_ arguments: [String]) throws {
+        let count = BenchSupport.eventCount(arguments, default: 10_000_000)
+        let directory = try BenchSupport.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let without = directory.appendingPathComponent("without.sqlite").path
+        let with = directory.appendingPathComponent("with.sqlite").path
+        let nightlyDB = directory.appendingPathComponent("nightly.sqlite").path
+        var generator = ReportDataGenerator(seed: 42, start: ReportBench.start, eventsPerDay: count / 30)
+        try generator.append(days: 30, to: without)
+        _ = try SubscriptionSchema.open(path: without)  // the same schema, no subscription events
+        try FileManager.default.copyItem(atPath: without, toPath: with)
+        let inserted = try insertSubscriptions(into: with, count: count / 10, lateDay: nil)
+        ReportBench.log("\(generator.events) paywall events; \(inserted) subscription events in the second store")
+        try FileManager.default.copyItem(atPath: with, toPath: nightlyDB)
+
+        let to = ReportDate(year: 2026, month: 11, day: 30).description
+        let plain = try ReportBench.child([
+            "report", without, directory.appendingPathComponent("a").path, "2026-11-01", to,
+        ])
+        let money = try ReportBench.child([
+            "report", with, directory.appendingPathComponent("b").path, "2026-11-01", to,
+        ])
+        let out = directory.appendingPathComponent("nightly").path
+        let recompute = try ReportBench.child(["nightly", nightlyDB, out, "0"])
+        try generator.append(days: 1, to: nightlyDB)
+        let late = try insertSubscriptions(
+            into: nightlyDB, count: count / 300, lateDay: ReportBench.start + 30 * ReportBench.day)
+        let nightly = try ReportBench.child(["nightly", nightlyDB, out, "0"])
+        BenchSupport.printTable(
+            "paywall-bench report subscriptions — \(generator.eventsBeforeLastAppend) paywall events, \(inserted) subscription events",
+            [
+                ["measure", "value", "goal"],
+                ["report without subscription events (s)", ReportBench.fmt(plain.seconds), ""],
+                ["report with them (s)", ReportBench.fmt(money.seconds), ""],
+                ["with / without", ReportBench.fmt(money.seconds / plain.seconds), "≤ 1.25"],
+                ["first nightly = full recompute (s)", ReportBench.fmt(recompute.seconds), ""],
+                ["nightly after +1 day and \(late) late renewals (s)", ReportBench.fmt(nightly.seconds), ""],
+                [
+                    "nightly / full recompute", String(format: "%.1f %%", 100 * nightly.seconds / recompute.seconds),
+                    "≤ 5 %",
+                ],
+            ])
+    }
+
+    /// Inserts about `count` subscription events for the customers of the store's impressions, as
+    /// the webhook ingest stores them (plain SQL: extraction is not measured here). With `lateDay`,
+    /// only renewals stamped on that day, for subscriptions already stored.
+    static func insertSubscriptions(into path: String, count: Int, lateDay: Int64?) throws -> Int {
+        let connection = try SubscriptionSchema.open(path: path)
+        var inserted = 0
+        try connection.transaction { db in
+            if let lateDay {
+                let starts = try db.all(
+                    """
+                    SELECT original_transaction_id, app_user_id FROM subscription_events
+                    WHERE type = 'INITIAL_PURCHASE' ORDER BY rowid LIMIT ?
+                    """, [.integer(Int64(count))]
+                ) { ($0.string(at: 0) ?? "", $0.string(at: 1) ?? "") }
+                for (index, (transaction, user)) in starts.enumerated() {
+                    try insert(
+                        db, id: "late-\(index)", type: "RENEWAL", user: user, transaction: transaction,
+                        at: lateDay + Int64(index % 86_000) * 1000, period: "NORMAL", price: 9_990_000)
+                    inserted += 1
+                }
+                return
+            }
+            let shown = try db.all(
+                "SELECT user_id, occurred_at FROM events WHERE name = 'paywall_shown' ORDER BY rowid LIMIT ?",
+                [.integer(Int64(count / 3))]
+            ) { ($0.string(at: 0) ?? "", $0.int64(at: 1)) }
+            for (index, (user, at)) in shown.enumerated() where inserted < count {
+                let transaction = "bench-\(index)"
+                let trial = index % 3 == 0
+                try insert(
+                    db, id: "\(transaction)-start", type: "INITIAL_PURCHASE", user: user, transaction: transaction,
+                    at: at + 60_000, period: trial ? "TRIAL" : "NORMAL", price: trial ? 0 : 4_990_000)
+                try insert(
+                    db, id: "\(transaction)-renewal", type: "RENEWAL", user: user, transaction: transaction,
+                    at: at + 3 * 86_400_000, period: "NORMAL", price: 4_990_000)
+                if index % 20 == 0 {
+                    try insert(
+                        db, id: "\(transaction)-refund", type: "CANCELLATION", user: user, transaction: transaction,
+                        at: at + 4 * 86_400_000, period: "NORMAL", price: -4_990_000)
+                } else if index % 20 == 1 {
+                    try insert(
+                        db, id: "\(transaction)-sandbox", type: "INITIAL_PURCHASE", user: user,
+                        transaction: transaction + "-sb", at: at, period: "NORMAL", price: 4_990_000, sandbox: true)
+                } else {
+                    try insert(
+                        db, id: "\(transaction)-renewal2", type: "RENEWAL", user: user, transaction: transaction,
+                        at: at + 33 * 86_400_000, period: "NORMAL", price: 4_990_000)
+                }
+                inserted += 3
+            }
+        }
+        return inserted
+    }
+
+    static func insert(
+        _ db: Database, id: String, type: String, user: String, transaction: String, at: Int64, period: String,
+        price: Int64, sandbox: Bool = false
+    ) throws {
+        try db.run(
+            """
+            INSERT INTO subscription_events (id, type, environment, event_timestamp_ms, app_user_id,
+              original_app_user_id, period_type, purchased_at_ms, expiration_at_ms, original_transaction_id,
+              is_trial_conversion, price_micros, proceeds_micros, currency, received_at_ms, raw_body)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'USD', ?, x'7b7d')
+            """,
+            [
+                .text(id), .text(type), .text(sandbox ? "SANDBOX" : "PRODUCTION"), .integer(at), .text(user),
+                .text(user), .text(period), .integer(at), .integer(at + 3 * 86_400_000), .text(transaction),
+                .integer(type == "RENEWAL" && period == "NORMAL" ? 1 : 0), .integer(price), .integer(price * 7 / 10),
+                .integer(at),
+            ])
+        try db.run(
+            "INSERT INTO subscription_customer_keys (customer_key, event_rowid) VALUES (?, ?)",
+            [.text(user), .integer(db.lastInsertRowID)])
+    }
+}
