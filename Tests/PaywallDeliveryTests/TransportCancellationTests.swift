@@ -10,8 +10,10 @@ import Testing
 /// response arrives), ends the send at once: FoundationNetworking's own `data(for:)` could
 /// deadlock when the cancellation met the response (a hung `PaywallAnalytics.shutdown()`).
 struct TransportCancellationTests {
-    /// The send's outcome once it ends, or `nil` when it still runs 120 s on: a hang guard, not a
-    /// measure (wide, because the whole suite runs at once on two cores and can keep a task waiting).
+    /// The send's outcome once it ends, or `nil` when it still runs 600 s on: a hang guard, not a
+    /// measure. Wide: the whole suite runs at once on two cores, and tests that block a thread of the
+    /// two-thread concurrency pool (a child process waited for, a file polled) kept this send from
+    /// running for over 120 s in a whole-suite run while the clock of this guard kept going.
     static func outcome(of send: Task<HTTPResponse, any Error>) async -> Result<HTTPResponse, any Error>? {
         let finished = DispatchSemaphore(value: 0)
         let result = Task.detached { () -> Result<HTTPResponse, any Error> in
@@ -20,7 +22,7 @@ struct TransportCancellationTests {
         }
         let ended = await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
-                continuation.resume(returning: finished.wait(timeout: .now() + 120) == .success)
+                continuation.resume(returning: finished.wait(timeout: .now() + 600) == .success)
             }
         }
         return ended ? await result.value : nil
@@ -44,7 +46,7 @@ struct TransportCancellationTests {
             send.cancel()
             // Then it ends, with the response or an error: a deadlock never would
             let outcome = try #require(
-                await Self.outcome(of: send), "send \(round) was still running 120 s after its cancellation")
+                await Self.outcome(of: send), "send \(round) was still running 600 s after its cancellation")
             if case .success = outcome { answered += 1 } else { cancelled += 1 }
         }
         // And both endings happened (the cancellation met requests at different moments)
@@ -71,7 +73,7 @@ struct TransportCancellationTests {
             send.cancel()
             // Then it ends, with the redirect itself or the cancellation, and the process lives on
             let outcome = try #require(
-                await Self.outcome(of: send), "send \(round) was still running 120 s after its cancellation")
+                await Self.outcome(of: send), "send \(round) was still running 600 s after its cancellation")
             switch outcome {
             case .success(let response):
                 #expect(response.status == 307)
@@ -105,7 +107,7 @@ struct TransportCancellationTests {
         // When the send is cancelled
         send.cancel()
         // Then it ends with the cancellation (a key-free transport error), and the task was cancelled
-        let outcome = try #require(await Self.outcome(of: send), "the send was still running 120 s on")
+        let outcome = try #require(await Self.outcome(of: send), "the send was still running 600 s on")
         #expect(throws: TransportError.other(detail: "URLError \(URLError.Code.cancelled.rawValue)")) {
             try outcome.get()
         }
@@ -125,7 +127,7 @@ struct TransportCancellationTests {
         send.cancel()
         proceed.raise()
         // Then it ends with the cancellation, and its data task was never started
-        let outcome = try #require(await Self.outcome(of: send), "the send was still running 120 s on")
+        let outcome = try #require(await Self.outcome(of: send), "the send was still running 600 s on")
         #expect(throws: TransportError.self) { try outcome.get() }
         #expect(!task.resumed.isRaised)
     }
