@@ -52,8 +52,8 @@ public struct PlacementBehavior: Sendable, Hashable {
             restore: 0.02, continueFree: 0.85, meanOpenSeconds: 18,
             products: [("pro_annual", 0.6), ("pro_monthly", 0.3), ("pro_weekly", 0.1)],
             offerings: [
-                Offering(name: "onboarding_classic", share: 0.6, purchaseFactor: 1),
-                Offering(name: "onboarding_trial", share: 0.4, purchaseFactor: 1.45),
+                Offering(name: "onboarding_classic", share: 0.51, purchaseFactor: 1),
+                Offering(name: "onboarding_trial", share: 0.49, purchaseFactor: 1.45),
             ]),
         PlacementBehavior(
             name: "settings", bounce: 0.15, select: 0.45, startPurchase: 0.45, complete: 0.75,
