@@ -92,14 +92,10 @@ struct ReportAndExportCommandTests {
         let db = try await cli.demoDatabase(scratch)
         // A live process on this host (this test) holds the reports lease
         let lease = "token-of-other-run \(getpid()) 99999999999999 \(ProcessInfo.processInfo.hostName)"
-        let sql = Process()
-        sql.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        sql.arguments = [
+        let sql = try await CommandRunner(executable: URL(fileURLWithPath: "/usr/bin/env")).run([
             "sqlite3", db, "INSERT OR REPLACE INTO meta (key, value) VALUES ('reports.lease', '\(lease)')",
-        ]
-        try sql.run()
-        sql.waitUntilExit()
-        #expect(sql.terminationStatus == 0)
+        ])
+        #expect(sql.status == 0, "\(sql.stderr)")
         let out = scratch.path("busy")
         let result = try await cli.run(["report", "--nightly", "--out", out, "--db", db])
         #expect(result.status == 75)

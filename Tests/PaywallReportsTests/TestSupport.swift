@@ -15,24 +15,9 @@ enum Repository {
 /// Runs a process and returns (exit status, stdout, stderr).
 @discardableResult
 func runProcess(_ executable: String, _ arguments: [String], stdin: Data? = nil) throws -> (Int32, String, String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    let out = Pipe()
-    let err = Pipe()
-    let input = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    process.standardInput = input
-    try process.run()
-    if let stdin { try PipeWriting.write(stdin, to: input.fileHandleForWriting) }
-    try input.fileHandleForWriting.close()
-    let outData = out.fileHandleForReading.readDataToEndOfFile()
-    let errData = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (
-        process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self)
-    )
+    // CommandRunner starts it with TestChild: no descriptor of another test reaches it.
+    let result = try CommandRunner(executable: URL(fileURLWithPath: executable)).runBlocking(arguments, stdin: stdin)
+    return (result.status, result.stdout, result.stderr)
 }
 
 /// Runs the checkers' Python (``Python``, resolved in PaywallTestSupport) with a script from

@@ -127,13 +127,11 @@ struct RecorderFailureTests {
 
     func makeReadOnly(_ path: String) throws {
         if getuid() == 0 {
-            let chattr = Process()
-            chattr.executableURL = URL(fileURLWithPath: "/usr/bin/chattr")
-            chattr.arguments = ["+i", path]
-            try chattr.run()
-            chattr.waitUntilExit()
+            let chattr = try CommandRunner(executable: URL(fileURLWithPath: "/usr/bin/chattr")).runBlocking([
+                "+i", path,
+            ])
             try #require(
-                chattr.terminationStatus == 0, "chattr +i failed: root needs CAP_LINUX_IMMUTABLE for this test")
+                chattr.status == 0, "chattr +i failed: root needs CAP_LINUX_IMMUTABLE for this test: \(chattr.stderr)")
         } else {
             try #require(chmod(path, 0o444) == 0)
         }
@@ -141,11 +139,7 @@ struct RecorderFailureTests {
 
     func undoReadOnly(_ path: String) {
         if getuid() == 0 {
-            let chattr = Process()
-            chattr.executableURL = URL(fileURLWithPath: "/usr/bin/chattr")
-            chattr.arguments = ["-i", path]
-            try? chattr.run()
-            chattr.waitUntilExit()
+            _ = try? CommandRunner(executable: URL(fileURLWithPath: "/usr/bin/chattr")).runBlocking(["-i", path])
         }
         chmod(path, 0o600)
     }

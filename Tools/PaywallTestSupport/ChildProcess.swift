@@ -1,11 +1,18 @@
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// The `recorder-crash-helper` executable built next to the test binary, run as a real child process
-/// (a test target that uses it depends on `recorder-crash-helper`, so it is built first).
+/// (a test target that uses it depends on `recorder-crash-helper`, so it is built first). Started
+/// with ``TestChild``: it gets its two pipes and its error file, no other descriptor of the tests.
 public final class ChildProcess: @unchecked Sendable {
-    // @unchecked Sendable: every property is immutable after init; Process and Pipe are thread-safe for this use.
+    // @unchecked Sendable: every property is immutable after init; SpawnedProcess and Pipe are thread-safe for this use.
     /// The child.
-    public let process = Process()
+    public let process: SpawnedProcess
     /// The child's standard output.
     public let output = Pipe()
     /// The child's standard input.
@@ -38,12 +45,16 @@ public final class ChildProcess: @unchecked Sendable {
     public init(_ arguments: [String], errorsTo errors: URL) throws {
         self.errors = errors
         _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
-        process.executableURL = try Self.helperURL()
-        process.arguments = arguments
-        process.standardOutput = output
-        process.standardInput = input
-        process.standardError = try FileHandle(forWritingTo: errors)
-        try process.run()
+        let errorFile = open(errors.path, O_WRONLY | O_CLOEXEC)
+        guard errorFile >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        defer { close(errorFile) }
+        let child = try TestChild.spawn(
+            try Self.helperURL(), arguments, input: input.fileHandleForReading.fileDescriptor,
+            output: output.fileHandleForWriting.fileDescriptor, error: errorFile)
+        process = SpawnedProcess(child)
+        // The child's ends are its own now: closed here once, so that reading stdout ends when the child does.
+        try input.fileHandleForReading.close()
+        try output.fileHandleForWriting.close()
     }
 
     /// Reads stdout to end of file off the cooperative pool.

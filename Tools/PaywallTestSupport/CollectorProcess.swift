@@ -8,11 +8,12 @@ import Foundation
 
 /// The built `paywall-analytics serve`, run as an operator runs it: own process, stdout and stderr
 /// into files (so every byte it wrote can be searched), the port read from its startup line.
-/// `@unchecked Sendable`: every stored property is a constant set in `init`; `Process` is used
-/// only through its thread-safe calls (`isRunning`, `processIdentifier`, `waitUntilExit`).
+/// Started with ``TestChild``: no other descriptor of the tests (another test's socket or pipe)
+/// reaches it. `@unchecked Sendable`: every stored property is a constant set in `init`;
+/// `SpawnedProcess` is thread-safe.
 public final class CollectorProcess: @unchecked Sendable {
     /// The running `serve` process.
-    public let process: Process
+    public let process: SpawnedProcess
     /// The port it listens on (127.0.0.1).
     public let port: Int
     /// Where its standard output goes.
@@ -32,23 +33,22 @@ public final class CollectorProcess: @unchecked Sendable {
         stderrPath = folder.path("serve-\(tag).stderr")
         _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
         _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
-        process = Process()
         let serve = ["serve", "--listen", "127.0.0.1:0", "--db", db] + arguments
-        if let launcher = wrapper.first {
-            process.executableURL = URL(fileURLWithPath: launcher)
-            process.arguments = Array(wrapper.dropFirst()) + [binary.path] + serve
-        } else {
-            process.executableURL = binary
-            process.arguments = serve
-        }
+        let (executable, all) =
+            wrapper.first.map { (URL(fileURLWithPath: $0), Array(wrapper.dropFirst()) + [binary.path] + serve) }
+            ?? (binary, serve)
         var env = ProcessInfo.processInfo.environment
         env.removeValue(forKey: "REVENUECAT_API_KEY")
         env.merge(environment) { _, new in new }
-        process.environment = env
-        process.standardOutput = FileHandle(forWritingAtPath: stdoutPath)
-        process.standardError = FileHandle(forWritingAtPath: stderrPath)
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        let out = open(stdoutPath, O_WRONLY | O_CLOEXEC)
+        let err = open(stderrPath, O_WRONLY | O_CLOEXEC)
+        defer {
+            if out >= 0 { close(out) }
+            if err >= 0 { close(err) }
+        }
+        guard out >= 0, err >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        process = SpawnedProcess(
+            try TestChild.spawn(executable, all, environment: env, output: out, error: err))
         let deadline = Date().addingTimeInterval(60)
         var found: Int?
         while found == nil, Date() < deadline, process.isRunning {
@@ -81,9 +81,7 @@ public final class CollectorProcess: @unchecked Sendable {
         while process.isRunning, Date().timeIntervalSince(started) < timeout { usleep(10_000) }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
-        let status =
-            process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
-        return (status, Date().timeIntervalSince(started))
+        return (process.exitStatus, Date().timeIntervalSince(started))
     }
 
     deinit {

@@ -1,6 +1,14 @@
 import Foundation
 
-/// Runs a built executable of this package as a user would, capturing its output.
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Runs a built executable of this package as a user would, capturing its output. The child is
+/// started with ``TestChild``: it gets its standard input, output and error and no other
+/// descriptor of the test process.
 public struct CommandRunner: Sendable {
     /// What a finished run produced.
     public struct Output: Sendable {
@@ -68,33 +76,47 @@ public struct CommandRunner: Sendable {
         _ arguments: [String], stdin: Data? = nil, standardInput: FileHandle? = nil,
         environment: [String: String] = [:], directory: URL? = nil
     ) throws -> Output {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
+        // Started through TestChild: the child gets its three pipes and nothing else of this
+        // process; each end here is closed exactly once, by this function.
         var env = ProcessInfo.processInfo.environment
         env.merge(environment) { _, new in new }
-        process.environment = env
-        if let directory { process.currentDirectoryURL = directory }
-        let out = Pipe()
-        let err = Pipe()
-        let input = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = standardInput ?? input
-        try process.run()
+        let out = try TestChild.pipe()
+        let err = try TestChild.pipe()
+        let input = try TestChild.pipe()
+        let child: TestChild
+        do {
+            child = try TestChild.spawn(
+                executable, arguments, environment: env, directory: directory,
+                input: standardInput?.fileDescriptor ?? input.reader, output: out.writer, error: err.writer)
+        } catch {
+            for end in [out.reader, out.writer, err.reader, err.writer, input.reader, input.writer] { close(end) }
+            throw error
+        }
+        // The child's ends are its own now: closing them here lets the readers below see end of file.
+        close(out.writer)
+        close(err.writer)
+        close(input.reader)
         // Drain both pipes concurrently so a chatty child never blocks on a full pipe.
         let group = DispatchGroup()
         nonisolated(unsafe) var outData = Data()
         nonisolated(unsafe) var errData = Data()
-        DispatchQueue.global().async(group: group) { outData = out.fileHandleForReading.readDataToEndOfFile() }
-        DispatchQueue.global().async(group: group) { errData = err.fileHandleForReading.readDataToEndOfFile() }
+        DispatchQueue.global().async(group: group) {
+            outData = TestChild.readToEnd(out.reader)
+            close(out.reader)
+        }
+        DispatchQueue.global().async(group: group) {
+            errData = TestChild.readToEnd(err.reader)
+            close(err.reader)
+        }
         // A child that exits before reading all of it is an outcome to report, not a SIGPIPE of the tests.
-        if let stdin { try PipeWriting.write(stdin, to: input.fileHandleForWriting) }
-        try input.fileHandleForWriting.close()
-        process.waitUntilExit()
+        var writeError: (any Error)?
+        if let stdin {
+            do { try PipeWriting.write(stdin, to: input.writer) } catch { writeError = error }
+        }
+        close(input.writer)
+        let status = child.waitForExit()
         group.wait()
-        let status =
-            process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+        if let writeError { throw writeError }
         return Output(
             status: status, stdout: String(decoding: outData, as: UTF8.self),
             stderr: String(decoding: errData, as: UTF8.self))

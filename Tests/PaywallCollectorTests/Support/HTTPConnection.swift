@@ -19,7 +19,17 @@ final class HTTPConnection: @unchecked Sendable {
     private var buffer: [UInt8] = []
 
     init(port: Int, receiveTimeout: Int = 60) throws {
-        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        // Connected before `descriptor` is stored: an initializer that throws once every stored
+        // property is set runs `deinit`, which would close the descriptor a second time, and by
+        // then another thread may have been given the same number (a launch of a child then fails
+        // with "Bad file descriptor" when its pipe is closed under it).
+        // Close-on-exec, so that no child started meanwhile inherits the connection.
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else {
+            throw CocoaError(
+                .fileReadUnknown,
+                userInfo: [NSLocalizedDescriptionKey: "socket failed: \(String(cString: strerror(errno)))"])
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = UInt16(port).bigEndian
@@ -34,6 +44,7 @@ final class HTTPConnection: @unchecked Sendable {
             Foundation.close(descriptor)
             throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "connect failed: \(message)"])
         }
+        self.descriptor = descriptor
         var timeout = timeval(tv_sec: receiveTimeout, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var one: Int32 = 1
