@@ -240,9 +240,10 @@ struct EventContextCommandTests {
             #expect(run.status == 0, "\(flags): \(run.stderr)")
             #expect(try presentations(out) == (expected.map { [$0] } ?? []), "\(flags)")
         }
-        // A platform outside the catalog's: exit 64 naming the nearest
+        // A platform outside the catalog's: exit 65 naming the nearest, nothing written
         let typo = try await cli.run(range + ["--out", scratch.path("x"), "--platform", "andriod"])
-        #expect(typo.status == 64, "\(typo.stderr)")
+        #expect(typo.status == 65, "\(typo.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("x")))
         #expect(typo.stderr.contains("did you mean android?"), "\(typo.stderr)")
         // An app version the store has never seen: exit 65 naming the nearest known one
         let unknown = try await cli.run(range + ["--out", scratch.path("y"), "--app-version", "3.2"])

@@ -31,9 +31,10 @@ enum ReportCommand {
                 events, or a device that left the field out. A filtered --nightly recomputes its whole window from the
                 rollups (give it its own --out); the unfiltered nightly stays incremental.
 
-                Exit codes: 0 done, 64 bad arguments (a --platform outside the known platforms included), 65 the database is
-                not a PaywallAnalytics store or a --placement, --app-version or --control names a value it has never seen, 66 no database, 73 cannot write --out, 74 I/O error, 75 another
-                report run holds this database or this --out.
+                Exit codes: 0 done, 64 bad arguments, 65 the database is not a PaywallAnalytics store, a --placement,
+                --app-version or --control names a value it has never seen, or a --platform is not a known platform
+                (refused naming the nearest known ones), 66 no database, 73 cannot write --out, 74 I/O error, 75
+                another report run holds this database or this --out.
                 """,
             usage: "report (--from <date> --to <date> | --nightly [--days <n>]) --out <dir> [options]",
             options: [
@@ -164,7 +165,8 @@ enum ReportCommand {
 }
 
 /// `--platform` and `--app-version`: checked before the store is opened. A platform must be one of the
-/// catalog's (`DevicePlatform`) or `''` (not stated), with the nearest one suggested; an app version
+/// catalog's (`DevicePlatform`) or `''` (not stated), else exit 65 naming the nearest ones (as an unknown
+/// --placement or --control is refused); an app version
 /// must fit the catalog's field (at most 64 characters, no control characters). Whether the store knows
 /// the app version is checked after the rollups are refreshed (exit 65, like --placement).
 enum ContextFilterOption {
@@ -174,7 +176,8 @@ enum ContextFilterOption {
             let near = NearestNames.closest(
                 to: platform, among: known, limit: 2, within: NearestNames.typoDistance(for: platform))
             let hint = near.isEmpty ? "" : "did you mean \(near.joined(separator: " or "))? "
-            throw .usage(
+            throw CLIError(
+                .badInput,
                 "--platform '\(shown(platform))' is not a platform; \(hint)the platforms are "
                     + known.joined(separator: ", ") + ", or '' for events that do not say")
         }
