@@ -187,13 +187,6 @@ public struct FunnelReport: Sendable {
                     tables.append(
                         ReportTable(name: String(file.fileName.dropLast(4)), columns: file.columns, rows: table))
                 }
-                // The page's offering trends (read from the rollup; the SQL engine's filter shadow is in place)
-                let shadowed = engine == .native && !contextFilter.isEmpty
-                if shadowed { try Self.shadowPresentations(db, contextFilter) }
-                defer { if shadowed { try? db.execute(Self.dropShadowSQL) } }
-                tables.append(
-                    try OfferingTrends.table(
-                        db, days: days, parameters: parameters, attribution: subscriptions.attribution))
                 return rows
             }
         }
