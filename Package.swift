@@ -161,7 +161,10 @@ var package = Package(
         ),
         .executableTarget(
             name: "paywall-soak",
-            dependencies: ["PaywallLock", "PaywallCore", "PaywallStore", "PaywallSQLite", "PaywallTestSupport", "PaywallSimulation"],
+            dependencies: [
+                "PaywallLock", "PaywallCore", "PaywallStore", "PaywallSQLite", "PaywallTestSupport", "PaywallSimulation",
+                "PaywallReports",
+            ],
             path: "Tools/paywall-soak"
         ),
         .executableTarget(

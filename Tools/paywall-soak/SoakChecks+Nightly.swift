@@ -1,4 +1,5 @@
 import Foundation
+import PaywallReports
 import PaywallSQLite
 
 extension SoakChecks {
@@ -32,7 +33,9 @@ extension SoakChecks {
         let names = try FileManager.default.contentsOfDirectory(atPath: nightly).filter {
             $0.hasSuffix(".csv") || $0 == "report.html"
         }.sorted()
-        expect(names.filter { $0.hasSuffix(".csv") }.count == 7, "nightly wrote \(names)")
+        expect(
+            Set(names.filter { $0.hasSuffix(".csv") }) == Set(ReportFile.all.map(\.fileName)),
+            "nightly wrote \(names), not every report file (\(ReportFile.all.map(\.fileName)))")
         var rows = 0
         for name in names {
             let incremental = FileManager.default.contents(atPath: "\(nightly)/\(name)")
