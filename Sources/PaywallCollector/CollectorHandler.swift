@@ -209,25 +209,15 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
                 case .success(let outcome):
                     metrics.webhook(CollectorMetrics.WebhookCount(outcome))
                     respond(.json(200, Self.webhookAnswer(outcome)))
-                case .failure(let failed as CommitQueue.SyncFailed):
-                    log("a sync failed, its requests were answered 503: \(Self.summary(failed.underlying))")
-                    respond(
-                        .error(
-                            503,
-                            "the store could not flush its log to disk (\(Self.summary(failed.underlying))); "
-                                + "the event may be stored: resend it (a stored event counts as a duplicate)",
-                            headers: [HTTPHeader(CollectorWire.Header.retryAfter, "5")]))
                 case .failure(let error):
-                    log("a webhook commit failed, its requests were answered 503: \(Self.summary(error))")
-                    respond(Self.unavailable("the store cannot take writes now (\(Self.summary(error)))"))
+                    respond(
+                        Self.commitFailed(
+                            error, what: "a webhook commit",
+                            resend: "the event may be stored: resend it (a stored event counts as a duplicate)",
+                            log: log))
                 }
             })
-        if !submitted {
-            respond(
-                queue.isClosed
-                    ? Self.unavailable("the collector is shutting down; retry on a new connection", retryAfter: 1)
-                    : Self.unavailable("the commit queue is full", retryAfter: 1))
-        }
+        if !submitted { respond(queueRefusal) }
     }
 
     /// `{"outcome":"stored"}`, and for a quarantined body `"reasons":[…]` too.
@@ -282,6 +272,28 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
                 413,
                 "the body is larger than \(limits.maxDecompressedBytes) bytes once gunzipped; send fewer events per request"
             )
+    }
+
+    /// The answer to a job the commit queue failed (503), logged: a failed sync may have stored the
+    /// request (`resend` says so), any other failure means the store cannot take writes now.
+    static func commitFailed(
+        _ error: any Error, what: String, resend: String, log: @Sendable (String) -> Void
+    ) -> HTTPResponse {
+        if let failed = error as? CommitQueue.SyncFailed {
+            log("a sync failed, its requests were answered 503: \(summary(failed.underlying))")
+            return .error(
+                503, "the store could not flush its log to disk (\(summary(failed.underlying))); " + resend,
+                headers: [HTTPHeader(CollectorWire.Header.retryAfter, "5")])
+        }
+        log("\(what) failed, its requests were answered 503: \(summary(error))")
+        return unavailable("the store cannot take writes now (\(summary(error)))")
+    }
+
+    /// The answer when the commit queue refuses a job: full, or closed because serve is stopping.
+    var queueRefusal: HTTPResponse {
+        queue.isClosed
+            ? Self.unavailable("the collector is shutting down; retry on a new connection", retryAfter: 1)
+            : Self.unavailable("the commit queue is full", retryAfter: 1)
     }
 
     static func unavailable(_ reason: String, retryAfter: Int = 5) -> HTTPResponse {
@@ -362,25 +374,16 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
                                     counts, quarantine: Self.inLineOrder(part.quarantine + outcome.conflicts),
                                     listing: limits.maxRejections
                                 ).json))
-                    case .failure(let failed as CommitQueue.SyncFailed):
-                        log("a sync failed, its requests were answered 503: \(Self.summary(failed.underlying))")
-                        respond(
-                            .error(
-                                503,
-                                "the store could not flush its log to disk (\(Self.summary(failed.underlying))); "
-                                    + "this request's events may be stored: resend it (stored events count as duplicates)",
-                                headers: [HTTPHeader(CollectorWire.Header.retryAfter, "5")]))
                     case .failure(let error):
-                        log("a commit failed, its requests were answered 503: \(Self.summary(error))")
-                        respond(Self.unavailable("the store cannot take writes now (\(Self.summary(error)))"))
+                        respond(
+                            Self.commitFailed(
+                                error, what: "a commit",
+                                resend:
+                                    "this request's events may be stored: resend it (stored events count as duplicates)",
+                                log: log))
                     }
                 }))
-        if !submitted {
-            respond(
-                queue.isClosed
-                    ? Self.unavailable("the collector is shutting down; retry on a new connection", retryAfter: 1)
-                    : Self.unavailable("the commit queue is full", retryAfter: 1))
-        }
+        if !submitted { respond(queueRefusal) }
     }
 
     /// A storage error's short description (never bound values).
