@@ -20,14 +20,15 @@ struct CollectorWALTests {
     }
 
     /// Samples `path`'s size every 10 ms until `done` holds (false when `deadline` seconds passed
-    /// first: a hang guard, not a measure); returns the largest size seen.
-    static func watch(_ path: String, deadline: TimeInterval = 300, until done: () -> Bool) -> (Bool, Int) {
+    /// first: a hang guard, not a measure); returns the largest size seen. It sleeps as a task, so
+    /// it never holds a thread of the concurrency pool the other tests need.
+    static func watch(_ path: String, deadline: TimeInterval = 300, until done: () -> Bool) async -> (Bool, Int) {
         let end = Date().addingTimeInterval(deadline)
         var largest = 0
         while !done() {
             largest = max(largest, size(path))
             if Date() > end { return (false, largest) }
-            usleep(10_000)
+            try? await Task.sleep(for: .milliseconds(10))
         }
         return (true, max(largest, size(path)))
     }
@@ -39,7 +40,7 @@ struct CollectorWALTests {
         let load = LoadClients(clients: 4, key: harness.key, pairsPerBatch: 50)
         load.setPort(harness.port)
         // When 400 requests (40,000 events, many times the limit in WAL pages) are answered
-        let (loaded, underLoad) = Self.watch(wal) { load.okReplies >= 400 }
+        let (loaded, underLoad) = await Self.watch(wal) { load.okReplies >= 400 }
         #expect(loaded, "only \(load.okReplies) requests answered 200")
         // Then the WAL file stayed within the limit
         #expect(underLoad > 0 && underLoad <= Self.limit, "WAL reached \(underLoad) bytes under load alone")
@@ -54,13 +55,13 @@ struct CollectorWALTests {
         ])
         #expect(report.status == 0, "\(report.stderr)")
         // Then the WAL grows past the limit while the snapshot is held (the pages it may read stay)
-        let (grew, _) = Self.watch(wal) { Self.size(wal) > 2 * Self.limit }
+        let (grew, _) = await Self.watch(wal) { Self.size(wal) > 2 * Self.limit }
         #expect(grew, "the WAL did not grow while a reader held a snapshot")
         #expect(try reader.scalar("SELECT count(*) FROM events")?.int64 == held)
         try reader.execute("COMMIT")
         // When the reader has ended, Then the file comes back within the limit while uploads go on
         let answered = load.okReplies
-        let (back, _) = Self.watch(wal) { Self.size(wal) <= Self.limit && load.okReplies > answered + 20 }
+        let (back, _) = await Self.watch(wal) { Self.size(wal) <= Self.limit && load.okReplies > answered + 20 }
         #expect(back, "WAL still \(Self.size(wal)) bytes after the reader ended")
         // And every acknowledged event is stored, once each
         load.finish()
@@ -69,14 +70,16 @@ struct CollectorWALTests {
         #expect(harness.server.stop().status == 0)
     }
 
-    @Test func anIdleCollectorTruncatesItsWAL() throws {
+    @Test func anIdleCollectorTruncatesItsWAL() async throws {
         // Given a collector that stored a few requests, then gets none
         let harness = try CollectorHarness()
         for _ in 0..<5 {
             #expect(try harness.post(EventLines.body(EventLines.batch(pairs: 50).lines)).status == 200)
         }
         // Then its WAL file is truncated to nothing (checked until seen; uploads resume it at once)
-        let (truncated, _) = Self.watch(harness.db + "-wal", deadline: 120) { Self.size(harness.db + "-wal") == 0 }
+        let (truncated, _) = await Self.watch(harness.db + "-wal", deadline: 120) {
+            Self.size(harness.db + "-wal") == 0
+        }
         #expect(truncated)
         #expect(harness.events == 500)
         #expect(harness.server.stop().status == 0)
