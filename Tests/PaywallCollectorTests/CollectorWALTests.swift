@@ -20,17 +20,26 @@ struct CollectorWALTests {
     }
 
     /// Samples `path`'s size every 10 ms until `done` holds (false when `deadline` seconds passed
-    /// first: a hang guard, not a measure); returns the largest size seen. It sleeps as a task, so
-    /// it never holds a thread of the concurrency pool the other tests need.
-    static func watch(_ path: String, deadline: TimeInterval = 300, until done: () -> Bool) async -> (Bool, Int) {
-        let end = Date().addingTimeInterval(deadline)
-        var largest = 0
-        while !done() {
-            largest = max(largest, size(path))
-            if Date() > end { return (false, largest) }
-            try? await Task.sleep(for: .milliseconds(10))
+    /// first: a hang guard, not a measure); returns the largest size seen. The sampling runs on a
+    /// thread of its own: it never holds a thread of the concurrency pool the other tests need, and
+    /// it never waits for one either (a task's sleep can outlast the whole load on a busy pool, and
+    /// then the samples miss the load they are meant to watch).
+    static func watch(
+        _ path: String, deadline: TimeInterval = 300, until done: @escaping @Sendable () -> Bool
+    ) async -> (Bool, Int) {
+        await withCheckedContinuation { continuation in
+            let sampler = Thread {
+                let end = Date().addingTimeInterval(deadline)
+                var largest = 0
+                while !done() {
+                    largest = max(largest, size(path))
+                    if Date() > end { return continuation.resume(returning: (false, largest)) }
+                    usleep(10_000)
+                }
+                continuation.resume(returning: (true, max(largest, size(path))))
+            }
+            sampler.start()
         }
-        return (true, max(largest, size(path)))
     }
 
     @Test func theWALStaysWithinMaxWALUnderLoadAndComesBackAfterAReport() async throws {
