@@ -219,8 +219,8 @@ enum SubscriptionReads {
         var impressionAt: [Int64] = []
         var firstAt: [Int64] = []
         var placementKey: [Int64] = []
-        /// Each presentation's `pw_id` then offering bytes in ``arena``: id at `idEnd[i-1]..<idEnd[i]`
-        /// (0 for the first), offering at `idEnd[i]..<offeringEnd[i]`.
+        /// Each presentation's `pw_id` then offering bytes in ``arena``: presentation `i`'s id at
+        /// `idStart[i]..<idEnd[i]`, its offering at `idEnd[i]..<offeringEnd[i]`.
         var arena: [UInt8] = []
         var idStart: [Int] = []
         var idEnd: [Int] = []
@@ -244,13 +244,13 @@ enum SubscriptionReads {
         }
     }
 
-    /// The presentations with an impression of `customers` (sorted keys, none negative).
+    /// The presentations with an impression of `customers` (sorted keys).
     static func presentations(_ db: Database, customers: [Int64]) throws -> Presentations {
         var result = Presentations()
         guard !customers.isEmpty else { return result }
-        // Keys are dense (`report_customers`' integer primary key): one flag per key up to the largest.
-        var wanted = [Bool](repeating: false, count: Int(customers[customers.count - 1]) + 1)
-        for customer in customers { wanted[Int(customer)] = true }
+        // Keys are dense and not negative (``ReportKeys`` numbers them from 0): one flag per key.
+        var wanted = [Bool](repeating: false, count: Int(max(customers[customers.count - 1], -1)) + 1)
+        for customer in customers where customer >= 0 { wanted[Int(customer)] = true }
         try db.forEachRow(
             """
             SELECT customer_key, impression_at, pw_id, first_at, placement_key, coalesce(offering, '')
