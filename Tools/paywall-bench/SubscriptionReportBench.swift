@@ -11,7 +11,9 @@ import PaywallSubscriptions
 /// and sandbox events), the other without: full report time with against without (goal ≤ 1.25×);
 /// then the nightly job on the store with them after one more day of paywall events and late
 /// renewals (renewals stamped that day for subscriptions started weeks before) against its first
-/// run, the full recompute (goal ≤ 5 %). Each measured run is a child process (`report child`).
+/// run, the full recompute (goal ≤ 5 %). For scale, the same nightly pair on the store without
+/// subscription events (one more day of the same paywall events): what the nightly costs before the
+/// subscription side adds anything. Each measured run is a child process (`report child`).
 enum SubscriptionReportBench {
     static func run(_ arguments: [String]) throws {
         let count = BenchSupport.eventCount(arguments, default: 10_000_000)
@@ -20,9 +22,11 @@ enum SubscriptionReportBench {
         let without = directory.appendingPathComponent("without.sqlite").path
         let with = directory.appendingPathComponent("with.sqlite").path
         let nightlyDB = directory.appendingPathComponent("nightly.sqlite").path
+        let plainNightlyDB = directory.appendingPathComponent("plain-nightly.sqlite").path
         var generator = ReportDataGenerator(seed: 42, start: ReportBench.start, eventsPerDay: count / 30)
         try generator.append(days: 30, to: without)
         _ = try SubscriptionSchema.open(path: without)  // the same schema, no subscription events
+        try FileManager.default.copyItem(atPath: without, toPath: plainNightlyDB)
         try FileManager.default.copyItem(atPath: without, toPath: with)
         let inserted = try insertSubscriptions(into: with, count: count / 10, lateDay: nil)
         ReportBench.log("\(generator.events) paywall events; \(inserted) subscription events in the second store")
@@ -37,6 +41,11 @@ enum SubscriptionReportBench {
         ])
         let out = directory.appendingPathComponent("nightly").path
         let recompute = try ReportBench.child(["nightly", nightlyDB, out, "0"])
+        let plainOut = directory.appendingPathComponent("plain-nightly").path
+        let plainRecompute = try ReportBench.child(["nightly", plainNightlyDB, plainOut, "0"])
+        var plainGenerator = generator  // the same next day for both stores
+        try plainGenerator.append(days: 1, to: plainNightlyDB)
+        let plainNightly = try ReportBench.child(["nightly", plainNightlyDB, plainOut, "0"])
         try generator.append(days: 1, to: nightlyDB)
         let late = try insertSubscriptions(
             into: nightlyDB, count: count / 300, lateDay: ReportBench.start + 30 * ReportBench.day)
@@ -53,6 +62,11 @@ enum SubscriptionReportBench {
                 [
                     "nightly / full recompute", String(format: "%.1f %%", 100 * nightly.seconds / recompute.seconds),
                     "≤ 5 %",
+                ],
+                [
+                    "without subscription events: nightly / full recompute (s)",
+                    "\(ReportBench.fmt(plainNightly.seconds)) / \(ReportBench.fmt(plainRecompute.seconds)) = "
+                        + String(format: "%.1f %%", 100 * plainNightly.seconds / plainRecompute.seconds), "",
                 ],
             ])
     }
