@@ -32,7 +32,8 @@ public final class Collector: Sendable {
     /// Probes the writer when no commit came for a while, so `/healthz` stays current.
     private let prober: HealthProber
 
-    /// Starts serving on `socket` (the collector owns it from then on).
+    /// Starts serving on `socket`: the collector owns it once this returns (when it throws, the
+    /// socket is still the caller's to close).
     ///
     /// - Parameters:
     ///   - store: the central store; its connection is switched to `synchronous = NORMAL`, and the
@@ -57,10 +58,7 @@ public final class Collector: Sendable {
         let walSync = WALSync(databasePath: store.path)
         // Fail now, not at the first request, when another process holds the write lock.
         try store.connection.transaction(.immediate) { _ in }
-        guard try keys.validCount() > 0 else {
-            close(socket.descriptor)
-            throw CollectorError.noWriteKeys
-        }
+        guard try keys.validCount() > 0 else { throw CollectorError.noWriteKeys }
         checkpointer = try BackgroundCheckpointer(connection: store.connection, walLimitBytes: limits.maxWALBytes)
         let metrics = CollectorMetrics()
         let health = WriterHealth()

@@ -101,7 +101,8 @@ final class HTTPServer: @unchecked Sendable {
     private let life = Lock(Life())
     private let watchdogDone = DispatchSemaphore(value: 0)
 
-    /// Starts serving on `socket` with `limits`; the server owns the socket from then on.
+    /// Starts serving on `socket` with `limits`; the server owns the socket once this returns (when
+    /// it throws, the socket is still the caller's to close).
     ///
     /// - Throws: ``CollectorError/serverStart`` when libmicrohttpd refuses to start.
     init(socket: ListenSocket, limits: CollectorLimits, handler: any HTTPRequestHandler) throws {
@@ -130,7 +131,6 @@ final class HTTPServer: @unchecked Sendable {
         guard daemon != nil else {
             watchdogStop.withLock { $0 = true }
             watchdogDone.wait()
-            close(socket.descriptor)
             throw CollectorError.serverStart
         }
     }
