@@ -11,6 +11,7 @@ extension DayPartial {
     /// The partial as bytes.
     func encoded() -> [UInt8] {
         var out = ByteWriter()
+        out.bytes.reserveCapacity(estimatedSize)
         out.bytes.append(Self.format)
         out.count(groups.count)
         for placement in groups.keys.sorted() {
@@ -51,6 +52,15 @@ extension DayPartial {
             out.group(segment.stats)
         }
         return out.bytes
+    }
+
+    /// About the size of ``encoded()`` (its arrays), so the bytes are allocated once.
+    private var estimatedSize: Int {
+        let groupBytes = groups.values.reduce(0) { $0 + 128 + 4 * $1.viewers.count + 8 * $1.openS.count }
+        let segmentBytes = segments.reduce(0) { $0 + 160 + 4 * $1.stats.viewers.count + 8 * $1.stats.openS.count }
+        let offeringBytes = offerings.reduce(0) { $0 + 64 + 4 * ($1.customers.count + $1.converted.count) }
+        return 64 + groupBytes + segmentBytes + offeringBytes + 48 * products.count
+            + MemoryLayout<CustomerFirst>.stride * firsts.count + 12 * purchases.count
     }
 
     /// Reads ``encoded()`` bytes; `nil` for another format or damaged bytes.
@@ -108,7 +118,20 @@ extension DayPartial {
 extension ByteWriter {
     /// A group's 14 counts, then its viewers and its `open_s` values.
     mutating func group(_ s: PresentationScan.GroupStats) {
-        for counter in PresentationScan.GroupStats.counters { int(s[keyPath: counter]) }
+        int(s.presentations)
+        int(s.impressions)
+        int(s.dwellBounces)
+        int(s.planSelected)
+        int(s.purchaseStarted)
+        int(s.purchased)
+        int(s.restored)
+        int(s.dismissedCloseButton)
+        int(s.dismissedContinueFree)
+        int(s.unclosed)
+        int(s.bounces)
+        int(s.cancellations)
+        int(s.dismissedGesture)
+        int(s.abandoned)
         count(s.viewers.count)
         raw(s.viewers)
         count(s.openS.count)
@@ -126,10 +149,21 @@ extension ByteReader {
     /// Reads what ``ByteWriter/group(_:)`` wrote.
     mutating func group() -> PresentationScan.GroupStats? {
         var s = PresentationScan.GroupStats()
-        for counter in PresentationScan.GroupStats.counters {
-            guard let value = int() else { return nil }
-            s[keyPath: counter] = value
-        }
+        guard offset + 14 * 8 <= bytes.count else { return nil }  // the 14 counts, in the order written
+        s.presentations = int()!
+        s.impressions = int()!
+        s.dwellBounces = int()!
+        s.planSelected = int()!
+        s.purchaseStarted = int()!
+        s.purchased = int()!
+        s.restored = int()!
+        s.dismissedCloseButton = int()!
+        s.dismissedContinueFree = int()!
+        s.unclosed = int()!
+        s.bounces = int()!
+        s.cancellations = int()!
+        s.dismissedGesture = int()!
+        s.abandoned = int()!
         guard let viewers = count(), let viewerValues = raw(viewers, of: UInt32.self) else { return nil }
         s.viewers = viewerValues
         guard let opens = count(), let openValues = raw(opens, of: Double.self) else { return nil }

@@ -127,7 +127,7 @@ struct DayPartial: Equatable {
         /// rescan of a day adds every presentation here).
         private var segmentStats: [PresentationScan.GroupStats] = []
         private var segmentKeys: [PresentationScan.SegmentKey] = []
-        private var segmentSlots: [Int: Int] = [:]
+        private var segmentSlots = IntSlots()
 
         /// Adds one presentation.
         mutating func add<Details: PresentationDetails>(_ p: PresentationScan.ScannedPresentation, _ details: Details) {
@@ -144,12 +144,8 @@ struct DayPartial: Equatable {
             if p.impressionAt != nil { offerings.add(p, details) }
             let (platform, appVersion) = details.contextIndexes(&contexts)
             let packed = p.placement << 40 | Int(platform) << 20 | Int(appVersion)
-            let slot: Int
-            if let found = segmentSlots[packed] {
-                slot = found
-            } else {
-                slot = segmentStats.count
-                segmentSlots[packed] = slot
+            let (slot, isNew) = segmentSlots.slot(packed)
+            if isNew {
                 segmentStats.append(PresentationScan.GroupStats())
                 segmentKeys.append(
                     PresentationScan.SegmentKey(placement: p.placement, platform: platform, appVersion: appVersion))

@@ -4,7 +4,7 @@ extension PresentationScan.GroupStats {
     /// Adds another group's presentations: every count, and its viewers and `open_s` values appended
     /// (viewers may repeat; the rows count them distinct).
     mutating func append(_ other: Self) {
-        for counter in Self.counters { self[keyPath: counter] += other[keyPath: counter] }
+        addCounts(other)
         viewers += other.viewers
         openS += other.openS
     }
@@ -27,6 +27,7 @@ extension PresentationScan {
             if a.platform != b.platform, !ExactText.same(pa, pb) { return codePointLess(pa, pb) }
             return codePointLess(contexts[a.appVersion] ?? "", contexts[b.appVersion] ?? "")
         }
+        var seen = DistinctCounter(capacity: customerCount)
         return keys.map { key in
             let s = segments[key]!
             var opens = s.openS
@@ -37,11 +38,42 @@ extension PresentationScan {
             return [
                 .text(placements[key.placement]), .text(contexts[key.platform] ?? ""),
                 .text(contexts[key.appVersion] ?? ""), .integer(s.presentations), .integer(s.impressions),
-                .integer(Self.distinctCount(s.viewers)), .integer(s.purchased), .integer(s.restored),
+                .integer(seen.count(s.viewers)), .integer(s.purchased), .integer(s.restored),
                 Self.rate(s.purchased, s.impressions), Self.selectPercentile(&opens, 50),
                 Self.selectPercentile(&opens, 90), .real(rate), .real(difference),
             ]
         }
+    }
+}
+
+/// Counts the distinct values of a list of customer indexes with a bitset it clears after each
+/// list, instead of sorting the list: a segment's viewers over the range are its days' viewers one
+/// after another (each day's sorted, with repeats across days), and sorting them per segment took
+/// about 10 ms of a 1M-event nightly run's 0.34 s of CPU; the bitset counts them in one pass.
+struct DistinctCounter {
+    private var bits: [UInt64]
+
+    /// Sized for indexes below `capacity` (larger ones grow it).
+    init(capacity: Int) { bits = [UInt64](repeating: 0, count: (max(capacity, 1) + 63) / 64) }
+
+    /// The number of distinct values in `values`; leaves the bitset empty again.
+    mutating func count(_ values: [UInt32]) -> Int64 {
+        if let largest = values.max(), Int(largest) >> 6 >= bits.count {
+            bits += [UInt64](repeating: 0, count: (Int(largest) >> 6) + 1 - bits.count)
+        }
+        var distinct: Int64 = 0
+        bits.withUnsafeMutableBufferPointer { bits in
+            for value in values {
+                let word = Int(value) >> 6
+                let bit = UInt64(1) << (UInt64(value) & 63)
+                if bits[word] & bit == 0 {
+                    distinct += 1
+                    bits[word] |= bit
+                }
+            }
+            for value in values { bits[Int(value) >> 6] = 0 }
+        }
+        return distinct
     }
 }
 
