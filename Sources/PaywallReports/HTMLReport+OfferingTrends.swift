@@ -15,25 +15,31 @@ extension HTMLReport {
         var revenueMicros: Int64
     }
 
-    /// The trend rows of `placement` per offering (by exact scalars), each by date.
-    static func offeringDays(_ table: ReportTable?, placement: String) -> [ExactText: [String: OfferingDay]] {
-        var out: [ExactText: [String: OfferingDay]] = [:]
-        for record in table?.records ?? [] where ExactText.same(record["placement"], placement) {
-            guard let date = record["date"], let customers = record["customers"].flatMap({ Int($0) }), customers > 0
-            else { continue }
-            out[ExactText(record["offering"] ?? ""), default: [:]][date] = OfferingDay(
-                customers: customers, converted: record["converted"].flatMap { Int($0) } ?? 0,
-                revenueMicros: record["revenue_micros"].flatMap { Int64($0) } ?? 0)
+    /// The trend rows per placement and offering (both by exact scalars), each by date: one pass over
+    /// the table (the page draws every compared placement from it).
+    static func offeringDays(_ table: ReportTable?) -> [ExactText: [ExactText: [String: OfferingDay]]] {
+        guard let table else { return [:] }
+        let column = { (name: String) in table.columns.firstIndex(of: name) }
+        guard let date = column("date"), let placement = column("placement"), let offering = column("offering"),
+            let customers = column("customers"), let converted = column("converted"),
+            let revenue = column("revenue_micros")
+        else { return [:] }
+        var out: [ExactText: [ExactText: [String: OfferingDay]]] = [:]
+        for row in table.rows {
+            guard let count = Int(row[customers]), count > 0 else { continue }
+            out[ExactText(row[placement]), default: [:]][ExactText(row[offering]), default: [:]][row[date]] =
+                OfferingDay(
+                    customers: count, converted: Int(row[converted]) ?? 0, revenueMicros: Int64(row[revenue]) ?? 0)
         }
         return out
     }
 
-    /// The two charts of one placement, for `offerings` (names as stored, in the comparison's order).
+    /// The two charts of one placement, for `offerings` (names as stored, in the comparison's order);
+    /// `byOffering`: the placement's rows of ``offeringDays(_:)``.
     static func offeringTrends(
-        _ placement: String, offerings: [String], table: ReportTable?, calendar: [String]
+        _ placement: String, offerings: [String], byOffering: [ExactText: [String: OfferingDay]], calendar: [String]
     ) -> String {
         guard let first = calendar.first else { return "" }
-        let byOffering = offeringDays(table, placement: placement)
         var conversion: [SVGChart.DailySeries] = []
         var revenue: [SVGChart.DailySeries] = []
         for offering in offerings {

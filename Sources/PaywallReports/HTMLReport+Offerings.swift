@@ -1,4 +1,5 @@
 import Foundation
+import PaywallCore
 
 /// The page's offering comparison (`offering_comparison.csv`): per placement with more than one
 /// offering, each offering's conversion rate as a bar with its 95 % interval as whiskers, the
@@ -84,10 +85,13 @@ extension HTMLReport {
         if compared.isEmpty {
             out += "<p class=\"empty\">No placement showed more than one offering in this range.</p>"
         }
+        let trendDays = offeringDays(trends)
         for (placement, rows) in compared {
             out += offeringBlock(placement, rows)
             if trends != nil {
-                out += offeringTrends(placement, offerings: rows.map(\.offering), table: trends, calendar: calendar)
+                out += offeringTrends(
+                    placement, offerings: rows.map(\.offering), byOffering: trendDays[ExactText(placement)] ?? [:],
+                    calendar: calendar)
             }
         }
         let single = placements.filter { $0.1.count == 1 }.map { "<q>\(HTMLEscaping.data($0.0))</q>" }
