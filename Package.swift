@@ -112,7 +112,7 @@ var package = Package(
         .testTarget(
             name: "PaywallReportsTests",
             dependencies: ["PaywallReports", "PaywallStore", "PaywallSQLite", "PaywallCore", "PaywallTestSupport", "PaywallSimulation",
-                           "PaywallCatalogTools", "PaywallSubscriptions"],
+                           "PaywallCatalogTools", "PaywallSubscriptions", "PaywallLock"],
             exclude: ["Golden", "scripts"]
         ),
         .testTarget(name: "PaywallSimulationTests", dependencies: ["PaywallSimulation", "PaywallCore"]),

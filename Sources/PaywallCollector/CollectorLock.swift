@@ -40,5 +40,16 @@ public final class CollectorLock: Sendable {
         descriptor = handle
     }
 
+    /// Whether a collector holds the lock for the store at `databasePath` now (a report then
+    /// writes its rollups in small transactions). Takes nothing: a shared try, released at once.
+    public static func isHeld(databasePath: String) -> Bool {
+        let handle = open(databasePath + "-serve.lock", O_RDONLY | O_CLOEXEC)
+        guard handle >= 0 else { return false }
+        defer { close(handle) }
+        guard flock(handle, LOCK_SH | LOCK_NB) == 0 else { return errno == EWOULDBLOCK }
+        _ = flock(handle, LOCK_UN)
+        return false
+    }
+
     deinit { close(descriptor) }
 }

@@ -23,6 +23,10 @@ public struct FunnelReport: Sendable {
     public let now: Now
     /// Events folded into the rollups per transaction (``Rollup/defaultChunkSize``).
     public var chunkSize: Int64 = Rollup.defaultChunkSize
+    /// Whether a collector (`serve`) writes to this store meanwhile. The rollup refresh then folds
+    /// in small chunks and leaves the write lock free between them, so the collector's commits wait
+    /// for at most one small chunk, not for the whole refresh (``Rollup/sharedChunkSize``).
+    public var sharesTheStoreWithACollector = false
     /// How the reports are computed (``ReportEngine/native`` by default; ``ReportEngine/sql`` runs `reports/*.sql`).
     public var engine: ReportEngine = .native
     /// The offering comparison's control wherever a placement has this offering (`nil`: each
@@ -106,6 +110,7 @@ public struct FunnelReport: Sendable {
         try ReportError.wrap {
             var rollup = Rollup(connection: connection)
             rollup.chunkSize = chunkSize
+            rollup.sharesTheStore = sharesTheStoreWithACollector
             rollup.progress = progress
             rollup.collectAdditions = limit
             let result = try rollup.refresh()

@@ -136,8 +136,8 @@ public final class BackgroundCheckpointer: Sendable {
                         return sqlite3_wal_checkpoint_v2(db.handle, "main", SQLITE_CHECKPOINT_PASSIVE, &log, &copied)
                     }
                     // Never wait: a writer or a reader in the WAL means "later", not a stalled writer.
-                    sqlite3_busy_timeout(db.handle, 0)
-                    defer { sqlite3_busy_timeout(db.handle, 5_000) }
+                    BusyWait.install(db.handle, timeoutMilliseconds: 0)
+                    defer { BusyWait.install(db.handle, timeoutMilliseconds: 5_000) }
                     return sqlite3_wal_checkpoint_v2(db.handle, "main", SQLITE_CHECKPOINT_TRUNCATE, &log, &copied)
                 }
                 let outcome = CheckpointerState.Outcome(

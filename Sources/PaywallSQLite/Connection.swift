@@ -51,7 +51,7 @@ public final class Connection: @unchecked Sendable {
             throw error
         }
         sqlite3_extended_result_codes(handle, 1)
-        sqlite3_busy_timeout(handle, options.busyTimeoutMilliseconds)
+        BusyWait.install(handle, timeoutMilliseconds: options.busyTimeoutMilliseconds)
         database = Database(handle: handle, path: path)
         // Touch the schema so a file of garbage fails here, before anything is written.
         _ = try database.int64("PRAGMA schema_version")

@@ -4,7 +4,8 @@ public struct OpenOptions: Sendable {
     public var readOnly: Bool
     /// Create the file (mode 0600) when it does not exist.
     public var create: Bool
-    /// How long to wait for another connection's lock before failing with `.busy`, in milliseconds.
+    /// How long to wait for another connection's lock before failing with `.busy`, in milliseconds
+    /// (trying again every millisecond: ``BusyWait``).
     public var busyTimeoutMilliseconds: Int32
     /// Set `journal_mode = WAL` (verified) and `synchronous = NORMAL` on open.
     public var wal: Bool

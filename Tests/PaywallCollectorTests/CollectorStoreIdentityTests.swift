@@ -1,4 +1,5 @@
 import Foundation
+import PaywallCollector
 import PaywallTestSupport
 import Testing
 
@@ -24,6 +25,19 @@ struct CollectorStoreIdentityTests {
         try harness.restart()
         #expect(try harness.storedIDs() == Set(batch.ids))
         #expect(try harness.get("/healthz").status == 200)
+    }
+
+    @Test func aReportCanTellThatACollectorServesItsStore() throws {
+        // Given a collector serving a store
+        let harness = try CollectorHarness()
+        // Then its lock says so for that store only, without taking it
+        #expect(CollectorLock.isHeld(databasePath: harness.db))
+        #expect(CollectorLock.isHeld(databasePath: harness.db))
+        #expect(!CollectorLock.isHeld(databasePath: harness.folder.path("another.sqlite")))
+        #expect(try harness.post(EventLines.body(EventLines.batch(pairs: 1).lines)).status == 200)
+        // and once the collector has stopped, no longer
+        #expect(harness.server.stop().status == 0)
+        #expect(!CollectorLock.isHeld(databasePath: harness.db))
     }
 
     @Test func aStoreReplacedUnderTheCollectorIsNeverAcknowledged() throws {

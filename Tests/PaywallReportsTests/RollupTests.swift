@@ -1,5 +1,6 @@
 import Foundation
 import PaywallCore
+import PaywallLock
 import PaywallSQLite
 import PaywallSimulation
 import PaywallStore
@@ -67,6 +68,26 @@ struct RollupTests {
         let eventBuckets = try Self.buckets("SELECT DISTINCT occurred_at / 900000 FROM events", connection)
         #expect(result.touchedBuckets == eventBuckets)
         #expect(try Self.buckets("SELECT bucket FROM report_dirty_buckets", connection) == eventBuckets)
+    }
+
+    @Test func besideACollectorTheRefreshCommitsSmallChunksWithTheSameRollup() throws {
+        let folder = TemporaryDirectory()
+        defer { folder.remove() }
+        // Given random events, and a refresh told that a collector writes to the store meanwhile
+        let connection = try EngineAgreementTests.randomStore(at: folder.path("a"), seed: 12)
+        let events = try connection.scalar("SELECT max(rowid) FROM events")?.int64 ?? 0
+        var rollup = Rollup(connection: connection)
+        rollup.sharesTheStore = true
+        rollup.sharedChunk = 200
+        let commits = Lock(0)
+        rollup.progress = { _ in commits.withLock { $0 += 1 } }
+        // When it folds them
+        _ = try rollup.refresh()
+        // Then it committed one transaction per small chunk, not one for all (the default chunk)
+        #expect(events > 1_000)
+        #expect(commits.withLock { $0 } == Int((events + 199) / 200))
+        // and the rollup equals the SQL definition
+        #expect(try Self.rows(Self.stored, connection) == (try Self.rows(Self.reference, connection)))
     }
 
     @Test func lateEventsInAnyOrderGiveTheSameRollupAsOnePass() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import PaywallLock
 import PaywallSQLite
 import PaywallTestSupport
 import Testing
@@ -49,14 +50,60 @@ struct ConnectionTests {
         #expect(try permissions(path) == 0o640)
     }
 
-    @Test func usesWALWithNormalSynchronousAndTheConfiguredBusyTimeout() throws {
+    @Test func usesWALWithNormalSynchronous() throws {
         let directory = TemporaryDirectory()
-        let connection = try Connection(
-            path: directory.path("wal.sqlite"),
-            options: OpenOptions(busyTimeoutMilliseconds: 1234))
+        let connection = try Connection(path: directory.path("wal.sqlite"))
         #expect(try connection.scalar("PRAGMA journal_mode")?.string == "wal")
         #expect(try connection.scalar("PRAGMA synchronous")?.int64 == 1)
-        #expect(try connection.scalar("PRAGMA busy_timeout")?.int64 == 1234)
+    }
+
+    @Test func aWriterWaitingForTheLockFailsAsBusyAfterItsTimeout() throws {
+        // Given a connection holding the write lock
+        let directory = TemporaryDirectory()
+        let path = directory.path("busy.sqlite")
+        let holder = try Connection(path: path)
+        try holder.execute("CREATE TABLE t (x)")
+        try holder.execute("BEGIN IMMEDIATE")
+        // When another connection with a 50 ms timeout asks for it
+        let waiter = try Connection(path: path, options: OpenOptions(busyTimeoutMilliseconds: 50))
+        // Then it gives up with a busy error
+        #expect {
+            try waiter.execute("BEGIN IMMEDIATE")
+        } throws: { ($0 as? StorageError)?.kind == .busy }
+        try holder.execute("COMMIT")
+    }
+
+    @Test func aWriterWaitingForTheLockGetsItOnceItIsReleased() throws {
+        // Given a connection holding the write lock and another asking for it with a long timeout
+        let directory = TemporaryDirectory()
+        let path = directory.path("wait.sqlite")
+        let holder = try Connection(path: path)
+        try holder.execute("CREATE TABLE t (x)")
+        try holder.execute("BEGIN IMMEDIATE")
+        try holder.execute("INSERT INTO t VALUES (1)")
+        let waiter = try Connection(path: path, options: OpenOptions(busyTimeoutMilliseconds: 600_000))
+        let asking = DispatchSemaphore(value: 0)
+        let outcome = Lock<Result<Int64?, any Error>?>(nil)
+        let finished = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            asking.signal()
+            outcome.withLock { value in
+                value = Result {
+                    try waiter.transaction(.immediate) { db in
+                        try db.run("INSERT INTO t VALUES (2)")
+                        return try db.scalar("SELECT count(*) FROM t")?.int64
+                    }
+                }
+            }
+            finished.signal()
+        }
+        thread.start()
+        asking.wait()
+        // When the holder commits
+        try holder.execute("COMMIT")
+        // Then the waiter's transaction runs after it and sees its row
+        finished.wait()
+        #expect(try outcome.withLock { try $0?.get() } == 2)
     }
 
     @Test func bindsAndReadsEveryTypeIncludingNull() throws {

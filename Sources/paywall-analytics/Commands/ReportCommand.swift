@@ -1,4 +1,5 @@
 import Foundation
+import PaywallCollector
 import PaywallCore
 import PaywallReports
 import PaywallStore
@@ -115,6 +116,7 @@ enum ReportCommand {
                 reports.control = control
                 reports.contextFilter = filter
                 reports.refusesUnknownFilterValues = true
+                reports.sharesTheStoreWithACollector = CollectorLock.isHeld(databasePath: store.path)
                 reports.progress = { bar.update("folding new events into the report rollups", fraction: $0) }
                 let run = try reports.nightly(
                     into: out, days: days, timezone: timezone, cohortWindow: window, version: ProductVersion.current)
@@ -134,6 +136,7 @@ enum ReportCommand {
             reports.control = control
             reports.contextFilter = filter
             reports.refusesUnknownFilterValues = true
+            reports.sharesTheStoreWithACollector = CollectorLock.isHeld(databasePath: store.path)
             reports.progress = { bar.update("folding new events into the report rollups", fraction: $0) }
             let summary = try reports.report(
                 from: from, to: to, placements: arguments.all("--placement"), timezone: timezone,
