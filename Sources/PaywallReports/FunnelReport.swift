@@ -192,6 +192,13 @@ public struct FunnelReport: Sendable {
                     tables.append(
                         ReportTable(name: String(file.fileName.dropLast(4)), columns: file.columns, rows: table))
                 }
+                // The page's offering trends: the native engine's from the scan above, the SQL engine's
+                // from reports/offering_trends.sql (a filter's shadow still in place); money from the attribution.
+                let trendCounts =
+                    try computed[OfferingTrends.name]
+                    ?? ReportFile.values(db, sql: OfferingTrends.sql, parameters: parameters)
+                tables.append(
+                    OfferingTrends.table(counts: trendCounts, days: days, attribution: subscriptions.attribution))
                 return rows
             }
         }
@@ -213,9 +220,9 @@ public struct FunnelReport: Sendable {
         _ db: Database, days: [ReportDay], placements: [String]?, cohortWindow: CohortWindow,
         fromPartials: Bool = false, scan loaded: PresentationScan? = nil
     ) throws -> [String: [[ReportValue]]] {
-        let finished: PresentationScan
+        var scanned: PresentationScan
         if let loaded {
-            finished = loaded
+            scanned = loaded
         } else {
             let newest =
                 try filteredNewest(db)
@@ -226,8 +233,10 @@ public struct FunnelReport: Sendable {
             scan.contextFilter = contextFilter.isEmpty ? nil : contextFilter
             _ = system_memory_release()  // what earlier steps freed goes back before the scan's arrays
             if fromPartials { try scan.load(partials: db) } else { try scan.scan(db) }
-            finished = scan
+            scanned = scan
         }
+        scanned.offerings.finish()  // the day lists into the range's bitsets, counting per day
+        let finished = scanned
         // Cohorts on one core, the other reports on the other: the scan is only read from here on.
         let rows = Lock<[String: [[ReportValue]]]>([:])
         DispatchQueue.concurrentPerform(iterations: 2) { part in
@@ -243,6 +252,7 @@ public struct FunnelReport: Sendable {
                 ReportFile.productMix.fileName: finished.productMixRows(),
                 ReportFile.offeringComparison.fileName: finished.offeringRows(control: control),
                 ReportFile.segments.fileName: finished.segmentRows(),
+                OfferingTrends.name: finished.offeringTrendRows(),
             ]
             rows.withLock { $0.merge(others) { $1 } }
         }

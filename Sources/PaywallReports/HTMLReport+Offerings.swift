@@ -1,4 +1,5 @@
 import Foundation
+import PaywallCore
 
 /// The page's offering comparison (`offering_comparison.csv`): per placement with more than one
 /// offering, each offering's conversion rate as a bar with its 95 % interval as whiskers, the
@@ -56,7 +57,8 @@ extension HTMLReport {
     }
 
     /// The section, or "" when the comparison file is not among the tables.
-    static func offeringSection(_ table: ReportTable?) -> String {
+    /// `trends`: the `offering_trends` table drawn under each compared placement over `calendar`.
+    static func offeringSection(_ table: ReportTable?, trends: ReportTable? = nil, calendar: [String] = []) -> String {
         guard let table else { return "" }
         var placements: [(String, [OfferingRow])] = []
         for record in table.records {
@@ -76,12 +78,22 @@ extension HTMLReport {
             "compared with the placement's control. An offering is declared better or worse only where the always-valid interval of the "
         out += "difference in conversion excludes zero (it stays right however often the report is looked at); "
         out += "revenue per customer counts the money RevenueCat reported for the subscriptions bought after the "
-        out += "offering was seen.</p>"
+        out += "offering was seen. Under each placement, the same two figures over time: each point counts "
+        out += "from the range's first day through its day, so the last point of each line is the figure in the "
+        out += "table; hover a point for what it counts.</p>"
         let compared = placements.filter { $0.1.count > 1 }
         if compared.isEmpty {
             out += "<p class=\"empty\">No placement showed more than one offering in this range.</p>"
         }
-        for (placement, rows) in compared { out += offeringBlock(placement, rows) }
+        let trendDays = offeringDays(trends)
+        for (placement, rows) in compared {
+            out += offeringBlock(placement, rows)
+            if trends != nil {
+                out += offeringTrends(
+                    placement, offerings: rows.map(\.offering), byOffering: trendDays[ExactText(placement)] ?? [:],
+                    calendar: calendar)
+            }
+        }
         let single = placements.filter { $0.1.count == 1 }.map { "<q>\(HTMLEscaping.data($0.0))</q>" }
         if !single.isEmpty {
             out += "<p class=\"note\">One offering only (nothing to compare): \(single.joined(separator: ", ")).</p>"

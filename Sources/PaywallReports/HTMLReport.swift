@@ -50,7 +50,7 @@ public enum HTMLReport {
         body += cohortSection(byName["cohort_conversion"], calendar: calendar, window: context.cohortWindow)
         body += "<section><h2>Product mix</h2>" + table(byName["product_mix"]) + "</section>"
         body += revenueSection(byName["revenue"], placements: model.placements)
-        body += offeringSection(byName["offering_comparison"])
+        body += offeringSection(byName["offering_comparison"], trends: byName[OfferingTrends.name], calendar: calendar)
         body += segmentsSection(byName["segments"])
         body +=
             "<section><h2>Data quality</h2><p class=\"note\">What was stored, refused, dropped, sent to RevenueCat by this store, forwarded by the app installs themselves, or not yet sent, per day.</p>"

@@ -207,7 +207,7 @@ extension PresentationScan {
             productCounts[product.placement << 32 | Int(products.index(product.product)), default: 0] += product.count
         }
         for offering in partial.offerings where isIncluded(offering.placement) {
-            offerings.add(offering)
+            offerings.add(offering, day: dayIndex)
         }
         for segment in partial.segments where isIncluded(segment.placement) {
             let key = SegmentKey(

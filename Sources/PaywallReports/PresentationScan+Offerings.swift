@@ -1,3 +1,5 @@
+import PaywallCore
+
 extension PresentationScan {
     /// `offering_comparison.csv`: per placement, each offering's customers, impressions, converted
     /// customers, rate with its Wilson interval, and against the placement's control (`control`
@@ -46,5 +48,29 @@ extension PresentationScan {
             }
         }
         return rows
+    }
+}
+
+extension PresentationScan {
+    /// The offering trends' counts (``OfferingTrends``): per day each (placement, offering) was seen,
+    /// its ``OfferingTallies/Point`` as date, placement, offering, customers, converted; sorted by
+    /// day, then placement and offering by code points. Needs ``OfferingTallies/finish()`` first.
+    func offeringTrendRows() -> [[ReportValue]] {
+        var rows: [(day: Int, placement: String, offering: String, point: OfferingTallies.Point)] = []
+        for tally in offerings.tallies {
+            let (placement, offering) = (placements[tally.placement], offerings.names[tally.offering])
+            for point in tally.points { rows.append((point.day, placement, offering, point)) }
+        }
+        rows.sort {
+            if $0.day != $1.day { return $0.day < $1.day }
+            if !ExactText.same($0.placement, $1.placement) { return codePointLess($0.placement, $1.placement) }
+            return codePointLess($0.offering, $1.offering)
+        }
+        return rows.map {
+            [
+                .text(days[$0.day].date.description), .text($0.placement), .text($0.offering),
+                .integer($0.point.customers), .integer($0.point.converted),
+            ]
+        }
     }
 }

@@ -76,7 +76,7 @@ struct PresentationScan {
             Self.add(details, p, to: &groups[day << 32 | p.placement, default: GroupStats()]) { product in
                 productCounts[p.placement << 32 | Int(products.index(product)), default: 0] += 1
             }
-            if p.impressionAt != nil { offerings.add(p, details) }
+            if p.impressionAt != nil { offerings.add(p, details, day: day) }
             Self.add(
                 details, p,
                 to: &segments[
@@ -109,6 +109,7 @@ struct PresentationScan {
         customerCount = Int(try db.scalar("SELECT coalesce(max(key), 0) + 1 FROM report_customers")?.int64 ?? 1)
         firsts.reserve(customers: customerCount, placements: placements.names.count)
         offerings.customerCount = customerCount
+        offerings.dayCount = days.count
     }
 
     /// The columns of a `scanSQL` row that every scan reads, decoded once.

@@ -141,6 +141,11 @@ public struct ReportFile: Sendable, Hashable {
 
     /// Runs the SQL with `parameters` and returns its rows as values.
     func values(_ db: Database, parameters: [String: SQLValue]) throws -> [[ReportValue]] {
+        try Self.values(db, sql: sql, parameters: parameters)
+    }
+
+    /// Runs `sql` with `parameters` (those it names) and returns its rows as values.
+    static func values(_ db: Database, sql: String, parameters: [String: SQLValue]) throws -> [[ReportValue]] {
         var rows: [[ReportValue]] = []
         try db.forEachRow(sql, NamedParameters.values(for: sql, parameters)) { row in
             rows.append(

@@ -67,6 +67,9 @@ extension SVGChart {
         let top = ticks[ticks.count - 1]
         func x(_ index: Int) -> Double { F.left + F.plotWidth * (Double(index) + 0.5) / Double(days.count) }
         func y(_ value: Double) -> Double { F.top + F.plotHeight * (1 - min(max(value, 0), top) / top) }
+        // Each day's x and each point's y formatted once (`fmt` is a Foundation format call, the bulk of
+        // a chart's cost): the same text wherever the band, the line and the point repeat them.
+        let xs = days.indices.map { fmt(x($0)) }
         let bottomY = F.top + F.plotHeight
         var svg = """
             <svg class="chart daily" viewBox="0 0 \(Int(F.width)) \(Int(F.height))" role="img" aria-label="\(HTMLEscaping.attribute(title))" preserveAspectRatio="xMinYMin meet">
@@ -91,14 +94,15 @@ extension SVGChart {
         }
         for index in labelled {
             svg +=
-                "<line x1=\"\(fmt(x(index)))\" y1=\"\(fmt(bottomY))\" x2=\"\(fmt(x(index)))\" y2=\"\(fmt(bottomY + 4))\" class=\"axis\"/>"
-                + "<text x=\"\(fmt(x(index)))\" y=\"\(fmt(bottomY + 18))\" class=\"tick xtick middle\">\(HTMLEscaping.attribute(days[index]))</text>"
+                "<line x1=\"\(xs[index])\" y1=\"\(fmt(bottomY))\" x2=\"\(xs[index])\" y2=\"\(fmt(bottomY + 4))\" class=\"axis\"/>"
+                + "<text x=\"\(xs[index])\" y=\"\(fmt(bottomY + 18))\" class=\"tick xtick middle\">\(HTMLEscaping.attribute(days[index]))</text>"
         }
         svg +=
             "<text x=\"\(fmt(F.left + F.plotWidth / 2))\" y=\"\(fmt(F.height - 6))\" class=\"axis-title middle\">\(HTMLEscaping.attribute(xTitle))</text>"
             + "<text x=\"14\" y=\"\(fmt(F.top + F.plotHeight / 2))\" transform=\"rotate(-90 14 \(fmt(F.top + F.plotHeight / 2)))\" class=\"axis-title middle\">\(HTMLEscaping.attribute(yTitle))</text>"
         for (number, line) in series.enumerated() {
             let runs = segments(line.values)
+            let ys = line.values.map { $0.map { fmt(y($0)) } ?? "" }
             if let name = line.name {
                 svg += "<g class=\"series-group\" aria-label=\"\(HTMLEscaping.attribute(name))\">"
             }
@@ -107,28 +111,28 @@ extension SVGChart {
                     guard run.count > 1 else {
                         if let interval = band[run[0]] {
                             svg +=
-                                "<line x1=\"\(fmt(x(run[0])))\" y1=\"\(fmt(y(interval.high)))\" x2=\"\(fmt(x(run[0])))\" y2=\"\(fmt(y(interval.low)))\" class=\"band-line s\(number % 8)\"/>"
+                                "<line x1=\"\(xs[run[0]])\" y1=\"\(fmt(y(interval.high)))\" x2=\"\(xs[run[0]])\" y2=\"\(fmt(y(interval.low)))\" class=\"band-line s\(number % 8)\"/>"
                         }
                         continue
                     }
                     let intervals = run.compactMap { index in band[index].map { (index, $0) } }
                     guard !intervals.isEmpty else { continue }
-                    let upper = intervals.map { "\(fmt(x($0.0))),\(fmt(y($0.1.high)))" }
-                    let lower = intervals.reversed().map { "\(fmt(x($0.0))),\(fmt(y($0.1.low)))" }
+                    let upper = intervals.map { "\(xs[$0.0]),\(fmt(y($0.1.high)))" }
+                    let lower = intervals.reversed().map { "\(xs[$0.0]),\(fmt(y($0.1.low)))" }
                     svg +=
                         "<path d=\"M" + (upper + lower).joined(separator: " L") + " Z\" class=\"band s\(number % 8)\"/>"
                 }
             }
             for run in runs where run.count > 1 {
                 let path = run.enumerated().map { offset, index in
-                    "\(offset == 0 ? "M" : "L")\(fmt(x(index))),\(fmt(y(line.values[index] ?? 0)))"
+                    "\(offset == 0 ? "M" : "L")\(xs[index]),\(ys[index])"
                 }.joined(separator: " ")
                 svg += "<path d=\"\(path)\" class=\"series s\(number % 8)\"/>"
             }
             for run in runs {
                 for index in run {
                     svg +=
-                        "<circle cx=\"\(fmt(x(index)))\" cy=\"\(fmt(y(line.values[index] ?? 0)))\" r=\"3\" class=\"dot s\(number % 8)\"><title>\(HTMLEscaping.attribute(line.titles[index]))</title></circle>"
+                        "<circle cx=\"\(xs[index])\" cy=\"\(ys[index])\" r=\"3\" class=\"dot s\(number % 8)\"><title>\(HTMLEscaping.attribute(line.titles[index]))</title></circle>"
                 }
             }
             if line.name != nil { svg += "</g>" }

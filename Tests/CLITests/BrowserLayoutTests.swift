@@ -113,6 +113,9 @@ struct BrowserLayoutTests {
             dumped,
         ])
         #expect(check.status == 0, "daily_titles_check.py: \(check.stdout)\(check.stderr)")
+        // and that includes the offering trends' points (counted from the first day), drawn in the browser
+        let trendPoints = check.stdout.firstMatch(of: /"offering_trend_points": (\d+)/).flatMap { Int($0.1) } ?? 0
+        #expect(trendPoints >= 20, "offering trend points checked: \(check.stdout)")
 
         // A screenshot at 1,400 px that is not blank
         let png = scratch.path("report.png")

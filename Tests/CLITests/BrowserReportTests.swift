@@ -54,6 +54,20 @@ struct BrowserReportTests {
         #expect(dom.components(separatedBy: "class=\"chart offering-chart\"").count == 3)
         #expect(dom.contains("onboarding_classic (control)") || dom.contains("onboarding_trial (control)"))
         #expect(dom.components(separatedBy: "class=\"verdict").count >= 3, "a verdict in words per compared placement")
+        // Under each compared placement its offerings over time: a conversion and a revenue chart, one line
+        // per offering, every point a circle whose title says what it counts from the first day
+        let trends = OfferingTrendsCLITests.trendCharts(dom)
+        #expect(
+            trends.keys.sorted() == [
+                "Conversion by offering over time at onboarding", "Conversion by offering over time at settings",
+                "Revenue per customer by offering over time at onboarding",
+                "Revenue per customer by offering over time at settings",
+            ])
+        for (label, titles) in trends {
+            #expect(titles.count >= 10, "\(label): \(titles.count) points")
+            let counted = label.hasPrefix("Conversion") ? " who saw offering " : " per customer ("
+            #expect(titles.allSatisfy { $0.contains(" to ") && $0.contains(counted) }, "\(label): \(titles.prefix(3))")
+        }
         let summary = try String(contentsOfFile: scratch.path("paywall-report/placement_summary.csv"), encoding: .utf8)
         let rows = summary.split(separator: "\r\n").dropFirst().map {
             $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)

@@ -166,6 +166,14 @@ struct AdditivePartialsTests {
             #expect(
                 try String(contentsOfFile: folder.path("nightly") + "/" + file, encoding: .utf8) == expected, "\(file)")
         }
+        // and the page's offering trends are the full scan's, point for point
+        let trends = HTMLOfferingTrendsTests.trendTitles(
+            try String(contentsOfFile: folder.path("nightly/report.html"), encoding: .utf8))
+        #expect(!trends.isEmpty)
+        #expect(
+            trends
+                == HTMLOfferingTrendsTests.trendTitles(
+                    try String(contentsOfFile: folder.path("scan/report.html"), encoding: .utf8)))
         #expect(run.daysRecomputed == ["2026-11-03", "2026-11-05", "2026-11-09"])
     }
 

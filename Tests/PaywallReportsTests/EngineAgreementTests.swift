@@ -98,6 +98,14 @@ struct EngineAgreementTests {
             #expect(native == sql, "\(file): native vs SQL\n\(unifiedDiff(expected: sql, actual: native))")
             #expect(native.components(separatedBy: "\r\n").count > 2, "\(file) should have data rows")
         }
+        // The page too, byte for byte: it is drawn from these files and from the offering trends,
+        // which the native engine counts from its scan and the SQL engine with reports/offering_trends.sql
+        let nativePage = try String(contentsOfFile: folder.path("native/\(HTMLReport.fileName)"), encoding: .utf8)
+        let sqlPage = try String(contentsOfFile: folder.path("sql/\(HTMLReport.fileName)"), encoding: .utf8)
+        #expect(
+            nativePage == sqlPage, "report.html: native vs SQL\n\(unifiedDiff(expected: sqlPage, actual: nativePage))")
+        let trends = HTMLOfferingTrendsTests.trendTitles(sqlPage)
+        #expect(trends.count >= 4 && trends.values.allSatisfy { !$0.isEmpty }, "\(trends.keys.sorted())")
     }
 
     /// The same events with a context on some: catalog version 2 events (their via of version 1 or

@@ -1,6 +1,7 @@
 import Foundation
 import PaywallCore
 import PaywallReports
+import PaywallSimulation
 import Testing
 
 struct HTMLReportTests {
@@ -62,6 +63,44 @@ struct HTMLReportTests {
         #expect(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
         #expect(!html.contains("http://") && !html.contains("https://"), "self-contained: no network references")
         #expect(HTMLEscaping.escape(#"a&b"c'd<e>"#) == "a&amp;b&quot;c&#39;d&lt;e&gt;")
+    }
+
+    /// The escaping as first written, scalar by scalar: the reference the byte-level escaping must equal.
+    static func referenceEscape(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
+    @Test func escapingByBytesEqualsEscapingScalarByScalar() {
+        // Random text of markup characters, ASCII, hidden characters, accents (precomposed and
+        // combining), right-to-left and four-byte characters
+        let pieces = [
+            "&", "<", ">", "\"", "'", "a", " ", "Z", "\u{7F}", "\t", "\0", "\u{202E}", "\u{200B}", "é", "e\u{301}",
+            "ש", "😀", "\u{1F1E9}\u{1F1EA}", "¬", "€",
+        ]
+        var generator = SeededGenerator(seed: 28)
+        for length in [0, 1, 2, 5, 40, 300] {
+            for _ in 0..<60 {
+                let text = (0..<length).map { _ in pieces.randomElement(using: &generator)! }.joined()
+                #expect(HTMLEscaping.escape(text) == Self.referenceEscape(text), "\(Array(text.unicodeScalars))")
+                // and text without hidden characters is only escaped in attributes and data
+                if !text.unicodeScalars.contains(where: HTMLEscaping.isHidden) {
+                    #expect(HTMLEscaping.attribute(text) == Self.referenceEscape(text))
+                    #expect(HTMLEscaping.data(text) == "<bdi>" + Self.referenceEscape(text) + "</bdi>")
+                }
+            }
+        }
+        #expect(HTMLEscaping.attribute("a\u{7F}b\tc") == "a[U+007F]b[U+0009]c")
     }
 
     @Test func eachPlacementGetsAFunnelAndTrendsSummedOverTheRange() {

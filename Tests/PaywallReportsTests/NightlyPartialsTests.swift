@@ -9,7 +9,7 @@ import Testing
 
 /// The nightly job reads its per-day partials instead of scanning every presentation; these tests
 /// hold it to the full scan: after every batch of late, out-of-order events its CSVs must equal a
-/// from-scratch `report` over the same window, byte for byte.
+/// from-scratch `report` over the same window, byte for byte, and so must the page's offering trends.
 struct NightlyPartialsTests {
     /// "Now" for the nightly runs: 2026-11-08, after the random traffic's six days.
     static let now = ReportFixture.day1 + 7 * 24 * ReportFixture.hour
@@ -38,6 +38,14 @@ struct NightlyPartialsTests {
                 "run \(run), \(timezone), \(file)\n\(unifiedDiff(expected: expected, actual: actual))",
                 sourceLocation: sourceLocation)
         }
+        // and the page's offering trends (each offering's counts from the window's first day through
+        // each day, and its revenue per customer) are the full scan's, point for point
+        let trends = HTMLOfferingTrendsTests.trendTitles(try csv(folder.path("nightly"), HTMLReport.fileName))
+        #expect(!trends.isEmpty, "run \(run): no offering trends on the page", sourceLocation: sourceLocation)
+        #expect(
+            trends == HTMLOfferingTrendsTests.trendTitles(try csv(folder.path("scan-\(run)"), HTMLReport.fileName)),
+            "run \(run), \(timezone): the nightly's offering trends differ from the full scan's",
+            sourceLocation: sourceLocation)
         return nightly
     }
 

@@ -2,12 +2,14 @@
 """An independent implementation of funnels.md's Revenue section, the offering comparison's money
 and sequential columns and data quality's subscription columns, computed with pandas straight from
 the store's events and subscription tables (not the report rollups), compared cell for cell with
-the CSV files the Swift reports wrote.
+the CSV files the Swift reports wrote; and the offering trends of report.html (each offering's
+customers, converted customers and attributed revenue from the first day through each day it was
+seen), read back from every point's title.
 
 usage: revenue_check.py STORE.sqlite OUT_DIR FROM TO NOW_MS
 Days are UTC. Exits 0 when every compared cell is equal; prints each difference and exits 1.
 """
-import csv, math, sqlite3, sys
+import csv, html, math, re, sqlite3, statistics, sys
 from decimal import Decimal, ROUND_HALF_EVEN
 import pandas as pd
 
@@ -216,7 +218,65 @@ for d, r in swift.items():
     compare(f"data_quality.csv {d} subscription_events_sandbox", str(sandbox_days.get(d, 0)),
             r["subscription_events_sandbox"])
 
-print(f"{len(per_subscription)} attributed subscriptions, as-of {as_of}, {len(problems)} differences")
+
+# report.html's offering trends (funnels.md "Over time"): for each compared placement and each of its offerings,
+# one point per day of the range the offering was seen, counting from the range's first day through that day
+# the customers who saw it, those of them with a purchased close on one of those presentations, and the revenue
+# of the subscriptions attributed to those presentations. Read back from each point's <title>.
+page = open(f"{out}/report.html", encoding="utf-8").read()
+drawn = {}  # (chart kind, placement) -> {offering shown: [title, ...]}
+for chunk in page.split('<svg class="chart daily"')[1:]:
+    chunk = chunk.split("</svg>")[0]
+    label = html.unescape(re.search(r'aria-label="([^"]*)"', chunk).group(1))
+    for kind, prefix in (("conversion", "Conversion by offering over time at "),
+                         ("revenue", "Revenue per customer by offering over time at ")):
+        if label.startswith(prefix):
+            groups = {}
+            for group in chunk.split('<g class="series-group" aria-label="')[1:]:
+                name = html.unescape(group[:group.index('"')])
+                groups[name] = [html.unescape(t) for t in re.findall(r"<title>([^<]*)</title>", group)]
+            drawn[(kind, label[len(prefix):])] = groups
+compared = sorted(p for p, offered in placements.items() if len(offered) >= 2)
+compare("offering trend charts", sorted({(k, p) for p in compared for k in ("conversion", "revenue")}), sorted(drawn))
+z = statistics.NormalDist().inv_cdf(0.975)
+points = 0
+for placement in compared:
+    for offering in placements[placement]:
+        name = offering if offering else "(none)"
+        mine = [p for p in with_impression if in_range(p["day"]) and (p["placement"], p["offering"]) == (placement, offering)]
+        conversion = drawn.get(("conversion", placement), {}).get(name, [])
+        revenue_titles = drawn.get(("revenue", placement), {}).get(name, [])
+        seen = sorted({p["day"] for p in mine})
+        compare(f"trend points {placement}/{name}", (len(seen), len(seen)), (len(conversion), len(revenue_titles)))
+        for d, shown, money in zip(seen, conversion, revenue_titles):
+            upto = [p for p in mine if p["day"] <= d]
+            n = len({p["user"] for p in upto})
+            x = len({p["user"] for p in upto if p["purchased"]})
+            r = sum(s["revenue"] for s in per_subscription
+                    if (s["p"]["placement"], s["p"]["offering"]) == (placement, offering) and date_from <= s["p"]["day"] <= d)
+            who = "1 customer" if n == 1 else f"{n} customers"
+            m = re.fullmatch(r"(\S+) to (\S+): (\d+) of (.+) who saw offering (.+) at (.+) converted, "
+                             r"(\d+\.\d)% \(95% (\d+\.\d)\u2013(\d+\.\d)%\)", shown)
+            if not m:
+                problems.append(f"trend title {shown!r} is malformed")
+                continue
+            compare(f"trend {placement}/{name} {d} counts", (date_from, d, str(x), who, name, placement), m.groups()[:6])
+            p_hat = x / n
+            center = (p_hat + z * z / (2 * n)) / (1 + z * z / n)
+            half = z / (1 + z * z / n) * math.sqrt(p_hat * (1 - p_hat) / n + z * z / (4 * n * n))
+            for text, value in zip(m.groups()[6:], (p_hat, max(0.0, center - half), min(1.0, center + half))):
+                if abs(float(text) - 100 * value) > 0.05 + 1e-9:
+                    problems.append(f"trend {placement}/{name} {d}: {text}% shown, {100 * value:.4f}% expected")
+            dollars = lambda t: "-$" + t[1:] if t.startswith("-") else "$" + t
+            compare(f"trend {placement}/{name} {d} revenue", f"{date_from} to {d}: {dollars(money_text(r, n, 2))} per customer "
+                    f"({dollars(money_text(r, 1, 2))} from the subscriptions attributed to offering {name} at {placement}, "
+                    f"over {who} who saw it)", money)
+            points += 1
+if not points:
+    problems.append("no offering trend point on the page")
+
+print(f"{len(per_subscription)} attributed subscriptions, as-of {as_of}, {points} offering trend points, "
+      f"{len(problems)} differences")
 for p in problems[:60]:
     print(p)
 sys.exit(1 if problems else 0)
