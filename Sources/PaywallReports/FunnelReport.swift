@@ -159,7 +159,8 @@ public struct FunnelReport: Sendable {
                         fromPartials: fromPartials, scan: scan) : [:]
                 var rows: [String: Int] = [:]
                 let subscriptions = RevenueRows(
-                    attribution: try SubscriptionAttribution.load(db, nowMs: now.milliseconds()), days: days)
+                    attribution: try SubscriptionAttribution.load(
+                        db, nowMs: now.milliseconds(), contextFilter: contextFilter), days: days)
                 var conversion: [(date: String, placement: String, impressions: Int64)] = []
                 for file in ReportFile.all {
                     let descriptor = try output.create(file.fileName)

@@ -36,7 +36,9 @@ struct SubscriptionAttribution {
     var subscriptions: [Subscription] = []
     /// Production subscription events by their `event_timestamp_ms`: all, and those of unattributed
     /// subscriptions; sandbox and `TEST` events' timestamps (for data quality; `NULL` stamps omitted).
-    /// Each is a multiset: only the count per day is read, not the order.
+    /// Each is a multiset: only the count per day is read, not the order. Data quality is about the
+    /// whole store, so with a context filter the unattributed ones are still those no presentation of
+    /// the whole store takes (``subscriptions`` are the filtered store's).
     var productionStamps: [Int64] = []
     var unattributedStamps: [Int64] = []
     var sandboxStamps: [Int64] = []
@@ -59,8 +61,13 @@ struct SubscriptionAttribution {
         return count?.int64 == 2
     }
 
-    /// Reads and attributes every stored subscription; `nowMs` is the run's time.
-    static func load(_ db: Database, nowMs: Int64) throws -> SubscriptionAttribution {
+    /// Reads and attributes every stored subscription; `nowMs` is the run's time. With a
+    /// `contextFilter`, ``subscriptions`` are those of a store holding only the presentations whose
+    /// first event matches it: a start is attributed to the last matching presentation in its window,
+    /// and a start with none is unattributed there (it earns the filtered report nothing).
+    static func load(_ db: Database, nowMs: Int64, contextFilter: ContextFilter? = nil) throws
+        -> SubscriptionAttribution
+    {
         var result = SubscriptionAttribution()
         result.asOf = nowMs
         guard try tablesExist(db) else { return result }
@@ -71,10 +78,12 @@ struct SubscriptionAttribution {
         result.unattributedStamps = fold.unattributedStamps
         fold.starts.sort { $0.rowid < $1.rowid }
         let buyers = try SubscriptionReads.buyers(db, starts: fold.starts)
-        let presentations = try SubscriptionReads.presentations(db, customers: buyers.customers)
+        let presentations = try SubscriptionReads.presentations(
+            db, customers: buyers.customers, contextFilter: contextFilter)
 
         for (index, start) in fold.starts.enumerated() {
             var chosen: (index: Int, customer: Int64)?
+            var inWholeStore = false  // some presentation of the whole store is in the window
             if let purchasedAt = start.purchasedAt {
                 let earliest = purchasedAt - lookbackMs
                 let latest = purchasedAt + skewMs
@@ -83,13 +92,15 @@ struct SubscriptionAttribution {
                     where presentations.impressionAt[candidate] >= earliest
                         && presentations.impressionAt[candidate] <= latest
                     {
+                        inWholeStore = true
+                        guard presentations.isKept(candidate) else { continue }
                         if let best = chosen, !presentations.isLater(candidate, than: best.index) { continue }
                         chosen = (candidate, customer)
                     }
                 }
             }
             guard let chosen else {
-                result.unattributedStamps += fold.groupStamps[start.stamps]
+                if !inWholeStore { result.unattributedStamps += fold.groupStamps[start.stamps] }
                 continue
             }
             let converted = start.trial && start.renewedAsConversion

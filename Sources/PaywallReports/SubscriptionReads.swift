@@ -216,6 +216,9 @@ enum SubscriptionReads {
 
     /// The buyers' presentations with an impression, column by column; ids and offerings in one arena.
     struct Presentations {
+        /// With a context filter, whether each presentation's first event matches it (by index);
+        /// empty without one (every presentation is kept).
+        var kept: [Bool] = []
         var impressionAt: [Int64] = []
         var firstAt: [Int64] = []
         var placementKey: [Int64] = []
@@ -238,27 +241,54 @@ enum SubscriptionReads {
             }
         }
 
+        /// Whether presentation `index` is in the filtered store (always, without a filter).
+        func isKept(_ index: Int) -> Bool { kept.isEmpty || kept[index] }
+
         /// Presentation `index`'s offering (empty when it has none).
         func offering(_ index: Int) -> String {
             String(decoding: arena[idEnd[index]..<offeringEnd[index]], as: UTF8.self)
         }
     }
 
-    /// The presentations with an impression of `customers` (sorted keys).
-    static func presentations(_ db: Database, customers: [Int64]) throws -> Presentations {
+    /// The presentations with an impression of `customers` (sorted keys), in the whole store: the
+    /// stored `report_presentations` (`main.`, not the SQL engine's filtered shadow of it). With a
+    /// `contextFilter`, ``Presentations/kept`` says which ones match it, by
+    /// ``ContextFilter/matches(platform:appVersion:)`` on the first event's platform and app version
+    /// (`NULL` as `""`), the test the presentation scan applies; without one the read is the same as
+    /// before the filter existed (no context columns).
+    static func presentations(
+        _ db: Database, customers: [Int64], contextFilter: ContextFilter? = nil
+    ) throws -> Presentations {
         var result = Presentations()
         guard !customers.isEmpty else { return result }
         // Keys are dense and not negative (``ReportKeys`` numbers them from 0): one flag per key.
         var wanted = [Bool](repeating: false, count: Int(max(customers[customers.count - 1], -1)) + 1)
         for customer in customers where customer >= 0 { wanted[Int(customer)] = true }
+        let filter = contextFilter.flatMap { $0.isEmpty ? nil : $0 }
+        var contexts = TextTable()
+        var matching: [Int64: Bool] = [:]  // by (platform, app version) indexes in `contexts`
         try db.forEachRow(
             """
             SELECT customer_key, impression_at, pw_id, first_at, placement_key, coalesce(offering, '')
-            FROM report_presentations WHERE impression_at IS NOT NULL
+            \(filter == nil ? "" : ", platform, app_version")
+            FROM main.report_presentations WHERE impression_at IS NOT NULL
             """
         ) { row in
             let customer = row.int64(at: 0)
             guard customer >= 0, customer < wanted.count, wanted[Int(customer)] else { return true }
+            if let filter {
+                let platform = contexts.index(orEmpty: row, 6)
+                let appVersion = contexts.index(orEmpty: row, 7)
+                let key = Int64(platform) << 32 | Int64(appVersion)
+                if let known = matching[key] {
+                    result.kept.append(known)
+                } else {
+                    let matches = filter.matches(
+                        platform: contexts[platform] ?? "", appVersion: contexts[appVersion] ?? "")
+                    matching[key] = matches
+                    result.kept.append(matches)
+                }
+            }
             let index = result.impressionAt.count
             result.byCustomer[customer, default: []].append(index)
             result.impressionAt.append(row.int64(at: 1))
