@@ -250,6 +250,17 @@ enum SubscriptionReads {
         }
     }
 
+    /// Every presentation with an impression: the columns ``presentations(_:customers:contextFilter:)`` reads.
+    static let buyersPresentations = """
+        SELECT customer_key, impression_at, pw_id, first_at, placement_key, coalesce(offering, '')
+        FROM main.report_presentations WHERE impression_at IS NOT NULL
+        """
+    /// ``buyersPresentations`` with the first event's platform and app version, for a context filter.
+    static let buyersPresentationsWithContext = """
+        SELECT customer_key, impression_at, pw_id, first_at, placement_key, coalesce(offering, ''), platform, app_version
+        FROM main.report_presentations WHERE impression_at IS NOT NULL
+        """
+
     /// The presentations with an impression of `customers` (sorted keys), in the whole store: the
     /// stored `report_presentations` (`main.`, not the SQL engine's filtered shadow of it). With a
     /// `contextFilter`, ``Presentations/kept`` says which ones match it, by
@@ -267,13 +278,7 @@ enum SubscriptionReads {
         let filter = contextFilter.flatMap { $0.isEmpty ? nil : $0 }
         var contexts = TextTable()
         var matching: [Int64: Bool] = [:]  // by (platform, app version) indexes in `contexts`
-        try db.forEachRow(
-            """
-            SELECT customer_key, impression_at, pw_id, first_at, placement_key, coalesce(offering, '')
-            \(filter == nil ? "" : ", platform, app_version")
-            FROM main.report_presentations WHERE impression_at IS NOT NULL
-            """
-        ) { row in
+        try db.forEachRow(filter == nil ? Self.buyersPresentations : Self.buyersPresentationsWithContext) { row in
             let customer = row.int64(at: 0)
             guard customer >= 0, customer < wanted.count, wanted[Int(customer)] else { return true }
             if let filter {

@@ -57,12 +57,6 @@ struct BoundParametersTests {
         "PaywallSQLite/BackgroundCheckpointer.swift | restart * frame": "integer byte count from Ints",
         // The key experiment's cache size: an Int computed by the benchmark.
         "paywall-bench/ImportKeyExperiment.swift | cacheBytes / 1_024": "integer cache size, benchmark",
-        // A shell command line of the benchmark (sqlite3 -csv DB 'SELECT * FROM events' > CSV) quoting the
-        // benchmark's own temporary paths; not SQL given to SQLite by the package. Arrives with the reports branch.
-        "paywall-bench/ReportBench.swift | csv": "benchmark shell command, own temp path",
-        "paywall-bench/ReportBench.swift | db": "benchmark shell command, own temp path",
-        // The same shell command's constant query (the export's column list, in shell quotes).
-        "paywall-bench/ReportBench.swift | query": "benchmark shell command, constant query",
         // The multi-row merge of the rollup: rollup_merge_presentation.sql with its VALUES row repeated
         // as numbered placeholders `(?1, …, ?14), (?15, …)` computed from two integer constants; every
         // value is bound.
