@@ -88,7 +88,7 @@ public final class Collector: Sendable {
                         }
                     }
                 } catch {
-                    health.failed(CollectorHandler.summary(error))
+                    health.failed(CollectorHandler.summary(error), bytes: Self.estimatedBytes(of: works))
                     throw error
                 }
             },
@@ -165,6 +165,20 @@ public final class Collector: Sendable {
         }
     }
 
+    /// A generous estimate of the bytes a group's commit writes (rows, their index entries and the
+    /// pages around them), for the size of the health probe after the group failed: overestimating
+    /// only keeps `/healthz` at 503 until a little more room is free.
+    static func estimatedBytes(of works: [CommitQueue.Work]) -> Int {
+        works.reduce(0) { total, work in
+            switch work {
+            case .events(let part):
+                total + 4_096 + part.events.count * 512
+                    + part.quarantine.reduce(0) { $0 + 256 + $1.payload.utf8.count + ($1.rawPayload?.count ?? 0) }
+            case .webhook(let body): total + 4_096 + 2 * body.count
+            }
+        }
+    }
+
     /// Where RevenueCat posts its webhooks (with a webhook secret, `keys add NAME --webhook`).
     public static let webhookPath = "/v1/revenuecat/webhooks"
 
@@ -173,8 +187,11 @@ public final class Collector: Sendable {
 
     /// Commits one group: the requests' parts in one transaction, then, when the group holds a
     /// health probe, a one-row write (`meta` key `collector.health_probe`, the time in seconds), so
-    /// that a full disk or a refused write fails the probe as it fails an upload. A failed probe is
-    /// recorded in `health` and never fails the requests committed with it.
+    /// that a full disk or a refused write fails the probe as it fails an upload. While a data
+    /// write's failure stands, the probe first commits a row as large as that write
+    /// (``WriterHealth/probeBytes()``) and then shrinks it again, so that a store with room for one
+    /// row but not for an upload stays unhealthy. A failed probe is recorded in `health` and never
+    /// fails the requests committed with it.
     static func commit(_ parts: [CommitPart], store: EventStore, health: WriterHealth) throws
         -> [GroupCommitOutcome]
     {
@@ -182,14 +199,24 @@ public final class Collector: Sendable {
         var probeWrote = false
         if real.count < parts.count {
             do {
+                let bytes = health.probeBytes()
+                if bytes > 0 {
+                    _ = try store.connection.run(
+                        """
+                        INSERT INTO meta (key, value) VALUES ('collector.health_probe', zeroblob(?1))
+                        ON CONFLICT (key) DO UPDATE SET value = excluded.value
+                        """, [.integer(Int64(bytes))])
+                }
                 try store.connection.execute(
                     """
                     INSERT INTO meta (key, value) VALUES ('collector.health_probe', strftime('%s', 'now'))
                     ON CONFLICT (key) DO UPDATE SET value = excluded.value
                     """)
                 probeWrote = true
+                health.probed(succeeded: true)
             } catch {
                 health.failed(CollectorHandler.summary(error))
+                health.probed(succeeded: false)
             }
         }
         var counts = real.isEmpty ? [] : try store.commitGroupOutcomes(real)

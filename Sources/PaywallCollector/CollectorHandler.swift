@@ -100,7 +100,8 @@ final class CollectorHandler: HTTPRequestHandler, @unchecked Sendable {
             guard method == "GET" || method == "HEAD" else {
                 return .respond(Self.methodNotAllowed("GET, HEAD"), route: route)
             }
-            let text = metrics.render(queueDepth: queue.depth, openConnections: server?.openConnections ?? 0)
+            let text = metrics.render(
+                queueDepth: queue.depth, openConnections: server?.openConnections ?? 0, probes: health.probes)
             return .respond(
                 HTTPResponse(
                     status: 200, headers: [HTTPHeader("Content-Type", "text/plain; version=0.0.4")],

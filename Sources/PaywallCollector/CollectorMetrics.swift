@@ -113,7 +113,7 @@ public final class CollectorMetrics: Sendable {
     }
 
     /// The exposition text; `queueDepth` and `openConnections` are read by the caller at the time.
-    func render(queueDepth: Int, openConnections: Int) -> String {
+    func render(queueDepth: Int, openConnections: Int, probes: (succeeded: Int, failed: Int)) -> String {
         let state = state.withLock { $0 }
         var out = "# HELP paywall_collector_requests_total HTTP requests answered, by route and status code.\n"
         out += "# TYPE paywall_collector_requests_total counter\n"
@@ -171,6 +171,10 @@ public final class CollectorMetrics: Sendable {
         out += "# HELP paywall_collector_commit_failures_total Group commits the store refused (answered 503).\n"
         out += "# TYPE paywall_collector_commit_failures_total counter\n"
         out += "paywall_collector_commit_failures_total \(state.commitFailures)\n"
+        out += "# HELP paywall_collector_health_probes_total Writes the collector made to check its store, by result.\n"
+        out += "# TYPE paywall_collector_health_probes_total counter\n"
+        out += "paywall_collector_health_probes_total{result=\"ok\"} \(probes.succeeded)\n"
+        out += "paywall_collector_health_probes_total{result=\"failed\"} \(probes.failed)\n"
         out += "# HELP paywall_collector_queue_depth Requests waiting for the commit writer.\n"
         out += "# TYPE paywall_collector_queue_depth gauge\n"
         out += "paywall_collector_queue_depth \(queueDepth)\n"

@@ -2,10 +2,14 @@ import Foundation
 import PaywallLock
 
 /// What `GET /healthz` answers from: the writer's last known state, kept by the group commits
-/// themselves and by a probe (a one-row write through the writer) at most once per
-/// ``probeInterval`` when no commit came meanwhile. A health check therefore never waits in the
-/// writer's queue, however many arrive, and says 503 when writes fail for any reason (a full disk,
-/// a lock held past the busy timeout, a log that cannot be flushed) until a later write succeeds.
+/// themselves and by a probe (a write through the writer) at most once per ``probeInterval`` when
+/// no commit came meanwhile. A health check therefore never waits in the writer's queue, however
+/// many arrive, and says 503 when writes fail for any reason (a full disk, a lock held past the busy
+/// timeout, a log that cannot be flushed) until a later write succeeds.
+///
+/// A store at the edge of its space takes a one-row write and refuses an upload, so while a data
+/// write's failure stands the probe writes as many bytes as the smallest failed write
+/// (``probeBytes()``): only a write that size, or a real upload, clears the failure.
 final class WriterHealth: Sendable {
     /// The state.
     private struct State {
@@ -17,6 +21,10 @@ final class WriterHealth: Sendable {
         var probing = false
         /// A group that wrote rows was committed since the last flush.
         var wroteSinceSync = false
+        /// The estimated size of the smallest data write that failed since the last success.
+        var failedWriteBytes: Int?
+        /// Probes that succeeded and failed (for `/metrics`).
+        var probes = (succeeded: 0, failed: 0)
     }
 
     /// How often the writer is probed when idle.
@@ -44,16 +52,33 @@ final class WriterHealth: Sendable {
             $0.wroteSinceSync = false
             $0.lastSuccess = now
             $0.failure = nil
+            $0.failedWriteBytes = nil
         }
     }
 
-    /// A commit or flush failed, for `reason`.
-    func failed(_ reason: String) {
+    /// A commit or flush failed, for `reason`; `bytes` estimates the size of a data write that
+    /// failed (nil for a probe or a flush).
+    func failed(_ reason: String, bytes: Int? = nil) {
         state.withLock {
             $0.failure = reason
             $0.wroteSinceSync = false
+            if let bytes { $0.failedWriteBytes = min($0.failedWriteBytes ?? bytes, bytes) }
         }
     }
+
+    /// How many bytes the next probe writes beside its row: the smallest failed data write since
+    /// the last success, or 0 when none failed.
+    func probeBytes() -> Int { state.withLock { $0.failedWriteBytes ?? 0 } }
+
+    /// Counts a probe that succeeded or failed.
+    func probed(succeeded: Bool) {
+        state.withLock {
+            if succeeded { $0.probes.succeeded += 1 } else { $0.probes.failed += 1 }
+        }
+    }
+
+    /// Probes that succeeded and failed since the start.
+    var probes: (succeeded: Int, failed: Int) { state.withLock { $0.probes } }
 
     /// Why the collector is not healthy now, or nil when it is.
     func problem() -> String? {

@@ -62,6 +62,17 @@ struct CollectorHealthTests {
             if reply.status == 503 { refused += 1 } else { #expect(reply.status == 200, "\(reply.text)") }
         }
         #expect(refused == 20, "after \(attempts) uploads")
+        // And the collector has since probed its store twice on its own (a one-row write fits on a
+        // store where an upload does not: the probe must be as large as the refused writes)
+        let ok = "paywall_collector_health_probes_total{result=\"ok\"}"
+        let failed = "paywall_collector_health_probes_total{result=\"failed\"}"
+        let probesBefore = try metric(harness, ok) + metric(harness, failed)
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: .seconds(120))
+        while try metric(harness, ok) + metric(harness, failed) < probesBefore + 2, clock.now < deadline {
+            usleep(20_000)
+        }
+        #expect(try metric(harness, ok) + metric(harness, failed) >= probesBefore + 2)
         // Then /healthz says 503 with the reason, and the log has the failure once, not once per request
         let health = try harness.get("/healthz")
         #expect(health.status == 503, "\(health.text)")
