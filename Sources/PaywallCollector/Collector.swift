@@ -203,7 +203,7 @@ public final class Collector: Sendable {
                 if bytes > 0 {
                     _ = try store.connection.run(
                         """
-                        INSERT INTO meta (key, value) VALUES ('collector.health_probe', zeroblob(?1))
+                        INSERT INTO meta (key, value) VALUES ('collector.health_probe', hex(zeroblob((?1 + 1) / 2)))
                         ON CONFLICT (key) DO UPDATE SET value = excluded.value
                         """, [.integer(Int64(bytes))])
                 }
