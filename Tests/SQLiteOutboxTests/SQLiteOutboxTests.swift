@@ -78,6 +78,32 @@ struct SQLiteOutboxTests {
         #expect(try store.connection.scalar("SELECT count(*) FROM dead_letters")?.int64 == 0)
     }
 
+    @Test func aLeaseWhoseHolderIsGoneIsTakenOverAtOnceAndOnlyThen() throws {
+        // Given a lease of owner A, unexpired, on a store whose lease lock file names A and is held by
+        // no process (what a killed pass leaves behind)
+        let path = directory.path("events.sqlite")
+        let outbox = SQLiteOutbox(connection: try Schema.open(path: path))
+        let lockFile = path + "-" + SQLiteOutbox.leaseKey + ".lock"
+        _ = try outbox.acquireLease(owner: "A", now: 1_000, durationMs: 600_000)
+        try outbox.releaseLease(owner: "A")
+        _ = try Connection(path: path).run(
+            "INSERT INTO meta (key, value) VALUES (?1, '601000 A')", [.text(SQLiteOutbox.leaseKey)])
+        try Data("A".utf8).write(to: URL(fileURLWithPath: lockFile))
+        // Then another owner takes it at once, and holds it against a third while it lives
+        let other = SQLiteOutbox(connection: try Schema.open(path: path))
+        #expect(try other.acquireLease(owner: "B", now: 2_000, durationMs: 600_000))
+        #expect(try other.lease()?.owner == "B")
+        #expect(String(decoding: try Data(contentsOf: URL(fileURLWithPath: lockFile)), as: UTF8.self) == "B")
+        #expect(try !outbox.acquireLease(owner: "C", now: 3_000, durationMs: 600_000))
+        try other.releaseLease(owner: "B")
+        // And a lease whose owner the lock file does not name (not known to be gone) waits for its expiry
+        _ = try Connection(path: path).run(
+            "INSERT INTO meta (key, value) VALUES (?1, '601000 D')", [.text(SQLiteOutbox.leaseKey)])
+        #expect(try !other.acquireLease(owner: "E", now: 4_000, durationMs: 600_000))
+        #expect(try other.acquireLease(owner: "E", now: 601_000, durationMs: 600_000))
+        try other.releaseLease(owner: "E")
+    }
+
     @Test func leaseIsExclusiveAcrossConnectionsUntilItExpiresOrIsReleased() throws {
         // Given two connections to the same file, as two processes would have
         let path = directory.path("events.sqlite")
