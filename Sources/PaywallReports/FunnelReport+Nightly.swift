@@ -38,6 +38,7 @@ extension FunnelReport {
         let startedAt = now.milliseconds()
         // run.json's duration is measured on the monotonic clock, whatever `now` says (`--now` is fixed).
         let started = ContinuousClock.now
+        let stages = StageClock(onStage)
         let calendar = try DayCalendar(timeZone: timezone)
         if let days, days < 1 { throw ReportError.invalidDays(days) }
         try checkStore()
@@ -57,10 +58,12 @@ extension FunnelReport {
                 )
             }
         }
+        stages.mark("lease and marks")
         // A filtered run (``contextFilter``) recomputes its window from the rollups: the day partials
         // hold every presentation, and it leaves them (and the dirty marks) to the unfiltered runs.
         let fromPartials = engine == .native && contextFilter.isEmpty
         var refreshed = try refreshRollups(collectingAdditions: fromPartials ? Self.additionsLimit : nil)
+        stages.mark("rollup refresh")
         try checkFilters(placements: nil)
         let collected = refreshed.additions
         refreshed.additions = nil  // one copy, released once the partials are updated
@@ -82,9 +85,10 @@ extension FunnelReport {
                 let updated = try updatePartials(
                     partials, days: reportDays, cohortWindow: cohortWindow, additions: additions)
                 recomputed = Set(updated.recomputed)
+                stages.mark("day partials")
                 rows = try write(
                     days: reportDays, placements: nil, cohortWindow: cohortWindow, formulaGuard: true,
-                    context: context, fromPartials: true, scan: updated.scan, into: output)
+                    context: context, fromPartials: true, scan: updated.scan, into: output, stages: stages)
             } catch is UnreadablePartial {
                 // Partials written by another format: rebuild them from the rollups and read again.
                 recomputed = Set(
@@ -93,18 +97,18 @@ extension FunnelReport {
                     })
                 rows = try write(
                     days: reportDays, placements: nil, cohortWindow: cohortWindow, formulaGuard: true,
-                    context: context, fromPartials: true, into: output)
+                    context: context, fromPartials: true, into: output, stages: stages)
             }
         } else if !contextFilter.isEmpty {
             recomputed = Set(reportDays.map(\.date))
             rows = try write(
                 days: reportDays, placements: nil, cohortWindow: cohortWindow, formulaGuard: true,
-                context: context, into: output)
+                context: context, into: output, stages: stages)
         } else {
             recomputed = Set(refreshed.touchedBuckets.map { calendar.date(containing: $0 * 900_000) })
             rows = try write(
                 days: reportDays, placements: nil, cohortWindow: cohortWindow, formulaGuard: true,
-                context: context, into: output)
+                context: context, into: output, stages: stages)
         }
         var run = NightlyRun(
             daysRecomputed: recomputed.sorted().map(\.description), eventsRead: refreshed.eventsRead,
@@ -126,6 +130,7 @@ extension FunnelReport {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         try output.write("run.json", try encoder.encode(run) + Data("\n".utf8))
         try output.commit(last: "run.json")
+        stages.mark("run record")
         return run
     }
 

@@ -45,6 +45,9 @@ public struct FunnelReport: Sendable {
     /// Called while new events are folded into the rollups (the long part of a first run) with
     /// the share done, 0…1; the CLI draws its progress bar from it.
     public var progress: (@Sendable (Double) -> Void)?
+    /// Called at the end of each stage of a nightly run (``ReportStage``: its wall and CPU time), in
+    /// order; `nil` (the default) measures nothing.
+    public var onStage: (@Sendable (ReportStage) -> Void)?
 
     /// Creates a report runner on an open store.
     public init(connection: Connection, now: Now) {
@@ -134,7 +137,7 @@ public struct FunnelReport: Sendable {
     func write(
         days: [ReportDay], placements: [String]?, cohortWindow: CohortWindow, formulaGuard: Bool,
         context: HTMLReport.Context, fromPartials: Bool = false, scan: PresentationScan? = nil,
-        into output: OutputFolder
+        into output: OutputFolder, stages: StageClock? = nil
     ) throws -> [String: Int] {
         let parameters: [String: SQLValue] = [
             "days": .text(DayCalendar.json(days)),
@@ -157,10 +160,12 @@ public struct FunnelReport: Sendable {
                     ? try nativeRows(
                         db, days: days, placements: placements, cohortWindow: cohortWindow,
                         fromPartials: fromPartials, scan: scan) : [:]
+                stages?.mark("funnels")
                 var rows: [String: Int] = [:]
                 let subscriptions = RevenueRows(
                     attribution: try SubscriptionAttribution.load(
                         db, nowMs: now.milliseconds(), contextFilter: contextFilter), days: days)
+                stages?.mark("subscriptions")
                 var conversion: [(date: String, placement: String, impressions: Int64)] = []
                 for file in ReportFile.all {
                     let descriptor = try output.create(file.fileName)
@@ -203,7 +208,9 @@ public struct FunnelReport: Sendable {
                 return rows
             }
         }
+        stages?.mark("CSV files")
         try output.write(HTMLReport.fileName, Data(HTMLReport.render(tables: tables, context: context).utf8))
+        stages?.mark("page")
         return rows
     }
 

@@ -34,6 +34,35 @@ struct NightlyTests {
         #expect(json["duration_ms"] != nil)
     }
 
+    @Test func aRunReportsItsStagesInOrderWithTheirTimes() throws {
+        // Given the fixture store and an observer of the run's stages
+        let folder = TemporaryDirectory()
+        defer { folder.remove() }
+        final class Seen: @unchecked Sendable {
+            // @unchecked Sendable: `stages` is only touched under `lock`.
+            let lock = NSLock()
+            var stages: [ReportStage] = []
+        }
+        let seen = Seen()
+        var reports = FunnelReport(
+            connection: try ReportFixture.makeStore(at: folder.path("db")), now: .constant(Self.now))
+        reports.onStage = { stage in seen.lock.withLock { seen.stages.append(stage) } }
+        // When the nightly job runs
+        let started = ContinuousClock.now
+        _ = try reports.nightly(into: folder.path("out"), version: "1")
+        let elapsed = ContinuousClock.now - started
+        // Then every stage was reported once, in order, and their wall times add up to no more than the run's
+        let stages = seen.lock.withLock { seen.stages }
+        #expect(
+            stages.map(\.name) == [
+                "lease and marks", "rollup refresh", "day partials", "funnels", "subscriptions", "CSV files", "page",
+                "run record",
+            ])
+        #expect(stages.allSatisfy { $0.seconds >= 0 && $0.cpuSeconds >= 0 })
+        let total = stages.reduce(0) { $0 + $1.seconds }
+        #expect(total <= Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+    }
+
     @Test func aRerunWithNoNewEventsChangesNothing() throws {
         let folder = TemporaryDirectory()
         defer { folder.remove() }

@@ -67,6 +67,7 @@ enum ReportBench {
         try generator.append(days: 1, to: nightlyDB)
         let nightly = try child(["nightly", nightlyDB, nightlyOut, "0"])
         log("nightly after one more day: \(fmt(nightly.seconds)) s, \(nightly.rssMB) MB")
+        log("  stages: \(nightly.stageLine)")
 
         let duckCSV = duck["csv_seconds"] as? Double ?? .nan
         let duckTable = duck["table_seconds"] as? Double ?? .nan
@@ -117,6 +118,7 @@ enum ReportBench {
             try generator.append(days: 30, to: db)
             let recompute = try child(["nightly", db, out, "0"])
             log("first nightly (full recompute): \(fmt(recompute.seconds)) s, \(recompute.rssMB) MB")
+            log("  stages: \(recompute.stageLine)")
             recomputeSeconds = recompute.seconds
             try generator.append(days: 1, to: db)
             if let prepared {
@@ -129,6 +131,7 @@ enum ReportBench {
         }
         let nightly = try child(["nightly", db, out, "0"])
         log("nightly after one more day: \(fmt(nightly.seconds)) s, \(nightly.rssMB) MB")
+        log("  stages: \(nightly.stageLine)")
         if let recomputeSeconds {
             let ratio = String(format: "%.1f %%", 100 * nightly.seconds / recomputeSeconds)
             let target = BenchTargets.measured("nightly / full recompute", ratio)
@@ -139,6 +142,13 @@ enum ReportBench {
     struct Measurement {
         var seconds: Double
         var rssMB: Int
+        /// A nightly run's stages, in order (wall and CPU seconds each).
+        var stages: [ReportStage] = []
+
+        /// The stages as one line: `name wall s (CPU s)`, in order.
+        var stageLine: String {
+            stages.map { "\($0.name) \(fmt($0.seconds)) s (CPU \(fmt($0.cpuSeconds)))" }.joined(separator: ", ")
+        }
     }
 
     /// Runs `paywall-bench report child …` and reads its "seconds rss_kb" line.
@@ -155,11 +165,18 @@ enum ReportBench {
         try process.run()
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        let parts = String(decoding: data, as: UTF8.self).split(separator: " ")
+        let lines = String(decoding: data, as: UTF8.self).split(separator: "\n")
+        let parts = lines.first?.split(separator: " ") ?? []
         guard process.terminationStatus == 0, parts.count == 2, let seconds = Double(parts[0]),
             let rss = Int(parts[1].trimmingCharacters(in: .whitespacesAndNewlines))
         else { throw BenchError("child \(arguments.first ?? "") failed with status \(process.terminationStatus)") }
-        return Measurement(seconds: seconds, rssMB: rss / 1024)
+        let stages = lines.dropFirst().compactMap { line -> ReportStage? in
+            let fields = line.split(separator: "\t")
+            guard fields.count == 4, fields[0] == "stage", let wall = Double(fields[2]), let cpu = Double(fields[3])
+            else { return nil }
+            return ReportStage(name: String(fields[1]), seconds: wall, cpuSeconds: cpu)
+        }
+        return Measurement(seconds: seconds, rssMB: rss / 1024, stages: stages)
     }
 
     static func duckdb(csv: String, from: String, to: String) throws -> [String: Any] {

@@ -1,5 +1,6 @@
 import Foundation
 import PaywallCore
+import PaywallLock
 import PaywallReports
 import PaywallSQLite
 import PaywallStore
@@ -12,13 +13,15 @@ import PaywallSubscriptions
 #endif
 
 /// The measured operations of `paywall-bench report`, each run in its own process so its peak
-/// resident memory is its own: prints "<seconds> <peak RSS in KiB>".
+/// resident memory is its own: prints "<seconds> <peak RSS in KiB>", then, for a nightly run, one
+/// line per stage: "stage<TAB>name<TAB>wall seconds<TAB>CPU seconds".
 enum ReportBenchChild {
     static func run(_ arguments: [String]) throws {
         // With the subscription events' tables, as the command line opens a store
         let connection = try Schema.open(
             path: arguments[1], registering: [ReportSchema.migrations, SubscriptionSchema.migrations])
         let seconds: Double
+        let stages = PaywallLock.Lock<[ReportStage]>([])
         switch arguments[0] {
         case "report":
             let reports = FunnelReport(connection: connection, now: .system)
@@ -27,7 +30,8 @@ enum ReportBenchChild {
                     from: try ReportDate(arguments[3]), to: try ReportDate(arguments[4]), into: arguments[2])
             }
         case "nightly":
-            let reports = FunnelReport(connection: connection, now: .system)
+            var reports = FunnelReport(connection: connection, now: .system)
+            reports.onStage = { stage in stages.withLock { $0.append(stage) } }
             seconds = try BenchSupport.seconds { try reports.nightly(into: arguments[2], version: "bench") }
         case "export":
             seconds = try BenchSupport.seconds {
@@ -45,5 +49,8 @@ enum ReportBenchChild {
             let kibibytes = usage.ru_maxrss / 1024  // bytes on Darwin
         #endif
         print(String(format: "%.3f", seconds), kibibytes)
+        for stage in stages.withLock({ $0 }) {
+            print("stage\t\(stage.name)\t" + String(format: "%.3f\t%.3f", stage.seconds, stage.cpuSeconds))
+        }
     }
 }

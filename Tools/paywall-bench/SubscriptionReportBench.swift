@@ -50,6 +50,8 @@ enum SubscriptionReportBench {
         let late = try insertSubscriptions(
             into: nightlyDB, count: count / 300, lateDay: ReportBench.start + 30 * ReportBench.day)
         let nightly = try ReportBench.child(["nightly", nightlyDB, out, "0"])
+        ReportBench.log("nightly with late renewals, stages: \(nightly.stageLine)")
+        ReportBench.log("nightly without subscription events, stages: \(plainNightly.stageLine)")
         BenchSupport.printTable(
             "paywall-bench report subscriptions — \(generator.eventsBeforeLastAppend) paywall events, \(inserted) subscription events",
             [

@@ -1,0 +1,63 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// One stage of a report run and what it took: wall time and the process's CPU time (user and
+/// system, every thread's) from the end of the stage before. ``FunnelReport/onStage`` receives them
+/// in order; `paywall-bench report nightly` prints them, to see where a run's time goes.
+public struct ReportStage: Sendable, Equatable {
+    /// The stage: `lease and marks`, `rollup refresh`, `day partials`, `funnels`, `subscriptions`,
+    /// `CSV files`, `page`, `run record` (a run skips the stages it does not have).
+    public var name: String
+    /// Wall time, in seconds.
+    public var seconds: Double
+    /// Process CPU time, in seconds (more than `seconds` when two threads worked).
+    public var cpuSeconds: Double
+
+    /// Creates a stage record.
+    public init(name: String, seconds: Double, cpuSeconds: Double) {
+        self.name = name
+        self.seconds = seconds
+        self.cpuSeconds = cpuSeconds
+    }
+}
+
+/// Marks the ends of a run's stages for ``FunnelReport/onStage``; does nothing without an observer.
+final class StageClock: @unchecked Sendable {
+    // @unchecked Sendable: used by the one thread that runs the report.
+    private let observer: (@Sendable (ReportStage) -> Void)?
+    private var wall = ContinuousClock.now
+    private var cpu = StageClock.processCPU()
+
+    init(_ observer: (@Sendable (ReportStage) -> Void)?) { self.observer = observer }
+
+    /// The stage `name` ended now.
+    func mark(_ name: String) {
+        guard let observer else { return }
+        let nowWall = ContinuousClock.now
+        let nowCPU = Self.processCPU()
+        let elapsed = nowWall - wall
+        observer(
+            ReportStage(
+                name: name,
+                seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
+                cpuSeconds: nowCPU - cpu))
+        wall = nowWall
+        cpu = nowCPU
+    }
+
+    private static func processCPU() -> Double {
+        var usage = rusage()
+        #if os(Linux)
+            getrusage(RUSAGE_SELF.rawValue, &usage)
+        #else
+            getrusage(RUSAGE_SELF, &usage)
+        #endif
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+            + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    }
+}
