@@ -7,71 +7,96 @@ import PaywallLock
     import Darwin
 #endif
 
-/// Whether the holder of a delivery lease is still alive: the pass that holds a lease also holds an
-/// exclusive `flock` on `<database>-<lease key>.lock` and writes its owner name into that file. The
-/// system drops the `flock` when the process ends, however it ends (a SIGKILL, a crash, an app
-/// killed in the background), so a later pass that gets the `flock` while the file still names the
-/// lease's owner knows that owner is gone and may take its lease at once instead of waiting for it
-/// to expire (120 s for the uploader).
+/// Whether the holder of a delivery lease is still alive: a pass takes an exclusive `flock` on
+/// `<database>-<lease key>.lock` before it writes its lease row, writes its owner name into that
+/// file, holds the `flock` while it runs and removes the file when it gives the lease back. The
+/// system drops a `flock` when its process ends, however it ends (a SIGKILL, a crash, an app killed
+/// in the background), so a later pass that gets the `flock` while the file is still there knows
+/// that every owner the file names is gone, and may take such an owner's lease at once instead of
+/// waiting for it to expire (120 s for the uploader).
 ///
-/// Only that one case shortens the wait. A lease taken after its expiry while the old holder still
-/// runs (and still holds the `flock`) is not backed by the file; it is then left to expire as
-/// before, so a live pass is never taken over. Where the lock file cannot be opened (a store in
-/// memory, a folder that cannot be written) the lease works by expiry alone.
+/// The file names its pass and, when that pass took over a gone owner's lease, that owner too: a
+/// pass killed after writing the file but before committing its row leaves the row of the owner
+/// it was taking over, which the file still names. A lease whose owner the file does not name (one
+/// taken after its expiry by a pass that could not get the `flock` because its first holder still
+/// ran, one written by hand) is left to expire as before, so a live pass is never taken over. Where
+/// the lock file cannot be opened (a store in memory, a folder that cannot be written) the lease
+/// works by expiry alone.
 ///
 /// Design note: a pass holds the `flock` only while it runs. On iOS a pass runs inside a background
 /// task, so the app is not suspended holding it (the system ends an app suspended with a lock in a
 /// shared container).
-enum LeaseLiveness {
-    /// The descriptors of the `flock`s held by this process's passes, by lock path and owner.
-    private static let held = Lock<[String: Int32]>([:])
+final class LeaseLiveness: @unchecked Sendable {
+    // @unchecked Sendable: `handle` is set once, before the value is shared.
+    /// The lock file's path.
+    let path: String
+    /// The open lock file, whose `flock` this value holds.
+    private let handle: Int32
+    /// The owners the file named when the `flock` was taken: all gone.
+    let gone: Set<String>
+
+    /// Takes the `flock` of `path` without waiting and reads the owners the file names; nil when
+    /// another process (or another pass of this one) holds it or the file cannot be opened.
+    init?(path: String) {
+        for _ in 0..<3 {
+            let handle = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+            guard handle >= 0 else { return nil }
+            guard flock(handle, LOCK_EX | LOCK_NB) == 0 else {
+                close(handle)
+                return nil
+            }
+            // The file may have been removed (a pass giving its lease back) between open and flock:
+            // a lock on a file no longer at `path` proves nothing to anyone, so open it again.
+            var opened = stat()
+            var current = stat()
+            guard fstat(handle, &opened) == 0, stat(path, &current) == 0, opened.st_ino == current.st_ino,
+                opened.st_dev == current.st_dev
+            else {
+                close(handle)
+                continue
+            }
+            self.path = path
+            self.handle = handle
+            gone = Set(Self.read(handle).split(separator: "\n").map(String.init))
+            return
+        }
+        return nil
+    }
 
     /// The lock file of the lease `key` of the database at `databasePath`, or nil for a store
     /// without a file.
     static func lockPath(databasePath: String, key: String) -> String? {
-        guard !databasePath.isEmpty, databasePath != ":memory:", !databasePath.hasPrefix("file::memory:") else {
-            return nil
-        }
+        guard !databasePath.isEmpty, databasePath != ":memory:", !databasePath.hasPrefix("file:") else { return nil }
         return databasePath + "-" + key + ".lock"
     }
 
-    /// Whether the lease's `owner` is known to be gone: the lock file is free and names it.
-    static func isGone(owner: String, lockPath: String) -> Bool {
-        let handle = open(lockPath, O_RDONLY | O_CLOEXEC)
-        guard handle >= 0 else { return false }
-        defer { close(handle) }
-        guard flock(handle, LOCK_SH | LOCK_NB) == 0 else { return false }
-        defer { _ = flock(handle, LOCK_UN) }
-        return readName(handle) == owner
+    /// Writes the owners the file vouches for: the pass holding it, and the gone owner whose lease
+    /// it is taking over (if any).
+    func name(_ owners: [String]) {
+        let bytes = Array(owners.joined(separator: "\n").utf8)
+        _ = bytes.withUnsafeBytes { pwrite(handle, $0.baseAddress, $0.count, 0) }
+        _ = ftruncate(handle, off_t(bytes.count))
     }
 
-    /// Takes the `flock` for `owner` and writes its name into the file; does nothing when another
-    /// pass (in this process or another) holds it or the file cannot be opened.
-    static func hold(owner: String, lockPath: String) {
-        let slot = lockPath + "\n" + owner
-        guard held.withLock({ $0[slot] == nil }) else { return }
-        let handle = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard handle >= 0 else { return }
-        guard flock(handle, LOCK_EX | LOCK_NB) == 0 else {
-            close(handle)
-            return
-        }
-        let name = Array(owner.utf8)
-        _ = ftruncate(handle, 0)
-        _ = name.withUnsafeBytes { pwrite(handle, $0.baseAddress, $0.count, 0) }
-        held.withLock { $0[slot] = handle }
-    }
-
-    /// Gives up `owner`'s `flock`, if this process holds it.
-    static func release(owner: String, lockPath: String) {
-        let slot = lockPath + "\n" + owner
-        guard let handle = held.withLock({ $0.removeValue(forKey: slot) }) else { return }
+    /// Gives the lock up without having taken the lease: the file stays as it is (its names are
+    /// all still gone), or is removed when it names no one.
+    func abandon() {
+        if gone.isEmpty { unlink(path) }
         close(handle)
     }
 
-    private static func readName(_ handle: Int32) -> String {
-        var bytes = [UInt8](repeating: 0, count: 4_096)
+    /// Removes the file and gives the lock up: the pass gave its lease back.
+    func remove() {
+        unlink(path)
+        close(handle)
+    }
+
+    private static func read(_ handle: Int32) -> String {
+        var bytes = [UInt8](repeating: 0, count: 8_192)
         let count = pread(handle, &bytes, bytes.count, 0)
         return String(decoding: bytes.prefix(max(0, count)), as: UTF8.self)
     }
+
+    /// The locks this process's passes hold, by lock path and owner.
+    static let held = Lock<[String: LeaseLiveness]>([:])
 }

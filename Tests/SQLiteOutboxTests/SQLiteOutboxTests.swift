@@ -93,15 +93,18 @@ struct SQLiteOutboxTests {
         let other = SQLiteOutbox(connection: try Schema.open(path: path))
         #expect(try other.acquireLease(owner: "B", now: 2_000, durationMs: 600_000))
         #expect(try other.lease()?.owner == "B")
-        #expect(String(decoding: try Data(contentsOf: URL(fileURLWithPath: lockFile)), as: UTF8.self) == "B")
+        #expect(String(decoding: try Data(contentsOf: URL(fileURLWithPath: lockFile)), as: UTF8.self) == "B\nA")
         #expect(try !outbox.acquireLease(owner: "C", now: 3_000, durationMs: 600_000))
         try other.releaseLease(owner: "B")
+        #expect(!FileManager.default.fileExists(atPath: lockFile))
         // And a lease whose owner the lock file does not name (not known to be gone) waits for its expiry
         _ = try Connection(path: path).run(
             "INSERT INTO meta (key, value) VALUES (?1, '601000 D')", [.text(SQLiteOutbox.leaseKey)])
         #expect(try !other.acquireLease(owner: "E", now: 4_000, durationMs: 600_000))
+        #expect(!FileManager.default.fileExists(atPath: lockFile))
         #expect(try other.acquireLease(owner: "E", now: 601_000, durationMs: 600_000))
         try other.releaseLease(owner: "E")
+        #expect(!FileManager.default.fileExists(atPath: lockFile))
     }
 
     @Test func leaseIsExclusiveAcrossConnectionsUntilItExpiresOrIsReleased() throws {
