@@ -23,6 +23,8 @@ extension HTMLReport {
         var rpc: String?
         var rpcLow: Double?
         var rpcHigh: Double?
+        /// The Welch test of revenue per customer against the control's.
+        var revenueP: Double?
         /// The always-valid interval of the difference in conversion against the control.
         var seqLow: Double?
         var seqHigh: Double?
@@ -45,6 +47,7 @@ extension HTMLReport {
             rpc = record["revenue_per_customer"].flatMap { $0.isEmpty ? nil : $0 }
             rpcLow = record["rpc_ci_low"].flatMap(Double.init)
             rpcHigh = record["rpc_ci_high"].flatMap(Double.init)
+            revenueP = record["revenue_p_value"].flatMap(Double.init)
             seqLow = record["seq_ci_low"].flatMap(Double.init)
             seqHigh = record["seq_ci_high"].flatMap(Double.init)
             srmP = record["srm_p_value"].flatMap(Double.init)
@@ -149,8 +152,44 @@ extension HTMLReport {
                 out += "still includes zero. The difference can be noise; keep collecting before choosing "
                 out += "(looking every day is fine: this interval allows for it).</p>"
             }
+            out += moneyVerdict(row, control: control, convertsBetter: low > 0, convertsWorse: high < 0)
         }
         return out + "</div>"
+    }
+
+    /// What the money says of `row` against the control, in words, beside the conversion verdict:
+    /// whether it earns more or less per customer by the Welch test (p < 0.05), with both means and
+    /// intervals, and plainly when that contradicts the conversion verdict. Never "winner": the
+    /// Welch test holds for one look at a planned sample, not for a look every day. "" without money.
+    static func moneyVerdict(_ row: OfferingRow, control: OfferingRow?, convertsBetter: Bool, convertsWorse: Bool)
+        -> String
+    {
+        guard let rpc = row.rpc, let controlRPC = control?.rpc else { return "" }
+        func withInterval(_ value: String, _ low: Double?, _ high: Double?) -> String {
+            "$\(value)" + (low.flatMap { low in high.map { " [$\(dollars(low)), $\(dollars($0))]" } } ?? "")
+        }
+        let figures = HTMLEscaping.escape(
+            "\(withInterval(rpc, row.rpcLow, row.rpcHigh)) per customer against "
+                + "\(withInterval(controlRPC, control?.rpcLow, control?.rpcHigh))")
+        let name = "<q>\(HTMLEscaping.data(row.name))</q>"
+        guard let p = row.revenueP, p < 0.05, let mean = Double(rpc), let controlMean = Double(controlRPC),
+            mean != controlMean
+        else {
+            let test = row.revenueP.map { " (Welch test \(HTMLEscaping.escape(pText($0))))" } ?? ""
+            return "<p class=\"verdict money none\"><strong>By money, no difference shown:</strong> \(name) earned "
+                + "\(figures) for the control\(test).</p>"
+        }
+        let less = mean < controlMean
+        var out = "<p class=\"verdict money \(less ? "lose" : "win")\"><strong>By money, \(name) earns "
+        out += "\(less ? "less" : "more") per customer</strong> than the control: \(figures) "
+        out += "(Welch test \(HTMLEscaping.escape(pText(p)))"
+        out += "; a fixed-horizon test: read it once the planned sample is in, not every day)."
+        if less && convertsBetter {
+            out += " It converts better but earns less: if revenue is what you choose by, the control is ahead."
+        } else if !less && convertsWorse {
+            out += " It converts worse but earns more: if revenue is what you choose by, it is ahead of the control."
+        }
+        return out + "</p>"
     }
 
     /// Conversion and revenue per customer of each offering, side by side with their 95 % intervals.
@@ -234,6 +273,6 @@ extension HTMLReport {
         .offering-block{margin:0 0 12px}.offering-chart{max-width:760px}.bar.control{fill:#8a94a6}.bar.significant{fill:#1f9d55}
         .whisker{stroke:var(--ink);stroke-width:1.5}.chart .control-label{font-weight:600}
         .verdict.srm{color:var(--warn);font-weight:600}.side-by-side td.n{text-align:right}
-        .verdict{margin:4px 0 12px}.verdict.none{color:var(--muted)}.verdict.win{color:#1f7a45}.verdict.lose{color:var(--warn)}
+        .verdict{margin:4px 0 12px}.verdict.money{margin-top:-6px}.verdict.none{color:var(--muted)}.verdict.win{color:#1f7a45}.verdict.lose{color:var(--warn)}
         """
 }

@@ -58,6 +58,18 @@ struct HTMLOfferingsTests {
                 "<strong>Not decided yet:</strong> <q><bdi>(none)</bdi></q> against the control <q>\(HTMLEscaping.data(Self.hostile))</q>"
             ))
         #expect(html.components(separatedBy: "Winner").count == 2, "the word only where the interval excludes zero")
+        // and beside each verdict what the money says: trial converts better but earns less (Welch p = 0.0012),
+        // said plainly; "(none)" earns about the same as its control (p = 0.55)
+        #expect(
+            html.contains(
+                "<strong>By money, <q><bdi>trial</bdi></q> earns less per customer</strong> than the control: "
+                    + "$1.3807 [$1.20, $1.56] per customer against $1.8090 [$1.65, $1.97] (Welch test p = 0.0012"))
+        #expect(
+            html.contains("It converts better but earns less: if revenue is what you choose by, the control is ahead."))
+        #expect(
+            html.contains(
+                "<strong>By money, no difference shown:</strong> <q><bdi>(none)</bdi></q> earned $0.9187 [$0.70, $1.14] "
+                    + "per customer against $0.8264 [$0.60, $1.05] for the control (Welch test p = 0.5500)."))
         #expect(!html.contains("winner"))
         // conversion and revenue per customer side by side with their intervals; no sample-ratio warning
         #expect(html.contains("<td class=\"n\">25.9% [23.9%, 28.0%]</td><td class=\"n\">$1.3807 [$1.20, $1.56]</td>"))
