@@ -23,6 +23,8 @@ public final class Connection: @unchecked Sendable {
     public let path: String
     private let lock = NSLock()
     private let database: Database
+    /// How this connection waits for a lock another connection holds (installed on its handle).
+    let busyWait: BusyWait
 
     /// Process-wide SQLite settings, applied once before the first connection opens: memory
     /// statistics off (they serialize every allocation behind one global mutex; nothing here reads them).
@@ -51,7 +53,8 @@ public final class Connection: @unchecked Sendable {
             throw error
         }
         sqlite3_extended_result_codes(handle, 1)
-        BusyWait.install(handle, timeoutMilliseconds: options.busyTimeoutMilliseconds)
+        busyWait = BusyWait(timeoutMilliseconds: options.busyTimeoutMilliseconds)
+        BusyWait.install(handle, busyWait)
         database = Database(handle: handle, path: path)
         // Touch the schema so a file of garbage fails here, before anything is written.
         _ = try database.int64("PRAGMA schema_version")

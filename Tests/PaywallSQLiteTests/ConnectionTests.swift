@@ -1,8 +1,9 @@
 import Foundation
 import PaywallLock
-import PaywallSQLite
 import PaywallTestSupport
 import Testing
+
+@testable import PaywallSQLite
 
 struct ConnectionTests {
     @Test func createsTheFileAndItsWALFilesReadableByTheOwnerOnly() throws {
@@ -99,7 +100,10 @@ struct ConnectionTests {
         }
         thread.start()
         asking.wait()
-        // When the holder commits
+        // When the waiter has tried again at least once (it is waiting for the lock) and the holder commits
+        let deadline = ContinuousClock.now.advanced(by: .seconds(300))
+        while waiter.busyWait.retries == 0, ContinuousClock.now < deadline { usleep(1_000) }
+        #expect(waiter.busyWait.retries > 0, "the waiter never waited for the lock")
         try holder.execute("COMMIT")
         // Then the waiter's transaction runs after it and sees its row
         finished.wait()
