@@ -131,15 +131,17 @@ public final class BackgroundCheckpointer: Sendable {
             while let work = state.waitForWork() {
                 var log: Int32 = -1
                 var copied: Int32 = -1
-                let code = owned.connection.map { connection in connection.withDatabase { db in
-                    guard work.truncate else {
-                        return sqlite3_wal_checkpoint_v2(db.handle, "main", SQLITE_CHECKPOINT_PASSIVE, &log, &copied)
+                let code = owned.connection.map { connection in
+                    connection.withDatabase { db in
+                        guard work.truncate else {
+                            return sqlite3_wal_checkpoint_v2(
+                                db.handle, "main", SQLITE_CHECKPOINT_PASSIVE, &log, &copied)
+                        }
+                        // Never wait: a writer or a reader in the WAL means "later", not a stalled writer.
+                        BusyWait.install(db.handle, nil)
+                        defer { BusyWait.install(db.handle, connection.busyWait) }
+                        return sqlite3_wal_checkpoint_v2(db.handle, "main", SQLITE_CHECKPOINT_TRUNCATE, &log, &copied)
                     }
-                    // Never wait: a writer or a reader in the WAL means "later", not a stalled writer.
-                    BusyWait.install(db.handle, nil)
-                    defer { BusyWait.install(db.handle, connection.busyWait) }
-                    return sqlite3_wal_checkpoint_v2(db.handle, "main", SQLITE_CHECKPOINT_TRUNCATE, &log, &copied)
-                }
                 }
                 let outcome = CheckpointerState.Outcome(
                     succeeded: code == SQLITE_OK, log: Int(log), copied: Int(copied), generation: work.generation,
