@@ -50,17 +50,6 @@ struct Rollup {
     /// (No other size was measured; the figure bounds lock waits and memory, it is not a tuned optimum.)
     static let defaultChunkSize: Int64 = 100_000
 
-    /// WAL pages after which a chunk's commit checkpoints during a refresh (64 MiB of 4 KiB pages;
-    /// SQLite's default is 1,000), when no collector serves the store; the refresh ends with one
-    /// passive checkpoint.
-    ///
-    /// Design note: a 100k-event chunk of a new day leaves about 1,400 pages in the WAL, so with
-    /// SQLite's threshold every chunk's commit copied them into the main file and synced it, on the
-    /// merging thread (the pipeline's slower side); the next chunk rewrites many of the same pages
-    /// (the ends of `report_presentations` and its time index). Copying once at the end does each page
-    /// once. A first build still checkpoints every 64 MiB, so its WAL stays bounded.
-    static let checkpointPages = 16_384
-
     /// Events per chunk when a collector serves the store (``sharesTheStore``).
     static let sharedChunkSize: Int64 = 10_000
     /// How long the refresh leaves the write lock free between two chunks when a collector serves
@@ -100,17 +89,6 @@ struct Rollup {
         let cacheSize = try connection.scalar("PRAGMA cache_size")?.int64 ?? -2000
         try connection.execute("PRAGMA cache_size = -32768")
         defer { try? connection.execute("PRAGMA cache_size = \(cacheSize)") }
-        // One checkpoint at the end instead of one in every chunk's commit (see `checkpointPages`).
-        let wal = try connection.scalar("PRAGMA journal_mode")?.string == "wal"
-        let checkpoints = wal && !sharesTheStore
-        let autocheckpoint = try connection.scalar("PRAGMA wal_autocheckpoint")?.int64 ?? 1_000
-        if checkpoints { try connection.execute("PRAGMA wal_autocheckpoint = \(Self.checkpointPages)") }
-        defer {
-            if checkpoints {
-                try? connection.execute("PRAGMA wal_autocheckpoint = \(autocheckpoint)")
-                if result.eventsRead > 0 { _ = try? connection.scalar("PRAGMA wal_checkpoint(PASSIVE)") }
-            }
-        }
         let top = try connection.scalar("SELECT coalesce(max(rowid), 0) FROM events")?.int64 ?? 0
         result.watermarkBefore = try watermark()
         result.watermarkAfter = result.watermarkBefore
@@ -125,6 +103,7 @@ struct Rollup {
             // presentation has at least one event, so the events bound them; untouched room costs no memory.
             result.additions?.folds.reserveCapacity(Int(min(top - result.watermarkBefore, Int64(limit) + 1)))
         }
+        let wal = try connection.scalar("PRAGMA journal_mode")?.string == "wal"
         let generation = try connection.withDatabase { try Self.erasureGeneration($0) }
         let apply = { (batch: PresentationBatch) throws in
             try connection.transaction(.immediate) { db in

@@ -90,49 +90,6 @@ struct RollupTests {
         #expect(try Self.rows(Self.stored, connection) == (try Self.rows(Self.reference, connection)))
     }
 
-    /// The main file's size in bytes (it grows only when a checkpoint copies pages into it).
-    static func mainFileSize(_ path: String) throws -> Int {
-        (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? -1
-    }
-
-    @Test(arguments: [false, true])
-    func aRefreshCheckpointsOnceAtItsEndUnlessACollectorServesTheStore(_ collector: Bool) throws {
-        let folder = TemporaryDirectory()
-        defer { folder.remove() }
-        // Given random events in a WAL store, copied into its main file, and a connection that would
-        // checkpoint after every commit
-        let path = folder.path("a")
-        let connection = try EngineAgreementTests.randomStore(at: path, seed: 14)
-        #expect(try connection.scalar("PRAGMA journal_mode")?.string == "wal")
-        _ = try connection.scalar("PRAGMA wal_checkpoint(TRUNCATE)")
-        try connection.execute("PRAGMA wal_autocheckpoint = 1")
-        let before = try Self.mainFileSize(path)
-        // When a refresh folds them in several chunks (beside a collector or not)
-        var rollup = Rollup(connection: connection)
-        rollup.chunkSize = 300
-        rollup.sharesTheStore = collector
-        rollup.sharedChunk = 300
-        let sizes = Lock([Int]())
-        rollup.progress = { _ in sizes.withLock { $0.append((try? Self.mainFileSize(path)) ?? -1) } }
-        _ = try rollup.refresh()
-        let seen = sizes.withLock { $0 }
-        #expect(seen.count > 3)
-        if collector {
-            // Then beside a collector SQLite's own checkpoint still copied pages at the chunks' commits
-            #expect(seen.contains { $0 > before })
-        } else {
-            // Then no chunk's commit copied anything into the main file,
-            #expect(seen.allSatisfy { $0 == before })
-            // the refresh's end did: nothing is left in the WAL to copy
-            let wal = try connection.all("PRAGMA wal_checkpoint(PASSIVE)") { ($0.int64(at: 1), $0.int64(at: 2)) }
-            #expect(wal.first.map { $0.0 == $0.1 } == true)
-            #expect(try Self.mainFileSize(path) > before)
-        }
-        // and the connection's own setting is back, with the rollup equal to the SQL definition
-        #expect(try connection.scalar("PRAGMA wal_autocheckpoint")?.int64 == 1)
-        #expect(try Self.rows(Self.stored, connection) == (try Self.rows(Self.reference, connection)))
-    }
-
     @Test func lateEventsInAnyOrderGiveTheSameRollupAsOnePass() throws {
         let folder = TemporaryDirectory()
         defer { folder.remove() }
