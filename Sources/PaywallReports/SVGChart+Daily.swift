@@ -43,7 +43,7 @@ extension SVGChart {
         {
             decimals += 1
         }
-        return SVGChart.fixed(value, "%.\(decimals)f")
+        return String(format: "%.\(decimals)f", value)
     }
 
     /// A daily chart over `days` (ISO dates, every calendar day of the axis). `percent`: values are

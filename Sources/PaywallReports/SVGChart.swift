@@ -37,22 +37,7 @@ enum SVGChart {
         return svg + "</svg>"
     }
 
-    static func fmt(_ value: Double) -> String { fixed(value, "%.1f") }
+    static func fmt(_ value: Double) -> String { String(format: "%.1f", value) }
 
-    static func percent(_ value: Double) -> String { fixed(value * 100, "%.1f%%") }
-
-    /// `value` formatted by the C library's `vsnprintf` with `format` (one `double` conversion),
-    /// which is what `String(format:)` does for `%f` once it has parsed its format: the same text,
-    /// without a Foundation string per call. Drawing the page called it thousands of times
-    /// (chart coordinates, cohort cells), about 20 ms of a nightly run's serial end.
-    static func fixed(_ value: Double, _ format: String) -> String {
-        withUnsafeTemporaryAllocation(of: CChar.self, capacity: 48) { buffer in
-            let count = format.withCString { format in
-                withVaList([value]) { vsnprintf(buffer.baseAddress, 48, format, $0) }
-            }
-            guard count >= 0, count < 48 else { return String(format: format, value) }
-            return String(
-                decoding: UnsafeRawBufferPointer(start: buffer.baseAddress, count: Int(count)), as: UTF8.self)
-        }
-    }
+    static func percent(_ value: Double) -> String { String(format: "%.1f%%", value * 100) }
 }

@@ -46,20 +46,6 @@ struct HTMLDailyChartsTests {
         return svg.matches(of: pattern).map { (Double($0.1) ?? -1, String($0.2)) }
     }
 
-    @Test func fixedDecimalsAreTheTextOfStringFormat() {
-        // Ties in binary and decimal, signs, zero, huge (past the stack buffer), and non-finite values
-        let values: [Double] = [
-            0, -0.0, 0.05, 0.15, 0.25, 0.35, 1.25, 2.5, -2.5, 12.345, 99.95, 0.06 + 0.94 * 0.5, 1 / 3, 123_456.789,
-            -0.049, 1e15, 1e30, -1e300, .nan, .infinity, -.infinity,
-        ]
-        for format in ["%.0f", "%.1f", "%.2f", "%.3f", "%.1f%%", "%.0f%%"] {
-            for value in values {
-                #expect(SVGChart.fixed(value, format) == String(format: format, value), "\(format) \(value)")
-            }
-        }
-        #expect(SVGChart.fixed(1e30, "%.1f").count > 30)
-    }
-
     @Test func aDayWithoutDataIsAGapOnTheCalendarAxisNotAStep() {
         let html = HTMLReport.render(tables: Self.tables(), context: Self.context)
         let chart = Self.conversionChart(html)
