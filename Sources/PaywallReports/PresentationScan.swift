@@ -30,6 +30,11 @@ struct PresentationScan {
     /// `segments.csv`'s groups over the range: per (placement, platform, app version) of the first
     /// event, the counts, viewers (with repeats across days) and `open_s` values.
     var segments: [SegmentKey: GroupStats] = [:]
+    /// Lists read from day partials, kept as they were decoded (``ListRuns``): per (day index << 32 |
+    /// placement key) its segments' viewers and `open_s`, and per segment its days'. A group's
+    /// lists are its own (a full scan's) and these together.
+    var groupRuns: [Int: ListRuns] = [:]
+    var segmentRuns: [SegmentKey: ListRuns] = [:]
     var contextIncluded: [Int64: Bool] = [:]
 
     /// A segment: placement key and the ``contexts`` indexes of its platform and app version.
