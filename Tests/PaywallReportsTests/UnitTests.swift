@@ -71,6 +71,26 @@ struct FormatTests {
         #expect(ReportFormat.rate(value) == expected)
     }
 
+    @Test func fixedPointWritesWhatStringFormatWrites() {
+        // Given rounding ties (exact in binary and not), signs, zeros, small and huge magnitudes, the
+        // special values and random values of the ranges the reports show
+        var random = SeededGenerator(seed: 12)
+        var values: [Double] = [
+            0, -0.0, 0.5, 1.5, 2.5, -2.5, 0.25, 0.125, 0.375, 0.04325, 0.00005, 0.99995, 1e-300, 5e-324, 123.456,
+            99.95, 1e15, 1e22, 1e300, -1e300, .greatestFiniteMagnitude, .infinity, -.infinity, .nan,
+        ]
+        values += (0..<2_000).map { _ in Double(random.below(2_000_001)) / 1_000_000 }
+        values += (0..<500).map { _ in (Double(random.below(2_000_001)) - 1_000_000) / 7 }
+        // When each is written with 0 to 4 decimals; Then the text is String(format:)'s, byte for byte
+        for value in values {
+            for decimals in 0...4 {
+                #expect(
+                    FixedPoint.string(value, decimals: decimals) == String(format: "%.\(decimals)f", value),
+                    "\(value), \(decimals) decimals")
+            }
+        }
+    }
+
     @Test func secondsHaveThreeDecimals() {
         #expect(ReportFormat.seconds(7.25) == "7.250")
         #expect(ReportFormat.seconds(31) == "31.000")
