@@ -78,10 +78,11 @@ final class LeaseLiveness: @unchecked Sendable {
         _ = ftruncate(handle, off_t(bytes.count))
     }
 
-    /// Gives the lock up without having taken the lease: the file stays as it is (its names are
-    /// all still gone), or is removed when it names no one.
+    /// Gives the lock up without having taken the lease: the file is left naming the gone owners it
+    /// named when the lock was taken (a pass that named itself and then failed to write its row is
+    /// not gone, and must not be vouched for), or is removed when it named no one.
     func abandon() {
-        if gone.isEmpty { unlink(path) }
+        if gone.isEmpty { unlink(path) } else { name(gone.sorted()) }
         close(handle)
     }
 
