@@ -197,7 +197,7 @@ extension PresentationScan {
     /// Adds the partial of the day `[start, end)` (a day of any range: only the report's days add
     /// their groups and products).
     mutating func merge(_ partial: DayPartial, start: Int64, end: Int64) {
-        firsts.record(partial.firsts)
+        firsts.record(list: partial.firsts)
         purchases += partial.purchases.lazy.map { (user: $0.user, at: $0.at) }
         guard let dayIndex = days.firstIndex(where: { $0.startMs == start && $0.endMs == end }) else { return }
         for (placement, stats) in partial.groups where isIncluded(placement) {

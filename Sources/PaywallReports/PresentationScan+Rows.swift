@@ -158,21 +158,17 @@ extension PresentationScan {
         let included = (0..<placementCount).map { placementFilter?.contains(ExactText(placements[$0])) ?? true }
         var customers = [Int64](repeating: 0, count: days.count * placementCount)
         var converted = [Int64](repeating: 0, count: days.count * placementCount)
-        let stride = firsts.stride
-        firsts.values.withUnsafeBufferPointer { values in
-            purchaseTimes.times.withUnsafeBufferPointer { times in
-                for user in 0..<customerCount {
-                    let (from, to) = (purchaseTimes.offsets[user], purchaseTimes.offsets[user + 1])
-                    for placement in 0..<min(placementCount, stride) {
-                        let first = values[user * stride + placement]
-                        guard first >= rangeStart, first < rangeEnd, first != CustomerFirsts.none, included[placement]
-                        else { continue }
-                        let cell = Self.dayIndex(nearDay: first, starts) * placementCount + placement
-                        customers[cell] += 1
-                        var index = from
-                        while index < to, times[index] < first { index += 1 }
-                        if index < to, times[index] <= first + windowMs { converted[cell] += 1 }
-                    }
+        purchaseTimes.times.withUnsafeBufferPointer { times in
+            purchaseTimes.offsets.withUnsafeBufferPointer { offsets in
+                firsts.forEachFirst { user, placement, first in
+                    guard placement < placementCount, first >= rangeStart, first < rangeEnd, included[placement]
+                    else { return }
+                    let cell = Self.dayIndex(nearDay: first, starts) * placementCount + placement
+                    customers[cell] += 1
+                    let to = offsets[user + 1]
+                    var index = offsets[user]
+                    while index < to, times[index] < first { index += 1 }
+                    if index < to, times[index] <= first + windowMs { converted[cell] += 1 }
                 }
             }
         }
