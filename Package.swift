@@ -71,9 +71,13 @@ var package = Package(
         .testTarget(name: "PaywallDeliveryTests", dependencies: ["PaywallDelivery", "PaywallWire", "PaywallTestSupport"]),
         .target(name: "RevenueCatForwarder", dependencies: ["PaywallCore", "PaywallDelivery", "PaywallWire"]),
         .target(name: "CSystemMemory"),
+        .target(name: "CFixedPoint"),
         .target(
             name: "PaywallReports",
-            dependencies: ["PaywallLock", "PaywallCore", "PaywallSQLite", "PaywallStore", "CSystemMemory", "PaywallOutput"],
+            dependencies: [
+                "PaywallLock", "PaywallCore", "PaywallSQLite", "PaywallStore", "CSystemMemory", "CFixedPoint",
+                "PaywallOutput",
+            ],
             exclude: ["NIGHTLY.md"]
         ),
         .target(

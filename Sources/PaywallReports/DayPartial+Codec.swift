@@ -6,7 +6,7 @@ import Foundation
 /// recomputed from the rollups, never trusted.
 extension DayPartial {
     /// The format written by ``encoded()``; bump it when the layout changes.
-    static let format: UInt8 = 4
+    static let format: UInt8 = 5
 
     /// The partial as bytes.
     func encoded() -> [UInt8] {
@@ -17,7 +17,7 @@ extension DayPartial {
         for placement in groups.keys.sorted() {
             let s = groups[placement]!
             out.int(Int64(placement))
-            out.group(s)
+            out.counts(s)
         }
         out.count(products.count)
         for product in products {
@@ -56,7 +56,7 @@ extension DayPartial {
 
     /// About the size of ``encoded()`` (its arrays), so the bytes are allocated once.
     private var estimatedSize: Int {
-        let groupBytes = groups.values.reduce(0) { $0 + 128 + 4 * $1.viewers.count + 8 * $1.openS.count }
+        let groupBytes = 128 * groups.count
         let segmentBytes = segments.reduce(0) { $0 + 160 + 4 * $1.stats.viewers.count + 8 * $1.stats.openS.count }
         let offeringBytes = offerings.reduce(0) { $0 + 64 + 4 * ($1.customers.count + $1.converted.count) }
         return 64 + groupBytes + segmentBytes + offeringBytes + 48 * products.count
@@ -70,7 +70,7 @@ extension DayPartial {
         var partial = DayPartial()
         guard let groupCount = input.count() else { return nil }
         for _ in 0..<groupCount {
-            guard let placement = input.int(), let s = input.group() else { return nil }
+            guard let placement = input.int(), let s = input.counts() else { return nil }
             partial.groups[Int(placement)] = s
         }
         guard let productCount = input.count() else { return nil }
@@ -118,6 +118,15 @@ extension DayPartial {
 extension ByteWriter {
     /// A group's 14 counts, then its viewers and its `open_s` values.
     mutating func group(_ s: PresentationScan.GroupStats) {
+        counts(s)
+        count(s.viewers.count)
+        raw(s.viewers)
+        count(s.openS.count)
+        raw(s.openS)
+    }
+
+    /// A group's 14 counts only (a placement's group: its lists are its segments').
+    mutating func counts(_ s: PresentationScan.GroupStats) {
         int(s.presentations)
         int(s.impressions)
         int(s.dwellBounces)
@@ -132,10 +141,6 @@ extension ByteWriter {
         int(s.cancellations)
         int(s.dismissedGesture)
         int(s.abandoned)
-        count(s.viewers.count)
-        raw(s.viewers)
-        count(s.openS.count)
-        raw(s.openS)
     }
 
     /// A text: its UTF-8 length, then its bytes.
@@ -148,6 +153,16 @@ extension ByteWriter {
 extension ByteReader {
     /// Reads what ``ByteWriter/group(_:)`` wrote.
     mutating func group() -> PresentationScan.GroupStats? {
+        guard var s = counts() else { return nil }
+        guard let viewers = count(), let viewerValues = raw(viewers, of: UInt32.self) else { return nil }
+        s.viewers = viewerValues
+        guard let opens = count(), let openValues = raw(opens, of: Double.self) else { return nil }
+        s.openS = openValues
+        return s
+    }
+
+    /// Reads what ``ByteWriter/counts(_:)`` wrote.
+    mutating func counts() -> PresentationScan.GroupStats? {
         var s = PresentationScan.GroupStats()
         guard offset + 14 * 8 <= bytes.count else { return nil }  // the 14 counts, in the order written
         s.presentations = int()!
@@ -164,10 +179,6 @@ extension ByteReader {
         s.cancellations = int()!
         s.dismissedGesture = int()!
         s.abandoned = int()!
-        guard let viewers = count(), let viewerValues = raw(viewers, of: UInt32.self) else { return nil }
-        s.viewers = viewerValues
-        guard let opens = count(), let openValues = raw(opens, of: Double.self) else { return nil }
-        s.openS = openValues
         return s
     }
 

@@ -7,8 +7,8 @@ extension DayPartial {
     /// This partial plus `other`'s presentations (which must be other presentations of the same day).
     func merging(_ other: DayPartial) -> DayPartial {
         var merged = self
-        for (placement, group) in other.groups {
-            merged.groups[placement] = merged.groups[placement].map { $0.merging(group) } ?? group
+        for (placement, group) in other.groups {  // counts only: the lists are the segments'
+            merged.groups[placement, default: PresentationScan.GroupStats()].addCounts(group)
         }
         var counts = Dictionary(merged.products.map { (ProductKey($0), $0.count) }, uniquingKeysWith: +)
         for product in other.products { counts[ProductKey(product), default: 0] += product.count }

@@ -3,15 +3,18 @@ import PaywallSQLite
 
 /// One report day's share of the native scan — the nightly job's rollup per day and placement.
 ///
-/// It holds, for the presentations whose first event falls on the day: per placement the counts,
-/// the distinct viewers and the sorted `open_s` values of funnels.md; the purchases per (placement,
+/// It holds, for the presentations whose first event falls on the day: per placement the counts of
+/// funnels.md; per (placement, platform, app version) of the first event the same counts, the
+/// distinct viewers and the sorted `open_s` values (a placement's viewers and `open_s` values are
+/// its segments' lists taken together, so they are kept once); the purchases per (placement,
 /// product); each (customer, placement)'s earliest impression among them; their purchases; and per
 /// (placement, offering) the impressions and the distinct customers and converted customers.
 /// Merging the partials of every day (``PresentationScan/merge(_:start:end:)``) gives exactly the
 /// state one scan of every presentation gives, so the nightly job rescans only the days that
 /// received events and reads the rest from `report_day_partials`.
 struct DayPartial: Equatable {
-    /// Per placement key: the day's funnel counts, distinct viewers (sorted) and `open_s` (sorted).
+    /// Per placement key: the day's funnel counts. Its viewers and `open_s` lists stay empty: they
+    /// are the lists of the placement's ``segments``, taken together (``ListRuns``).
     var groups: [Int: PresentationScan.GroupStats] = [:]
     /// Purchases of presentations with an impression, per placement and product.
     var products: [ProductCount] = []
@@ -22,7 +25,8 @@ struct DayPartial: Equatable {
     /// The offering comparison's counts per (placement, offering), sorted (``OfferingCount``).
     var offerings: [OfferingCount] = []
     /// `segments.csv`'s groups: per (placement, platform, app version) of the first event, sorted
-    /// (``SegmentGroup/precedes(_:_:)``).
+    /// (``SegmentGroup/precedes(_:_:)``). Every presentation is in exactly one segment, so a
+    /// placement's segments hold all of its viewers and `open_s` values.
     var segments: [SegmentGroup] = []
 
     /// One segment's share of the day: its funnel counts, distinct viewers and sorted `open_s`.
@@ -116,7 +120,6 @@ struct DayPartial: Equatable {
     /// Accumulates presentations into a partial.
     struct Builder {
         private var partial = DayPartial()
-        private var groups: [PresentationScan.GroupStats?] = []  // by placement key (dense and few)
         private var productNames = TextTable()
         private var productCounts: [Int: Int64] = [:]
         private var impressions: [CustomerFirst] = []
@@ -136,11 +139,6 @@ struct DayPartial: Equatable {
                     CustomerFirst(user: p.user, placement: UInt32(truncatingIfNeeded: p.placement), at: impressionAt))
             }
             if let purchaseAt = p.purchaseAt { partial.purchases.append(Purchase(user: p.user, at: purchaseAt)) }
-            if p.placement >= groups.count { groups += repeatElement(nil, count: p.placement + 1 - groups.count) }
-            if groups[p.placement] == nil { groups[p.placement] = PresentationScan.GroupStats() }
-            PresentationScan.add(details, p, to: &groups[p.placement]!) { product in
-                productCounts[p.placement << 32 | Int(productNames.index(product)), default: 0] += 1
-            }
             if p.impressionAt != nil { offerings.add(p, details) }
             let (platform, appVersion) = details.contextIndexes(&contexts)
             let packed = p.placement << 40 | Int(platform) << 20 | Int(appVersion)
@@ -150,15 +148,17 @@ struct DayPartial: Equatable {
                 segmentKeys.append(
                     PresentationScan.SegmentKey(placement: p.placement, platform: platform, appVersion: appVersion))
             }
-            PresentationScan.add(details, p, to: &segmentStats[slot]) { _ in }
+            // The placement's group is the sum of its segments' counts (``finish()``): one group per
+            // presentation updated here, its lists kept once.
+            PresentationScan.add(details, p, to: &segmentStats[slot]) { product in
+                productCounts[p.placement << 32 | Int(productNames.index(product)), default: 0] += 1
+            }
         }
 
         /// The partial, in its canonical form (sorted, viewers without repeats).
         mutating func finish() -> DayPartial {
-            for (placement, group) in groups.enumerated() {
-                guard var group else { continue }
-                group.normalize()
-                partial.groups[placement] = group
+            for (key, stats) in zip(segmentKeys, segmentStats) {
+                partial.groups[key.placement, default: PresentationScan.GroupStats()].addCounts(stats)
             }
             partial.products = productCounts.map {
                 ProductCount(

@@ -70,10 +70,10 @@ extension HTMLReport {
                 let title =
                     "\(date) · \(placement): \(SVGChart.percent(cell.rate)) (\(cell.converted) of \(cell.customers) customers; \(window))"
                 svg +=
-                    "<rect x=\"\(SVGChart.fmt(x + 1))\" y=\"\(SVGChart.fmt(y + 1))\" width=\"\(SVGChart.fmt(max(1, cellWidth - 2)))\" height=\"\(SVGChart.fmt(rowHeight - 2))\" class=\"cell\(cell.complete ? "" : " open")\" style=\"fill-opacity:\(String(format: "%.3f", 0.06 + 0.94 * share))\"><title>\(HTMLEscaping.attribute(title))</title></rect>"
+                    "<rect x=\"\(SVGChart.fmt(x + 1))\" y=\"\(SVGChart.fmt(y + 1))\" width=\"\(SVGChart.fmt(max(1, cellWidth - 2)))\" height=\"\(SVGChart.fmt(rowHeight - 2))\" class=\"cell\(cell.complete ? "" : " open")\" style=\"fill-opacity:\(FixedPoint.string(0.06 + 0.94 * share, decimals: 3))\"><title>\(HTMLEscaping.attribute(title))</title></rect>"
                 if cellWidth >= 30 {
                     svg +=
-                        "<text x=\"\(SVGChart.fmt(x + cellWidth / 2))\" y=\"\(SVGChart.fmt(y + 18))\" class=\"cell-value middle\(share > 0.55 ? " on-dark" : "")\">\(String(format: "%.0f%%", cell.rate * 100))</text>"
+                        "<text x=\"\(SVGChart.fmt(x + cellWidth / 2))\" y=\"\(SVGChart.fmt(y + 18))\" class=\"cell-value middle\(share > 0.55 ? " on-dark" : "")\">\(FixedPoint.string(cell.rate * 100, decimals: 0))%</text>"
                 }
             }
         }
@@ -93,7 +93,7 @@ extension HTMLReport {
             let share = Double(step) / 4
             let x = 280 + 64 * Double(step)
             svg +=
-                "<rect x=\"\(SVGChart.fmt(x))\" y=\"\(SVGChart.fmt(legendY))\" width=\"20\" height=\"16\" class=\"cell\" style=\"fill-opacity:\(String(format: "%.3f", 0.06 + 0.94 * share))\"/>"
+                "<rect x=\"\(SVGChart.fmt(x))\" y=\"\(SVGChart.fmt(legendY))\" width=\"20\" height=\"16\" class=\"cell\" style=\"fill-opacity:\(FixedPoint.string(0.06 + 0.94 * share, decimals: 3))\"/>"
                 + "<text x=\"\(SVGChart.fmt(x + 24))\" y=\"\(SVGChart.fmt(legendY + 13))\" class=\"tick start\">\(SVGChart.percent(highest * share))</text>"
         }
         return svg + "</svg>"

@@ -41,7 +41,7 @@ extension HTMLReport {
             "\(SVGChart.percent(previous)) (\(change.purchased.previous) of \(before)) → \(SVGChart.percent(last)) (\(change.purchased.last) of \(after))"
         let points = (last - previous) * 100
         guard let p = change.conversionP else { return out + " (no change)." }
-        out += " (\(points >= 0 ? "+" : "−")\(String(format: "%.1f", abs(points))) points), "
+        out += " (\(points >= 0 ? "+" : "−")\(FixedPoint.string(abs(points), decimals: 1)) points), "
         return out + emphasized(WeekOverWeek.verdict(p), p) + "."
     }
 

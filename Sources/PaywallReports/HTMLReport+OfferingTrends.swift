@@ -93,7 +93,7 @@ extension HTMLReport {
         first: String, date: String, offering: String, placement: String, _ day: OfferingDay
     ) -> String {
         let interval = OfferingStatistics.wilson(converted: Int64(day.converted), customers: Int64(day.customers))
-        func tenth(_ value: Double) -> String { String(format: "%.1f", value * 100) }
+        func tenth(_ value: Double) -> String { FixedPoint.string(value * 100, decimals: 1) }
         let rate = tenth(Double(day.converted) / Double(day.customers))
         let customers = day.customers == 1 ? "1 customer" : "\(day.customers) customers"
         return "\(first) to \(date): \(day.converted) of \(customers) who saw offering \(offering) at "

@@ -217,19 +217,23 @@ extension HTMLReport {
     }
 
     /// A difference of rates in percentage points with its sign: "+1.2", "-0.4".
-    static func points(_ value: Double) -> String { (value >= 0 ? "+" : "") + String(format: "%.1f", value * 100) }
+    static func points(_ value: Double) -> String {
+        (value >= 0 ? "+" : "") + FixedPoint.string(value * 100, decimals: 1)
+    }
 
     /// Dollars with 2 decimals, for a bound of an interval ("-1.20").
-    static func dollars(_ value: Double) -> String { String(format: "%.2f", value) }
+    static func dollars(_ value: Double) -> String { FixedPoint.string(value, decimals: 2) }
 
     /// "p = 0.0123" or "p < 0.0001".
-    static func pText(_ p: Double) -> String { p < 0.0001 ? "p < 0.0001" : String(format: "p = %.4f", p) }
+    static func pText(_ p: Double) -> String {
+        p < 0.0001 ? "p < 0.0001" : ("p = " + FixedPoint.string(p, decimals: 4))
+    }
 
     /// "lift +12.3% · p = 0.0123" (or "control").
     static func liftAndP(_ row: OfferingRow) -> String {
         if row.isControl { return "control" }
         let lift = row.lift.map { (($0 >= 0) ? "+" : "") + SVGChart.percent($0) } ?? "—"
-        let p = row.p.map { $0 < 0.0001 ? "p < 0.0001" : String(format: "p = %.4f", $0) } ?? "p —"
+        let p = row.p.map { $0 < 0.0001 ? "p < 0.0001" : ("p = " + FixedPoint.string($0, decimals: 4)) } ?? "p —"
         return "lift \(lift) · \(p)"
     }
 

@@ -49,7 +49,7 @@ extension HTMLReport {
     static func conversionTitle(date: String, purchased: Int, impressions: Int) -> String {
         let interval = OfferingStatistics.wilson(converted: Int64(purchased), customers: Int64(impressions))
         let rate = Double(purchased) / Double(impressions)
-        func tenth(_ value: Double) -> String { String(format: "%.1f", value * 100) }
+        func tenth(_ value: Double) -> String { FixedPoint.string(value * 100, decimals: 1) }
         return
             "\(date): \(tenth(rate))% (\(purchased) of \(impressions); 95% \(tenth(interval.low))\u{2013}\(tenth(interval.high))%)"
     }

@@ -208,6 +208,6 @@ public enum HTMLReport {
     static func displayed(_ cell: String, column: String) -> String {
         guard column.hasSuffix("_rate") || column.hasSuffix("rate_3d") || column == "share", let value = Double(cell)
         else { return cell }
-        return String(format: "%.2f%%", value * 100)
+        return FixedPoint.string(value * 100, decimals: 2) + "%"
     }
 }

@@ -197,11 +197,11 @@ extension PresentationScan {
     /// Adds the partial of the day `[start, end)` (a day of any range: only the report's days add
     /// their groups and products).
     mutating func merge(_ partial: DayPartial, start: Int64, end: Int64) {
-        firsts.record(partial.firsts)
+        firsts.record(list: partial.firsts)
         purchases += partial.purchases.lazy.map { (user: $0.user, at: $0.at) }
         guard let dayIndex = days.firstIndex(where: { $0.startMs == start && $0.endMs == end }) else { return }
         for (placement, stats) in partial.groups where isIncluded(placement) {
-            groups[dayIndex << 32 | placement] = stats
+            groups[dayIndex << 32 | placement] = stats  // counts: the lists are the segments'
         }
         for product in partial.products where isIncluded(product.placement) {
             productCounts[product.placement << 32 | Int(products.index(product.product)), default: 0] += product.count
@@ -213,7 +213,9 @@ extension PresentationScan {
             let key = SegmentKey(
                 placement: segment.placement, platform: contexts.index(segment.platform),
                 appVersion: contexts.index(segment.appVersion))
-            segments[key, default: GroupStats()].append(segment.stats)
+            segments[key, default: GroupStats()].addCounts(segment.stats)
+            segmentRuns[key, default: ListRuns()].add(segment.stats)
+            groupRuns[dayIndex << 32 | segment.placement, default: ListRuns()].add(segment.stats)
         }
     }
 }

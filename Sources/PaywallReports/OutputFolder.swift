@@ -1,5 +1,6 @@
 import Foundation
 import PaywallCore
+import PaywallLock
 
 #if canImport(Glibc)
     import Glibc
@@ -36,8 +37,10 @@ final class OutputFolder {
     private var files: [String] = []
     private var createdFolders: [String] = []
     private var finished = false
+    /// The lock on `runs/.lock`, nil once released.
+    private var lock: FileLock?
     /// The descriptor holding `flock(runs/.lock)`, or -1 once released (read by tests).
-    private(set) var lockDescriptor: Int32 = -1
+    var lockDescriptor: Int32 { lock?.descriptor ?? -1 }
     /// The names of the files staged so far.
     var stagedFiles: [String] { files }
 
@@ -72,17 +75,19 @@ final class OutputFolder {
             throw ReportError.cannotCreateOutput(path: runs.path, reason: "it exists and is not a folder")
         }
         // One run at a time per folder: the lock goes with the process, so a killed run never blocks.
-        let lock = open(runs.appendingPathComponent(Self.lockFile).path, O_CREAT | O_RDWR | O_CLOEXEC, 0o644)
-        guard lock >= 0 else {
-            throw ReportError.cannotCreateOutput(
-                path: runs.appendingPathComponent(Self.lockFile).path,
-                reason: String(cString: strerror(errno)))
+        let lock: FileLock
+        do throws(FileLock.Failure) {
+            lock = try FileLock(path: runs.appendingPathComponent(Self.lockFile).path, permissions: 0o644)
+        } catch {
+            switch error {
+            case .cannotOpen(let reason):
+                throw ReportError.cannotCreateOutput(
+                    path: runs.appendingPathComponent(Self.lockFile).path, reason: reason)
+            case .held:
+                throw ReportError.outputBusy(path: destination.path)
+            }
         }
-        guard flock(lock, LOCK_EX | LOCK_NB) == 0 else {
-            close(lock)
-            throw ReportError.outputBusy(path: destination.path)
-        }
-        lockDescriptor = lock
+        self.lock = lock
         // Holding the lock, whatever staging or never-shown run is under runs/ was left by a killed run.
         Self.removeLeftovers(in: runs.path, current: Self.currentRunName(destination))
         Self.removeStaleLinks(in: destination.path)
@@ -96,7 +101,7 @@ final class OutputFolder {
             }
             if errno != EEXIST || attempt > 1000 {
                 let reason = String(cString: strerror(errno))
-                Self.unlockAndClose(lock)
+                lock.release()
                 throw ReportError.cannotCreateOutput(path: candidate.path, reason: reason)
             }
             attempt += 1
@@ -110,19 +115,11 @@ final class OutputFolder {
         releaseLock()
     }
 
-    /// Releases the folder's lock now: `flock(LOCK_UN)`, then `close`. A `close` alone would not do:
-    /// the lock belongs to the open file, and a child process forked meanwhile (by any thread of this
-    /// process, for a helper or a test's tool) holds a copy of the descriptor until it execs or exits,
-    /// which would keep the folder locked after this run returned. `LOCK_UN` releases it for every copy.
+    /// Releases the folder's lock now (``FileLock/release()`` unlocks before it closes, so a child
+    /// process forked meanwhile does not keep the folder locked after this run returned).
     private func releaseLock() {
-        guard lockDescriptor >= 0 else { return }
-        Self.unlockAndClose(lockDescriptor)
-        lockDescriptor = -1
-    }
-
-    private static func unlockAndClose(_ descriptor: Int32) {
-        flock(descriptor, LOCK_UN)
-        close(descriptor)
+        lock?.release()
+        lock = nil
     }
 
     /// Opens a new file `name` in the staging folder and returns its descriptor (the caller closes it).

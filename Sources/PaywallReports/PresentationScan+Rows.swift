@@ -27,38 +27,37 @@ extension PresentationScan {
         sorted.isEmpty ? .null : .real(sorted[(p * sorted.count + 99) / 100 - 1])
     }
 
-    static func distinctCount(_ values: [UInt32]) -> Int64 {
-        let sorted = values.sorted()
-        var count: Int64 = 0
-        var previous: UInt32?
-        for value in sorted where value != previous {
-            count += 1
-            previous = value
-        }
-        return count
+    /// A (day, placement) group's lists: its own (a full scan's) and its segments' from the partials.
+    private func lists(_ key: Int) -> ListRuns {
+        var lists = groupRuns[key] ?? ListRuns()
+        if let own = groups[key] { lists.add(own) }
+        return lists
     }
 
     func encounterRows() -> [[ReportValue]] {
-        groupKeys.map { key in
+        var seen = DistinctCounter(capacity: customerCount)
+        return groupKeys.map { key in
             let s = groups[key.day << 32 | key.placement]!
             return [
                 .text(days[key.day].date.description), .text(placements[key.placement]), .integer(s.presentations),
-                .integer(s.impressions), .integer(s.dwellBounces), .integer(Self.distinctCount(s.viewers)),
+                .integer(s.impressions), .integer(s.dwellBounces),
+                .integer(lists(key.day << 32 | key.placement).distinctViewers(&seen)),
                 Self.rate(s.impressions, s.presentations),
             ]
         }
     }
 
     func conversionRows() -> [[ReportValue]] {
-        groupKeys.map { key in
+        var scratch: [Double] = []
+        return groupKeys.map { key in
             let s = groups[key.day << 32 | key.placement]!
-            let sorted = s.openS.sorted()
+            let opens = lists(key.day << 32 | key.placement).openPercentiles(&scratch)
             return [
                 .text(days[key.day].date.description), .text(placements[key.placement]), .integer(s.impressions),
                 .integer(s.planSelected), .integer(s.purchaseStarted), .integer(s.purchased), .integer(s.restored),
                 .integer(s.dismissedCloseButton), .integer(s.dismissedContinueFree), .integer(s.unclosed),
                 .integer(s.bounces), .integer(s.cancellations), Self.rate(s.purchased, s.impressions),
-                Self.percentile(sorted, 50), Self.percentile(sorted, 90), .integer(s.dismissedGesture),
+                opens.p50, opens.p90, .integer(s.dismissedGesture),
                 .integer(s.abandoned),
             ]
         }
@@ -72,11 +71,14 @@ extension PresentationScan {
         for (key, s) in groups {
             let placement = key & 0xFFFF_FFFF
             byPlacement[placement, default: GroupStats()].merge(counts: s)
-            runs[placement, default: []].append(s.openS)
+            let lists = lists(key)
+            runs[placement, default: []] += lists.openS
             var bits = viewers.removeValue(forKey: placement) ?? [UInt64](repeating: 0, count: words)
             bits.withUnsafeMutableBufferPointer { bits in
-                for user in s.viewers where Int(user) >> 6 < bits.count {
-                    bits[Int(user) >> 6] |= 1 << (UInt64(user) & 63)
+                for list in lists.viewers {
+                    for user in list where Int(user) >> 6 < bits.count {
+                        bits[Int(user) >> 6] |= 1 << (UInt64(user) & 63)
+                    }
                 }
             }
             viewers[placement] = bits
@@ -156,21 +158,17 @@ extension PresentationScan {
         let included = (0..<placementCount).map { placementFilter?.contains(ExactText(placements[$0])) ?? true }
         var customers = [Int64](repeating: 0, count: days.count * placementCount)
         var converted = [Int64](repeating: 0, count: days.count * placementCount)
-        let stride = firsts.stride
-        firsts.values.withUnsafeBufferPointer { values in
-            purchaseTimes.times.withUnsafeBufferPointer { times in
-                for user in 0..<customerCount {
-                    let (from, to) = (purchaseTimes.offsets[user], purchaseTimes.offsets[user + 1])
-                    for placement in 0..<min(placementCount, stride) {
-                        let first = values[user * stride + placement]
-                        guard first >= rangeStart, first < rangeEnd, first != CustomerFirsts.none, included[placement]
-                        else { continue }
-                        let cell = Self.dayIndex(nearDay: first, starts) * placementCount + placement
-                        customers[cell] += 1
-                        var index = from
-                        while index < to, times[index] < first { index += 1 }
-                        if index < to, times[index] <= first + windowMs { converted[cell] += 1 }
-                    }
+        purchaseTimes.times.withUnsafeBufferPointer { times in
+            purchaseTimes.offsets.withUnsafeBufferPointer { offsets in
+                firsts.forEachFirst { user, placement, first in
+                    guard placement < placementCount, first >= rangeStart, first < rangeEnd, included[placement]
+                    else { return }
+                    let cell = Self.dayIndex(nearDay: first, starts) * placementCount + placement
+                    customers[cell] += 1
+                    let to = offsets[user + 1]
+                    var index = offsets[user]
+                    while index < to, times[index] < first { index += 1 }
+                    if index < to, times[index] <= first + windowMs { converted[cell] += 1 }
                 }
             }
         }

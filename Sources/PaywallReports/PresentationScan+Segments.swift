@@ -1,15 +1,5 @@
 import PaywallCore
 
-extension PresentationScan.GroupStats {
-    /// Adds another group's presentations: every count, and its viewers and `open_s` values appended
-    /// (viewers may repeat; the rows count them distinct).
-    mutating func append(_ other: Self) {
-        addCounts(other)
-        viewers += other.viewers
-        openS += other.openS
-    }
-}
-
 extension PresentationScan {
     /// `segments.csv` (funnels.md "Segments"): per (placement, platform, app version) of the first
     /// event over the range, the placement summary's columns, the impression rate and its difference
@@ -28,9 +18,12 @@ extension PresentationScan {
             return codePointLess(contexts[a.appVersion] ?? "", contexts[b.appVersion] ?? "")
         }
         var seen = DistinctCounter(capacity: customerCount)
+        var scratch: [Double] = []
         return keys.map { key in
             let s = segments[key]!
-            var opens = s.openS
+            var lists = segmentRuns[key] ?? ListRuns()
+            lists.add(s)
+            let opens = lists.openPercentiles(&scratch)
             let total = totals[key.placement]!
             let rate = Double(s.impressions) / Double(s.presentations)
             let placementRate = Double(total.impressions) / Double(total.presentations)
@@ -38,18 +31,17 @@ extension PresentationScan {
             return [
                 .text(placements[key.placement]), .text(contexts[key.platform] ?? ""),
                 .text(contexts[key.appVersion] ?? ""), .integer(s.presentations), .integer(s.impressions),
-                .integer(seen.count(s.viewers)), .integer(s.purchased), .integer(s.restored),
-                Self.rate(s.purchased, s.impressions), Self.selectPercentile(&opens, 50),
-                Self.selectPercentile(&opens, 90), .real(rate), .real(difference),
+                .integer(lists.distinctViewers(&seen)), .integer(s.purchased), .integer(s.restored),
+                Self.rate(s.purchased, s.impressions), opens.p50, opens.p90, .real(rate), .real(difference),
             ]
         }
     }
 }
 
-/// Counts the distinct values of a list of customer indexes with a bitset it clears after each
-/// list, instead of sorting the list: a segment's viewers over the range are its days' viewers one
-/// after another (each day's sorted, with repeats across days), and sorting them per segment took
-/// about 10 ms of a 1M-event nightly run's 0.34 s of CPU; the bitset counts them in one pass.
+/// Counts the distinct values of a list of customer indexes (or of several lists taken together)
+/// with a bitset it clears after each count, instead of sorting: a segment's viewers over the range
+/// are its days' viewers (each day's sorted, with repeats across days), and sorting them per segment
+/// took about 10 ms of a 1M-event nightly run's 0.34 s of CPU; the bitset counts them in one pass.
 struct DistinctCounter {
     private var bits: [UInt64]
 
@@ -57,21 +49,30 @@ struct DistinctCounter {
     init(capacity: Int) { bits = [UInt64](repeating: 0, count: (max(capacity, 1) + 63) / 64) }
 
     /// The number of distinct values in `values`; leaves the bitset empty again.
-    mutating func count(_ values: [UInt32]) -> Int64 {
-        if let largest = values.max(), Int(largest) >> 6 >= bits.count {
+    mutating func count(_ values: [UInt32]) -> Int64 { count(lists: CollectionOfOne(values)) }
+
+    /// The number of distinct values in all of `lists` together; leaves the bitset empty again.
+    mutating func count<Lists: Collection<[UInt32]>>(lists: Lists) -> Int64 {
+        var largest: UInt32 = 0
+        for values in lists { largest = max(largest, values.max() ?? 0) }
+        if Int(largest) >> 6 >= bits.count {
             bits += [UInt64](repeating: 0, count: (Int(largest) >> 6) + 1 - bits.count)
         }
         var distinct: Int64 = 0
         bits.withUnsafeMutableBufferPointer { bits in
-            for value in values {
-                let word = Int(value) >> 6
-                let bit = UInt64(1) << (UInt64(value) & 63)
-                if bits[word] & bit == 0 {
-                    distinct += 1
-                    bits[word] |= bit
+            for values in lists {
+                for value in values {
+                    let word = Int(value) >> 6
+                    let bit = UInt64(1) << (UInt64(value) & 63)
+                    if bits[word] & bit == 0 {
+                        distinct += 1
+                        bits[word] |= bit
+                    }
                 }
             }
-            for value in values { bits[Int(value) >> 6] = 0 }
+            for values in lists {
+                for value in values { bits[Int(value) >> 6] = 0 }
+            }
         }
         return distinct
     }

@@ -3,8 +3,9 @@ import PaywallSQLite
 
 /// The native engine: one sequential scan of `report_presentations` (all history, for cohorts)
 /// feeding in-memory accumulators per (day, placement), per customer and per placement. Memory is
-/// bounded by customers × placements (cohort firsts) plus one user index and one `open_s` per
-/// presentation in the range (distinct counts and nearest-rank percentiles need them).
+/// bounded by customers × placements (cohort firsts; filled from day partials, the days' firsts
+/// lists instead) plus one user index and one `open_s` per presentation in the range (distinct
+/// counts and nearest-rank percentiles need them).
 struct PresentationScan {
     let days: [ReportDay]
     /// The placements kept (exact scalars: canonically equivalent spellings are other placements).
@@ -30,6 +31,11 @@ struct PresentationScan {
     /// `segments.csv`'s groups over the range: per (placement, platform, app version) of the first
     /// event, the counts, viewers (with repeats across days) and `open_s` values.
     var segments: [SegmentKey: GroupStats] = [:]
+    /// Lists read from day partials, kept as they were decoded (``ListRuns``): per (day index << 32 |
+    /// placement key) its segments' viewers and `open_s`, and per segment its days'. A group's
+    /// lists are its own (a full scan's) and these together.
+    var groupRuns: [Int: ListRuns] = [:]
+    var segmentRuns: [SegmentKey: ListRuns] = [:]
     var contextIncluded: [Int64: Bool] = [:]
 
     /// A segment: placement key and the ``contexts`` indexes of its platform and app version.
@@ -61,6 +67,7 @@ struct PresentationScan {
         let rangeEnd = days.last?.endMs ?? 0
         let starts = days.map(\.startMs)
         try prepare(db)
+        firsts.reserve(customers: customerCount, placements: placements.names.count)
         try db.forEachRow(Self.scanSQL) { row in
             let p = ScannedPresentation(row)
             let platform = contextIndex(row, 12)
@@ -103,11 +110,10 @@ struct PresentationScan {
         return included
     }
 
-    /// Loads the placement names and sizes the per-customer arrays.
+    /// Loads the placement names and the customer count (the size of the per-customer arrays).
     mutating func prepare(_ db: Database) throws {
         try placements.load(db)
         customerCount = Int(try db.scalar("SELECT coalesce(max(key), 0) + 1 FROM report_customers")?.int64 ?? 1)
-        firsts.reserve(customers: customerCount, placements: placements.names.count)
         offerings.customerCount = customerCount
         offerings.dayCount = days.count
     }
@@ -240,10 +246,22 @@ struct PlacementNames {
     subscript(key: Int) -> String { key < names.count ? names[key] : "" }
 }
 
-/// Each customer's first impression per placement, in a flat array (customers × placement stride).
+/// Each customer's first impression per placement: in a flat array (customers × placement stride)
+/// for a scan of every presentation, or as the day partials' sorted lists, kept as decoded and
+/// merged when read (``forEachFirst(_:)``).
+///
+/// Design note: the table of a 1M-event store (231k customers × 8 placements × 8 bytes, 14.8 MB)
+/// had to be allocated, filled and faulted in on every nightly run only to take the minimum of each
+/// pair over the days' lists, about a tenth of the run's CPU with the cohorts' pass over every cell;
+/// the lists (374k entries, sorted by customer and placement) already are what the partials hold,
+/// and a merge of them gives each pair's minimum in the same order with no table.
 struct CustomerFirsts {
     private(set) var stride = 8
     private(set) var values: [Int64] = []
+    /// Day partials' firsts, each sorted by (customer, placement) (``record(list:)``).
+    private(set) var lists: [[DayPartial.CustomerFirst]] = []
+    /// One more than the largest customer key in ``lists`` (0 when none).
+    private var listCustomers = 0
     static let none = Int64.max
 
     /// Allocates room for `customers` × `placements` up front (the keys are dense).
@@ -288,17 +306,100 @@ struct CustomerFirsts {
         }
     }
 
+    /// Keeps a day partial's firsts (sorted by customer and placement) as they are, to be merged when read.
+    mutating func record(list firsts: [DayPartial.CustomerFirst]) {
+        guard let last = firsts.last else { return }
+        lists.append(firsts)
+        listCustomers = max(listCustomers, Int(last.user) + 1)
+    }
+
     func first(user: Int, placement: Int) -> Int64 {
         let slot = user * stride + placement
         return placement < stride && slot < values.count ? values[slot] : Self.none
     }
 
-    var customerCount: Int { values.count / stride }
+    /// More than the largest customer key recorded (the table's rows, or the lists' largest key + 1).
+    var customerCount: Int { max(values.count / stride, listCustomers) }
+
+    /// Calls `body` with every (customer, placement) that has a first impression and the earliest
+    /// one, in customer then placement order: the table's cells, or the lists merged (the earliest of
+    /// a pair found in several lists).
+    func forEachFirst(_ body: (_ user: Int, _ placement: Int, _ at: Int64) -> Void) {
+        if lists.isEmpty {
+            let stride = self.stride
+            values.withUnsafeBufferPointer { values in
+                for user in 0..<(values.count / stride) {
+                    for placement in 0..<stride where values[user &* stride &+ placement] != Self.none {
+                        body(user, placement, values[user &* stride &+ placement])
+                    }
+                }
+            }
+        } else if values.isEmpty {
+            forEachMerged(body)
+        } else {  // both (no caller does this): the lists into a copy of the table
+            var table = CustomerFirsts()
+            (table.stride, table.values) = (stride, values)
+            for list in lists { table.record(list) }
+            table.forEachFirst(body)
+        }
+    }
+
+    /// The head of one list in ``forEachMerged(_:)``'s heap: its (customer, placement) key, time and position.
+    private struct Head {
+        var key: UInt64
+        var at: Int64
+        var list: Int
+        var index: Int
+
+        init(_ lists: [[DayPartial.CustomerFirst]], list: Int, index: Int) {
+            let first = lists[list][index]
+            (key, at, self.list, self.index) = (
+                UInt64(first.user) << 32 | UInt64(first.placement), first.at, list, index
+            )
+        }
+    }
+
+    /// The lists merged by a binary heap of their heads (a few dozen lists: one per day).
+    private func forEachMerged(_ body: (_ user: Int, _ placement: Int, _ at: Int64) -> Void) {
+        var heap = lists.indices.filter { !lists[$0].isEmpty }.map { Head(lists, list: $0, index: 0) }
+        func siftDown(_ start: Int) {
+            var parent = start
+            while true {
+                var least = parent
+                let (left, right) = (2 * parent + 1, 2 * parent + 2)
+                if left < heap.count, heap[left].key < heap[least].key { least = left }
+                if right < heap.count, heap[right].key < heap[least].key { least = right }
+                if least == parent { return }
+                heap.swapAt(parent, least)
+                parent = least
+            }
+        }
+        for index in Swift.stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(index) }
+        var key = UInt64.max
+        var earliest = Int64.max
+        while let top = heap.first {
+            if top.key != key {
+                if key != .max { body(Int(key >> 32), Int(key & 0xFFFF_FFFF), earliest) }
+                (key, earliest) = (top.key, top.at)
+            } else if top.at < earliest {
+                earliest = top.at
+            }
+            if top.index + 1 < lists[top.list].count {
+                heap[0] = Head(lists, list: top.list, index: top.index + 1)
+            } else {
+                heap[0] = heap[heap.count - 1]
+                heap.removeLast()
+            }
+            siftDown(0)
+        }
+        if key != .max { body(Int(key >> 32), Int(key & 0xFFFF_FFFF), earliest) }
+    }
 
     private mutating func widen() {
         let wider = stride * 2
-        var copy = [Int64](repeating: Self.none, count: customerCount * wider)
-        for user in 0..<customerCount {
+        let rows = values.count / stride
+        var copy = [Int64](repeating: Self.none, count: rows * wider)
+        for user in 0..<rows {
             for placement in 0..<stride { copy[user * wider + placement] = values[user * stride + placement] }
         }
         values = copy

@@ -202,7 +202,7 @@ public struct ReportFile: Sendable, Hashable {
 /// Number formats of funnels.md "Formats".
 public enum ReportFormat {
     /// A rate or share rounded to 4 decimal places: `0.0432`.
-    public static func rate(_ value: Double) -> String { String(format: "%.4f", value) }
+    public static func rate(_ value: Double) -> String { FixedPoint.string(value, decimals: 4) }
     /// Seconds with 3 decimal places: `12.500`.
-    public static func seconds(_ value: Double) -> String { String(format: "%.3f", value) }
+    public static func seconds(_ value: Double) -> String { FixedPoint.string(value, decimals: 3) }
 }

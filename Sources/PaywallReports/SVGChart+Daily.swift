@@ -43,7 +43,7 @@ extension SVGChart {
         {
             decimals += 1
         }
-        return String(format: "%.\(decimals)f", value)
+        return FixedPoint.string(value, decimals: decimals)
     }
 
     /// A daily chart over `days` (ISO dates, every calendar day of the axis). `percent`: values are

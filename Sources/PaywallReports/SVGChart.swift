@@ -37,7 +37,7 @@ enum SVGChart {
         return svg + "</svg>"
     }
 
-    static func fmt(_ value: Double) -> String { String(format: "%.1f", value) }
+    static func fmt(_ value: Double) -> String { FixedPoint.string(value, decimals: 1) }
 
-    static func percent(_ value: Double) -> String { String(format: "%.1f%%", value * 100) }
+    static func percent(_ value: Double) -> String { FixedPoint.string(value * 100, decimals: 1) + "%" }
 }

@@ -68,7 +68,7 @@ struct WeekOverWeek {
 
     /// "likely a real change (p = 0.0123)" below 0.05, "could be noise (p = 0.4800)" otherwise.
     static func verdict(_ p: Double) -> String {
-        let shown = p < 0.0001 ? "p < 0.0001" : String(format: "p = %.4f", p)
+        let shown = p < 0.0001 ? "p < 0.0001" : ("p = " + FixedPoint.string(p, decimals: 4))
         return p < 0.05 ? "likely a real change (\(shown))" : "could be noise (\(shown))"
     }
 }

@@ -1,11 +1,4 @@
-import Foundation
 import PaywallLock
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 /// Whether the holder of a delivery lease is still alive: a pass takes an exclusive `flock` on
 /// `<database>-<lease key>.lock` before it writes its lease row, writes its owner name into that
@@ -26,12 +19,11 @@ import PaywallLock
 /// Design note: a pass holds the `flock` only while it runs. On iOS a pass runs inside a background
 /// task, so the app is not suspended holding it (the system ends an app suspended with a lock in a
 /// shared container).
-final class LeaseLiveness: @unchecked Sendable {
-    // @unchecked Sendable: `handle` is set once, before the value is shared.
+final class LeaseLiveness: Sendable {
     /// The lock file's path.
     let path: String
-    /// The open lock file, whose `flock` this value holds.
-    private let handle: Int32
+    /// The lock this value holds.
+    private let lock: FileLock
     /// The owners the file named when the `flock` was taken: all gone.
     let gone: Set<String>
 
@@ -39,25 +31,16 @@ final class LeaseLiveness: @unchecked Sendable {
     /// another process (or another pass of this one) holds it or the file cannot be opened.
     init?(path: String) {
         for _ in 0..<3 {
-            let handle = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-            guard handle >= 0 else { return nil }
-            guard flock(handle, LOCK_EX | LOCK_NB) == 0 else {
-                close(handle)
-                return nil
-            }
+            guard let lock = try? FileLock(path: path) else { return nil }
             // The file may have been removed (a pass giving its lease back) between open and flock:
             // a lock on a file no longer at `path` proves nothing to anyone, so open it again.
-            var opened = stat()
-            var current = stat()
-            guard fstat(handle, &opened) == 0, stat(path, &current) == 0, opened.st_ino == current.st_ino,
-                opened.st_dev == current.st_dev
-            else {
-                close(handle)
+            guard lock.isAtPath else {
+                lock.release()
                 continue
             }
             self.path = path
-            self.handle = handle
-            gone = Set(Self.read(handle).split(separator: "\n").map(String.init))
+            self.lock = lock
+            gone = Set(lock.contents().split(separator: "\n").map(String.init))
             return
         }
         return nil
@@ -73,28 +56,24 @@ final class LeaseLiveness: @unchecked Sendable {
     /// Writes the owners the file vouches for: the pass holding it, and the gone owner whose lease
     /// it is taking over (if any).
     func name(_ owners: [String]) {
-        let bytes = Array(owners.joined(separator: "\n").utf8)
-        _ = bytes.withUnsafeBytes { pwrite(handle, $0.baseAddress, $0.count, 0) }
-        _ = ftruncate(handle, off_t(bytes.count))
+        lock.write(owners.joined(separator: "\n"))
     }
 
-    /// Gives the lock up without having taken the lease: the file stays as it is (its names are
-    /// all still gone), or is removed when it names no one.
+    /// Gives the lock up without having taken the lease: the file is left naming the gone owners it
+    /// named when the lock was taken (a pass that named itself and then failed to write its row is
+    /// not gone, and must not be vouched for), or is removed when it named no one.
     func abandon() {
-        if gone.isEmpty { unlink(path) }
-        close(handle)
+        if gone.isEmpty {
+            lock.removeAndRelease()
+        } else {
+            name(gone.sorted())
+            lock.release()
+        }
     }
 
     /// Removes the file and gives the lock up: the pass gave its lease back.
     func remove() {
-        unlink(path)
-        close(handle)
-    }
-
-    private static func read(_ handle: Int32) -> String {
-        var bytes = [UInt8](repeating: 0, count: 8_192)
-        let count = pread(handle, &bytes, bytes.count, 0)
-        return String(decoding: bytes.prefix(max(0, count)), as: UTF8.self)
+        lock.removeAndRelease()
     }
 
     /// The locks this process's passes hold, by lock path and owner.

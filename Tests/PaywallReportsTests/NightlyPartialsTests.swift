@@ -167,6 +167,12 @@ struct NightlyPartialsTests {
         )
         let rebuilt = try expectNightlyEqualsFullScan(connection, folder, timezone: "Asia/Tokyo", run: 2)
         #expect(rebuilt.daysRecomputed.count >= 6)
+        // And a partial stored by an earlier format (its first byte) is not read: every day is rebuilt
+        _ = try connection.run(
+            "UPDATE report_day_partials SET partial = CAST(x'\(String(format: "%02X", DayPartial.format - 1))' || substr(partial, 2) AS BLOB)"
+        )
+        let upgraded = try expectNightlyEqualsFullScan(connection, folder, timezone: "Asia/Tokyo", run: 3)
+        #expect(upgraded.daysRecomputed.count >= 6)
         let format = try #require(
             try connection.scalar("SELECT min(hex(substr(partial, 1, 1))) FROM report_day_partials")?.string)
         #expect(format == String(format: "%02X", DayPartial.format))

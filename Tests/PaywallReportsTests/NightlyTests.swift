@@ -59,6 +59,9 @@ struct NightlyTests {
                 "run record",
             ])
         #expect(stages.allSatisfy { $0.seconds >= 0 && $0.cpuSeconds >= 0 })
+        // And each stage's peak memory is the process's, never below the stage before's
+        #expect(stages.allSatisfy { $0.peakMiB > 0 })
+        #expect(zip(stages, stages.dropFirst()).allSatisfy { $0.peakMiB <= $1.peakMiB })
         let total = stages.reduce(0) { $0 + $1.seconds }
         #expect(total <= Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
     }

@@ -8,7 +8,8 @@ import Testing
 @testable import PaywallReports
 
 /// The lookups that replace `Dictionary`, `String` and sorting on the reports' hot paths
-/// (``TextTable``, ``IntSlots``, ``DistinctCounter``), held to what the plain structures give.
+/// (``TextTable``, ``IntSlots``, ``DistinctCounter``, ``ListRuns``), held to what the plain
+/// structures give.
 struct ReportLookupTests {
     @Test func aTextTableGivesARowsTextAndTheSameStringOneIndexAndKeepsExactScalarsApart() throws {
         let folder = TemporaryDirectory()
@@ -77,6 +78,42 @@ struct ReportLookupTests {
         for values in lists + lists.reversed() {
             // Then each count is the size of the list's set: nothing left over from the list before
             #expect(counter.count(values) == Int64(Set(values).count))
+        }
+    }
+
+    @Test func listRunsGiveTheDistinctViewersAndPercentilesOfTheirListsJoinedAndSorted() {
+        // Given groups of lists as a day's segments give them (sorted viewers, sorted open_s, with
+        // repeats across lists), some empty, some groups with one value, one with indexes beyond
+        // the counter's size
+        var random = SeededGenerator(seed: 8)
+        var groups: [[PresentationScan.GroupStats]] = (0..<40).map { index in
+            (0..<Int(random.next() % 6)).map { _ in
+                var stats = PresentationScan.GroupStats()
+                stats.viewers = (0..<Int(random.next() % 400)).map { _ in
+                    UInt32(random.next() % UInt64(50 + index * 30))
+                }
+                stats.openS = (0..<Int(random.next() % 400)).map { _ in Double(random.next() % 2_000) / 8 }
+                stats.normalize()
+                return stats
+            }
+        }
+        var beyond = PresentationScan.GroupStats()
+        beyond.viewers = [3, 65_536, 70_000]
+        beyond.openS = [1.5]
+        groups.append([beyond, beyond])
+        // When each group's lists are kept as runs and read with one reused counter and buffer
+        var counter = DistinctCounter(capacity: 1_000)
+        var scratch: [Double] = []
+        for group in groups + groups.reversed() {
+            var runs = ListRuns()
+            for stats in group { runs.add(stats) }
+            let joined = group.flatMap(\.openS).sorted()
+            let opens = runs.openPercentiles(&scratch)
+            // Then the distinct count is the joined viewers' set size and the percentiles are the
+            // nearest ranks of the joined values sorted (null when there are none)
+            #expect(runs.distinctViewers(&counter) == Int64(Set(group.flatMap(\.viewers)).count))
+            #expect(opens.p50 == PresentationScan.percentile(joined, 50))
+            #expect(opens.p90 == PresentationScan.percentile(joined, 90))
         }
     }
 }

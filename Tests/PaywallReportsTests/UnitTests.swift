@@ -71,6 +71,26 @@ struct FormatTests {
         #expect(ReportFormat.rate(value) == expected)
     }
 
+    @Test func fixedPointWritesWhatStringFormatWrites() {
+        // Given rounding ties (exact in binary and not), signs, zeros, small and huge magnitudes, the
+        // special values and random values of the ranges the reports show
+        var random = SeededGenerator(seed: 12)
+        var values: [Double] = [
+            0, -0.0, 0.5, 1.5, 2.5, -2.5, 0.25, 0.125, 0.375, 0.04325, 0.00005, 0.99995, 1e-300, 5e-324, 123.456,
+            99.95, 1e15, 1e22, 1e300, -1e300, .greatestFiniteMagnitude, .infinity, -.infinity, .nan,
+        ]
+        values += (0..<2_000).map { _ in Double(random.below(2_000_001)) / 1_000_000 }
+        values += (0..<500).map { _ in (Double(random.below(2_000_001)) - 1_000_000) / 7 }
+        // When each is written with 0 to 4 decimals; Then the text is String(format:)'s, byte for byte
+        for value in values {
+            for decimals in 0...4 {
+                #expect(
+                    FixedPoint.string(value, decimals: decimals) == String(format: "%.\(decimals)f", value),
+                    "\(value), \(decimals) decimals")
+            }
+        }
+    }
+
     @Test func secondsHaveThreeDecimals() {
         #expect(ReportFormat.seconds(7.25) == "7.250")
         #expect(ReportFormat.seconds(31) == "31.000")
@@ -224,5 +244,46 @@ struct CohortBuildingBlockTests {
             }
         }
         #expect(atOnce.first(user: 0, placement: 25) == CustomerFirsts.none)
+    }
+
+    @Test func mergingTheDaysListsGivesEachPairsFirstLikeTheTable() {
+        // Given 31 days' firsts lists as partials keep them (sorted by customer and placement, one
+        // entry per pair and day), pairs repeated across days, some days empty
+        var random = SeededGenerator(seed: 14)
+        let days: [[DayPartial.CustomerFirst]] = (0..<31).map { day in
+            guard day % 9 != 4 else { return [] }
+            var pairs: [UInt64: Int64] = [:]
+            for _ in 0..<random.below(400) {
+                let key = UInt64(random.below(300)) << 32 | UInt64(random.below(11))
+                pairs[key] = min(pairs[key] ?? .max, Int64(day * 86_400_000 + random.below(86_400_000)))
+            }
+            return pairs.keys.sorted().map {
+                DayPartial.CustomerFirst(user: UInt32($0 >> 32), placement: UInt32($0 & 0xFFFF_FFFF), at: pairs[$0]!)
+            }
+        }
+        // When one keeps the lists and another records them into its table
+        var lists = CustomerFirsts()
+        var table = CustomerFirsts()
+        table.reserve(customers: 10, placements: 3)
+        for day in days.shuffled(using: &random) {
+            lists.record(list: day)
+            table.record(day)
+        }
+        var merged: [(Int, Int, Int64)] = []
+        var cells: [(Int, Int, Int64)] = []
+        lists.forEachFirst { merged.append(($0, $1, $2)) }
+        table.forEachFirst { cells.append(($0, $1, $2)) }
+        // Then both give every pair once, in customer then placement order, with its earliest time
+        #expect(merged.count == cells.count)
+        #expect(zip(merged, cells).allSatisfy { $0 == $1 })
+        #expect(lists.customerCount >= (merged.last?.0 ?? 0) + 1)
+        // And a table that also holds lists gives the same pairs
+        var both = CustomerFirsts()
+        both.reserve(customers: 10, placements: 3)
+        for day in days.prefix(15) { both.record(day) }
+        for day in days.dropFirst(15) { both.record(list: day) }
+        var mixed: [(Int, Int, Int64)] = []
+        both.forEachFirst { mixed.append(($0, $1, $2)) }
+        #expect(mixed.count == cells.count && zip(mixed, cells).allSatisfy { $0 == $1 })
     }
 }

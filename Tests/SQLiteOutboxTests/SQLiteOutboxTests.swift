@@ -107,6 +107,40 @@ struct SQLiteOutboxTests {
         #expect(!FileManager.default.fileExists(atPath: lockFile))
     }
 
+    @Test func aLeaseWhoseRowCannotBeWrittenGivesItsLockFileBackAsItFoundIt() throws {
+        // Given a store whose lease row cannot be written (a trigger refuses it, as a failing disk would)
+        let path = directory.path("events.sqlite")
+        let outbox = SQLiteOutbox(connection: try Schema.open(path: path))
+        let lockFile = path + "-" + SQLiteOutbox.leaseKey + ".lock"
+        let admin = try Connection(path: path)
+        let refuse = """
+            CREATE TRIGGER refuse_lease BEFORE INSERT ON meta WHEN NEW.key = '\(SQLiteOutbox.leaseKey)'
+            BEGIN SELECT RAISE(ABORT, 'lease row refused'); END
+            """
+        try admin.execute(refuse)
+        // When a pass tries to take the free lease, Then it fails, leaves no lock file and no lock held
+        #expect(throws: (any Error).self) { try outbox.acquireLease(owner: "A", now: 1_000, durationMs: 600_000) }
+        #expect(!FileManager.default.fileExists(atPath: lockFile))
+        // Given the lease of a gone owner G (unexpired row, a lock file naming G and held by no one)
+        try admin.execute("DROP TRIGGER refuse_lease")
+        _ = try admin.run("INSERT INTO meta (key, value) VALUES (?1, '601000 G')", [.text(SQLiteOutbox.leaseKey)])
+        try Data("G".utf8).write(to: URL(fileURLWithPath: lockFile))
+        try admin.execute(refuse)
+        // When a pass B tries to take it over and its row is refused
+        #expect(throws: (any Error).self) { try outbox.acquireLease(owner: "B", now: 2_000, durationMs: 600_000) }
+        // Then the file names G alone again (B, which lives, is not vouched for as gone) and its lock is free
+        #expect(String(decoding: try Data(contentsOf: URL(fileURLWithPath: lockFile)), as: UTF8.self) == "G")
+        let descriptor = open(lockFile, O_RDWR | O_CLOEXEC)
+        #expect(descriptor >= 0 && flock(descriptor, LOCK_EX | LOCK_NB) == 0, "the lock file's lock was kept")
+        close(descriptor)
+        // And once rows can be written again, another pass takes G's lease over at once
+        try admin.execute("DROP TRIGGER refuse_lease")
+        #expect(try outbox.acquireLease(owner: "C", now: 3_000, durationMs: 600_000))
+        #expect(try outbox.lease()?.owner == "C")
+        try outbox.releaseLease(owner: "C")
+        #expect(!FileManager.default.fileExists(atPath: lockFile))
+    }
+
     @Test func leaseIsExclusiveAcrossConnectionsUntilItExpiresOrIsReleased() throws {
         // Given two connections to the same file, as two processes would have
         let path = directory.path("events.sqlite")

@@ -142,12 +142,13 @@ enum ReportBench {
     struct Measurement {
         var seconds: Double
         var rssMB: Int
-        /// A nightly run's stages, in order (wall and CPU seconds each).
+        /// A nightly run's stages, in order (wall and CPU seconds, peak memory so far).
         var stages: [ReportStage] = []
 
-        /// The stages as one line: `name wall s (CPU s)`, in order.
+        /// The stages as one line: `name wall s (CPU s, peak MiB)`, in order.
         var stageLine: String {
-            stages.map { "\($0.name) \(fmt($0.seconds)) s (CPU \(fmt($0.cpuSeconds)))" }.joined(separator: ", ")
+            stages.map { "\($0.name) \(fmt($0.seconds)) s (CPU \(fmt($0.cpuSeconds)), peak \($0.peakMiB) MiB)" }
+                .joined(separator: ", ")
         }
     }
 
@@ -172,9 +173,10 @@ enum ReportBench {
         else { throw BenchError("child \(arguments.first ?? "") failed with status \(process.terminationStatus)") }
         let stages = lines.dropFirst().compactMap { line -> ReportStage? in
             let fields = line.split(separator: "\t")
-            guard fields.count == 4, fields[0] == "stage", let wall = Double(fields[2]), let cpu = Double(fields[3])
+            guard fields.count == 5, fields[0] == "stage", let wall = Double(fields[2]), let cpu = Double(fields[3]),
+                let peak = Int(fields[4])
             else { return nil }
-            return ReportStage(name: String(fields[1]), seconds: wall, cpuSeconds: cpu)
+            return ReportStage(name: String(fields[1]), seconds: wall, cpuSeconds: cpu, peakMiB: peak)
         }
         return Measurement(seconds: seconds, rssMB: rss / 1024, stages: stages)
     }

@@ -50,7 +50,9 @@ enum ReportBenchChild {
         #endif
         print(String(format: "%.3f", seconds), kibibytes)
         for stage in stages.withLock({ $0 }) {
-            print("stage\t\(stage.name)\t" + String(format: "%.3f\t%.3f", stage.seconds, stage.cpuSeconds))
+            print(
+                "stage\t\(stage.name)\t" + String(format: "%.3f\t%.3f\t", stage.seconds, stage.cpuSeconds)
+                    + String(stage.peakMiB))
         }
     }
 }
