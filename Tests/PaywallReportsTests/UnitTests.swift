@@ -248,13 +248,15 @@ struct CohortBuildingBlockTests {
 
     @Test func mergingTheDaysListsGivesEachPairsFirstLikeTheTable() {
         // Given 31 days' firsts lists as partials keep them (sorted by customer and placement, one
-        // entry per pair and day), pairs repeated across days, some days empty
+        // entry per pair and day), pairs repeated across days, some days empty, customers spread over
+        // many blocks of the merge and a few pairs of a wide placement key
         var random = SeededGenerator(seed: 14)
         let days: [[DayPartial.CustomerFirst]] = (0..<31).map { day in
             guard day % 9 != 4 else { return [] }
             var pairs: [UInt64: Int64] = [:]
-            for _ in 0..<random.below(400) {
-                let key = UInt64(random.below(300)) << 32 | UInt64(random.below(11))
+            for index in 0..<random.below(3_000) {
+                let user = index % 3 == 0 ? random.below(300) : random.below(20_000)
+                let key = UInt64(user) << 32 | UInt64(index % 500 == 7 ? 70 : random.below(11))
                 pairs[key] = min(pairs[key] ?? .max, Int64(day * 86_400_000 + random.below(86_400_000)))
             }
             return pairs.keys.sorted().map {

@@ -57,6 +57,8 @@ struct BoundParametersTests {
         "PaywallSQLite/BackgroundCheckpointer.swift | restart * frame": "integer byte count from Ints",
         // The key experiment's cache size: an Int computed by the benchmark.
         "paywall-bench/ImportKeyExperiment.swift | cacheBytes / 1_024": "integer cache size, benchmark",
+        // The sqlite3 baseline of the import benchmark, given the import's cache: an Int from ImportCache.
+        "paywall-bench/ImportBench.swift | bytes / 1_024": "integer cache size, benchmark",
         // The multi-row merge of the rollup: rollup_merge_presentation.sql with its VALUES row repeated
         // as numbered placeholders `(?1, …, ?14), (?15, …)` computed from two integer constants; every
         // value is bound.

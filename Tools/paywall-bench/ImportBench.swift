@@ -243,7 +243,7 @@ enum ImportBench {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments =
             ["sqlite3", database.path, "PRAGMA journal_mode = WAL;", "PRAGMA synchronous = NORMAL;"]
-            + (cacheBytes.map { ["PRAGMA cache_size = -\($0 / 1_024);"] } ?? [])
+            + (cacheBytes.map { bytes in ["PRAGMA cache_size = -\(bytes / 1_024);"] } ?? [])
             + [".import --csv \(csv.path) events"]
         process.standardOutput = FileHandle.nullDevice
         let cpuBefore = childrenCPU()
