@@ -65,8 +65,8 @@ extension FunnelReport {
         var refreshed = try refreshRollups(collectingAdditions: fromPartials ? Self.additionsLimit : nil)
         stages.mark("rollup refresh")
         try checkFilters(placements: nil)
-        let collected = refreshed.additions
-        refreshed.additions = nil  // one copy, released once the partials are updated
+        var collected = refreshed.additions
+        refreshed.additions = nil  // one copy, released once the partials are updated (below)
         let window = try self.window(calendar: calendar, days: days, now: startedAt)
         let reportDays = try calendar.days(from: window.from, through: window.to)
         let partials = NightlyPartials(calendar: calendar)
@@ -76,14 +76,15 @@ extension FunnelReport {
         if fromPartials {
             // The native engine reads day partials: the days it recomputes are the days recomputed.
             do {
-                let additions = collected.flatMap { collected in
+                var additions = collected.flatMap { collected in
                     refreshed.watermarkBefore == marked.watermark
                         ? NightlyPartials.Additions(
                             collected: collected, markedBefore: marked.buckets, watermarkAfter: refreshed.watermark)
                         : nil
                 }
+                collected = nil  // `additions` holds the only copy, which `updatePartials` releases
                 let updated = try updatePartials(
-                    partials, days: reportDays, cohortWindow: cohortWindow, additions: additions)
+                    partials, days: reportDays, cohortWindow: cohortWindow, additions: &additions)
                 recomputed = Set(updated.recomputed)
                 stages.mark("day partials")
                 rows = try write(
@@ -139,13 +140,14 @@ extension FunnelReport {
     /// second connection and thread read and decode every other day's partial meanwhile
     /// (``BackgroundPartialsLoad``), merging them here as they come, then adds the fresh partials.
     /// A dirty day whose only change is new presentations from this run's refresh (`additions`)
-    /// gets its stored partial plus theirs, without a rescan. Returns the days recomputed and the
+    /// gets its stored partial plus theirs, without a rescan; `additions` is emptied once they are in,
+    /// before the other days are merged. Returns the days recomputed and the
     /// loaded scan (`nil`: the report reads the partials itself).
     ///
     /// - Throws: ``UnreadablePartial`` when a stored partial cannot be read; ``ReportError``.
     func updatePartials(
         _ partials: NightlyPartials, days: [ReportDay], cohortWindow: CohortWindow,
-        additions: NightlyPartials.Additions? = nil
+        additions: inout NightlyPartials.Additions?
     ) throws -> (recomputed: [ReportDate], scan: PresentationScan?) {
         let parallel = try ReportError.wrap {
             try connection.scalar("PRAGMA journal_mode")?.string?.lowercased() == "wal"
@@ -173,6 +175,10 @@ extension FunnelReport {
             load?.stop()  // never leave the reader running
             throw error
         }
+        // The new presentations are in the day partials now: give their memory back before the other
+        // days' partials are merged, so the two never add up (about 23 MB of a 10M-event store's nightly
+        // peak, 207 -> 184 MiB with the additions not collected at all).
+        additions = nil
         guard let load else { return (outcome.recomputed, nil) }
         var scan = try ReportError.wrap { try load.scan() }
         for (day, partial) in outcome.partials { scan.merge(partial, start: day.startMs, end: day.endMs) }
