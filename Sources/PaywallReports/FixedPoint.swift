@@ -7,7 +7,8 @@ import CFixedPoint
 /// argument list, an `NSString` and a CoreFoundation format for each, then bridges the result back:
 /// about 3–5 % of a 1M-event nightly run's CPU went there. The same C call (`snprintf` with
 /// `%.*f`, which `String(format:)` ends in for a `Double`) on a stack buffer gives the same bytes
-/// (`ReportLookupTests` compares them over rounding ties, signs, zeros and long numbers).
+/// (`FormatTests.fixedPointWritesWhatStringFormatWrites` compares them over rounding ties, signs,
+/// zeros, long numbers and random values).
 enum FixedPoint {
     /// `value` with `decimals` decimals (rounded as printf rounds: the nearest, ties to even on the exact binary value).
     static func string(_ value: Double, decimals: Int) -> String {
