@@ -56,14 +56,16 @@ struct CollectorWALTests {
         let load = LoadClients(clients: 4, key: harness.key, pairsPerBatch: 50)
         load.setPort(harness.port)
         // When at least 120 requests (12,000 events) are answered and the WAL was seen to start over
-        // three times (alone, 120 requests make it start over about a dozen times; 400 requests, as
-        // this test once asked, made it the whole suite's slowest test without checking anything more)
+        // at least once. Alone, 120 requests make it start over about a dozen times, but the file
+        // shrinks only when a restart finds it above its truncation size, so on a loaded machine the
+        // sampler sees few of them: waiting for three once took 449 s of a CI run. One restart seen
+        // proves the checkpoints run under load; the limit below is what this test is about.
         let (loaded, underLoad, restarts) = await Self.watch(wal) { restarts in
-            load.okReplies >= 120 && restarts >= 3
+            load.okReplies >= 120 && restarts >= 1
         }
         #expect(loaded, "\(load.okReplies) requests answered 200, the WAL seen to start over \(restarts) times")
-        // Then the load was enough to fill the WAL up to its checkpoint several times
-        #expect(restarts >= 3, "the WAL started over only \(restarts) times")
+        // Then the load was enough to fill the WAL up to its checkpoint, and it started over
+        #expect(restarts >= 1, "the WAL never started over")
         // Then the WAL file stayed within the limit
         #expect(underLoad > 0 && underLoad <= Self.limit, "WAL reached \(underLoad) bytes under load alone")
 
