@@ -43,6 +43,8 @@ struct BoundParametersTests {
         "PaywallReports/Exporter+NDJSON.swift | Self.ndjsonMembers": "constant column list",
         "PaywallReports/Exporter+NDJSON.swift | Self.eventsFilterSQL": "constant SQL fragment",
         "PaywallReports/Exporter+Tables.swift | eventsFilterSQL": "constant SQL fragment",
+        // The export benchmark's sqlite3 shell command: the same constant column list.
+        "paywall-bench/ReportBench.swift | EventColumn.list()": "constant column list",
         // Help text of `export` showing a clickhouse-client example; never sent to SQLite.
         "paywall-analytics/Commands/ExportCommand.swift | Tool.name": "help text, not SQL",
         // PRAGMA cache_size = N restores the integer SQLite itself returned for `PRAGMA cache_size`
