@@ -236,21 +236,35 @@ struct Rollup {
             result.additions?.texts = batch.texts
         }
         // Rows go in groups of mergeRows per statement (less per-statement work in SQLite), the rest one by one.
+        // Texts and ids are bound without copies (`PresentationFold.bind`): the texts where
+        // `batch.texts` keeps them, the ids in `ids`, a statement's worth of rows at a time.
         let many = try db.cachedStatement(Self.mergeMany)
-        var start = 0
-        while start + Self.mergeRows <= batch.folds.count {
-            many.reset()
-            for row in 0..<Self.mergeRows {
-                batch.folds[start + row].bind(many, texts: batch.texts, offset: row * Self.mergeColumns)
-            }
-            try many.run()
-            start += Self.mergeRows
-        }
         let merge = try db.cachedStatement(ReportQueries.rollupMergePresentation)
-        for fold in batch.folds[start...] {
-            merge.reset()
-            fold.bind(merge, texts: batch.texts)
-            try merge.run()
+        let ids = UnsafeMutableRawPointer.allocate(
+            byteCount: Self.mergeRows * PresentationFold.boundIDBytes, alignment: 8)
+        defer {
+            // No statement keeps a pointer into memory that is about to go.
+            many.clearBindings()
+            merge.clearBindings()
+            ids.deallocate()
+        }
+        try batch.texts.withUTF8Texts { texts in
+            var start = 0
+            while start + Self.mergeRows <= batch.folds.count {
+                many.reset()
+                for row in 0..<Self.mergeRows {
+                    batch.folds[start + row].bind(
+                        many, texts: texts, ids: ids + row * PresentationFold.boundIDBytes,
+                        offset: row * Self.mergeColumns)
+                }
+                try many.run()
+                start += Self.mergeRows
+            }
+            for fold in batch.folds[start...] {
+                merge.reset()
+                fold.bind(merge, texts: texts, ids: ids)
+                try merge.run()
+            }
         }
         let bucketMerge = try db.cachedStatement(
             """

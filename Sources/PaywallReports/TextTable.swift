@@ -54,6 +54,20 @@ struct TextTable: Equatable {
 
     subscript(index: Int32) -> String? { index == Self.null ? nil : texts[Int(index)] }
 
+    /// Every text's UTF-8 bytes by index, in the table's one arena: valid only inside the
+    /// ``withUTF8Texts(_:)`` call that hands them out.
+    struct UTF8Texts {
+        fileprivate let names: ByteKeyTable.Names
+
+        /// The bytes of text `index` (`nil` for ``TextTable/null``).
+        subscript(index: Int32) -> UnsafeRawBufferPointer? { index == TextTable.null ? nil : names[Int(index)] }
+    }
+
+    /// Calls `body` with every text's bytes (for binding them without a copy: the rollup merge).
+    func withUTF8Texts<R>(_ body: (UTF8Texts) throws -> R) rethrows -> R {
+        try keys.withArena { try body(UTF8Texts(names: $0)) }
+    }
+
     /// `transform` of every text, by index (for a lookup per fold instead of a string comparison).
     func map<T>(_ transform: (String) -> T) -> [T] { texts.map(transform) }
 
