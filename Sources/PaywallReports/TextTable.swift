@@ -8,8 +8,8 @@ import PaywallSQLite
 ///
 /// Speed (design note): every fold looks up a presentation's platform and app version, and every
 /// day's rescan each presentation's, next to the close texts and the offering, so a lookup must
-/// not cost a `String` or a SipHash. The texts' bytes are found in a ``ByteKeyTable`` (FNV-1a over
-/// the row's own bytes, one probe, `memcmp`), for texts read from a row and for Strings alike; a
+/// not cost a `String` or a SipHash. The texts' bytes are found in a ``ByteKeyTable`` (a hash of
+/// the row's own bytes, eight at a time, one probe, `memcmp`), for texts read from a row and for Strings alike; a
 /// `String` is made only when a text is new. The former lookup compared a row's bytes with the
 /// first 16 texts one by one through a generic `elementsEqual` and made a `String` and a dictionary
 /// lookup for any later text (the context texts come after the close texts, so most of them): at
