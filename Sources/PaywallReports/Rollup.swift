@@ -104,12 +104,19 @@ struct Rollup {
         // statement's pages). Not for later refreshes: in the nightly after one more day no journal
         // left memory (no temporary file in a traced run), and it ran at 0.978x of the CPU without
         // the setting (6 alternated pairs).
+        // Changing the setting drops the connection's temporary tables (the caller's connection may
+        // hold some: then the default stays, as it does when SQLite refuses the change, inside a
+        // transaction with temporary storage open; the results are the same either way).
         // (The setting is put back as one of its three constant statements: 0 default, 1 file, 2 memory.)
         let tempStores = ["PRAGMA temp_store = DEFAULT", "PRAGMA temp_store = FILE", "PRAGMA temp_store = MEMORY"]
         let tempStore = Int(try connection.scalar("PRAGMA temp_store")?.int64 ?? 0)
-        if fresh { try connection.execute("PRAGMA temp_store = MEMORY") }
+        let noTemporaryTables = try connection.scalar("SELECT count(*) FROM temp.sqlite_schema")?.int64 == 0
+        let journalsInMemory =
+            fresh && noTemporaryTables && (try? connection.execute("PRAGMA temp_store = MEMORY")) != nil
         defer {
-            if fresh { try? connection.execute(tempStores[tempStores.indices.contains(tempStore) ? tempStore : 0]) }
+            if journalsInMemory {
+                try? connection.execute(tempStores[tempStores.indices.contains(tempStore) ? tempStore : 0])
+            }
         }
         // A first build does not probe, so it cannot tell new presentations from changed ones.
         if let limit = collectAdditions, !fresh {
