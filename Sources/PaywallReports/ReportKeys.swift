@@ -34,12 +34,15 @@ struct ReportKeys {
 
         func insert(_ sql: String, _ db: Database) throws {
             let statement = try db.cachedStatement(sql)
+            // The names are bound where they lie (no copy, no allocation per name); the statement
+            // lets go of them before they can move.
+            defer { statement.clearBindings() }
             try bytes.withUnsafeBytes { bytes in
                 var start = 0
                 for (key, end) in entries {
                     statement.reset()
                     statement.bind(key, at: 1)
-                    statement.bindText(UnsafeRawBufferPointer(rebasing: bytes[start..<end]), at: 2)
+                    statement.bindTextNoCopy(UnsafeRawBufferPointer(rebasing: bytes[start..<end]), at: 2)
                     try statement.run()
                     start = end
                 }

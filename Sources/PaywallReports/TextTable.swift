@@ -8,8 +8,8 @@ import PaywallSQLite
 ///
 /// Speed (design note): every fold looks up a presentation's platform and app version, and every
 /// day's rescan each presentation's, next to the close texts and the offering, so a lookup must
-/// not cost a `String` or a SipHash. The texts' bytes are found in a ``ByteKeyTable`` (FNV-1a over
-/// the row's own bytes, one probe, `memcmp`), for texts read from a row and for Strings alike; a
+/// not cost a `String` or a SipHash. The texts' bytes are found in a ``ByteKeyTable`` (a hash of
+/// the row's own bytes, eight at a time, one probe, `memcmp`), for texts read from a row and for Strings alike; a
 /// `String` is made only when a text is new. The former lookup compared a row's bytes with the
 /// first 16 texts one by one through a generic `elementsEqual` and made a `String` and a dictionary
 /// lookup for any later text (the context texts come after the close texts, so most of them): at
@@ -53,6 +53,20 @@ struct TextTable: Equatable {
     }
 
     subscript(index: Int32) -> String? { index == Self.null ? nil : texts[Int(index)] }
+
+    /// Every text's UTF-8 bytes by index, in the table's one arena: valid only inside the
+    /// ``withUTF8Texts(_:)`` call that hands them out.
+    struct UTF8Texts {
+        fileprivate let names: ByteKeyTable.Names
+
+        /// The bytes of text `index` (`nil` for ``TextTable/null``).
+        subscript(index: Int32) -> UnsafeRawBufferPointer? { index == TextTable.null ? nil : names[Int(index)] }
+    }
+
+    /// Calls `body` with every text's bytes (for binding them without a copy: the rollup merge).
+    func withUTF8Texts<R>(_ body: (UTF8Texts) throws -> R) rethrows -> R {
+        try keys.withArena { try body(UTF8Texts(names: $0)) }
+    }
 
     /// `transform` of every text, by index (for a lookup per fold instead of a string comparison).
     func map<T>(_ transform: (String) -> T) -> [T] { texts.map(transform) }

@@ -45,4 +45,12 @@ struct UUIDKey: Hashable, Comparable {
     func bind(_ statement: Statement, at index: Int) {
         withUnsafeBytes(of: (high.bigEndian, low.bigEndian)) { statement.bindBlob($0, at: index) }
     }
+
+    /// Writes the 16 big-endian bytes at `place` and binds them there without a copy: `place`
+    /// must stay unchanged until the statement has run (``Statement/bindBlobNoCopy(_:at:)``).
+    func bind(_ statement: Statement, at index: Int, keptAt place: UnsafeMutableRawPointer) {
+        place.storeBytes(of: high.bigEndian, toByteOffset: 0, as: UInt64.self)
+        place.storeBytes(of: low.bigEndian, toByteOffset: 8, as: UInt64.self)
+        statement.bindBlobNoCopy(UnsafeRawBufferPointer(start: place, count: 16), at: index)
+    }
 }

@@ -143,6 +143,26 @@ struct RollupTests {
         #expect(second.eventsRead == 0 && second.touchedBuckets.isEmpty)
         #expect(second.watermarkAfter == first.watermarkAfter)
     }
+
+    @Test func aFirstBuildLeavesTheConnectionsTemporaryStorageAsItWas() throws {
+        let folder = TemporaryDirectory()
+        defer { folder.remove() }
+        // Given two stores, one connection with a temporary table and a temporary storage setting of its own
+        let plain = try ReportFixture.makeStore(at: folder.path("a"))
+        let holding = try ReportFixture.makeStore(at: folder.path("b"))
+        try holding.execute("PRAGMA temp_store = FILE")
+        try holding.execute("CREATE TEMP TABLE kept (a INTEGER)")
+        try holding.execute("INSERT INTO temp.kept VALUES (42)")
+        let plainSetting = try plain.scalar("PRAGMA temp_store")?.int64
+        // When each builds its rollup from empty
+        _ = try Rollup(connection: plain).refresh()
+        _ = try Rollup(connection: holding).refresh()
+        // Then the temporary table and both settings are as they were, and the rollups are the same
+        #expect(try holding.scalar("SELECT a FROM temp.kept")?.int64 == 42)
+        #expect(try holding.scalar("PRAGMA temp_store")?.int64 == 1)
+        #expect(try plain.scalar("PRAGMA temp_store")?.int64 == plainSetting)
+        #expect(try Self.rows(Self.stored, plain) == Self.rows(Self.stored, holding))
+    }
 }
 
 struct ReportsMigrationTests {
