@@ -89,6 +89,11 @@ struct Rollup {
         let cacheSize = try connection.scalar("PRAGMA cache_size")?.int64 ?? -2000
         try connection.execute("PRAGMA cache_size = -32768")
         defer { try? connection.execute("PRAGMA cache_size = \(cacheSize)") }
+        // The multi-row merge keeps its statement journal in memory, not in a temporary file (see
+        // `statementJournalInMemory`).
+        let tempStore = try connection.scalar("PRAGMA temp_store")?.int64 ?? 0
+        try connection.execute(Self.statementJournalInMemory)
+        defer { try? connection.execute(Self.tempStorePragmas[Int(tempStore)] ?? Self.tempStorePragmas[0]!) }
         let top = try connection.scalar("SELECT coalesce(max(rowid), 0) FROM events")?.int64 ?? 0
         result.watermarkBefore = try watermark()
         result.watermarkAfter = result.watermarkBefore
@@ -149,6 +154,23 @@ struct Rollup {
         }
         return result
     }
+
+    /// Set for the length of a refresh: SQLite keeps the merge's statement journal in memory.
+    ///
+    /// Design note: a statement that can fail after changing some rows (the multi-row upsert of
+    /// ``mergeMany``, 64 presentations) makes SQLite keep a statement journal, the old image of
+    /// every page the statement changes, so a failure undoes the statement alone. Past 64 KiB it goes
+    /// to a temporary file unless `temp_store` is `MEMORY`; it is emptied after every statement, so in
+    /// memory it holds one statement's pages (a few dozen kB). In a file, a first build at 1M events
+    /// wrote 241 MB of it in 117k `pwrite` calls (strace, `report --from --to` on a store with empty
+    /// rollups), on the merging thread, the slower side of the refresh: more than the WAL itself
+    /// (100 MB) and the checkpoints (100 MB). The setting also moves the refresh's other temporary
+    /// files into memory; it has none (its queries need no sort). It is put back after the refresh.
+    static let statementJournalInMemory = "PRAGMA temp_store = MEMORY"
+    /// `PRAGMA temp_store` with each value SQLite reports for it (0 default, 1 file, 2 memory), to put it back.
+    static let tempStorePragmas: [Int: String] = [
+        0: "PRAGMA temp_store = DEFAULT", 1: "PRAGMA temp_store = FILE", 2: "PRAGMA temp_store = MEMORY",
+    ]
 
     /// Presentations per multi-row merge statement, and parameters per presentation.
     static let mergeRows = 64, mergeColumns = 19
