@@ -67,34 +67,6 @@ struct PresentationFold: Equatable {
             break
         }
     }
-
-    /// Binds this fold to the parameters `offset + 1 … offset + 19` of `rollup_merge_presentation.sql`
-    /// (in order of first appearance) or of one row of ``Rollup/mergeRows``.
-    func bind(_ statement: Statement, texts: TextTable, offset: Int = 0) {
-        pwID.bind(statement, at: offset + 1)
-        statement.bind(firstAt, at: offset + 2)
-        firstID.bind(statement, at: offset + 3)
-        statement.bind(placementKey, at: offset + 4)
-        statement.bind(customerKey, at: offset + 5)
-        statement.bind(impressionAt, at: offset + 6)
-        statement.bind(Int64(planSelected ? 1 : 0), at: offset + 7)
-        statement.bind(Int64(purchaseStarted ? 1 : 0), at: offset + 8)
-        statement.bind(closeAt, at: offset + 9)
-        if closeAt != nil { closeID.bind(statement, at: offset + 10) } else { statement.bindNull(at: offset + 10) }
-        statement.bind(texts[closeResult], at: offset + 11)
-        statement.bind(texts[closeVia], at: offset + 12)
-        statement.bind(closeOpenS, at: offset + 13)
-        statement.bind(texts[closeProduct], at: offset + 14)
-        if impressionAt != nil {
-            impressionID.bind(statement, at: offset + 15)
-        } else {
-            statement.bindNull(at: offset + 15)
-        }
-        statement.bind(texts[offering], at: offset + 16)
-        statement.bind(texts[platform], at: offset + 17)
-        statement.bind(texts[appVersion], at: offset + 18)
-        statement.bind(lastAt, at: offset + 19)
-    }
 }
 
 /// What an event does to a fold, recognised from the name's bytes (the generated `EventName`s).

@@ -259,20 +259,30 @@ struct Rollup {
         }
         // Rows go in groups of mergeRows per statement (less per-statement work in SQLite), the rest one by one.
         let many = try db.cachedStatement(Self.mergeMany)
-        var start = 0
-        while start + Self.mergeRows <= batch.folds.count {
-            many.reset()
-            for row in 0..<Self.mergeRows {
-                batch.folds[start + row].bind(many, texts: batch.texts, offset: row * Self.mergeColumns)
-            }
-            try many.run()
-            start += Self.mergeRows
-        }
         let merge = try db.cachedStatement(ReportQueries.rollupMergePresentation)
-        for fold in batch.folds[start...] {
-            merge.reset()
-            fold.bind(merge, texts: batch.texts)
-            try merge.run()
+        // Ids and texts bound in place (MergeBytes): the bytes outlive the statements' bindings.
+        let bytes = MergeBytes(texts: batch.texts)
+        try withExtendedLifetime(bytes) {
+            defer {
+                many.clearBindings()
+                merge.clearBindings()
+            }
+            var start = 0
+            while start + Self.mergeRows <= batch.folds.count {
+                many.reset()
+                bytes.load(batch.folds[start..<start + Self.mergeRows])
+                for row in 0..<Self.mergeRows {
+                    batch.folds[start + row].bind(many, bytes: bytes, fold: row, offset: row * Self.mergeColumns)
+                }
+                try many.run()
+                start += Self.mergeRows
+            }
+            for index in start..<batch.folds.count {
+                merge.reset()
+                bytes.load(batch.folds[index...index])
+                batch.folds[index].bind(merge, bytes: bytes, fold: 0)
+                try merge.run()
+            }
         }
         let bucketMerge = try db.cachedStatement(
             """
