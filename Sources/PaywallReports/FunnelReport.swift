@@ -45,8 +45,8 @@ public struct FunnelReport: Sendable {
     /// Called while new events are folded into the rollups (the long part of a first run) with
     /// the share done, 0…1; the CLI draws its progress bar from it.
     public var progress: (@Sendable (Double) -> Void)?
-    /// Called at the end of each stage of a nightly run (``ReportStage``: its wall and CPU time), in
-    /// order; `nil` (the default) measures nothing.
+    /// Called at the end of each stage of a nightly or range run (``ReportStage``: its wall and CPU
+    /// time), in order; `nil` (the default) measures nothing.
     public var onStage: (@Sendable (ReportStage) -> Void)?
 
     /// Creates a report runner on an open store.
@@ -86,16 +86,18 @@ public struct FunnelReport: Sendable {
         cohortWindow: CohortWindow = .default, formulaGuard: Bool = true, version: String = "",
         into directory: String
     ) throws -> Summary {
+        let stages = StageClock(onStage)
         let calendar = try DayCalendar(timeZone: timezone)
         let days = try calendar.days(from: from, through: to)
         try checkStore()
         let output = try OutputFolder(destination: directory, startedAt: now.milliseconds())
         let refreshed = try refreshRollups()
+        stages.mark("rollup refresh")
         try checkFilters(placements: placements)
         let rows = try write(
             days: days, placements: placements, cohortWindow: cohortWindow, formulaGuard: formulaGuard,
             context: context(days: days, timezone: timezone, cohortWindow: cohortWindow, version: version),
-            into: output)
+            into: output, stages: stages)
         try output.commit()
         return Summary(directory: output.destination.path, rows: rows, eventsRead: refreshed.eventsRead)
     }

@@ -44,8 +44,9 @@ struct OfferingTallies {
     var customerCount = 0
     /// The number of report days (the day indexes ``add(_:_:day:)`` and ``add(_:day:)`` take).
     var dayCount = 0
-    /// The offering names by the index the tallies hold.
-    private(set) var names = OfferingNames()
+    /// The offering names by the index the tallies hold (set only by a scan that looked them up
+    /// elsewhere, ``PresentationScan/scanOnTwoThreads(_:)``).
+    var names = OfferingNames()
     /// Every tally, in order of first appearance.
     private(set) var tallies: [Tally] = []
     private var slots: [Int: Int] = [:]  // placement << 32 | offering index → index into tallies
@@ -69,7 +70,12 @@ struct OfferingTallies {
     mutating func add<Details: PresentationDetails>(
         _ p: PresentationScan.ScannedPresentation, _ details: Details, day: Int
     ) {
-        let offering = details.withOffering { names.index(bytes: $0) }
+        add(p, offering: details.withOffering { names.index(bytes: $0) }, day: day)
+    }
+
+    /// ``add(_:_:day:)`` with the offering's index in ``names`` already looked up (by the reading
+    /// thread of ``PresentationScan/scanOnTwoThreads(_:)``, which keeps the names meanwhile).
+    mutating func add(_ p: PresentationScan.ScannedPresentation, offering: Int, day: Int) {
         let slot = slot(placement: p.placement, offering: offering)
         tallies[slot].impressions += 1
         reserve(day: day, slot: slot)

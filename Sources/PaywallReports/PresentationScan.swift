@@ -37,6 +37,11 @@ struct PresentationScan {
     var groupRuns: [Int: ListRuns] = [:]
     var segmentRuns: [SegmentKey: ListRuns] = [:]
     var contextIncluded: [Int64: Bool] = [:]
+    /// Whether ``scan(_:)`` decodes and adds the rows on two threads (``scanOnTwoThreads(_:)``); the
+    /// one-thread loop stays as the reference the tests compare it with.
+    var onTwoThreads = true
+    /// Rows per batch between the two threads of ``scanOnTwoThreads(_:)`` (tests make it small).
+    var batchRows = PresentationScan.pipelineBatchRows
 
     /// A segment: placement key and the ``contexts`` indexes of its platform and app version.
     struct SegmentKey: Hashable {
@@ -68,6 +73,7 @@ struct PresentationScan {
         let starts = days.map(\.startMs)
         try prepare(db)
         firsts.reserve(customers: customerCount, placements: placements.names.count)
+        if onTwoThreads { return try scanOnTwoThreads(db) }
         try db.forEachRow(Self.scanSQL) { row in
             let p = ScannedPresentation(row)
             let platform = contextIndex(row, 12)

@@ -42,6 +42,7 @@ enum ReportBench {
         let to = ReportDate(year: 2026, month: 11, day: 30).description
         let full = try child(["report", db, directory.appendingPathComponent("full").path, "2026-11-01", to])
         log("full report (rollup from scratch + reports): \(fmt(full.seconds)) s, \(full.rssMB) MB")
+        log("  stages: \(full.stageLine)")
         let warm = try child(["report", db, directory.appendingPathComponent("warm").path, "2026-11-01", to])
         log("report with rollup current: \(fmt(warm.seconds)) s, \(warm.rssMB) MB")
         let csv = directory.appendingPathComponent("events.csv").path

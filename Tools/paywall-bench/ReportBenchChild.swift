@@ -13,8 +13,8 @@ import PaywallSubscriptions
 #endif
 
 /// The measured operations of `paywall-bench report`, each run in its own process so its peak
-/// resident memory is its own: prints "<seconds> <peak RSS in KiB>", then, for a nightly run, one
-/// line per stage: "stage<TAB>name<TAB>wall seconds<TAB>CPU seconds".
+/// resident memory is its own: prints "<seconds> <peak RSS in KiB>", then, for a report or nightly
+/// run, one line per stage: "stage<TAB>name<TAB>wall seconds<TAB>CPU seconds".
 enum ReportBenchChild {
     static func run(_ arguments: [String]) throws {
         // With the subscription events' tables, as the command line opens a store
@@ -24,7 +24,8 @@ enum ReportBenchChild {
         let stages = PaywallLock.Lock<[ReportStage]>([])
         switch arguments[0] {
         case "report":
-            let reports = FunnelReport(connection: connection, now: .system)
+            var reports = FunnelReport(connection: connection, now: .system)
+            reports.onStage = { stage in stages.withLock { $0.append(stage) } }
             seconds = try BenchSupport.seconds {
                 try reports.report(
                     from: try ReportDate(arguments[3]), to: try ReportDate(arguments[4]), into: arguments[2])
