@@ -129,6 +129,7 @@ extension PresentationScan {
         finished.wait()
         swap(&self, &adding.scan)
         if let failure { throw failure }
+        settleDaySegments()
         contexts = reader.contexts
         products = reader.products
         offerings.names = reader.offerings.names
@@ -170,14 +171,11 @@ extension PresentationScan {
         guard row.day >= 0 else { return }
         let details = DecodedDetails(row: row)
         var purchased = false
-        Self.add(details, p, to: &groups[row.day << 32 | p.placement, default: GroupStats()]) { _ in purchased = true }
+        let segment = SegmentKey(placement: p.placement, platform: row.platform, appVersion: row.appVersion)
+        Self.add(details, p, to: &daySegments[DaySegmentKey(day: row.day, segment: segment), default: GroupStats()]) {
+            _ in purchased = true
+        }
         if purchased { productCounts[p.placement << 32 | Int(row.product), default: 0] += 1 }
         if p.impressionAt != nil { offerings.add(p, offering: row.offering, day: row.day) }
-        Self.add(
-            details, p,
-            to: &segments[
-                SegmentKey(placement: p.placement, platform: row.platform, appVersion: row.appVersion),
-                default: GroupStats()]
-        ) { _ in }
     }
 }

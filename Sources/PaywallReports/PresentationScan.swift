@@ -36,6 +36,14 @@ struct PresentationScan {
     /// lists are its own (a full scan's) and these together.
     var groupRuns: [Int: ListRuns] = [:]
     var segmentRuns: [SegmentKey: ListRuns] = [:]
+    /// What a scan adds, per (day index, segment), until ``settleDaySegments()`` hands it on: the
+    /// counts to ``groups`` and ``segments``, the lists to ``groupRuns`` and ``segmentRuns``.
+    ///
+    /// Design note (memory): a presentation's viewer and `open_s` value are kept once, in its day's
+    /// segment, and a (day, placement) group's lists are its segments' (as in a day partial), instead
+    /// of once per group and again per segment. At 10M events the two copies and their growth room
+    /// took the full report's peak from about 183 MB before the segments were kept to 209 MB.
+    var daySegments: [DaySegmentKey: GroupStats] = [:]
     var contextIncluded: [Int64: Bool] = [:]
     /// Whether ``scan(_:)`` decodes and adds the rows on two threads (``scanOnTwoThreads(_:)``); the
     /// one-thread loop stays as the reference the tests compare it with.
@@ -48,6 +56,12 @@ struct PresentationScan {
         var placement: Int
         var platform: Int32
         var appVersion: Int32
+    }
+
+    /// A segment on one day of the range (``daySegments``).
+    struct DaySegmentKey: Hashable {
+        var day: Int
+        var segment: SegmentKey
     }
 
     struct GroupStats: Equatable {
@@ -86,18 +100,28 @@ struct PresentationScan {
             guard p.firstAt >= rangeStart, p.firstAt < rangeEnd, isIncluded(p.placement) else { return true }
             let day = Self.dayIndex(p.firstAt, starts)
             let details = RowDetails(row: row)
-            Self.add(details, p, to: &groups[day << 32 | p.placement, default: GroupStats()]) { product in
+            let segment = SegmentKey(placement: p.placement, platform: platform, appVersion: appVersion)
+            Self.add(details, p, to: &daySegments[DaySegmentKey(day: day, segment: segment), default: GroupStats()]) {
+                product in
                 productCounts[p.placement << 32 | Int(products.index(product)), default: 0] += 1
             }
             if p.impressionAt != nil { offerings.add(p, details, day: day) }
-            Self.add(
-                details, p,
-                to: &segments[
-                    SegmentKey(placement: p.placement, platform: platform, appVersion: appVersion),
-                    default: GroupStats()]
-            ) { _ in }
             return true
         }
+        settleDaySegments()
+    }
+
+    /// Hands ``daySegments`` on: their counts added to their (day, placement) groups and their
+    /// segments, their lists (shared, not copied) to both groups' and segments' ``ListRuns``.
+    mutating func settleDaySegments() {
+        for (key, stats) in daySegments {
+            let group = key.day << 32 | key.segment.placement
+            groups[group, default: GroupStats()].addCounts(stats)
+            segments[key.segment, default: GroupStats()].addCounts(stats)
+            groupRuns[group, default: ListRuns()].add(stats)
+            segmentRuns[key.segment, default: ListRuns()].add(stats)
+        }
+        daySegments = [:]
     }
 
     /// The ``contexts`` index of column `column`'s text, `""` for `NULL` (no context is its own segment).
