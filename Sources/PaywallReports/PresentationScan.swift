@@ -29,11 +29,12 @@ struct PresentationScan {
     /// The platform and app version texts of the presentations (`""` for none), by index.
     var contexts = TextTable()
     /// `segments.csv`'s groups over the range: per (placement, platform, app version) of the first
-    /// event, the counts, viewers (with repeats across days) and `open_s` values.
+    /// event, the counts (the lists are in ``segmentRuns``).
     var segments: [SegmentKey: GroupStats] = [:]
-    /// Lists read from day partials, kept as they were decoded (``ListRuns``): per (day index << 32 |
-    /// placement key) its segments' viewers and `open_s`, and per segment its days'. A group's
-    /// lists are its own (a full scan's) and these together.
+    /// The lists, read from day partials or settled by a scan (``settleDaySegments()``), kept as they
+    /// came (``ListRuns``): per (day index << 32 | placement key) its segments' viewers and `open_s`,
+    /// and per segment its days'. A group's lists are its own (none since the scan keeps them per
+    /// day and segment) and these together.
     var groupRuns: [Int: ListRuns] = [:]
     var segmentRuns: [SegmentKey: ListRuns] = [:]
     /// What a scan adds, per (day index, segment), until ``settleDaySegments()`` hands it on: the
