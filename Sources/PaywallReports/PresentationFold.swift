@@ -88,6 +88,14 @@ struct PresentationFold: Equatable {
                 statement.bindNull(at: position)
             }
         }
+        /// Binds `id` at `position` when the presentation has it (`present`), else `NULL`.
+        func bindID(_ id: UUIDKey, if present: Bool, at position: Int, keptAt place: UnsafeMutableRawPointer) {
+            if present {
+                id.bind(statement, at: position, keptAt: place)
+            } else {
+                statement.bindNull(at: position)
+            }
+        }
         pwID.bind(statement, at: offset + 1, keptAt: ids)
         statement.bind(firstAt, at: offset + 2)
         firstID.bind(statement, at: offset + 3, keptAt: ids + 16)
@@ -97,20 +105,12 @@ struct PresentationFold: Equatable {
         statement.bind(Int64(planSelected ? 1 : 0), at: offset + 7)
         statement.bind(Int64(purchaseStarted ? 1 : 0), at: offset + 8)
         statement.bind(closeAt, at: offset + 9)
-        if closeAt != nil {
-            closeID.bind(statement, at: offset + 10, keptAt: ids + 32)
-        } else {
-            statement.bindNull(at: offset + 10)
-        }
+        bindID(closeID, if: closeAt != nil, at: offset + 10, keptAt: ids + 32)
         bindText(closeResult, at: offset + 11)
         bindText(closeVia, at: offset + 12)
         statement.bind(closeOpenS, at: offset + 13)
         bindText(closeProduct, at: offset + 14)
-        if impressionAt != nil {
-            impressionID.bind(statement, at: offset + 15, keptAt: ids + 48)
-        } else {
-            statement.bindNull(at: offset + 15)
-        }
+        bindID(impressionID, if: impressionAt != nil, at: offset + 15, keptAt: ids + 48)
         bindText(offering, at: offset + 16)
         bindText(platform, at: offset + 17)
         bindText(appVersion, at: offset + 18)

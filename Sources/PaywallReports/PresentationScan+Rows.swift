@@ -27,12 +27,8 @@ extension PresentationScan {
         sorted.isEmpty ? .null : .real(sorted[(p * sorted.count + 99) / 100 - 1])
     }
 
-    /// A (day, placement) group's lists: its own (a full scan's) and its segments' from the partials.
-    private func lists(_ key: Int) -> ListRuns {
-        var lists = groupRuns[key] ?? ListRuns()
-        if let own = groups[key] { lists.add(own) }
-        return lists
-    }
+    /// A (day, placement) group's lists: its segments' (``groups`` hold counts only).
+    private func lists(_ key: Int) -> ListRuns { groupRuns[key] ?? ListRuns() }
 
     func encounterRows() -> [[ReportValue]] {
         var seen = DistinctCounter(capacity: customerCount)

@@ -21,8 +21,7 @@ extension PresentationScan {
         var scratch: [Double] = []
         return keys.map { key in
             let s = segments[key]!
-            var lists = segmentRuns[key] ?? ListRuns()
-            lists.add(s)
+            let lists = segmentRuns[key] ?? ListRuns()
             let opens = lists.openPercentiles(&scratch)
             let total = totals[key.placement]!
             let rate = Double(s.impressions) / Double(s.presentations)

@@ -33,8 +33,7 @@ struct PresentationScan {
     var segments: [SegmentKey: GroupStats] = [:]
     /// The lists, read from day partials or settled by a scan (``settleDaySegments()``), kept as they
     /// came (``ListRuns``): per (day index << 32 | placement key) its segments' viewers and `open_s`,
-    /// and per segment its days'. A group's lists are its own (none since the scan keeps them per
-    /// day and segment) and these together.
+    /// and per segment its days' (``groups`` and ``segments`` hold counts only).
     var groupRuns: [Int: ListRuns] = [:]
     var segmentRuns: [SegmentKey: ListRuns] = [:]
     /// What a scan adds, per (day index, segment), until ``settleDaySegments()`` hands it on: the

@@ -109,10 +109,10 @@ struct Rollup {
         // transaction with temporary storage open; the results are the same either way).
         // (The setting is put back as one of its three constant statements: 0 default, 1 file, 2 memory.)
         let tempStores = ["PRAGMA temp_store = DEFAULT", "PRAGMA temp_store = FILE", "PRAGMA temp_store = MEMORY"]
-        let tempStore = Int(try connection.scalar("PRAGMA temp_store")?.int64 ?? 0)
-        let noTemporaryTables = try connection.scalar("SELECT count(*) FROM temp.sqlite_schema")?.int64 == 0
+        let tempStore = fresh ? Int(try connection.scalar("PRAGMA temp_store")?.int64 ?? 0) : 0
         let journalsInMemory =
-            fresh && noTemporaryTables && (try? connection.execute("PRAGMA temp_store = MEMORY")) != nil
+            try fresh && connection.scalar("SELECT count(*) FROM temp.sqlite_schema")?.int64 == 0
+            && (try? connection.execute("PRAGMA temp_store = MEMORY")) != nil
         defer {
             if journalsInMemory {
                 try? connection.execute(tempStores[tempStores.indices.contains(tempStore) ? tempStore : 0])

@@ -20,6 +20,16 @@ struct PipelinedScanTests {
         ]
     }
 
+    /// Every key's viewers and `open_s` values, each sorted (the runs' order follows a dictionary's).
+    static func lists<Key: Hashable>(_ runs: [Key: ListRuns]) -> [Key: [String]] {
+        runs.mapValues { lists in
+            [
+                lists.viewers.joined().sorted().map(String.init).joined(separator: " "),
+                lists.openS.joined().sorted().map { "\($0)" }.joined(separator: " "),
+            ]
+        }
+    }
+
     @Test(arguments: [
         ("UTC", "2026-11-01", "2026-11-06", [String](), ContextFilter()),
         ("America/New_York", "2026-11-02", "2026-11-04", [], ContextFilter()),
@@ -48,6 +58,7 @@ struct PipelinedScanTests {
         let one = try scan(twoThreads: false, batchRows: 1)
         let expected = Self.rows(one)
         #expect(expected[0].count > 2, "the range has groups")
+        #expect(!one.groupRuns.isEmpty && !one.segmentRuns.isEmpty, "the groups have lists")
         for batchRows in [1, 7, 4096] {
             let two = try scan(twoThreads: true, batchRows: batchRows)
             #expect(Self.rows(two) == expected, "batches of \(batchRows)")
@@ -56,6 +67,8 @@ struct PipelinedScanTests {
             #expect(two.purchases.map(\.user) == one.purchases.map(\.user))
             #expect(two.purchases.map(\.at) == one.purchases.map(\.at))
             #expect(two.groups == one.groups && two.segments == one.segments)
+            #expect(Self.lists(two.groupRuns) == Self.lists(one.groupRuns))
+            #expect(Self.lists(two.segmentRuns) == Self.lists(one.segmentRuns))
         }
     }
 }
