@@ -83,13 +83,17 @@ extension FunnelReport {
                         : nil
                 }
                 collected = nil  // `additions` holds the only copy, which `updatePartials` releases
+                try updateSubscriptionState(
+                    calendar: calendar, additions: additions, rebuild: refreshed.watermarkBefore == 0)
+                stages.mark("subscription state")
                 let updated = try updatePartials(
                     partials, days: reportDays, cohortWindow: cohortWindow, additions: &additions)
                 recomputed = Set(updated.recomputed)
                 stages.mark("day partials")
                 rows = try write(
                     days: reportDays, placements: nil, cohortWindow: cohortWindow, formulaGuard: true,
-                    context: context, fromPartials: true, scan: updated.scan, into: output, stages: stages)
+                    context: context, fromPartials: true, scan: updated.scan, subscriptionsFromState: true,
+                    into: output, stages: stages)
             } catch is UnreadablePartial {
                 // Partials written by another format: rebuild them from the rollups and read again.
                 recomputed = Set(
@@ -98,7 +102,7 @@ extension FunnelReport {
                     })
                 rows = try write(
                     days: reportDays, placements: nil, cohortWindow: cohortWindow, formulaGuard: true,
-                    context: context, fromPartials: true, into: output, stages: stages)
+                    context: context, fromPartials: true, subscriptionsFromState: true, into: output, stages: stages)
             }
         } else if !contextFilter.isEmpty {
             recomputed = Set(reportDays.map(\.date))
@@ -133,6 +137,22 @@ extension FunnelReport {
         try output.commit(last: "run.json")
         stages.mark("run record")
         return run
+    }
+
+    /// Brings the nightly job's subscription state (``SubscriptionState``) up to date in its own write
+    /// transaction, before the day partials clear the dirty buckets it reads; a state found
+    /// inconsistent with itself is emptied and built again from every subscription event.
+    func updateSubscriptionState(calendar: DayCalendar, additions: NightlyPartials.Additions?, rebuild: Bool) throws {
+        let state = SubscriptionState(calendar: calendar)
+        try ReportError.wrap {
+            do {
+                try connection.transaction(.immediate) { db in
+                    try state.update(db, additions: additions, rebuild: rebuild)
+                }
+            } catch is SubscriptionState.Inconsistent {
+                try connection.transaction(.immediate) { db in try state.update(db, additions: nil, rebuild: true) }
+            }
+        }
     }
 
     /// Brings the day partials up to date, rescanning the dirty days in a write transaction, and —

@@ -139,7 +139,7 @@ public struct FunnelReport: Sendable {
     func write(
         days: [ReportDay], placements: [String]?, cohortWindow: CohortWindow, formulaGuard: Bool,
         context: HTMLReport.Context, fromPartials: Bool = false, scan: PresentationScan? = nil,
-        into output: OutputFolder, stages: StageClock? = nil
+        subscriptionsFromState: Bool = false, into output: OutputFolder, stages: StageClock? = nil
     ) throws -> [String: Int] {
         let parameters: [String: SQLValue] = [
             "days": .text(DayCalendar.json(days)),
@@ -165,8 +165,11 @@ public struct FunnelReport: Sendable {
                 stages?.mark("funnels")
                 var rows: [String: Int] = [:]
                 let subscriptions = RevenueRows(
-                    attribution: try SubscriptionAttribution.load(
-                        db, nowMs: now.milliseconds(), contextFilter: contextFilter), days: days)
+                    money: subscriptionsFromState
+                        ? try SubscriptionState.money(db, days: days, nowMs: now.milliseconds())
+                        : MoneyByDay(
+                            attribution: try SubscriptionAttribution.load(
+                                db, nowMs: now.milliseconds(), contextFilter: contextFilter), days: days))
                 stages?.mark("subscriptions")
                 var conversion: [(date: String, placement: String, impressions: Int64)] = []
                 for file in ReportFile.all {
@@ -206,7 +209,7 @@ public struct FunnelReport: Sendable {
                     try computed[OfferingTrends.name]
                     ?? ReportFile.values(db, sql: OfferingTrends.sql, parameters: parameters)
                 tables.append(
-                    OfferingTrends.table(counts: trendCounts, days: days, attribution: subscriptions.attribution))
+                    OfferingTrends.table(counts: trendCounts, money: subscriptions.money))
                 return rows
             }
         }

@@ -11,7 +11,7 @@ import PaywallCore
 /// tallies it already keeps per day (``OfferingTallies/finish()``: the scan's or the day partials'
 /// customers of each day, OR-ed in day order), so the nightly job pays no read for them; the SQL
 /// engine runs `reports/offering_trends.sql`, the reference; the money comes from the run's
-/// ``SubscriptionAttribution``, which every run already holds. The page reads this table; it is not
+/// ``MoneyByDay``, which every run already holds. The page reads this table; it is not
 /// written as a CSV.
 enum OfferingTrends {
     /// The table's name and columns (counts cumulative; revenue in micro-dollars, exact).
@@ -24,21 +24,20 @@ enum OfferingTrends {
     /// The table from the counts' rows (date, placement, offering, customers, converted, sorted by
     /// day) with each row's revenue: the attributed subscriptions' revenue of the (placement,
     /// offering)'s presentations whose first event falls from the range's first day through that date.
-    static func table(counts: [[ReportValue]], days: [ReportDay], attribution: SubscriptionAttribution)
-        -> ReportTable
-    {
+    static func table(counts: [[ReportValue]], money: MoneyByDay) -> ReportTable {
+        let days = money.days
         struct Key: Hashable {
             var placement: ExactText
             var offering: ExactText
         }
-        let revenueRows = RevenueRows(attribution: attribution, days: days)
         // Revenue per key and day, then summed from the first day (a day without a row still counts).
         var running: [Key: [Int64]] = [:]
-        for s in attribution.subscriptions {
-            guard let day = revenueRows.dayIndex(s.firstAt) else { continue }
-            running[
-                Key(placement: ExactText(s.placement), offering: ExactText(s.offering)),
-                default: [Int64](repeating: 0, count: days.count)][day] += s.revenueMicros
+        for (day, entries) in money.cells.enumerated() {
+            for entry in entries {
+                running[
+                    Key(placement: ExactText(entry.placement), offering: ExactText(entry.offering)),
+                    default: [Int64](repeating: 0, count: days.count)][day] += entry.cell.revenue
+            }
         }
         for key in running.keys {
             for day in 1..<max(1, days.count) { running[key]![day] += running[key]![day - 1] }

@@ -30,6 +30,11 @@ public struct ReportErasure: ErasureParticipant {
                     "SELECT value FROM meta WHERE key = ?1",
                     [.text(ReportSchema.watermarkKey)])?.string ?? "0") ?? 0
         let folded = erased.events.filter { $0.seq <= watermark }
+        // The nightly job's subscription state names customers and sums their money: it is built
+        // again from the remaining events by the next nightly run.
+        if try db.int64("SELECT count(*) FROM sqlite_schema WHERE name = 'report_subscriptions'") == 1 {
+            try SubscriptionState.clear(db)
+        }
         // A refresh reading at the same time must not merge what it read before this erasure (Rollup).
         try db.run(
             """

@@ -17,14 +17,15 @@ public enum ReportSchema {
         owner: "reports",
         [
             rollups, rollupKeys, dayPartials, rollupSlim, exactProducts, offerings, newestAtArrival,
-            presentationContext,
+            presentationContext, subscriptionState,
         ])
 
     /// The tables the reports' migrations create.
-    public static let tables = [
-        "report_presentations", "report_event_buckets", "report_customers",
-        "report_placements", "report_day_partials", "report_dirty_buckets",
-    ]
+    public static let tables =
+        [
+            "report_presentations", "report_event_buckets", "report_customers",
+            "report_placements", "report_day_partials", "report_dirty_buckets",
+        ] + subscriptionStateTables
 
     /// Meta key of the last events rowid folded into the rollups (``Rollup``).
     static let watermarkKey = "reports.watermark_rowid"

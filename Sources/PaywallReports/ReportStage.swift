@@ -12,8 +12,9 @@ import Foundation
 /// receives them in order; `paywall-bench report nightly` prints them, to see where a run's time
 /// and memory go.
 public struct ReportStage: Sendable, Equatable {
-    /// The stage: `lease and marks`, `rollup refresh`, `day partials`, `funnels`, `subscriptions`,
-    /// `CSV files`, `page`, `run record` (a run skips the stages it does not have).
+    /// The stage: `lease and marks`, `rollup refresh`, `subscription state` (the nightly job's),
+    /// `day partials`, `funnels`, `subscriptions`, `CSV files`, `page`, `run record` (a run skips the
+    /// stages it does not have).
     public var name: String
     /// Wall time, in seconds.
     public var seconds: Double

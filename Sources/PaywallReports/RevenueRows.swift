@@ -28,20 +28,10 @@ enum ReportMoney {
 }
 
 /// The rows of `revenue.csv` and the subscription columns the offering comparison and data quality
-/// gain, from one ``SubscriptionAttribution`` and the report's days.
+/// gain, from the report's ``MoneyByDay`` (a full attribution's, or the nightly job's state).
 struct RevenueRows {
-    let attribution: SubscriptionAttribution
-    let days: [ReportDay]
-
-    /// The day (index into `days`) an instant falls on; `nil` outside the range.
-    func dayIndex(_ ms: Int64) -> Int? {
-        var (low, high) = (0, days.count)
-        while low < high {
-            let mid = (low + high) / 2
-            if days[mid].endMs <= ms { low = mid + 1 } else { high = mid }
-        }
-        return low < days.count && days[low].startMs <= ms ? low : nil
-    }
+    let money: MoneyByDay
+    var days: [ReportDay] { money.days }
 
     /// `revenue.csv`: one row per (date, placement, impressions) of the conversion funnel.
     func revenueRows(conversion: [(date: String, placement: String, impressions: Int64)]) -> [[ReportValue]] {
@@ -49,24 +39,20 @@ struct RevenueRows {
             var paid: Int64 = 0, trials: Int64 = 0, conversions: Int64 = 0, pending: Int64 = 0, refunds: Int64 = 0
             var revenue: Int64 = 0, proceeds: Int64 = 0
 
-            mutating func add(_ s: SubscriptionAttribution.Subscription) {
-                if s.trial {
-                    trials += 1
-                    if s.converted { conversions += 1 }
-                    if s.pending { pending += 1 }
-                } else {
-                    paid += 1
-                }
-                refunds += s.refunds
-                revenue += s.revenueMicros
-                proceeds += s.proceedsMicros
+            mutating func add(_ c: MoneyCell, asOf: Int64) {
+                trials += c.trials
+                conversions += c.conversions
+                pending += c.pending(asOf: asOf)
+                paid += c.paid
+                refunds += c.refunds
+                revenue += c.revenue
+                proceeds += c.proceeds
             }
         }
-        // By day index, then placement; summed in place (no copy of a day's table per subscription).
+        // By day index, then placement; summed in place (no copy of a day's table per cell).
         var sums = [[String: Sums]](repeating: [:], count: days.count)
-        for s in attribution.subscriptions {
-            guard let day = dayIndex(s.firstAt) else { continue }
-            sums[day][s.placement, default: Sums()].add(s)
+        for (day, entries) in money.cells.enumerated() {
+            for entry in entries { sums[day][entry.placement, default: Sums()].add(entry.cell, asOf: money.asOf) }
         }
         var dayOfDate: [String: Int] = [:]
         for (index, day) in days.enumerated() { dayOfDate[day.date.description] = index }
@@ -93,10 +79,11 @@ struct RevenueRows {
             var paid: Int64 = 0, trials: Int64 = 0, revenue: Int64 = 0
             var byCustomer: [Int64: Int64] = [:]
 
-            mutating func add(_ s: SubscriptionAttribution.Subscription) {
-                if s.trial { trials += 1 } else { paid += 1 }
-                revenue += s.revenueMicros
-                byCustomer[s.customer, default: 0] += s.revenueMicros
+            mutating func add(_ c: MoneyCell) {
+                trials += c.trials
+                paid += c.paid
+                revenue += c.revenue
+                for (customer, money) in c.customers { byCustomer[customer, default: 0] += money.revenue }
             }
         }
         // Summed in place through the dictionaries' accessors. Design note (speed): an earlier version
@@ -105,8 +92,10 @@ struct RevenueRows {
         // with 1M subscription events beside 10M paywall events that made the report's CSV stage 6.0 s
         // of CPU (`paywall-bench report subscriptions`, quiet machine).
         var money: [String: [String: Money]] = [:]
-        for s in attribution.subscriptions where dayIndex(s.firstAt) != nil {
-            money[s.placement, default: [:]][s.offering, default: Money()].add(s)
+        for entries in self.money.cells {
+            for entry in entries {
+                money[entry.placement, default: [:]][entry.offering, default: Money()].add(entry.cell)
+            }
         }
         func text(_ value: ReportValue) -> String { if case .text(let t) = value { t } else { "" } }
         func integer(_ value: ReportValue) -> Int64 { if case .integer(let i) = value { i } else { 0 } }
@@ -179,12 +168,7 @@ struct RevenueRows {
     /// Data quality's rows with the three subscription counts appended; days that have only
     /// subscription events get a row of zeros for the other columns. `rows` start with the date.
     func dataQualityRows(_ rows: [[ReportValue]], columns: Int) -> [[ReportValue]] {
-        var counts = [[Int64]](repeating: [0, 0, 0], count: days.count)
-        for (kind, stamps) in [attribution.productionStamps, attribution.unattributedStamps, attribution.sandboxStamps]
-            .enumerated()
-        {
-            for stamp in stamps { if let day = dayIndex(stamp) { counts[day][kind] += 1 } }
-        }
+        let counts = money.stampCounts
         var byDate: [String: [ReportValue]] = [:]
         for row in rows { if case .text(let date) = row[0] { byDate[date] = row } }
         var result: [[ReportValue]] = []

@@ -25,6 +25,8 @@ struct SubscriptionAttribution {
         var trial: Bool
         var converted: Bool
         var pending: Bool
+        /// The start's expiration time (a trial is pending while it is after the run's as-of time).
+        var expirationAt: Int64? = nil
         /// Attributed refunds (`CANCELLATION` with a negative price).
         var refunds: Int64 = 0
         /// Sums of the revenue events' amounts and proceeds, in micro-dollars (exact).
@@ -111,6 +113,7 @@ struct SubscriptionAttribution {
                     offering: presentations.offering(chosen.index), customer: chosen.customer, trial: start.trial,
                     converted: converted,
                     pending: start.trial && !converted && (start.expirationAt ?? .min) > result.asOf,
+                    expirationAt: start.expirationAt,
                     refunds: start.refunds, revenueMicros: start.revenueMicros, proceedsMicros: start.proceedsMicros))
         }
         return result

@@ -55,7 +55,8 @@ struct NightlyTests {
         let stages = seen.lock.withLock { seen.stages }
         #expect(
             stages.map(\.name) == [
-                "lease and marks", "rollup refresh", "day partials", "funnels", "subscriptions", "CSV files", "page",
+                "lease and marks", "rollup refresh", "subscription state", "day partials", "funnels", "subscriptions",
+                "CSV files", "page",
                 "run record",
             ])
         #expect(stages.allSatisfy { $0.seconds >= 0 && $0.cpuSeconds >= 0 })

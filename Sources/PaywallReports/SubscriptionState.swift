@@ -1,0 +1,820 @@
+import Foundation
+import PaywallCore
+import PaywallSQLite
+
+/// The nightly job's subscription side, kept between runs so that a run folds only what changed
+/// since the last one instead of rereading every subscription (NIGHTLY.md, "Subscription revenue
+/// in the nightly job"). It holds, as of the subscription events up to a watermark
+/// (`reports.subscription_watermark_rowid`):
+/// - every subscription with a start (`report_subscriptions`): the start, whether a trial converted,
+///   and the presentation it is attributed to;
+/// - each start's customer names by purchase time (`report_subscription_buyers`);
+/// - the subscription events per 15-minute bucket of their stamp (`report_subscription_buckets`);
+/// - the money of the attributed subscriptions per day of their presentation (`report_money_days`,
+///   one ``DayMoney`` each, in the time zone `reports.subscription_timezone`).
+///
+/// ``update(_:additions:rebuild:)`` brings it up to date in the caller's write transaction. A
+/// subscription is attributed again (its old money taken out of its day, its new money put in)
+/// when its start changes (a new start, or a late one with an earlier purchase) or when a
+/// presentation that could take it changed: a new or changed presentation of one of its customers
+/// with an impression inside its purchase's window, or the presentation it is attributed to. Any
+/// other new event only adds its amounts to its subscription's cell. An erasure (``ReportErasure``)
+/// empties the state, as does a run in another time zone or a rebuilt rollup: the next run builds
+/// it again from every subscription event.
+///
+/// ``money(_:days:nowMs:)`` reads it for a report's days: the same ``MoneyByDay`` a full
+/// ``SubscriptionAttribution`` gives.
+struct SubscriptionState {
+    /// The days' zone.
+    let calendar: DayCalendar
+
+    /// The state's inconsistency with itself (a cell without the subscription it should hold):
+    /// the caller empties the state and builds it again.
+    struct Inconsistent: Error {}
+
+    // MARK: - Reading a subscription's events
+
+    /// The columns every read of `subscription_events` takes, in ``Event``'s order.
+    static let eventColumns = """
+        rowid, original_transaction_id, (environment IS 'SANDBOX' OR type IS 'TEST'),
+        CASE type WHEN 'INITIAL_PURCHASE' THEN 1 WHEN 'NON_RENEWING_PURCHASE' THEN 1
+          WHEN 'RENEWAL' THEN 2 WHEN 'CANCELLATION' THEN 3 ELSE 0 END,
+        period_type IS 'TRIAL', purchased_at_ms, expiration_at_ms, is_trial_conversion,
+        price_micros, proceeds_micros, event_timestamp_ms, id
+        """
+
+    /// A subscription's start: its purchase with the smallest `purchased_at_ms` (a time before
+    /// none), ties by the smallest `id` in code-point order.
+    struct Start: Equatable {
+        var rowid: Int64
+        var id: [UInt8]
+        var purchasedAt: Int64?
+        var trial: Bool
+        var expirationAt: Int64?
+
+        /// Whether `self` comes before `other` as a start.
+        func precedes(_ other: Start) -> Bool {
+            switch (purchasedAt, other.purchasedAt) {
+            case (let x?, let y?) where x != y: x < y
+            case (nil, _?): false
+            case (_?, nil): true
+            default: id.lexicographicallyPrecedes(other.id)
+            }
+        }
+    }
+
+    /// What a set of one subscription's production events adds up to.
+    struct Fold {
+        var start: Start?
+        var refunds: Int64 = 0, revenue: Int64 = 0, proceeds: Int64 = 0
+        /// A `RENEWAL` with `is_trial_conversion = 1` among them.
+        var conversion = false
+        /// Their stamps (`NULL` stamps left out).
+        var stamps: [Int64] = []
+
+        /// Folds one event row (``eventColumns``) of the subscription, not sandbox.
+        mutating func add(_ row: Row) {
+            if let stamp = row.optionalInt64(at: 10) { stamps.append(stamp) }
+            let kind = row.int64(at: 3)
+            let price = row.optionalInt64(at: 8)
+            if kind == 1 {
+                let candidate = Start(
+                    rowid: row.int64(at: 0), id: row.withUnsafeText(at: 11) { Array($0) },
+                    purchasedAt: row.optionalInt64(at: 5), trial: row.int64(at: 4) != 0,
+                    expirationAt: row.optionalInt64(at: 6))
+                if start.map({ candidate.precedes($0) }) ?? true { start = candidate }
+            }
+            if kind == 2, row.optionalInt64(at: 7) == 1 { conversion = true }
+            let refund = kind == 3 && (price ?? 0) < 0
+            if refund || kind == 1 || kind == 2 {
+                if refund { refunds += 1 }
+                revenue += price ?? 0
+                proceeds += row.optionalInt64(at: 9) ?? 0
+            }
+        }
+    }
+
+    /// The 15-minute bucket of an instant (floor division).
+    static func bucket(_ ms: Int64) -> Int64 { ms >= 0 ? ms / 900_000 : (ms - 899_999) / 900_000 }
+
+    // MARK: - The stored rows
+
+    /// Where a subscription's start is attributed.
+    struct Attribution: Equatable {
+        var pwID: [UInt8]
+        var firstAt: Int64
+        var placementKey: Int64
+        var offering: String
+        var customer: Int64
+    }
+
+    /// A `report_subscriptions` row.
+    struct Stored {
+        var start: Start
+        /// A trial conversion was seen among the subscription's events (as of the watermark).
+        var conversion: Bool
+        var attribution: Attribution?
+        var buyerNames: [[UInt8]]
+    }
+
+    /// Changes to one bucket's counts.
+    struct BucketChange {
+        var production: Int64 = 0, unattributed: Int64 = 0, sandbox: Int64 = 0
+        var firstProduction: Int64?, lastProduction: Int64?
+    }
+
+    /// One change to a day's money.
+    enum MoneyChange {
+        case add(DayMoney.Key, MoneyCell.Contribution)
+        case remove(DayMoney.Key, MoneyCell.Contribution)
+        /// New events of a subscription whose start and attribution stand: their sums, and whether
+        /// they convert its trial (then its open trial's expiration, if any, goes).
+        case adjust(
+            DayMoney.Key, customer: Int64, refunds: Int64, revenue: Int64, proceeds: Int64, converts: Bool,
+            expirationAt: Int64?)
+    }
+
+    /// A presentation a rollup refresh stored or changed since the state was last brought up to date.
+    struct TouchedPresentation {
+        var pwID: [UInt8]
+        var customer: Int64
+        var impressionAt: Int64?
+        /// Whether it may have been stored before (then a subscription may be attributed to it).
+        var mayBeAttributed: Bool
+    }
+
+    // MARK: - Update
+
+    /// Whether the store has the subscription tables.
+    static func subscriptionTablesExist(_ db: Database) throws -> Bool {
+        try SubscriptionAttribution.tablesExist(db)
+    }
+
+    /// Empties the state (an erasure, a rebuild): the next ``update(_:additions:rebuild:)`` builds it
+    /// from every subscription event.
+    static func clear(_ db: Database) throws {
+        for table in ReportSchema.subscriptionStateTables {
+            _ = try db.run("DELETE FROM \(table)")
+        }
+        try ReportSchema.forget([ReportSchema.subscriptionWatermarkKey, ReportSchema.subscriptionTimezoneKey], in: db)
+    }
+
+    /// Brings the state up to date with every stored subscription event and the rollups, inside the
+    /// caller's write transaction, after the rollup refresh and before the day partials clear the
+    /// dirty buckets. `additions` are the nightly's own refresh's new presentations (as for the day
+    /// partials); `rebuild` starts over (a first build of the rollups). Returns whether it was rebuilt.
+    ///
+    /// - Throws: ``Inconsistent`` (the caller clears the state and calls again); `StorageError`.
+    @discardableResult
+    func update(_ db: Database, additions: NightlyPartials.Additions?, rebuild: Bool) throws -> Bool {
+        let zone = try meta(db, ReportSchema.subscriptionTimezoneKey)
+        let stored = try meta(db, ReportSchema.subscriptionWatermarkKey).flatMap { Int64($0) }
+        let rebuild = rebuild || stored == nil || zone != calendar.timeZone.identifier
+        if rebuild { try Self.clear(db) }
+        let watermark = rebuild ? 0 : stored ?? 0
+        try setMeta(db, ReportSchema.subscriptionTimezoneKey, calendar.timeZone.identifier)
+        guard try Self.subscriptionTablesExist(db) else {
+            try setMeta(db, ReportSchema.subscriptionWatermarkKey, "0")
+            return rebuild
+        }
+        let top = try db.int64("SELECT coalesce(max(rowid), 0) FROM subscription_events") ?? 0
+        var run = Run(calendar: calendar, db: db, watermark: watermark, top: top)
+        try run.readNewEvents()
+        if watermark > 0 { try run.touchByPresentations(try touchedPresentations(db, additions: additions)) }
+        try run.foldNewEvents()
+        try run.attributeAgain()
+        try run.write()
+        try setMeta(db, ReportSchema.subscriptionWatermarkKey, String(max(top, watermark)))
+        return rebuild
+    }
+
+    /// The presentations changed since the last update: the nightly's own new presentations when
+    /// they are the whole change of their buckets (``NightlyPartials/plan(_:rebuild:additions:)``'s
+    /// test), and every presentation with an impression whose first event is in another dirty bucket.
+    func touchedPresentations(_ db: Database, additions: NightlyPartials.Additions?) throws -> [TouchedPresentation] {
+        var touched: [TouchedPresentation] = []
+        var buckets = Set(try db.all("SELECT bucket FROM report_dirty_buckets") { $0.int64(at: 0) })
+        let rollupWatermark = try meta(db, ReportSchema.watermarkKey)
+        if let additions, rollupWatermark == String(additions.watermarkAfter) {
+            buckets = additions.markedBefore.union(additions.collected.changedBuckets)
+            for fold in additions.collected.folds where fold.impressionAt != nil {
+                touched.append(
+                    TouchedPresentation(
+                        pwID: fold.pwID.bigEndianBytes, customer: fold.customerKey, impressionAt: fold.impressionAt,
+                        mayBeAttributed: false))
+            }
+        }
+        // Contiguous buckets read as one range of `first_at`.
+        let sorted = buckets.sorted()
+        var index = 0
+        let read = try db.cachedStatement(
+            """
+            SELECT pw_id, customer_key, impression_at FROM report_presentations
+            WHERE first_at >= ?1 AND first_at < ?2 AND impression_at IS NOT NULL
+            """)
+        while index < sorted.count {
+            var end = index
+            while end + 1 < sorted.count, sorted[end + 1] == sorted[end] + 1 { end += 1 }
+            read.reset()
+            read.bind(sorted[index] * 900_000, at: 1)
+            read.bind((sorted[end] + 1) * 900_000, at: 2)
+            while try read.step() {
+                let row = read.row
+                touched.append(
+                    TouchedPresentation(
+                        pwID: row.withUnsafeBlob(at: 0) { Array($0) }, customer: row.int64(at: 1),
+                        impressionAt: row.optionalInt64(at: 2), mayBeAttributed: true))
+            }
+            index = end + 1
+        }
+        read.reset()
+        return touched
+    }
+
+    func meta(_ db: Database, _ key: String) throws -> String? {
+        try db.scalar("SELECT value FROM meta WHERE key = ?1", [.text(key)])?.string
+    }
+
+    func setMeta(_ db: Database, _ key: String, _ value: String) throws {
+        try db.run(
+            "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            [.text(key), .text(value)])
+    }
+
+    /// One update's work, step by step.
+    struct Run {
+        let calendar: DayCalendar
+        let db: Database
+        /// The events folded before (`0`: none, the state is being built) and the newest one now.
+        let watermark: Int64
+        let top: Int64
+        /// The new events of each subscription, by transaction.
+        var groups: [ExactText: Fold] = [:]
+        /// Subscriptions to attribute again.
+        var again: Set<ExactText> = []
+        var buckets: [Int64: BucketChange] = [:]
+        var money: [Int64: [MoneyChange]] = [:]  // by day start
+        var dayOf: [ReportDate: ReportDay] = [:]
+        /// Rows to write (`nil`: delete) and converted flags to set.
+        var rows: [ExactText: Stored?] = [:]
+        var conversions: [ExactText] = []
+
+        init(calendar: DayCalendar, db: Database, watermark: Int64, top: Int64) {
+            self.calendar = calendar
+            self.db = db
+            self.watermark = watermark
+            self.top = top
+        }
+
+        /// Reads the events above the watermark: counts their stamps, groups the subscriptions' ones.
+        mutating func readNewEvents() throws {
+            guard top > watermark else { return }
+            try db.forEachRow(
+                "SELECT \(SubscriptionState.eventColumns) FROM subscription_events WHERE rowid > ?1 AND rowid <= ?2",
+                [.integer(watermark), .integer(top)]
+            ) { row in
+                let stamp = row.optionalInt64(at: 10)
+                if row.int64(at: 2) != 0 {
+                    if let stamp { buckets[SubscriptionState.bucket(stamp), default: BucketChange()].sandbox += 1 }
+                    return true
+                }
+                if let stamp {
+                    let bucket = SubscriptionState.bucket(stamp)
+                    var change = buckets[bucket, default: BucketChange()]
+                    change.production += 1
+                    change.firstProduction = min(change.firstProduction ?? stamp, stamp)
+                    change.lastProduction = max(change.lastProduction ?? stamp, stamp)
+                    if row.isNull(at: 1) { change.unattributed += 1 }
+                    buckets[bucket] = change
+                }
+                guard !row.isNull(at: 1) else { return true }
+                groups[ExactText(row.string(at: 1) ?? ""), default: Fold()].add(row)
+                return true
+            }
+        }
+
+        /// Marks the subscriptions a changed presentation could take or leave.
+        mutating func touchByPresentations(_ touched: [TouchedPresentation]) throws {
+            let impressions = touched.compactMap(\.impressionAt)
+            if let first = impressions.min(), let last = impressions.max() {
+                // The purchases whose window holds one of the impressions, and their customers' keys.
+                var byCustomer: [Int64: [(purchasedAt: Int64, transaction: ExactText)]] = [:]
+                var keysOfName: [[UInt8]: [Int64]] = [:]
+                let keys = try db.cachedStatement("SELECT key FROM report_customers WHERE user_id = ?1")
+                try db.forEachRow(
+                    """
+                    SELECT purchased_at, name, original_transaction_id FROM report_subscription_buyers
+                    WHERE purchased_at >= ?1 AND purchased_at <= ?2
+                    """,
+                    [
+                        .integer(first - SubscriptionAttribution.skewMs),
+                        .integer(last + SubscriptionAttribution.lookbackMs),
+                    ]
+                ) { row in
+                    let name = row.withUnsafeText(at: 1) { Array($0) }
+                    if keysOfName[name] == nil {
+                        keys.reset()
+                        name.withUnsafeBytes { keys.bindText($0, at: 1) }
+                        var found: [Int64] = []
+                        while try keys.step() { found.append(keys.row.int64(at: 0)) }
+                        keys.reset()
+                        keysOfName[name] = found
+                    }
+                    for key in keysOfName[name]! {
+                        byCustomer[key, default: []].append((row.int64(at: 0), ExactText(row.string(at: 2) ?? "")))
+                    }
+                    return true
+                }
+                if !byCustomer.isEmpty {
+                    for presentation in touched {
+                        guard let at = presentation.impressionAt, let purchases = byCustomer[presentation.customer]
+                        else { continue }
+                        for purchase in purchases
+                        where at >= purchase.purchasedAt - SubscriptionAttribution.lookbackMs
+                            && at <= purchase.purchasedAt + SubscriptionAttribution.skewMs
+                        {
+                            again.insert(purchase.transaction)
+                        }
+                    }
+                }
+            }
+            // The subscriptions attributed to a presentation that changed.
+            let attributed = try db.cachedStatement(
+                "SELECT original_transaction_id FROM report_subscriptions WHERE pw_id = ?1")
+            for presentation in touched where presentation.mayBeAttributed {
+                attributed.reset()
+                presentation.pwID.withUnsafeBytes { attributed.bindBlob($0, at: 1) }
+                while try attributed.step() { again.insert(ExactText(attributed.row.string(at: 0) ?? "")) }
+            }
+            attributed.reset()
+        }
+
+        /// Folds each subscription's new events into its stored state, or marks it to be attributed again.
+        mutating func foldNewEvents() throws {
+            for (transaction, fold) in groups where !again.contains(transaction) {
+                guard watermark > 0, let stored = try SubscriptionState.stored(db, transaction.text) else {
+                    if fold.start != nil {
+                        again.insert(transaction)
+                    } else {
+                        addUnattributed(fold.stamps, sign: 1)  // no start yet: every event unattributed
+                    }
+                    continue
+                }
+                if let start = fold.start, start.precedes(stored.start) {
+                    again.insert(transaction)
+                    continue
+                }
+                let converts = !stored.conversion && fold.conversion
+                if converts { conversions.append(transaction) }
+                guard let attribution = stored.attribution else {
+                    addUnattributed(fold.stamps, sign: 1)
+                    continue
+                }
+                try change(
+                    at: attribution.firstAt,
+                    .adjust(
+                        key(attribution), customer: attribution.customer, refunds: fold.refunds, revenue: fold.revenue,
+                        proceeds: fold.proceeds, converts: converts && stored.start.trial,
+                        expirationAt: stored.start.expirationAt))
+            }
+        }
+
+        /// Attributes each marked subscription again: its old money out, its new money in.
+        mutating func attributeAgain() throws {
+            let events = try db.cachedStatement(
+                """
+                SELECT \(SubscriptionState.eventColumns) FROM subscription_events
+                WHERE original_transaction_id = ?1 AND rowid <= ?2
+                  AND NOT (environment IS 'SANDBOX' OR type IS 'TEST')
+                """)
+            for transaction in again.sorted() {
+                var all = Fold()
+                var before = Fold()
+                if watermark == 0 {
+                    all = groups[transaction] ?? Fold()
+                } else {
+                    events.reset()
+                    events.bind(transaction.text, at: 1)
+                    events.bind(top, at: 2)
+                    while try events.step() {
+                        all.add(events.row)
+                        if events.row.int64(at: 0) <= watermark { before.add(events.row) }
+                    }
+                    events.reset()
+                }
+                let old = watermark == 0 ? nil : try SubscriptionState.stored(db, transaction.text)
+                // The old state out.
+                if let old, let attribution = old.attribution {
+                    try change(
+                        at: attribution.firstAt,
+                        .remove(
+                            key(attribution),
+                            contribution(
+                                old.start, conversion: old.conversion, fold: before, customer: attribution.customer)
+                        ))
+                } else {
+                    addUnattributed(before.stamps, sign: -1)
+                }
+                // The new state in.
+                guard let start = all.start else {
+                    addUnattributed(all.stamps, sign: 1)
+                    rows[transaction] = .some(nil)
+                    continue
+                }
+                let (names, attribution) = try SubscriptionState.attribute(db, start)
+                if let attribution {
+                    try change(
+                        at: attribution.firstAt,
+                        .add(
+                            key(attribution),
+                            contribution(start, conversion: all.conversion, fold: all, customer: attribution.customer)))
+                } else {
+                    addUnattributed(all.stamps, sign: 1)
+                }
+                rows[transaction] = Stored(
+                    start: start, conversion: all.conversion, attribution: attribution, buyerNames: names)
+                if let old { try SubscriptionState.deleteBuyers(db, transaction.text, old) }
+            }
+            events.reset()
+        }
+
+        func key(_ attribution: Attribution) -> DayMoney.Key {
+            DayMoney.Key(placementKey: attribution.placementKey, offering: ExactText(attribution.offering))
+        }
+
+        func contribution(_ start: Start, conversion: Bool, fold: Fold, customer: Int64) -> MoneyCell.Contribution {
+            MoneyCell.Contribution(
+                customer: customer, trial: start.trial, converted: start.trial && conversion,
+                expirationAt: start.expirationAt, refunds: fold.refunds, revenue: fold.revenue, proceeds: fold.proceeds)
+        }
+
+        mutating func addUnattributed(_ stamps: [Int64], sign: Int64) {
+            for stamp in stamps {
+                buckets[SubscriptionState.bucket(stamp), default: BucketChange()].unattributed += sign
+            }
+        }
+
+        /// Queues a money change on the day of `firstAt`.
+        mutating func change(at firstAt: Int64, _ change: MoneyChange) throws {
+            let date = calendar.date(containing: firstAt)
+            let day: ReportDay
+            if let known = dayOf[date] {
+                day = known
+            } else {
+                day = try calendar.days(from: date, through: date)[0]
+                dayOf[date] = day
+            }
+            money[day.startMs, default: []].append(change)
+            dayEnds[day.startMs] = day.endMs
+        }
+        var dayEnds: [Int64: Int64] = [:]
+
+        /// Writes the rows, the buyers, the buckets and the days' money.
+        mutating func write() throws {
+            let upsert = try db.cachedStatement(
+                """
+                INSERT OR REPLACE INTO report_subscriptions (original_transaction_id, start_rowid, start_id,
+                  purchased_at, trial, expiration_at, converted, pw_id, first_at, placement_key, offering,
+                  customer_key, buyer_names)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+                """)
+            let buyer = try db.cachedStatement(
+                "INSERT OR IGNORE INTO report_subscription_buyers (purchased_at, name, original_transaction_id) VALUES (?1, ?2, ?3)"
+            )
+            for (transaction, row) in rows {
+                guard let row else {
+                    _ = try db.run(
+                        "DELETE FROM report_subscriptions WHERE original_transaction_id = ?1", [.text(transaction.text)]
+                    )
+                    continue
+                }
+                upsert.reset()
+                upsert.bind(transaction.text, at: 1)
+                upsert.bind(row.start.rowid, at: 2)
+                row.start.id.withUnsafeBytes { upsert.bindText($0, at: 3) }
+                upsert.bind(row.start.purchasedAt, at: 4)
+                upsert.bind(Int64(row.start.trial ? 1 : 0), at: 5)
+                upsert.bind(row.start.expirationAt, at: 6)
+                upsert.bind(Int64(row.conversion ? 1 : 0), at: 7)
+                if let a = row.attribution {
+                    a.pwID.withUnsafeBytes { upsert.bindBlob($0, at: 8) }
+                    upsert.bind(a.firstAt, at: 9)
+                    upsert.bind(a.placementKey, at: 10)
+                    upsert.bind(a.offering, at: 11)
+                    upsert.bind(a.customer, at: 12)
+                } else {
+                    for index in 8...12 { upsert.bind(Int64?.none, at: index) }
+                }
+                upsert.bind(Data(SubscriptionState.encodeNames(row.buyerNames)), at: 13)
+                try upsert.run()
+                if let purchasedAt = row.start.purchasedAt {
+                    for name in row.buyerNames {
+                        buyer.reset()
+                        buyer.bind(purchasedAt, at: 1)
+                        name.withUnsafeBytes { buyer.bindText($0, at: 2) }
+                        buyer.bind(transaction.text, at: 3)
+                        try buyer.run()
+                    }
+                }
+            }
+            upsert.clearBindings()
+            buyer.clearBindings()
+            for transaction in conversions where rows[transaction] == nil {
+                _ = try db.run(
+                    "UPDATE report_subscriptions SET converted = 1 WHERE original_transaction_id = ?1",
+                    [.text(transaction.text)])
+            }
+            let bucket = try db.cachedStatement(
+                """
+                INSERT INTO report_subscription_buckets (bucket, production, unattributed, sandbox, first_production,
+                  last_production)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                ON CONFLICT (bucket) DO UPDATE SET production = production + excluded.production,
+                  unattributed = unattributed + excluded.unattributed, sandbox = sandbox + excluded.sandbox,
+                  first_production = coalesce(min(first_production, excluded.first_production), first_production,
+                    excluded.first_production),
+                  last_production = coalesce(max(last_production, excluded.last_production), last_production,
+                    excluded.last_production)
+                """)
+            for (key, change) in buckets {
+                bucket.reset()
+                bucket.bind(key, at: 1)
+                bucket.bind(change.production, at: 2)
+                bucket.bind(change.unattributed, at: 3)
+                bucket.bind(change.sandbox, at: 4)
+                bucket.bind(change.firstProduction, at: 5)
+                bucket.bind(change.lastProduction, at: 6)
+                try bucket.run()
+            }
+            for (start, changes) in money {
+                var day = DayMoney()
+                var readable = true
+                try db.forEachRow("SELECT money FROM report_money_days WHERE day_start = ?1", [.integer(start)]) {
+                    row in
+                    if let decoded = row.withUnsafeBlob(at: 0, { DayMoney(decoding: $0) }) {
+                        day = decoded
+                    } else {
+                        readable = false
+                    }
+                    return false
+                }
+                guard readable else { throw Inconsistent() }
+                for change in changes {
+                    switch change {
+                    case .add(let key, let contribution):
+                        day.cells[key, default: MoneyCell()].add(contribution)
+                    case .remove(let key, let contribution):
+                        guard day.cells[key]?.remove(contribution) == true else { throw Inconsistent() }
+                        if day.cells[key]!.isEmpty { day.cells[key] = nil }
+                    case .adjust(
+                        let key, let customer, let refunds, let revenue, let proceeds, let converts, let expiration):
+                        guard
+                            day.cells[key]?.adjust(
+                                customer: customer, refunds: refunds, revenue: revenue, proceeds: proceeds,
+                                converts: converts, expirationAt: expiration) == true
+                        else { throw Inconsistent() }
+                    }
+                }
+                if day.cells.isEmpty {
+                    _ = try db.run("DELETE FROM report_money_days WHERE day_start = ?1", [.integer(start)])
+                } else {
+                    _ = try db.run(
+                        """
+                        INSERT INTO report_money_days (day_start, day_end, money) VALUES (?1, ?2, ?3)
+                        ON CONFLICT (day_start) DO UPDATE SET day_end = excluded.day_end, money = excluded.money
+                        """, [.integer(start), .integer(dayEnds[start] ?? start), .blob(Data(day.encoded()))])
+                }
+            }
+        }
+    }
+
+    // MARK: - Rows and attribution
+
+    /// The stored row of `transaction`, if any.
+    static func stored(_ db: Database, _ transaction: String) throws -> Stored? {
+        let read = try db.cachedStatement(
+            """
+            SELECT start_rowid, start_id, purchased_at, trial, expiration_at, converted, pw_id, first_at,
+                   placement_key, coalesce(offering, ''), customer_key, buyer_names
+            FROM report_subscriptions WHERE original_transaction_id = ?1
+            """)
+        read.reset()
+        defer { read.reset() }
+        read.bind(transaction, at: 1)
+        guard try read.step() else { return nil }
+        let row = read.row
+        let start = Start(
+            rowid: row.int64(at: 0), id: row.withUnsafeText(at: 1) { Array($0) }, purchasedAt: row.optionalInt64(at: 2),
+            trial: row.int64(at: 3) != 0, expirationAt: row.optionalInt64(at: 4))
+        var attribution: Attribution?
+        if !row.isNull(at: 6) {
+            attribution = Attribution(
+                pwID: row.withUnsafeBlob(at: 6) { Array($0) }, firstAt: row.int64(at: 7),
+                placementKey: row.int64(at: 8), offering: row.string(at: 9) ?? "", customer: row.int64(at: 10))
+        }
+        let names = row.withUnsafeBlob(at: 11) { decodeNames($0) }
+        return Stored(start: start, conversion: row.int64(at: 5) != 0, attribution: attribution, buyerNames: names)
+    }
+
+    /// Removes the buyers' rows of `old`.
+    static func deleteBuyers(_ db: Database, _ transaction: String, _ old: Stored) throws {
+        guard let purchasedAt = old.start.purchasedAt else { return }
+        let delete = try db.cachedStatement(
+            """
+            DELETE FROM report_subscription_buyers
+            WHERE purchased_at = ?1 AND name = ?2 AND original_transaction_id = ?3
+            """)
+        for name in old.buyerNames {
+            delete.reset()
+            delete.bind(purchasedAt, at: 1)
+            name.withUnsafeBytes { delete.bindText($0, at: 2) }
+            delete.bind(transaction, at: 3)
+            try delete.run()
+        }
+        delete.clearBindings()
+    }
+
+    /// A start's customer names and the presentation it is attributed to (funnels.md "Revenue"): the
+    /// latest impression, by (`impression_at`, `pw_id`), of any of its customers' presentations from
+    /// ``SubscriptionAttribution/lookbackMs`` before the purchase to ``SubscriptionAttribution/skewMs``
+    /// after it. Names are read only for a start with a purchase time (none is attributed otherwise).
+    static func attribute(_ db: Database, _ start: Start) throws -> (names: [[UInt8]], Attribution?) {
+        guard let purchasedAt = start.purchasedAt else { return ([], nil) }
+        let namesOf = try db.cachedStatement(
+            "SELECT customer_key FROM subscription_customer_keys WHERE event_rowid = ?1")
+        var names: [[UInt8]] = []
+        namesOf.reset()
+        namesOf.bind(start.rowid, at: 1)
+        while try namesOf.step() {
+            let name = namesOf.row.withUnsafeText(at: 0) { Array($0) }
+            if !names.contains(name) { names.append(name) }
+        }
+        namesOf.reset()
+        let keysOf = try db.cachedStatement("SELECT key FROM report_customers WHERE user_id = ?1")
+        let candidates = try db.cachedStatement(
+            """
+            SELECT impression_at, pw_id FROM report_presentations
+            WHERE customer_key = ?1 AND impression_at IS NOT NULL AND impression_at >= ?2 AND impression_at <= ?3
+            """)
+        var best: (at: Int64, pwID: [UInt8], customer: Int64)?
+        var seen: [Int64] = []
+        for name in names {
+            keysOf.reset()
+            name.withUnsafeBytes { keysOf.bindText($0, at: 1) }
+            var keys: [Int64] = []
+            while try keysOf.step() { keys.append(keysOf.row.int64(at: 0)) }
+            keysOf.reset()
+            for key in keys where !seen.contains(key) {
+                seen.append(key)
+                candidates.reset()
+                candidates.bind(key, at: 1)
+                candidates.bind(purchasedAt - SubscriptionAttribution.lookbackMs, at: 2)
+                candidates.bind(purchasedAt + SubscriptionAttribution.skewMs, at: 3)
+                while try candidates.step() {
+                    let at = candidates.row.int64(at: 0)
+                    let pwID = candidates.row.withUnsafeBlob(at: 1) { Array($0) }
+                    if let current = best,
+                        at < current.at || (at == current.at && !current.pwID.lexicographicallyPrecedes(pwID))
+                    {
+                        continue
+                    }
+                    best = (at, pwID, key)
+                }
+                candidates.reset()
+            }
+        }
+        guard let best else { return (names, nil) }
+        let presentation = try db.cachedStatement(
+            "SELECT first_at, placement_key, coalesce(offering, '') FROM report_presentations WHERE pw_id = ?1")
+        presentation.reset()
+        defer { presentation.reset() }
+        best.pwID.withUnsafeBytes { presentation.bindBlob($0, at: 1) }
+        guard try presentation.step() else { return (names, nil) }
+        let row = presentation.row
+        return (
+            names,
+            Attribution(
+                pwID: best.pwID, firstAt: row.int64(at: 0), placementKey: row.int64(at: 1),
+                offering: row.string(at: 2) ?? "", customer: best.customer)
+        )
+    }
+
+    static func encodeNames(_ names: [[UInt8]]) -> [UInt8] {
+        var writer = ByteWriter()
+        writer.count(names.count)
+        for name in names {
+            writer.count(name.count)
+            writer.bytes.append(contentsOf: name)
+        }
+        return writer.bytes
+    }
+
+    static func decodeNames(_ bytes: UnsafeRawBufferPointer) -> [[UInt8]] {
+        var reader = ByteReader(bytes: bytes)
+        guard let count = reader.count() else { return [] }
+        var names: [[UInt8]] = []
+        for _ in 0..<count {
+            guard let length = reader.count(), let name = reader.raw(length, of: UInt8.self) else { break }
+            names.append(name)
+        }
+        return names
+    }
+
+    // MARK: - Reading for a report
+
+    /// The report's ``MoneyByDay`` from the state (brought up to date by ``update(_:additions:rebuild:)``
+    /// in this run): the days' money, their subscription counts and the as-of time at `nowMs`.
+    static func money(_ db: Database, days: [ReportDay], nowMs: Int64) throws -> MoneyByDay {
+        var asOf = try db.int64(
+            "SELECT max(last_production) FROM report_subscription_buckets WHERE last_production <= ?1",
+            [.integer(nowMs)])
+        // A bucket with production stamps on both sides of the run's time: its exact greatest one not after it.
+        if let straddling = try db.int64(
+            """
+            SELECT min(bucket) FROM report_subscription_buckets WHERE first_production <= ?1 AND last_production > ?1
+            """, [.integer(nowMs)]), try subscriptionTablesExist(db)
+        {
+            let watermark =
+                Int64(
+                    try db.scalar(
+                        "SELECT value FROM meta WHERE key = ?1", [.text(ReportSchema.subscriptionWatermarkKey)])?
+                        .string ?? "0") ?? 0
+            if let exact = try db.int64(
+                """
+                SELECT max(event_timestamp_ms) FROM subscription_events
+                WHERE rowid <= ?1 AND event_timestamp_ms >= ?2 AND event_timestamp_ms <= ?3
+                  AND NOT (environment IS 'SANDBOX' OR type IS 'TEST')
+                """, [.integer(watermark), .integer(straddling * 900_000), .integer(nowMs)])
+            {
+                asOf = max(asOf ?? exact, exact)
+            }
+        }
+        var result = MoneyByDay(days: days, asOf: asOf ?? nowMs)
+        guard let first = days.first, let last = days.last else { return result }
+        try db.forEachRow(
+            """
+            SELECT bucket, production, unattributed, sandbox FROM report_subscription_buckets
+            WHERE bucket >= ?1 AND bucket < ?2
+            """, [.integer(bucket(first.startMs)), .integer(bucket(last.endMs - 1) + 1)]
+        ) { row in
+            if let day = result.dayIndex(row.int64(at: 0) * 900_000) {
+                for kind in 0..<3 { result.stampCounts[day][kind] += row.int64(at: 1 + kind) }
+            }
+            return true
+        }
+        var dayOfStart: [Int64: Int] = [:]
+        for (index, day) in days.enumerated() { dayOfStart[day.startMs] = index }
+        var placements: [Int64: String]?
+        try db.forEachRow(
+            "SELECT day_start, money FROM report_money_days WHERE day_start >= ?1 AND day_start < ?2",
+            [.integer(first.startMs), .integer(last.endMs)]
+        ) { row in
+            guard let index = dayOfStart[row.int64(at: 0)] else { return true }
+            guard let day = row.withUnsafeBlob(at: 1, { DayMoney(decoding: $0) }) else { throw UnreadablePartial() }
+            if placements == nil {
+                var names: [Int64: String] = [:]
+                try db.forEachRow("SELECT key, placement FROM report_placements") { row in
+                    names[row.int64(at: 0)] = row.string(at: 1) ?? ""
+                    return true
+                }
+                placements = names
+            }
+            result.cells[index] = day.cells.map { key, cell in
+                MoneyByDay.Entry(
+                    placement: placements?[key.placementKey] ?? "", offering: key.offering.text, cell: cell)
+            }
+            return true
+        }
+        return result
+    }
+}
+
+extension MoneyCell {
+    /// Adds new events' sums to one subscription already in the cell; with `converts`, its trial
+    /// converts (one more conversion, its open trial's expiration gone). `false` when the customer has none here.
+    mutating func adjust(
+        customer: Int64, refunds: Int64, revenue: Int64, proceeds: Int64, converts: Bool, expirationAt: Int64?
+    ) -> Bool {
+        guard customers[customer] != nil else { return false }
+        self.refunds += refunds
+        self.revenue += revenue
+        self.proceeds += proceeds
+        customers[customer]!.revenue += revenue
+        if converts {
+            conversions += 1
+            if let expirationAt {
+                guard let index = openTrials.firstIndex(of: expirationAt) else { return false }
+                openTrials.swapAt(index, openTrials.count - 1)
+                openTrials.removeLast()
+            }
+        }
+        return true
+    }
+}
+
+extension UUIDKey {
+    /// The 16 bytes as stored (big-endian halves).
+    var bigEndianBytes: [UInt8] {
+        withUnsafeBytes(of: (high.bigEndian, low.bigEndian)) { Array($0) }
+    }
+}
