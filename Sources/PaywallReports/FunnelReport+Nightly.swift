@@ -83,11 +83,10 @@ extension FunnelReport {
                         : nil
                 }
                 collected = nil  // `additions` holds the only copy, which `updatePartials` releases
-                try updateSubscriptionState(
-                    calendar: calendar, additions: additions, rebuild: refreshed.watermarkBefore == 0)
-                stages.mark("subscription state")
+                let state = SubscriptionState(calendar: calendar)
                 let updated = try updatePartials(
-                    partials, days: reportDays, cohortWindow: cohortWindow, additions: &additions)
+                    partials, days: reportDays, cohortWindow: cohortWindow, additions: &additions,
+                    subscriptions: (state, rebuild: refreshed.watermarkBefore == 0), stages: stages)
                 recomputed = Set(updated.recomputed)
                 stages.mark("day partials")
                 rows = try write(
@@ -98,7 +97,12 @@ extension FunnelReport {
                 // Partials written by another format: rebuild them from the rollups and read again.
                 recomputed = Set(
                     try ReportError.wrap {
-                        try connection.transaction(.immediate) { try partials.update($0, rebuild: true) }
+                        try connection.transaction(.immediate) { db in
+                            try Self.updateSubscriptionState(
+                                SubscriptionState(calendar: calendar), db, additions: nil,
+                                rebuild: refreshed.watermarkBefore == 0)
+                            return try partials.update(db, rebuild: true)
+                        }
                     })
                 rows = try write(
                     days: reportDays, placements: nil, cohortWindow: cohortWindow, formulaGuard: true,
@@ -139,19 +143,18 @@ extension FunnelReport {
         return run
     }
 
-    /// Brings the nightly job's subscription state (``SubscriptionState``) up to date in its own write
-    /// transaction, before the day partials clear the dirty buckets it reads; a state found
+    /// Brings the nightly job's subscription state (``SubscriptionState``) up to date inside the
+    /// caller's write transaction, the one that then brings the day partials up to date and clears
+    /// the dirty buckets the state reads (so no bucket is marked in between); a state found
     /// inconsistent with itself is emptied and built again from every subscription event.
-    func updateSubscriptionState(calendar: DayCalendar, additions: NightlyPartials.Additions?, rebuild: Bool) throws {
-        let state = SubscriptionState(calendar: calendar)
-        try ReportError.wrap {
-            do {
-                try connection.transaction(.immediate) { db in
-                    try state.update(db, additions: additions, rebuild: rebuild)
-                }
-            } catch is SubscriptionState.Inconsistent {
-                try connection.transaction(.immediate) { db in try state.update(db, additions: nil, rebuild: true) }
-            }
+    static func updateSubscriptionState(
+        _ state: SubscriptionState, _ db: Database, additions: NightlyPartials.Additions?, rebuild: Bool
+    ) throws {
+        do {
+            try state.update(db, additions: additions, rebuild: rebuild)
+        } catch is SubscriptionState.Inconsistent {
+            try SubscriptionState.clear(db)
+            try state.update(db, additions: nil, rebuild: true)
         }
     }
 
@@ -161,13 +164,15 @@ extension FunnelReport {
     /// (``BackgroundPartialsLoad``), merging them here as they come, then adds the fresh partials.
     /// A dirty day whose only change is new presentations from this run's refresh (`additions`)
     /// gets its stored partial plus theirs, without a rescan; `additions` is emptied once they are in,
-    /// before the other days are merged. Returns the days recomputed and the
-    /// loaded scan (`nil`: the report reads the partials itself).
+    /// before the other days are merged. With `subscriptions`, the subscription state is brought up
+    /// to date first, in the same transaction (stage `subscription state`). Returns the days
+    /// recomputed and the loaded scan (`nil`: the report reads the partials itself).
     ///
     /// - Throws: ``UnreadablePartial`` when a stored partial cannot be read; ``ReportError``.
     func updatePartials(
         _ partials: NightlyPartials, days: [ReportDay], cohortWindow: CohortWindow,
-        additions: inout NightlyPartials.Additions?
+        additions: inout NightlyPartials.Additions?,
+        subscriptions: (state: SubscriptionState, rebuild: Bool)? = nil, stages: StageClock? = nil
     ) throws -> (recomputed: [ReportDate], scan: PresentationScan?) {
         let parallel = try ReportError.wrap {
             try connection.scalar("PRAGMA journal_mode")?.string?.lowercased() == "wal"
@@ -177,6 +182,11 @@ extension FunnelReport {
         do {
             outcome = try ReportError.wrap {
                 try connection.transaction(.immediate) { db in
+                    if let subscriptions {
+                        try Self.updateSubscriptionState(
+                            subscriptions.state, db, additions: additions, rebuild: subscriptions.rebuild)
+                        stages?.mark("subscription state")
+                    }
                     let plan = try partials.plan(db, additions: additions)
                     guard parallel, !plan.rebuild, plan.days.count <= Self.backgroundLoadDayLimit else {
                         return try partials.update(db, plan: plan)
