@@ -50,6 +50,8 @@ struct BoundParametersTests {
         // PRAGMA cache_size = N restores the integer SQLite itself returned for `PRAGMA cache_size`
         // (pragmas take no bound parameters). Arrives with the reports branch.
         "PaywallReports/Rollup.swift | cacheSize": "integer read back from SQLite",
+        "PaywallReports/SubscriptionState.swift | table": "constant table names (ReportSchema.subscriptionStateTables)",
+        "PaywallReports/SubscriptionState.swift | SubscriptionState.eventColumns": "constant column list",
         // PRAGMA cache_size for an import: -KiB computed from an Int byte count (ImportCache, from file
         // sizes), and the integer SQLite returned for `PRAGMA cache_size` when it is put back.
         "PaywallStore/ImportCache.swift | bytes / 1_024": "integer cache size from file sizes",
