@@ -101,7 +101,7 @@ struct SubscriptionState {
 
     /// Where a subscription's start is attributed.
     struct Attribution: Equatable {
-        var pwID: [UInt8]
+        var pwID: UUIDKey
         var firstAt: Int64
         var placementKey: Int64
         var offering: String
@@ -114,7 +114,13 @@ struct SubscriptionState {
         /// A trial conversion was seen among the subscription's events (as of the watermark).
         var conversion: Bool
         var attribution: Attribution?
-        var buyerNames: [[UInt8]]
+        var buyers: [Buyer]
+    }
+
+    /// One of a start's customer names and its customer key (`-1`: no customer has that name yet).
+    struct Buyer: Equatable {
+        var name: [UInt8]
+        var key: Int64
     }
 
     /// Changes to one bucket's counts.
@@ -136,7 +142,7 @@ struct SubscriptionState {
 
     /// A presentation a rollup refresh stored or changed since the state was last brought up to date.
     struct TouchedPresentation {
-        var pwID: [UInt8]
+        var pwID: UUIDKey
         var customer: Int64
         var impressionAt: Int64?
         /// Whether it may have been stored before (then a subscription may be attributed to it).
@@ -156,7 +162,11 @@ struct SubscriptionState {
         for table in ReportSchema.subscriptionStateTables {
             _ = try db.run("DELETE FROM \(table)")
         }
-        try ReportSchema.forget([ReportSchema.subscriptionWatermarkKey, ReportSchema.subscriptionTimezoneKey], in: db)
+        try ReportSchema.forget(
+            [
+                ReportSchema.subscriptionWatermarkKey, ReportSchema.subscriptionTimezoneKey,
+                ReportSchema.subscriptionCustomerMarkKey,
+            ], in: db)
     }
 
     /// Brings the state up to date with every stored subscription event and the rollups, inside the
@@ -178,13 +188,17 @@ struct SubscriptionState {
             return rebuild
         }
         let top = try db.int64("SELECT coalesce(max(rowid), 0) FROM subscription_events") ?? 0
-        var run = Run(calendar: calendar, db: db, watermark: watermark, top: top)
+        let mark = try meta(db, ReportSchema.subscriptionCustomerMarkKey).flatMap { Int64($0) } ?? -1
+        var run = Run(calendar: calendar, db: db, watermark: watermark, top: top, customerMark: mark)
         try run.readNewEvents()
         if watermark > 0 { try run.touchByPresentations(try touchedPresentations(db, additions: additions)) }
         try run.foldNewEvents()
         try run.attributeAgain()
         try run.write()
         try setMeta(db, ReportSchema.subscriptionWatermarkKey, String(max(top, watermark)))
+        try setMeta(
+            db, ReportSchema.subscriptionCustomerMarkKey,
+            String(try db.int64("SELECT coalesce(max(key), -1) FROM report_customers") ?? -1))
         return rebuild
     }
 
@@ -200,7 +214,7 @@ struct SubscriptionState {
             for fold in additions.collected.folds where fold.impressionAt != nil {
                 touched.append(
                     TouchedPresentation(
-                        pwID: fold.pwID.bigEndianBytes, customer: fold.customerKey, impressionAt: fold.impressionAt,
+                        pwID: fold.pwID, customer: fold.customerKey, impressionAt: fold.impressionAt,
                         mayBeAttributed: false))
             }
         }
@@ -220,10 +234,11 @@ struct SubscriptionState {
             read.bind((sorted[end] + 1) * 900_000, at: 2)
             while try read.step() {
                 let row = read.row
+                guard let pwID = UUIDKey(blob: row, 0) else { continue }  // (the rollup stores 16-byte ids only)
                 touched.append(
                     TouchedPresentation(
-                        pwID: row.withUnsafeBlob(at: 0) { Array($0) }, customer: row.int64(at: 1),
-                        impressionAt: row.optionalInt64(at: 2), mayBeAttributed: true))
+                        pwID: pwID, customer: row.int64(at: 1), impressionAt: row.optionalInt64(at: 2),
+                        mayBeAttributed: true))
             }
             index = end + 1
         }
@@ -248,6 +263,8 @@ struct SubscriptionState {
         /// The events folded before (`0`: none, the state is being built) and the newest one now.
         let watermark: Int64
         let top: Int64
+        /// The largest customer key when the state was last brought up to date.
+        let customerMark: Int64
         /// The new events of each subscription, by transaction.
         var groups: [ExactText: Fold] = [:]
         /// Subscriptions to attribute again.
@@ -259,11 +276,12 @@ struct SubscriptionState {
         var rows: [ExactText: Stored?] = [:]
         var conversions: [ExactText] = []
 
-        init(calendar: DayCalendar, db: Database, watermark: Int64, top: Int64) {
+        init(calendar: DayCalendar, db: Database, watermark: Int64, top: Int64, customerMark: Int64) {
             self.calendar = calendar
             self.db = db
             self.watermark = watermark
             self.top = top
+            self.customerMark = customerMark
         }
 
         /// Reads the events above the watermark: counts their stamps, groups the subscriptions' ones.
@@ -293,17 +311,19 @@ struct SubscriptionState {
             }
         }
 
-        /// Marks the subscriptions a changed presentation could take or leave.
+        /// Marks the subscriptions a changed presentation could take or leave: those with a customer of
+        /// the presentation and an impression of it inside their purchase's window, and those
+        /// attributed to it. A buyer's name that had no customer can only have one among the customers
+        /// added since (keys above ``customerMark``).
         mutating func touchByPresentations(_ touched: [TouchedPresentation]) throws {
             let impressions = touched.compactMap(\.impressionAt)
             if let first = impressions.min(), let last = impressions.max() {
-                // The purchases whose window holds one of the impressions, and their customers' keys.
                 var byCustomer: [Int64: [(purchasedAt: Int64, transaction: ExactText)]] = [:]
-                var keysOfName: [[UInt8]: [Int64]] = [:]
-                let keys = try db.cachedStatement("SELECT key FROM report_customers WHERE user_id = ?1")
+                var unresolved = ByteKeyTable()
+                var unresolvedPurchases: [[(purchasedAt: Int64, transaction: ExactText)]] = []
                 try db.forEachRow(
                     """
-                    SELECT purchased_at, name, original_transaction_id FROM report_subscription_buyers
+                    SELECT purchased_at, name, original_transaction_id, customer_key FROM report_subscription_buyers
                     WHERE purchased_at >= ?1 AND purchased_at <= ?2
                     """,
                     [
@@ -311,19 +331,31 @@ struct SubscriptionState {
                         .integer(last + SubscriptionAttribution.lookbackMs),
                     ]
                 ) { row in
-                    let name = row.withUnsafeText(at: 1) { Array($0) }
-                    if keysOfName[name] == nil {
-                        keys.reset()
-                        name.withUnsafeBytes { keys.bindText($0, at: 1) }
-                        var found: [Int64] = []
-                        while try keys.step() { found.append(keys.row.int64(at: 0)) }
-                        keys.reset()
-                        keysOfName[name] = found
-                    }
-                    for key in keysOfName[name]! {
-                        byCustomer[key, default: []].append((row.int64(at: 0), ExactText(row.string(at: 2) ?? "")))
+                    let purchase = (row.int64(at: 0), ExactText(row.string(at: 2) ?? ""))
+                    let key = row.int64(at: 3)
+                    if key >= 0 {
+                        byCustomer[key, default: []].append(purchase)
+                    } else {
+                        row.withUnsafeText(at: 1) { name in
+                            if let index = unresolved.key(name) {
+                                unresolvedPurchases[Int(index)].append(purchase)
+                            } else {
+                                unresolved.insert(name, key: Int64(unresolvedPurchases.count))
+                                unresolvedPurchases.append([purchase])
+                            }
+                        }
                     }
                     return true
+                }
+                if unresolved.count > 0 {
+                    try db.forEachRow(
+                        "SELECT key, user_id FROM report_customers WHERE key > ?1", [.integer(customerMark)]
+                    ) { row in
+                        if let index = row.withUnsafeText(at: 1, { unresolved.key($0) }) {
+                            byCustomer[row.int64(at: 0), default: []] += unresolvedPurchases[Int(index)]
+                        }
+                        return true
+                    }
                 }
                 if !byCustomer.isEmpty {
                     for presentation in touched {
@@ -343,7 +375,7 @@ struct SubscriptionState {
                 "SELECT original_transaction_id FROM report_subscriptions WHERE pw_id = ?1")
             for presentation in touched where presentation.mayBeAttributed {
                 attributed.reset()
-                presentation.pwID.withUnsafeBytes { attributed.bindBlob($0, at: 1) }
+                presentation.pwID.bind(attributed, at: 1)
                 while try attributed.step() { again.insert(ExactText(attributed.row.string(at: 0) ?? "")) }
             }
             attributed.reset()
@@ -387,6 +419,9 @@ struct SubscriptionState {
                 WHERE original_transaction_id = ?1 AND rowid <= ?2
                   AND NOT (environment IS 'SANDBOX' OR type IS 'TEST')
                 """)
+            // Each subscription's events: all of them, and those up to the watermark (its old sums).
+            var work: [(transaction: ExactText, all: Fold, before: Fold, old: Stored?)] = []
+            work.reserveCapacity(again.count)
             for transaction in again.sorted() {
                 var all = Fold()
                 var before = Fold()
@@ -403,39 +438,44 @@ struct SubscriptionState {
                     events.reset()
                 }
                 let old = watermark == 0 ? nil : try SubscriptionState.stored(db, transaction.text)
-                // The old state out.
-                if let old, let attribution = old.attribution {
+                work.append((transaction, all, before, old))
+            }
+            events.reset()
+            // Their starts attributed together: one read of the customers, one of each purchase window.
+            let attributed = try SubscriptionState.attribute(db, work.map(\.all.start))
+            for (index, item) in work.enumerated() {
+                if let old = item.old, let attribution = old.attribution {
                     try change(
                         at: attribution.firstAt,
                         .remove(
                             key(attribution),
                             contribution(
-                                old.start, conversion: old.conversion, fold: before, customer: attribution.customer)
-                        ))
+                                old.start, conversion: old.conversion, fold: item.before, customer: attribution.customer
+                            )))
                 } else {
-                    addUnattributed(before.stamps, sign: -1)
+                    addUnattributed(item.before.stamps, sign: -1)
                 }
-                // The new state in.
-                guard let start = all.start else {
-                    addUnattributed(all.stamps, sign: 1)
-                    rows[transaction] = .some(nil)
+                if let old = item.old { try SubscriptionState.deleteBuyers(db, item.transaction.text, old) }
+                guard let start = item.all.start else {
+                    addUnattributed(item.all.stamps, sign: 1)
+                    rows[item.transaction] = .some(nil)
                     continue
                 }
-                let (names, attribution) = try SubscriptionState.attribute(db, start)
+                let (buyers, attribution) = attributed[index]
                 if let attribution {
                     try change(
                         at: attribution.firstAt,
                         .add(
                             key(attribution),
-                            contribution(start, conversion: all.conversion, fold: all, customer: attribution.customer)))
+                            contribution(
+                                start, conversion: item.all.conversion, fold: item.all, customer: attribution.customer)
+                        ))
                 } else {
-                    addUnattributed(all.stamps, sign: 1)
+                    addUnattributed(item.all.stamps, sign: 1)
                 }
-                rows[transaction] = Stored(
-                    start: start, conversion: all.conversion, attribution: attribution, buyerNames: names)
-                if let old { try SubscriptionState.deleteBuyers(db, transaction.text, old) }
+                rows[item.transaction] = Stored(
+                    start: start, conversion: item.all.conversion, attribution: attribution, buyers: buyers)
             }
-            events.reset()
         }
 
         func key(_ attribution: Attribution) -> DayMoney.Key {
@@ -479,7 +519,7 @@ struct SubscriptionState {
                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
                 """)
             let buyer = try db.cachedStatement(
-                "INSERT OR IGNORE INTO report_subscription_buyers (purchased_at, name, original_transaction_id) VALUES (?1, ?2, ?3)"
+                "INSERT OR IGNORE INTO report_subscription_buyers (purchased_at, name, original_transaction_id, customer_key) VALUES (?1, ?2, ?3, ?4)"
             )
             for (transaction, row) in rows {
                 guard let row else {
@@ -497,7 +537,7 @@ struct SubscriptionState {
                 upsert.bind(row.start.expirationAt, at: 6)
                 upsert.bind(Int64(row.conversion ? 1 : 0), at: 7)
                 if let a = row.attribution {
-                    a.pwID.withUnsafeBytes { upsert.bindBlob($0, at: 8) }
+                    a.pwID.bind(upsert, at: 8)
                     upsert.bind(a.firstAt, at: 9)
                     upsert.bind(a.placementKey, at: 10)
                     upsert.bind(a.offering, at: 11)
@@ -505,14 +545,15 @@ struct SubscriptionState {
                 } else {
                     for index in 8...12 { upsert.bind(Int64?.none, at: index) }
                 }
-                upsert.bind(Data(SubscriptionState.encodeNames(row.buyerNames)), at: 13)
+                upsert.bind(Data(SubscriptionState.encodeBuyers(row.buyers)), at: 13)
                 try upsert.run()
                 if let purchasedAt = row.start.purchasedAt {
-                    for name in row.buyerNames {
+                    for entry in row.buyers {
                         buyer.reset()
                         buyer.bind(purchasedAt, at: 1)
-                        name.withUnsafeBytes { buyer.bindText($0, at: 2) }
+                        entry.name.withUnsafeBytes { buyer.bindText($0, at: 2) }
                         buyer.bind(transaction.text, at: 3)
+                        buyer.bind(entry.key, at: 4)
                         try buyer.run()
                     }
                 }
@@ -609,11 +650,11 @@ struct SubscriptionState {
         var attribution: Attribution?
         if !row.isNull(at: 6) {
             attribution = Attribution(
-                pwID: row.withUnsafeBlob(at: 6) { Array($0) }, firstAt: row.int64(at: 7),
+                pwID: UUIDKey(blob: row, 6) ?? .zero, firstAt: row.int64(at: 7),
                 placementKey: row.int64(at: 8), offering: row.string(at: 9) ?? "", customer: row.int64(at: 10))
         }
-        let names = row.withUnsafeBlob(at: 11) { decodeNames($0) }
-        return Stored(start: start, conversion: row.int64(at: 5) != 0, attribution: attribution, buyerNames: names)
+        let buyers = row.withUnsafeBlob(at: 11) { decodeBuyers($0) }
+        return Stored(start: start, conversion: row.int64(at: 5) != 0, attribution: attribution, buyers: buyers)
     }
 
     /// Removes the buyers' rows of `old`.
@@ -622,102 +663,164 @@ struct SubscriptionState {
         let delete = try db.cachedStatement(
             """
             DELETE FROM report_subscription_buyers
-            WHERE purchased_at = ?1 AND name = ?2 AND original_transaction_id = ?3
+            WHERE purchased_at = ?1 AND name = ?2 AND original_transaction_id = ?3 AND customer_key = ?4
             """)
-        for name in old.buyerNames {
+        for entry in old.buyers {
             delete.reset()
             delete.bind(purchasedAt, at: 1)
-            name.withUnsafeBytes { delete.bindText($0, at: 2) }
+            entry.name.withUnsafeBytes { delete.bindText($0, at: 2) }
             delete.bind(transaction, at: 3)
+            delete.bind(entry.key, at: 4)
             try delete.run()
         }
         delete.clearBindings()
     }
 
-    /// A start's customer names and the presentation it is attributed to (funnels.md "Revenue"): the
-    /// latest impression, by (`impression_at`, `pw_id`), of any of its customers' presentations from
-    /// ``SubscriptionAttribution/lookbackMs`` before the purchase to ``SubscriptionAttribution/skewMs``
-    /// after it. Names are read only for a start with a purchase time (none is attributed otherwise).
-    static func attribute(_ db: Database, _ start: Start) throws -> (names: [[UInt8]], Attribution?) {
-        guard let purchasedAt = start.purchasedAt else { return ([], nil) }
+    /// Each start's customer names (with their customer keys) and the presentation it is attributed
+    /// to (funnels.md "Revenue"): the latest impression, by (`impression_at`, `pw_id`), of any of its
+    /// customers' presentations from ``SubscriptionAttribution/lookbackMs`` before the purchase to
+    /// ``SubscriptionAttribution/skewMs`` after it. A start without a purchase time has no names and
+    /// no attribution; a `nil` start neither.
+    ///
+    /// Design note (speed): the starts are attributed together. Their names are looked up in one pass
+    /// over `report_customers` (its `user_id` has no index: one would take every new customer's insert
+    /// to a random place in a large index), and the candidates come from one range read of
+    /// `report_presentations_by_impression` per stretch of overlapping purchase windows, keeping only
+    /// the buyers' rows.
+    static func attribute(_ db: Database, _ starts: [Start?]) throws -> [(buyers: [Buyer], Attribution?)] {
+        var result = [(buyers: [Buyer], Attribution?)](repeating: ([], nil), count: starts.count)
+        // The names of each start with a purchase time, each name once in `names`.
         let namesOf = try db.cachedStatement(
             "SELECT customer_key FROM subscription_customer_keys WHERE event_rowid = ?1")
-        var names: [[UInt8]] = []
-        namesOf.reset()
-        namesOf.bind(start.rowid, at: 1)
-        while try namesOf.step() {
-            let name = namesOf.row.withUnsafeText(at: 0) { Array($0) }
-            if !names.contains(name) { names.append(name) }
+        var names = ByteKeyTable()
+        var nameBytes: [[UInt8]] = []
+        var namesOfStart = [[Int]](repeating: [], count: starts.count)
+        for (index, start) in starts.enumerated() {
+            guard let start, start.purchasedAt != nil else { continue }
+            namesOf.reset()
+            namesOf.bind(start.rowid, at: 1)
+            while try namesOf.step() {
+                let name = namesOf.row.withUnsafeText(at: 0) { bytes -> Int in
+                    if let known = names.key(bytes) { return Int(known) }
+                    names.insert(bytes, key: Int64(nameBytes.count))
+                    nameBytes.append(Array(bytes))
+                    return nameBytes.count - 1
+                }
+                if !namesOfStart[index].contains(name) { namesOfStart[index].append(name) }
+            }
         }
         namesOf.reset()
-        let keysOf = try db.cachedStatement("SELECT key FROM report_customers WHERE user_id = ?1")
-        let candidates = try db.cachedStatement(
+        guard !nameBytes.isEmpty else { return result }
+        var keysOfName = [[Int64]](repeating: [], count: nameBytes.count)
+        try db.forEachRow("SELECT key, user_id FROM report_customers") { row in
+            if let index = row.withUnsafeText(at: 1, { names.key($0) }) {
+                keysOfName[Int(index)].append(row.int64(at: 0))
+            }
+            return true
+        }
+        // Each start's customers, and the stretches of overlapping purchase windows of starts that have some.
+        var wanted = Set<Int64>()
+        var windows: [(from: Int64, to: Int64)] = []
+        var keysOfStart = [[Int64]](repeating: [], count: starts.count)
+        for (index, start) in starts.enumerated() {
+            guard let purchasedAt = start?.purchasedAt else { continue }
+            var buyers: [Buyer] = []
+            for name in namesOfStart[index] {
+                let keys = keysOfName[name]
+                if keys.isEmpty { buyers.append(Buyer(name: nameBytes[name], key: -1)) }
+                for key in keys {
+                    buyers.append(Buyer(name: nameBytes[name], key: key))
+                    if !keysOfStart[index].contains(key) { keysOfStart[index].append(key) }
+                }
+            }
+            result[index].buyers = buyers
+            guard !keysOfStart[index].isEmpty else { continue }
+            wanted.formUnion(keysOfStart[index])
+            windows.append(
+                (purchasedAt - SubscriptionAttribution.lookbackMs, purchasedAt + SubscriptionAttribution.skewMs))
+        }
+        windows.sort { $0.from < $1.from }
+        var stretches: [(from: Int64, to: Int64)] = []
+        for window in windows {
+            if let last = stretches.last, window.from <= last.to {
+                stretches[stretches.count - 1].to = max(last.to, window.to)
+            } else {
+                stretches.append(window)
+            }
+        }
+        // The buyers' presentations with an impression in some window.
+        var candidates: [Int64: [(at: Int64, pwID: UUIDKey)]] = [:]
+        let read = try db.cachedStatement(
             """
-            SELECT impression_at, pw_id FROM report_presentations
-            WHERE customer_key = ?1 AND impression_at IS NOT NULL AND impression_at >= ?2 AND impression_at <= ?3
+            SELECT impression_at, customer_key, pw_id FROM report_presentations
+            WHERE impression_at IS NOT NULL AND impression_at >= ?1 AND impression_at <= ?2
             """)
-        var best: (at: Int64, pwID: [UInt8], customer: Int64)?
-        var seen: [Int64] = []
-        for name in names {
-            keysOf.reset()
-            name.withUnsafeBytes { keysOf.bindText($0, at: 1) }
-            var keys: [Int64] = []
-            while try keysOf.step() { keys.append(keysOf.row.int64(at: 0)) }
-            keysOf.reset()
-            for key in keys where !seen.contains(key) {
-                seen.append(key)
-                candidates.reset()
-                candidates.bind(key, at: 1)
-                candidates.bind(purchasedAt - SubscriptionAttribution.lookbackMs, at: 2)
-                candidates.bind(purchasedAt + SubscriptionAttribution.skewMs, at: 3)
-                while try candidates.step() {
-                    let at = candidates.row.int64(at: 0)
-                    let pwID = candidates.row.withUnsafeBlob(at: 1) { Array($0) }
+        for stretch in stretches {
+            read.reset()
+            read.bind(stretch.from, at: 1)
+            read.bind(stretch.to, at: 2)
+            while try read.step() {
+                let row = read.row
+                let customer = row.int64(at: 1)
+                guard wanted.contains(customer), let pwID = UUIDKey(blob: row, 2) else { continue }
+                candidates[customer, default: []].append((row.int64(at: 0), pwID))
+            }
+        }
+        read.reset()
+        // Each start's latest candidate in its window, and that presentation's day, placement and offering.
+        let presentation = try db.cachedStatement(
+            "SELECT first_at, placement_key, coalesce(offering, '') FROM report_presentations WHERE pw_id = ?1")
+        for (index, start) in starts.enumerated() {
+            guard let purchasedAt = start?.purchasedAt else { continue }
+            let earliest = purchasedAt - SubscriptionAttribution.lookbackMs
+            let latest = purchasedAt + SubscriptionAttribution.skewMs
+            var best: (at: Int64, pwID: UUIDKey, customer: Int64)?
+            for key in keysOfStart[index] {
+                for candidate in candidates[key] ?? [] where candidate.at >= earliest && candidate.at <= latest {
                     if let current = best,
-                        at < current.at || (at == current.at && !current.pwID.lexicographicallyPrecedes(pwID))
+                        candidate.at < current.at || (candidate.at == current.at && !(current.pwID < candidate.pwID))
                     {
                         continue
                     }
-                    best = (at, pwID, key)
+                    best = (candidate.at, candidate.pwID, key)
                 }
-                candidates.reset()
             }
-        }
-        guard let best else { return (names, nil) }
-        let presentation = try db.cachedStatement(
-            "SELECT first_at, placement_key, coalesce(offering, '') FROM report_presentations WHERE pw_id = ?1")
-        presentation.reset()
-        defer { presentation.reset() }
-        best.pwID.withUnsafeBytes { presentation.bindBlob($0, at: 1) }
-        guard try presentation.step() else { return (names, nil) }
-        let row = presentation.row
-        return (
-            names,
-            Attribution(
+            guard let best else { continue }
+            presentation.reset()
+            best.pwID.bind(presentation, at: 1)
+            guard try presentation.step() else { continue }
+            let row = presentation.row
+            result[index].1 = Attribution(
                 pwID: best.pwID, firstAt: row.int64(at: 0), placementKey: row.int64(at: 1),
                 offering: row.string(at: 2) ?? "", customer: best.customer)
-        )
+        }
+        presentation.reset()
+        return result
     }
 
-    static func encodeNames(_ names: [[UInt8]]) -> [UInt8] {
+    /// The stored form of a start's buyers (`report_subscriptions.buyer_names`).
+    static func encodeBuyers(_ buyers: [Buyer]) -> [UInt8] {
         var writer = ByteWriter()
-        writer.count(names.count)
-        for name in names {
-            writer.count(name.count)
-            writer.bytes.append(contentsOf: name)
+        writer.count(buyers.count)
+        for buyer in buyers {
+            writer.count(buyer.name.count)
+            writer.bytes.append(contentsOf: buyer.name)
+            writer.int(buyer.key)
         }
         return writer.bytes
     }
 
-    static func decodeNames(_ bytes: UnsafeRawBufferPointer) -> [[UInt8]] {
+    /// Reads what ``encodeBuyers(_:)`` wrote.
+    static func decodeBuyers(_ bytes: UnsafeRawBufferPointer) -> [Buyer] {
         var reader = ByteReader(bytes: bytes)
         guard let count = reader.count() else { return [] }
-        var names: [[UInt8]] = []
+        var buyers: [Buyer] = []
         for _ in 0..<count {
-            guard let length = reader.count(), let name = reader.raw(length, of: UInt8.self) else { break }
-            names.append(name)
+            guard let length = reader.count(), let name = reader.raw(length, of: UInt8.self), let key = reader.int()
+            else { break }
+            buyers.append(Buyer(name: name, key: key))
         }
-        return names
+        return buyers
     }
 
     // MARK: - Reading for a report
@@ -809,12 +912,5 @@ extension MoneyCell {
             }
         }
         return true
-    }
-}
-
-extension UUIDKey {
-    /// The 16 bytes as stored (big-endian halves).
-    var bigEndianBytes: [UInt8] {
-        withUnsafeBytes(of: (high.bigEndian, low.bigEndian)) { Array($0) }
     }
 }
