@@ -146,7 +146,8 @@ extension FunnelReport {
     /// Brings the nightly job's subscription state (``SubscriptionState``) up to date inside the
     /// caller's write transaction, the one that then brings the day partials up to date and clears
     /// the dirty buckets the state reads (so no bucket is marked in between); a state found
-    /// inconsistent with itself is emptied and built again from every subscription event.
+    /// inconsistent with itself is emptied and built again from every subscription event, and the
+    /// repair counted in `meta` (``ReportSchema/subscriptionRepairsKey``: the tests expect none).
     static func updateSubscriptionState(
         _ state: SubscriptionState, _ db: Database, additions: NightlyPartials.Additions?, rebuild: Bool
     ) throws {
@@ -155,6 +156,11 @@ extension FunnelReport {
         } catch is SubscriptionState.Inconsistent {
             try SubscriptionState.clear(db)
             try state.update(db, additions: nil, rebuild: true)
+            try db.run(
+                """
+                INSERT INTO meta (key, value) VALUES (?1, '1')
+                ON CONFLICT (key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)
+                """, [.text(ReportSchema.subscriptionRepairsKey)])
         }
     }
 

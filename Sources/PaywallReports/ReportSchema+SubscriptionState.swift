@@ -6,6 +6,9 @@ extension ReportSchema {
     static let subscriptionWatermarkKey = "reports.subscription_watermark_rowid"
     /// Meta key of the time zone the subscription state's money days are cut in (``SubscriptionState``).
     static let subscriptionTimezoneKey = "reports.subscription_timezone"
+    /// Meta key counting the nightly runs that found the subscription state inconsistent with itself
+    /// and built it again (a defect to report: the state's updates are meant to keep it exact).
+    static let subscriptionRepairsKey = "reports.subscription_repairs"
     /// Meta key of the largest customer key when the subscription state was last brought up to date:
     /// a buyer's name without a customer then can only have one among the keys above it.
     static let subscriptionCustomerMarkKey = "reports.subscription_customer_mark"

@@ -564,6 +564,10 @@ struct NightlySubscriptionEquivalenceTests {
             let run = try FunnelReport(connection: store, now: .constant(now))
                 .nightly(into: folder.path("nightly"), days: round.days, timezone: round.timezone, version: "t")
             let nightly = try read(folder.path("nightly"))
+            // The nightly kept its subscription state exact (it never had to rebuild it as inconsistent)
+            #expect(
+                try store.scalar("SELECT value FROM meta WHERE key = ?", [.text(ReportSchema.subscriptionRepairsKey)])
+                    == nil, "\(what): the subscription state was found inconsistent and rebuilt")
             // Oracle 1: a range report over exactly the nightly's window, in its time zone
             try FunnelReport(connection: store, now: .constant(now)).report(
                 from: try ReportDate(run.windowFrom), to: try ReportDate(run.windowTo), timezone: round.timezone,

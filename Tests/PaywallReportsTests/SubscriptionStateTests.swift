@@ -24,13 +24,16 @@ struct SubscriptionStateTests {
     @discardableResult
     static func nightlyEqualsFullRecompute(
         _ connection: Connection, _ folder: TemporaryDirectory, now: Int64, timezone: String = "UTC",
-        _ comment: String
+        repairs: Int = 0, _ comment: String
     ) throws -> [String: String] {
         let run = try FunnelReport(connection: connection, now: .constant(now))
             .nightly(into: folder.path("nightly"), days: 10, timezone: timezone, version: "")
         try FunnelReport(connection: connection, now: .constant(now)).report(
             from: try ReportDate(run.windowFrom), to: try ReportDate(run.windowTo), timezone: timezone,
             into: folder.path("full"))
+        #expect(
+            try connection.scalar("SELECT value FROM meta WHERE key = ?", [.text(ReportSchema.subscriptionRepairsKey)])?
+                .string == (repairs > 0 ? String(repairs) : nil), "\(comment): repairs of the state")
         var contents: [String: String] = [:]
         for file in files {
             let fromNightly = try String(contentsOfFile: folder.path("nightly/" + file), encoding: .utf8)
@@ -68,13 +71,25 @@ struct SubscriptionStateTests {
                 Sub(
                     id: "p2", type: "INITIAL_PURCHASE", transaction: "T2", at: Self.d1 + 3 * Self.h, user: "x2",
                     originalUser: "anon2", purchasedAt: Self.d1 + 3 * Self.h, price: 9_990_000),
+                // u9's trial, after u9 saw b
+                Sub(
+                    id: "p3", type: "INITIAL_PURCHASE", transaction: "T3", at: Self.d1 + 80 * Self.minute, user: "u9",
+                    period: "TRIAL", purchasedAt: Self.d1 + 80 * Self.minute, expirationAt: Self.d1 + 6 * 24 * Self.h,
+                    price: 0),
             ], into: connection)
         let now = Self.d1 + 2 * 24 * Self.h
         try Self.nightlyEqualsFullRecompute(connection, folder, now: now, "first run")
         #expect(try Self.revenueByOffering(folder) == ["a": "4.99", "b": "0.00"])
-        #expect(try connection.scalar("SELECT count(*) FROM report_subscriptions")?.int64 == 2)
+        #expect(try connection.scalar("SELECT count(*) FROM report_subscriptions")?.int64 == 3)
 
-        // When u1's later presentation of b (inside T1's window) and anon2's presentation arrive late
+        // When u1's later presentation of b (inside T1's window) and anon2's presentation arrive late, and
+        // u9's trial converts
+        try SubscriptionFixture.insert(
+            [
+                Sub(
+                    id: "c3", type: "RENEWAL", transaction: "T3", at: Self.d1 + 40 * Self.h, user: "u9",
+                    purchasedAt: Self.d1 + 40 * Self.h, trialConversion: true, price: 1_000_000)
+            ], into: connection)
         try ReportFixture.insert(
             [
                 ReportFixture.shown(0x402, Self.d1 + 1 * Self.h + 30 * Self.minute, "u1", 402, "pw", offering: "b"),
@@ -82,12 +97,15 @@ struct SubscriptionStateTests {
             ], into: connection)
         try Self.nightlyEqualsFullRecompute(connection, folder, now: now + Self.h, "late presentations")
         // Then T1 is b's and T2 is a's
-        #expect(try Self.revenueByOffering(folder) == ["a": "9.99", "b": "4.99"])
+        #expect(try Self.revenueByOffering(folder) == ["a": "9.99", "b": "5.99"])
 
-        // When T1's presentation gets an earlier first event (not an impression), on the day before, and T1 renews
+        // When T1's presentation gets an earlier first event (not an impression), on the day before, and T1
+        // renews; and u9's late presentation of c takes u9's converted trial
         try ReportFixture.insert(
-            [ReportFixture.step(0x404, "paywall_plan_selected", Self.d1 - 2 * Self.h, "u1", 402, "pw", "pro")],
-            into: connection)
+            [
+                ReportFixture.step(0x404, "paywall_plan_selected", Self.d1 - 2 * Self.h, "u1", 402, "pw", "pro"),
+                ReportFixture.shown(0x406, Self.d1 + 75 * Self.minute, "u9", 406, "pw", offering: "c"),
+            ], into: connection)
         try SubscriptionFixture.insert(
             [
                 Sub(
@@ -97,7 +115,15 @@ struct SubscriptionStateTests {
         let moved = try Self.nightlyEqualsFullRecompute(connection, folder, now: now + 2 * Self.h, "moved day")
         // Then its money (two payments) is on that day, still b's
         #expect(moved["revenue.csv"]!.contains("2026-10-31,pw,") && moved["revenue.csv"]!.contains(",9.98,"))
-        #expect(try Self.revenueByOffering(folder) == ["a": "9.99", "b": "9.98"])
+        #expect(try Self.revenueByOffering(folder) == ["a": "9.99", "b": "9.98", "c": "1.00"])
+
+        // When anon2's presentation (T2's) gets an earlier impression, more than 72 h before T2's purchase
+        try ReportFixture.insert(
+            [ReportFixture.shown(0x405, Self.d1 - 80 * Self.h, "anon2", 403, "pw", offering: "b")], into: connection)
+        try Self.nightlyEqualsFullRecompute(
+            connection, folder, now: now + 2 * Self.h + 1, "impression out of the window")
+        // Then T2 has no presentation in its window any more (and that presentation's offering is b's now)
+        #expect(try Self.revenueByOffering(folder) == ["a": "0.00", "b": "9.98", "c": "1.00"])
 
         // When u1 is forgotten (paywall and subscription events)
         _ = try UserErasure(
@@ -109,9 +135,9 @@ struct SubscriptionStateTests {
             #expect(try connection.scalar("SELECT count(*) FROM \(table)")?.int64 == 0, "\(table)")
         }
         try Self.nightlyEqualsFullRecompute(connection, folder, now: now + 3 * Self.h, "after the erasure")
-        #expect(try Self.revenueByOffering(folder) == ["a": "9.99", "b": "0.00"])
+        #expect(try Self.revenueByOffering(folder) == ["b": "0.00", "c": "1.00"])
         #expect(try connection.scalar("SELECT count(*) FROM report_subscription_buyers WHERE name = 'u1'")?.int64 == 0)
-        #expect(try connection.scalar("SELECT count(*) FROM report_subscriptions")?.int64 == 1)
+        #expect(try connection.scalar("SELECT count(*) FROM report_subscriptions")?.int64 == 2)
     }
 
     @Test func aStateThatDisagreesWithItselfOrAnotherTimeZoneIsBuiltAgain() throws {
@@ -129,7 +155,7 @@ struct SubscriptionStateTests {
                     price: 4_990_000, proceeds: 4_241_500)
             ], into: connection)
         // Then the run finds it out, builds the state again and still equals a full recompute
-        let second = try Self.nightlyEqualsFullRecompute(connection, folder, now: now, "lost day")
+        let second = try Self.nightlyEqualsFullRecompute(connection, folder, now: now, repairs: 1, "lost day")
         #expect(second != first)
         #expect(try connection.scalar("SELECT count(*) FROM report_money_days")?.int64 ?? 0 > 0)
         // When a day's money cannot be read and another renewal arrives
@@ -140,10 +166,10 @@ struct SubscriptionStateTests {
                     id: "late-renewal-2", type: "RENEWAL", transaction: "T3", at: now - Self.h, user: "u22",
                     price: 4_990_000, proceeds: 4_241_500)
             ], into: connection)
-        try Self.nightlyEqualsFullRecompute(connection, folder, now: now, "unreadable day")
+        try Self.nightlyEqualsFullRecompute(connection, folder, now: now, repairs: 2, "unreadable day")
         // And a run in another time zone cuts the money in its days
         try Self.nightlyEqualsFullRecompute(
-            connection, folder, now: now, timezone: "America/New_York", "another time zone")
+            connection, folder, now: now, timezone: "America/New_York", repairs: 2, "another time zone")
         #expect(
             try connection.scalar(
                 "SELECT value FROM meta WHERE key = ?", [.text(ReportSchema.subscriptionTimezoneKey)])?
