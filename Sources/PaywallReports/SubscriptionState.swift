@@ -188,6 +188,11 @@ struct SubscriptionState {
             return rebuild
         }
         let top = try db.int64("SELECT coalesce(max(rowid), 0) FROM subscription_events") ?? 0
+        // A build writes every subscription's rows: 32 MB of cache holds the pages it goes back to
+        // (as the rollup refresh does; SQLite's default is 2 MB).
+        let cacheSize = try db.int64("PRAGMA cache_size") ?? -2000
+        try db.execute("PRAGMA cache_size = -32768")
+        defer { try? db.execute("PRAGMA cache_size = \(cacheSize)") }
         let mark = try meta(db, ReportSchema.subscriptionCustomerMarkKey).flatMap { Int64($0) } ?? -1
         var run = Run(calendar: calendar, db: db, watermark: watermark, top: top, customerMark: mark)
         try run.readNewEvents()
@@ -521,8 +526,12 @@ struct SubscriptionState {
             let buyer = try db.cachedStatement(
                 "INSERT OR IGNORE INTO report_subscription_buyers (purchased_at, name, original_transaction_id, customer_key) VALUES (?1, ?2, ?3, ?4)"
             )
-            for (transaction, row) in rows {
-                guard let row else {
+            // Rows in key order, the buyers' rows in theirs (below): a build writes a few hundred
+            // thousand, and in hash order each insert landed on a random page of a table larger than
+            // the cache.
+            var buyerRows: [(purchasedAt: Int64, name: [UInt8], transaction: ExactText, key: Int64)] = []
+            for transaction in rows.keys.sorted() {
+                guard let row = rows[transaction]! else {
                     _ = try db.run(
                         "DELETE FROM report_subscriptions WHERE original_transaction_id = ?1", [.text(transaction.text)]
                     )
@@ -548,15 +557,22 @@ struct SubscriptionState {
                 upsert.bind(Data(SubscriptionState.encodeBuyers(row.buyers)), at: 13)
                 try upsert.run()
                 if let purchasedAt = row.start.purchasedAt {
-                    for entry in row.buyers {
-                        buyer.reset()
-                        buyer.bind(purchasedAt, at: 1)
-                        entry.name.withUnsafeBytes { buyer.bindText($0, at: 2) }
-                        buyer.bind(transaction.text, at: 3)
-                        buyer.bind(entry.key, at: 4)
-                        try buyer.run()
-                    }
+                    for entry in row.buyers { buyerRows.append((purchasedAt, entry.name, transaction, entry.key)) }
                 }
+            }
+            buyerRows.sort {
+                if $0.purchasedAt != $1.purchasedAt { return $0.purchasedAt < $1.purchasedAt }
+                if $0.name != $1.name { return $0.name.lexicographicallyPrecedes($1.name) }
+                if $0.transaction != $1.transaction { return $0.transaction < $1.transaction }
+                return $0.key < $1.key
+            }
+            for entry in buyerRows {
+                buyer.reset()
+                buyer.bind(entry.purchasedAt, at: 1)
+                entry.name.withUnsafeBytes { buyer.bindText($0, at: 2) }
+                buyer.bind(entry.transaction.text, at: 3)
+                buyer.bind(entry.key, at: 4)
+                try buyer.run()
             }
             upsert.clearBindings()
             buyer.clearBindings()

@@ -51,6 +51,7 @@ struct BoundParametersTests {
         // (pragmas take no bound parameters). Arrives with the reports branch.
         "PaywallReports/Rollup.swift | cacheSize": "integer read back from SQLite",
         "PaywallReports/SubscriptionState.swift | table": "constant table names (ReportSchema.subscriptionStateTables)",
+        "PaywallReports/SubscriptionState.swift | cacheSize": "integer read back from SQLite",
         "PaywallReports/SubscriptionState.swift | SubscriptionState.eventColumns": "constant column list",
         // PRAGMA cache_size for an import: -KiB computed from an Int byte count (ImportCache, from file
         // sizes), and the integer SQLite returned for `PRAGMA cache_size` when it is put back.
