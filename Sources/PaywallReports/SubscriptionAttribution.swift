@@ -4,9 +4,9 @@ import PaywallSQLite
 /// The subscription side of the reports (funnels.md "Revenue"): every stored subscription's start,
 /// the presentation it is attributed to (the last one seen before buying), and what it earned.
 ///
-/// Read in full from the subscription tables and the report rollups on every run, inside the
-/// report's read transaction, so a range report, the nightly job and either engine see the same
-/// attribution (a late renewal or a late start changes exactly the days its presentation is on).
+/// Read in full from the subscription tables and the report rollups, inside the report's read
+/// transaction, by a range report, a filtered run and the SQL engine; the unfiltered nightly job
+/// keeps the same result between runs instead (``SubscriptionState``), and the tests hold the two equal.
 /// A store without the subscription tables (one made before they existed) reads as empty.
 ///
 /// How it reads (``SubscriptionReads``, measured by `paywall-bench report subscriptions`): one pass

@@ -26,8 +26,8 @@ import PaywallSQLite
 ///   14 % of the customers buying) and every rollup write would pay for it. Dropped.
 /// - All together 0.32-0.34 s against 0.56-0.73 s (a quieter moment: 0.21-0.26 s against
 ///   0.41-0.45 s), the same subscriptions, stamps and as-of. The scan of
-///   `report_presentations` is now the largest part; only the incremental state NIGHTLY.md
-///   sketches avoids it.
+///   `report_presentations` is now the largest part. The nightly job reads none of this: it keeps
+///   its subscription side between runs (``SubscriptionState``).
 enum SubscriptionReads {
     /// A subscription's start (its purchase with the smallest `purchased_at_ms`, ties by the
     /// smallest `id`) and the sums of its production events.

@@ -276,7 +276,7 @@ struct SubscriptionState {
         var again: Set<ExactText> = []
         var buckets: [Int64: BucketChange] = [:]
         var money: [Int64: [MoneyChange]] = [:]  // by day start
-        var dayOf: [ReportDate: ReportDay] = [:]
+        var dayOf: [Int64: ReportDay] = [:]  // by 15-minute bucket
         /// Rows to write (`nil`: delete) and converted flags to set.
         var rows: [ExactText: Stored?] = [:]
         var conversions: [ExactText] = []
@@ -388,7 +388,9 @@ struct SubscriptionState {
 
         /// Folds each subscription's new events into its stored state, or marks it to be attributed again.
         mutating func foldNewEvents() throws {
-            for (transaction, fold) in groups where !again.contains(transaction) {
+            // In key order: the stored rows are read in their table's order, not from random pages.
+            for transaction in groups.keys.sorted() where !again.contains(transaction) {
+                let fold = groups[transaction]!
                 guard watermark > 0, let stored = try SubscriptionState.stored(db, transaction.text) else {
                     if fold.start != nil {
                         again.insert(transaction)
@@ -501,13 +503,15 @@ struct SubscriptionState {
 
         /// Queues a money change on the day of `firstAt`.
         mutating func change(at firstAt: Int64, _ change: MoneyChange) throws {
-            let date = calendar.date(containing: firstAt)
+            // Days start on a quarter hour in every zone: one calendar lookup per 15-minute bucket.
+            let bucket = SubscriptionState.bucket(firstAt)
             let day: ReportDay
-            if let known = dayOf[date] {
+            if let known = dayOf[bucket] {
                 day = known
             } else {
+                let date = calendar.date(containing: firstAt)
                 day = try calendar.days(from: date, through: date)[0]
-                dayOf[date] = day
+                dayOf[bucket] = day
             }
             money[day.startMs, default: []].append(change)
             dayEnds[day.startMs] = day.endMs
