@@ -80,8 +80,14 @@ struct SubscriptionAttribution {
         result.unattributedStamps = fold.unattributedStamps
         fold.starts.sort { $0.rowid < $1.rowid }
         let buyers = try SubscriptionReads.buyers(db, starts: fold.starts)
-        let presentations = try SubscriptionReads.presentations(
-            db, customers: buyers.customers, contextFilter: contextFilter)
+        var windows: [(from: Int64, to: Int64)] = []
+        for (index, start) in fold.starts.enumerated() {
+            guard let purchasedAt = start.purchasedAt, !buyers.customersOfStart[index].isEmpty else { continue }
+            windows.append((purchasedAt - lookbackMs, purchasedAt + skewMs))
+        }
+        var presentations = try SubscriptionReads.presentations(
+            db, customers: buyers.customers, windows: windows, contextFilter: contextFilter)
+        var chosenOfStart = [(index: Int, customer: Int64)?](repeating: nil, count: fold.starts.count)
 
         for (index, start) in fold.starts.enumerated() {
             var chosen: (index: Int, customer: Int64)?
@@ -105,6 +111,11 @@ struct SubscriptionAttribution {
                 if !inWholeStore { result.unattributedStamps += fold.groupStamps[start.stamps] }
                 continue
             }
+            chosenOfStart[index] = chosen
+        }
+        try presentations.readDetails(db, of: chosenOfStart.compactMap { $0?.index })
+        for (index, start) in fold.starts.enumerated() {
+            guard let chosen = chosenOfStart[index] else { continue }
             let converted = start.trial && start.renewedAsConversion
             result.subscriptions.append(
                 Subscription(

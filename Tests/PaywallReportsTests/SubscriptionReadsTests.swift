@@ -90,11 +90,13 @@ struct SubscriptionReadsTests {
                     trial: false, converted: false, pending: false, revenueMicros: 3_000_000, proceedsMicros: 2_100_000),
                 S(
                     firstAt: Self.d1 + 2 * Self.h, placement: "pw", offering: "a", customer: customers["u2"]!,
-                    trial: true, converted: true, pending: false, revenueMicros: 3_000_000, proceedsMicros: 2_100_000),
+                    trial: true, converted: true, pending: false, expirationAt: Self.d1 + 50 * Self.h,
+                    revenueMicros: 3_000_000, proceedsMicros: 2_100_000),
                 // a3 is a trial expiring at 90 h, after as-of: pending; both purchases are revenue
                 S(
                     firstAt: Self.d1 + 3 * Self.h, placement: "pw", offering: "b", customer: customers["u3"]!,
-                    trial: true, converted: false, pending: true, revenueMicros: 4_000_000),
+                    trial: true, converted: false, pending: true, expirationAt: Self.d1 + 90 * Self.h,
+                    revenueMicros: 4_000_000),
                 S(
                     firstAt: Self.d1 + 4 * Self.h, placement: "pw", offering: "a", customer: customers["u4"]!,
                     trial: false, converted: false, pending: false, revenueMicros: 1_100_000),
