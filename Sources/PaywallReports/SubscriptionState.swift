@@ -292,6 +292,9 @@ struct SubscriptionState {
         /// Reads the events above the watermark: counts their stamps, groups the subscriptions' ones.
         mutating func readNewEvents() throws {
             guard top > watermark else { return }
+            // Room for a subscription per event up front (growing the table moved every fold 17 times
+            // in a nightly run with 33k late renewals); the limit bounds what a build reserves.
+            groups.reserveCapacity(Int(min(top - watermark, 1_000_000)))
             try db.forEachRow(
                 "SELECT \(SubscriptionState.eventColumns) FROM subscription_events WHERE rowid > ?1 AND rowid <= ?2",
                 [.integer(watermark), .integer(top)]
@@ -388,9 +391,9 @@ struct SubscriptionState {
 
         /// Folds each subscription's new events into its stored state, or marks it to be attributed again.
         mutating func foldNewEvents() throws {
-            // In key order: the stored rows are read in their table's order, not from random pages.
-            for transaction in groups.keys.sorted() where !again.contains(transaction) {
-                let fold = groups[transaction]!
+            // (In hash order: sorting 33k transactions by their bytes cost more than the lookups it
+            // would have made sequential, with the table's pages in the 32 MB cache.)
+            for (transaction, fold) in groups where !again.contains(transaction) {
                 guard watermark > 0, let stored = try SubscriptionState.stored(db, transaction.text) else {
                     if fold.start != nil {
                         again.insert(transaction)
