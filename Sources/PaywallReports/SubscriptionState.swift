@@ -394,7 +394,8 @@ struct SubscriptionState {
             // (In hash order: sorting 33k transactions by their bytes cost more than the lookups it
             // would have made sequential, with the table's pages in the 32 MB cache.)
             for (transaction, fold) in groups where !again.contains(transaction) {
-                guard watermark > 0, let stored = try SubscriptionState.stored(db, transaction.text) else {
+                guard watermark > 0, let stored = try SubscriptionState.stored(db, transaction.text, withBuyers: false)
+                else {
                     if fold.start != nil {
                         again.insert(transaction)
                     } else {
@@ -654,8 +655,9 @@ struct SubscriptionState {
 
     // MARK: - Rows and attribution
 
-    /// The stored row of `transaction`, if any.
-    static func stored(_ db: Database, _ transaction: String) throws -> Stored? {
+    /// The stored row of `transaction`, if any; its buyers only `withBuyers` (folding new events
+    /// into a row needs none of them).
+    static func stored(_ db: Database, _ transaction: String, withBuyers: Bool = true) throws -> Stored? {
         let read = try db.cachedStatement(
             """
             SELECT start_rowid, start_id, purchased_at, trial, expiration_at, converted, pw_id, first_at,
@@ -676,7 +678,7 @@ struct SubscriptionState {
                 pwID: UUIDKey(blob: row, 6) ?? .zero, firstAt: row.int64(at: 7),
                 placementKey: row.int64(at: 8), offering: row.string(at: 9) ?? "", customer: row.int64(at: 10))
         }
-        let buyers = row.withUnsafeBlob(at: 11) { decodeBuyers($0) }
+        let buyers = withBuyers ? row.withUnsafeBlob(at: 11) { decodeBuyers($0) } : []
         return Stored(start: start, conversion: row.int64(at: 5) != 0, attribution: attribution, buyers: buyers)
     }
 

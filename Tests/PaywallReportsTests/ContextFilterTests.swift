@@ -129,7 +129,7 @@ struct ContextFilterTests {
         // and a day partial
         let group = ReportSchema.migrations
         let before = Array(group.migrations.prefix { $0.name != "presentation-context" })
-        #expect(before.count == group.migrations.count - 1)
+        #expect(before.count == group.migrations.firstIndex { $0.name == "presentation-context" })
         let old = try Schema.migrator(registering: [MigrationGroup(owner: group.owner, before)]).open(path: path)
         try ReportFixture.insert(EngineAgreementTests.randomEvents(seed: 9), into: old)
         _ = try old.run("INSERT INTO report_placements (key, placement) VALUES (0, 'stale')")
