@@ -258,38 +258,17 @@ enum SubscriptionReads {
         /// time (overlapping windows read once); day, placement and offering left to ``readDetails(_:of:)``.
         mutating func readImpressions(_ db: Database, wanted: [Bool], windows: [(from: Int64, to: Int64)]) throws {
             detailsPending = true
-            var stretches: [(from: Int64, to: Int64)] = []
-            for window in windows.sorted(by: { $0.from < $1.from }) {
-                if let last = stretches.last, window.from <= last.to {
-                    stretches[stretches.count - 1].to = max(last.to, window.to)
-                } else {
-                    stretches.append(window)
-                }
-            }
-            let read = try db.cachedStatement(
-                """
-                SELECT customer_key, impression_at, pw_id FROM main.report_presentations
-                WHERE impression_at IS NOT NULL AND impression_at >= ?1 AND impression_at <= ?2
-                """)
-            defer { read.reset() }
-            for stretch in stretches {
-                read.reset()
-                read.bind(stretch.from, at: 1)
-                read.bind(stretch.to, at: 2)
-                while try read.step() {
-                    let row = read.row
-                    let customer = row.int64(at: 0)
-                    guard customer >= 0, customer < wanted.count, wanted[Int(customer)] else { continue }
-                    let index = impressionAt.count
-                    byCustomer[customer, default: []].append(index)
-                    impressionAt.append(row.int64(at: 1))
-                    firstAt.append(0)
-                    placementKey.append(-1)
-                    idStart.append(arena.count)
-                    row.withUnsafeBlob(at: 2) { arena.append(contentsOf: $0) }
-                    idEnd.append(arena.count)
-                    offeringEnd.append(arena.count)
-                }
+            let isWanted = { (customer: Int64) in customer >= 0 && customer < wanted.count && wanted[Int(customer)] }
+            try SubscriptionReads.forEachImpression(db, in: windows, of: isWanted) { customer, at, row in
+                let index = impressionAt.count
+                byCustomer[customer, default: []].append(index)
+                impressionAt.append(at)
+                firstAt.append(0)
+                placementKey.append(-1)
+                idStart.append(arena.count)
+                row.withUnsafeBlob(at: 2) { arena.append(contentsOf: $0) }
+                idEnd.append(arena.count)
+                offeringEnd.append(arena.count)
             }
             if !impressionAt.isEmpty {
                 try db.forEachRow("SELECT key, placement FROM report_placements") { row in
@@ -322,6 +301,38 @@ enum SubscriptionReads {
                 firstAt[index] = read.row.int64(at: 0)
                 placementKey[index] = read.row.int64(at: 1)
                 offerings[index] = read.row.string(at: 2) ?? ""
+            }
+        }
+    }
+
+    /// Calls `body` with the customer, the impression time and the row (`customer_key`, `impression_at`,
+    /// `pw_id`) of every presentation of a customer `wanted` whose first impression is inside one of
+    /// `windows`, read from `report_presentations_by_impression`, overlapping windows once.
+    static func forEachImpression(
+        _ db: Database, in windows: [(from: Int64, to: Int64)], of wanted: (Int64) -> Bool,
+        each body: (Int64, Int64, Row) throws -> Void
+    ) throws {
+        var stretches: [(from: Int64, to: Int64)] = []
+        for window in windows.sorted(by: { $0.from < $1.from }) {
+            if let last = stretches.last, window.from <= last.to {
+                stretches[stretches.count - 1].to = max(last.to, window.to)
+            } else {
+                stretches.append(window)
+            }
+        }
+        let read = try db.cachedStatement(
+            """
+            SELECT customer_key, impression_at, pw_id FROM main.report_presentations
+            WHERE impression_at IS NOT NULL AND impression_at >= ?1 AND impression_at <= ?2
+            """)
+        defer { read.reset() }
+        for stretch in stretches {
+            read.reset()
+            read.bind(stretch.from, at: 1)
+            read.bind(stretch.to, at: 2)
+            while try read.step() {
+                let customer = read.row.int64(at: 0)
+                if wanted(customer) { try body(customer, read.row.int64(at: 1), read.row) }
             }
         }
     }

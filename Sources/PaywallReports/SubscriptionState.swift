@@ -764,34 +764,13 @@ struct SubscriptionState {
             windows.append(
                 (purchasedAt - SubscriptionAttribution.lookbackMs, purchasedAt + SubscriptionAttribution.skewMs))
         }
-        windows.sort { $0.from < $1.from }
-        var stretches: [(from: Int64, to: Int64)] = []
-        for window in windows {
-            if let last = stretches.last, window.from <= last.to {
-                stretches[stretches.count - 1].to = max(last.to, window.to)
-            } else {
-                stretches.append(window)
-            }
-        }
         // The buyers' presentations with an impression in some window.
         var candidates: [Int64: [(at: Int64, pwID: UUIDKey)]] = [:]
-        let read = try db.cachedStatement(
-            """
-            SELECT impression_at, customer_key, pw_id FROM report_presentations
-            WHERE impression_at IS NOT NULL AND impression_at >= ?1 AND impression_at <= ?2
-            """)
-        for stretch in stretches {
-            read.reset()
-            read.bind(stretch.from, at: 1)
-            read.bind(stretch.to, at: 2)
-            while try read.step() {
-                let row = read.row
-                let customer = row.int64(at: 1)
-                guard wanted.contains(customer), let pwID = UUIDKey(blob: row, 2) else { continue }
-                candidates[customer, default: []].append((row.int64(at: 0), pwID))
-            }
+        let isWanted = { (customer: Int64) in wanted.contains(customer) }
+        try SubscriptionReads.forEachImpression(db, in: windows, of: isWanted) { customer, at, row in
+            guard let pwID = UUIDKey(blob: row, 2) else { return }
+            candidates[customer, default: []].append((at, pwID))
         }
-        read.reset()
         // Each start's latest candidate in its window, and that presentation's day, placement and offering.
         let presentation = try db.cachedStatement(
             "SELECT first_at, placement_key, coalesce(offering, '') FROM report_presentations WHERE pw_id = ?1")
