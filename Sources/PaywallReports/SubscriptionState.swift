@@ -210,44 +210,62 @@ struct SubscriptionState {
     /// The presentations changed since the last update: the nightly's own new presentations when
     /// they are the whole change of their buckets (``NightlyPartials/plan(_:rebuild:additions:)``'s
     /// test), and every presentation with an impression whose first event is in another dirty bucket.
-    func touchedPresentations(_ db: Database, additions: NightlyPartials.Additions?) throws -> [TouchedPresentation] {
-        var touched: [TouchedPresentation] = []
-        var buckets = Set(try db.all("SELECT bucket FROM report_dirty_buckets") { $0.int64(at: 0) })
-        let rollupWatermark = try meta(db, ReportSchema.watermarkKey)
-        if let additions, rollupWatermark == String(additions.watermarkAfter) {
-            buckets = additions.markedBefore.union(additions.collected.changedBuckets)
-            for fold in additions.collected.folds where fold.impressionAt != nil {
-                touched.append(
+    /// Read as they are visited (``Touched/forEach(_:_:)``), never held: after a large import the
+    /// dirty buckets can hold most of the store.
+    struct Touched {
+        /// The run's own new presentations (empty when they are not the whole change).
+        var folds: ArraySlice<PresentationFold> = []
+        /// Ranges of `first_at` (contiguous dirty buckets) read from `report_presentations`.
+        var ranges: [(from: Int64, to: Int64)] = []
+
+        /// Calls `body` with every changed presentation that has an impression.
+        func forEach(_ db: Database, _ body: (TouchedPresentation) throws -> Void) throws {
+            for fold in folds where fold.impressionAt != nil {
+                try body(
                     TouchedPresentation(
                         pwID: fold.pwID, customer: fold.customerKey, impressionAt: fold.impressionAt,
                         mayBeAttributed: false))
             }
+            let read = try db.cachedStatement(
+                """
+                SELECT pw_id, customer_key, impression_at FROM report_presentations
+                WHERE first_at >= ?1 AND first_at < ?2 AND impression_at IS NOT NULL
+                """)
+            defer { read.reset() }
+            for range in ranges {
+                read.reset()
+                read.bind(range.from, at: 1)
+                read.bind(range.to, at: 2)
+                while try read.step() {
+                    let row = read.row
+                    guard let pwID = UUIDKey(blob: row, 0) else { continue }  // (the rollup stores 16-byte ids only)
+                    try body(
+                        TouchedPresentation(
+                            pwID: pwID, customer: row.int64(at: 1), impressionAt: row.optionalInt64(at: 2),
+                            mayBeAttributed: true))
+                }
+            }
+        }
+    }
+
+    /// What changed since the last update (``Touched``).
+    func touchedPresentations(_ db: Database, additions: NightlyPartials.Additions?) throws -> Touched {
+        var touched = Touched()
+        var buckets = Set(try db.all("SELECT bucket FROM report_dirty_buckets") { $0.int64(at: 0) })
+        let rollupWatermark = try meta(db, ReportSchema.watermarkKey)
+        if let additions, rollupWatermark == String(additions.watermarkAfter) {
+            buckets = additions.markedBefore.union(additions.collected.changedBuckets)
+            touched.folds = additions.collected.folds[...]
         }
         // Contiguous buckets read as one range of `first_at`.
         let sorted = buckets.sorted()
         var index = 0
-        let read = try db.cachedStatement(
-            """
-            SELECT pw_id, customer_key, impression_at FROM report_presentations
-            WHERE first_at >= ?1 AND first_at < ?2 AND impression_at IS NOT NULL
-            """)
         while index < sorted.count {
             var end = index
             while end + 1 < sorted.count, sorted[end + 1] == sorted[end] + 1 { end += 1 }
-            read.reset()
-            read.bind(sorted[index] * 900_000, at: 1)
-            read.bind((sorted[end] + 1) * 900_000, at: 2)
-            while try read.step() {
-                let row = read.row
-                guard let pwID = UUIDKey(blob: row, 0) else { continue }  // (the rollup stores 16-byte ids only)
-                touched.append(
-                    TouchedPresentation(
-                        pwID: pwID, customer: row.int64(at: 1), impressionAt: row.optionalInt64(at: 2),
-                        mayBeAttributed: true))
-            }
+            touched.ranges.append((sorted[index] * 900_000, (sorted[end] + 1) * 900_000))
             index = end + 1
         }
-        read.reset()
         return touched
     }
 
@@ -323,10 +341,16 @@ struct SubscriptionState {
         /// the presentation and an impression of it inside their purchase's window, and those
         /// attributed to it. A buyer's name that had no customer can only have one among the customers
         /// added since (keys above ``customerMark``).
-        mutating func touchByPresentations(_ touched: [TouchedPresentation]) throws {
-            let impressions = touched.compactMap(\.impressionAt)
-            if let first = impressions.min(), let last = impressions.max() {
-                var byCustomer: [Int64: [(purchasedAt: Int64, transaction: ExactText)]] = [:]
+        mutating func touchByPresentations(_ touched: Touched) throws {
+            // Two passes over the changed presentations (none of them held): their impressions' span, then the match.
+            var span: (first: Int64, last: Int64)?
+            try touched.forEach(db) { presentation in
+                guard let at = presentation.impressionAt else { return }
+                span = (min(span?.first ?? at, at), max(span?.last ?? at, at))
+            }
+            var byCustomer: [Int64: [(purchasedAt: Int64, transaction: ExactText)]] = [:]
+            if let span {
+                let (first, last) = span
                 var unresolved = ByteKeyTable()
                 var unresolvedPurchases: [[(purchasedAt: Int64, transaction: ExactText)]] = []
                 try db.forEachRow(
@@ -365,28 +389,27 @@ struct SubscriptionState {
                         return true
                     }
                 }
-                if !byCustomer.isEmpty {
-                    for presentation in touched {
-                        guard let at = presentation.impressionAt, let purchases = byCustomer[presentation.customer]
-                        else { continue }
-                        for purchase in purchases
-                        where at >= purchase.purchasedAt - SubscriptionAttribution.lookbackMs
-                            && at <= purchase.purchasedAt + SubscriptionAttribution.skewMs
-                        {
-                            again.insert(purchase.transaction)
-                        }
-                    }
-                }
             }
-            // The subscriptions attributed to a presentation that changed.
+            // Each changed presentation against those purchases, and the subscriptions attributed to it.
             let attributed = try db.cachedStatement(
                 "SELECT original_transaction_id FROM report_subscriptions WHERE pw_id = ?1")
-            for presentation in touched where presentation.mayBeAttributed {
+            defer { attributed.reset() }
+            var again = self.again
+            try touched.forEach(db) { presentation in
+                if let at = presentation.impressionAt, let purchases = byCustomer[presentation.customer] {
+                    for purchase in purchases
+                    where at >= purchase.purchasedAt - SubscriptionAttribution.lookbackMs
+                        && at <= purchase.purchasedAt + SubscriptionAttribution.skewMs
+                    {
+                        again.insert(purchase.transaction)
+                    }
+                }
+                guard presentation.mayBeAttributed else { return }
                 attributed.reset()
                 presentation.pwID.bind(attributed, at: 1)
                 while try attributed.step() { again.insert(ExactText(attributed.row.string(at: 0) ?? "")) }
             }
-            attributed.reset()
+            self.again = again
         }
 
         /// Folds each subscription's new events into its stored state, or marks it to be attributed again.
