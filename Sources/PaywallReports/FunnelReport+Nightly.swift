@@ -53,7 +53,7 @@ extension FunnelReport {
                 (
                     buckets: Set(try db.all("SELECT bucket FROM report_dirty_buckets") { $0.int64(at: 0) }),
                     watermark: Int64(
-                        try db.scalar("SELECT value FROM meta WHERE key = ?", [.text(Rollup.watermarkKey)])?.string
+                        try ReportSchema.metaValue(Rollup.watermarkKey, in: db)
                             ?? "0") ?? 0
                 )
             }
@@ -89,10 +89,9 @@ extension FunnelReport {
                     subscriptions: (state, rebuild: refreshed.watermarkBefore == 0), stages: stages)
                 recomputed = Set(updated.recomputed)
                 stages.mark("day partials")
-                rows = try write(
-                    days: reportDays, placements: nil, cohortWindow: cohortWindow, formulaGuard: true,
-                    context: context, fromPartials: true, scan: updated.scan, subscriptionsFromState: true,
-                    into: output, stages: stages)
+                rows = try writeFromState(
+                    days: reportDays, cohortWindow: cohortWindow, context: context, scan: updated.scan,
+                    state: state, into: output, stages: stages)
             } catch is UnreadablePartial {
                 // Partials written by another format: rebuild them from the rollups and read again.
                 recomputed = Set(
@@ -104,9 +103,9 @@ extension FunnelReport {
                             return try partials.update(db, rebuild: true)
                         }
                     })
-                rows = try write(
-                    days: reportDays, placements: nil, cohortWindow: cohortWindow, formulaGuard: true,
-                    context: context, fromPartials: true, subscriptionsFromState: true, into: output, stages: stages)
+                rows = try writeFromState(
+                    days: reportDays, cohortWindow: cohortWindow, context: context, scan: nil,
+                    state: SubscriptionState(calendar: calendar), into: output, stages: stages)
             }
         } else if !contextFilter.isEmpty {
             recomputed = Set(reportDays.map(\.date))
@@ -150,18 +149,43 @@ extension FunnelReport {
     /// inconsistent with itself is emptied and built again from every subscription event, and the
     /// repair counted in `meta` (``ReportSchema/subscriptionRepairsKey``: the tests expect none).
     static func updateSubscriptionState(
-        _ state: SubscriptionState, _ db: Database, additions: NightlyPartials.Additions?, rebuild: Bool
+        _ state: SubscriptionState, _ db: Database, additions: NightlyPartials.Additions?, rebuild: Bool,
+        stages: StageClock? = nil
     ) throws {
         do {
-            try state.update(db, additions: additions, rebuild: rebuild)
+            try state.update(db, additions: additions, rebuild: rebuild, stages: stages)
         } catch is SubscriptionState.Inconsistent {
-            try SubscriptionState.clear(db)
-            try state.update(db, additions: nil, rebuild: true)
-            try db.run(
-                """
-                INSERT INTO meta (key, value) VALUES (?1, '1')
-                ON CONFLICT (key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)
-                """, [.text(ReportSchema.subscriptionRepairsKey)])
+            try repairSubscriptionState(state, db)
+        }
+    }
+
+    /// Empties the subscription state and builds it again from every subscription event, in the
+    /// caller's write transaction, counting the repair in `meta` (``ReportSchema/subscriptionRepairsKey``).
+    static func repairSubscriptionState(_ state: SubscriptionState, _ db: Database) throws {
+        try SubscriptionState.clear(db)
+        try state.update(db, additions: nil, rebuild: true)
+        try ReportSchema.incrementMeta(ReportSchema.subscriptionRepairsKey, in: db)
+    }
+
+    /// Writes the nightly's files from the day partials and the subscription state; a state whose
+    /// money for one of the window's days cannot be read (a day no change of this run touched) is
+    /// repaired (``repairSubscriptionState(_:_:)``) and the files written again.
+    func writeFromState(
+        days: [ReportDay], cohortWindow: CohortWindow, context: HTMLReport.Context, scan: PresentationScan?,
+        state: SubscriptionState, into output: OutputFolder, stages: StageClock
+    ) throws -> [String: Int] {
+        let write = {
+            try self.write(
+                days: days, placements: nil, cohortWindow: cohortWindow, formulaGuard: true, context: context,
+                fromPartials: true, scan: scan, subscriptionsFromState: true, into: output, stages: stages)
+        }
+        do {
+            return try write()
+        } catch is SubscriptionState.Inconsistent {
+            try ReportError.wrap {
+                try connection.transaction(.immediate) { db in try Self.repairSubscriptionState(state, db) }
+            }
+            return try write()
         }
     }
 
@@ -191,8 +215,8 @@ extension FunnelReport {
                 try connection.transaction(.immediate) { db in
                     if let subscriptions {
                         try Self.updateSubscriptionState(
-                            subscriptions.state, db, additions: additions, rebuild: subscriptions.rebuild)
-                        stages?.mark("subscription state")
+                            subscriptions.state, db, additions: additions, rebuild: subscriptions.rebuild,
+                            stages: stages)
                     }
                     let plan = try partials.plan(db, additions: additions)
                     guard parallel, !plan.rebuild, plan.days.count <= Self.backgroundLoadDayLimit else {
@@ -200,7 +224,7 @@ extension FunnelReport {
                     }
                     let starts = try plan.days.map { try partials.calendar.days(from: $0, through: $0)[0].startMs }
                     let newest = Int64(
-                        try db.scalar("SELECT value FROM meta WHERE key = ?", [.text(Rollup.newestKey)])?.string ?? "")
+                        try ReportSchema.metaValue(Rollup.newestKey, in: db) ?? "")
                     let scan = PresentationScan(
                         days: days, placementFilter: nil, windowMs: cohortWindow.milliseconds,
                         newestEventAt: min(newest ?? .min, now.milliseconds()))

@@ -239,7 +239,7 @@ public struct FunnelReport: Sendable {
         } else {
             let newest =
                 try filteredNewest(db)
-                ?? Int64(try db.scalar("SELECT value FROM meta WHERE key = ?", [.text(Rollup.newestKey)])?.string ?? "")
+                ?? Int64(try ReportSchema.metaValue(Rollup.newestKey, in: db) ?? "")
             var scan = PresentationScan(
                 days: days, placementFilter: placements.flatMap { $0.isEmpty ? nil : Set($0.map(ExactText.init)) },
                 windowMs: cohortWindow.milliseconds, newestEventAt: min(newest ?? .min, now.milliseconds()))

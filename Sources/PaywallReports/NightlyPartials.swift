@@ -58,7 +58,7 @@ struct NightlyPartials {
     /// of them only gained `additions`. Call it in the same write transaction as the update, so no
     /// bucket is marked between the two.
     func plan(_ db: Database, rebuild: Bool = false, additions: Additions? = nil) throws -> Plan {
-        let zone = try db.scalar("SELECT value FROM meta WHERE key = ?", [.text(Self.timezoneKey)])?.string
+        let zone = try ReportSchema.metaValue(Self.timezoneKey, in: db)
         var days = Set<ReportDate>()
         try db.forEachRow("SELECT bucket FROM report_dirty_buckets") { row in
             days.insert(calendar.date(containing: row.int64(at: 0) * 900_000))
@@ -82,7 +82,7 @@ struct NightlyPartials {
             }
         }
         var plan = Plan(days: days.sorted(), rebuild: rebuild, dirty: dirty)
-        let watermark = try db.scalar("SELECT value FROM meta WHERE key = ?", [.text(Rollup.watermarkKey)])?.string
+        let watermark = try ReportSchema.metaValue(Rollup.watermarkKey, in: db)
         if !rebuild, let additions, watermark == String(additions.watermarkAfter) {
             let changed = additions.markedBefore.union(additions.collected.changedBuckets)
             plan.additive = dirty.subtracting(changed.map { calendar.date(containing: $0 * 900_000) })
@@ -132,9 +132,7 @@ struct NightlyPartials {
             if keepPartials { outcome.partials.append((day, partial)) }
         }
         try db.run("DELETE FROM report_dirty_buckets")
-        try db.run(
-            "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            [.text(Self.timezoneKey), .text(calendar.timeZone.identifier)])
+        try ReportSchema.setMeta(Self.timezoneKey, to: calendar.timeZone.identifier, in: db)
         return outcome
     }
 

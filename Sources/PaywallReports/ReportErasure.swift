@@ -26,9 +26,7 @@ public struct ReportErasure: ErasureParticipant {
         }
         let watermark =
             Int64(
-                try db.scalar(
-                    "SELECT value FROM meta WHERE key = ?1",
-                    [.text(ReportSchema.watermarkKey)])?.string ?? "0") ?? 0
+                try ReportSchema.metaValue(ReportSchema.watermarkKey, in: db) ?? "0") ?? 0
         let folded = erased.events.filter { $0.seq <= watermark }
         // The nightly job's subscription state names customers and sums their money: it is built
         // again from the remaining events by the next nightly run.
@@ -36,11 +34,7 @@ public struct ReportErasure: ErasureParticipant {
             try SubscriptionState.clear(db)
         }
         // A refresh reading at the same time must not merge what it read before this erasure (Rollup).
-        try db.run(
-            """
-            INSERT INTO meta (key, value) VALUES (?1, '1')
-            ON CONFLICT (key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)
-            """, [.text(ReportSchema.erasureGenerationKey)])
+        try ReportSchema.incrementMeta(ReportSchema.erasureGenerationKey, in: db)
         let customers = try db.run(
             "DELETE FROM report_customers WHERE user_id IN (SELECT value FROM json_each(?1))",
             [.text(FunnelReport.jsonArray(erased.userIDs))])

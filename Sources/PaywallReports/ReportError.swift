@@ -92,6 +92,8 @@ extension ReportError {
     static func wrap<T>(_ body: () throws -> T) throws -> T {
         do { return try body() } catch let error as ReportError { throw error } catch let error as UnreadablePartial {
             throw error  // handled by the nightly job (it rebuilds the partials)
+        } catch let error as SubscriptionState.Inconsistent {
+            throw error  // handled by the nightly job (it builds the subscription state again)
         } catch let error as StorageError {
             throw ReportError.storage(error)
         } catch {

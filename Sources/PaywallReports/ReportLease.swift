@@ -35,15 +35,13 @@ struct ReportLease {
     func acquire(now: Int64, durationMs: Int64) throws {
         try ReportError.wrap {
             try connection.transaction(.immediate) { db in
-                if let value = try db.scalar("SELECT value FROM meta WHERE key = ?", [.text(Self.key)])?.string,
+                if let value = try ReportSchema.metaValue(Self.key, in: db),
                     let holder = Holder(value), holder.token != token, holder.isLive(now: now, host: host)
                 {
                     throw ReportError.busy(holder: "process \(holder.pid) on \(holder.host)")
                 }
                 let value = Holder(token: token, host: host, pid: pid, expiresAt: now + durationMs).encoded
-                try db.run(
-                    "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                    [.text(Self.key), .text(value)])
+                try ReportSchema.setMeta(Self.key, to: value, in: db)
             }
         }
     }

@@ -49,6 +49,27 @@ public enum ReportSchema {
         try migrator.open(path: path, options: options)
     }
 
+    /// The value under `key` in the store's `meta` table, if any.
+    static func metaValue(_ key: String, in db: Database) throws -> String? {
+        try db.scalar("SELECT value FROM meta WHERE key = ?1", [.text(key)])?.string
+    }
+
+    /// Sets `key` in the store's `meta` table to `value`.
+    static func setMeta(_ key: String, to value: String, in db: Database) throws {
+        try db.run(
+            "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            [.text(key), .text(value)])
+    }
+
+    /// Adds one to the count under `key` in the store's `meta` table (absent: 0).
+    static func incrementMeta(_ key: String, in db: Database) throws {
+        try db.run(
+            """
+            INSERT INTO meta (key, value) VALUES (?1, '1')
+            ON CONFLICT (key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)
+            """, [.text(key)])
+    }
+
     /// Deletes `keys` from the store's `meta` table (a migration resetting derived data).
     static func forget(_ keys: [String], in db: Database) throws {
         for key in keys {

@@ -12,9 +12,10 @@ import Foundation
 /// receives them in order; `paywall-bench report nightly` prints them, to see where a run's time
 /// and memory go.
 public struct ReportStage: Sendable, Equatable {
-    /// The stage: `lease and marks`, `rollup refresh`, `subscription state` (the nightly job's),
-    /// `day partials`, `funnels`, `subscriptions`, `CSV files`, `page`, `run record` (a run skips the
-    /// stages it does not have).
+    /// The stage: `lease and marks`, `rollup refresh`, the nightly job's subscription state in five
+    /// steps (`subscription state: new events`, `…: changed presentations`, `…: fold`,
+    /// `…: attribution`, `…: write`), `day partials`, `funnels`, `subscriptions`, `CSV files`, `page`,
+    /// `run record` (a run skips the stages it does not have).
     public var name: String
     /// Wall time, in seconds.
     public var seconds: Double

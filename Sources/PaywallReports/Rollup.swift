@@ -132,8 +132,7 @@ struct Rollup {
             try connection.transaction(.immediate) { db in
                 let after =
                     Int64(
-                        try db.scalar("SELECT value FROM meta WHERE key = ?", [.text(Self.watermarkKey)])?
-                            .string ?? "0") ?? 0
+                        try ReportSchema.metaValue(Self.watermarkKey, in: db) ?? "0") ?? 0
                 guard after == batch.after else { throw Self.movedWatermark(connection.path) }
                 // A `forget` since the refresh began may have erased events this chunk read: start over.
                 guard try Self.erasureGeneration(db) == generation else { throw Self.erasedMeanwhile(connection.path) }
@@ -193,8 +192,7 @@ struct Rollup {
     /// How many erasures changed the rollups (``ReportSchema/erasureGenerationKey``; 0 before any).
     static func erasureGeneration(_ db: Database) throws -> Int64 {
         Int64(
-            try db.scalar("SELECT value FROM meta WHERE key = ?", [.text(ReportSchema.erasureGenerationKey)])?
-                .string ?? "0") ?? 0
+            try ReportSchema.metaValue(ReportSchema.erasureGenerationKey, in: db) ?? "0") ?? 0
     }
 
     /// The error for an erasure (`forget`) that ran while this refresh was reading.
@@ -311,9 +309,7 @@ struct Rollup {
                 ON CONFLICT (key) DO UPDATE SET value = CAST(max(CAST(value AS INTEGER), ?2) AS TEXT)
                 """, [.text(Self.newestKey), .integer(batch.newest)])
         }
-        try db.run(
-            "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            [.text(Self.watermarkKey), .text(String(batch.through))])
+        try ReportSchema.setMeta(Self.watermarkKey, to: String(batch.through), in: db)
         result.eventsRead += batch.count
     }
 

@@ -44,8 +44,9 @@ struct NightlyTests {
             var stages: [ReportStage] = []
         }
         let seen = Seen()
-        var reports = FunnelReport(
-            connection: try ReportFixture.makeStore(at: folder.path("db")), now: .constant(Self.now))
+        let connection = try ReportFixture.makeStore(at: folder.path("db"))
+        _ = try SubscriptionFixture.openStore(path: folder.path("db"))  // with the subscription tables
+        var reports = FunnelReport(connection: connection, now: .constant(Self.now))
         reports.onStage = { stage in seen.lock.withLock { seen.stages.append(stage) } }
         // When the nightly job runs
         let started = ContinuousClock.now
@@ -55,9 +56,10 @@ struct NightlyTests {
         let stages = seen.lock.withLock { seen.stages }
         #expect(
             stages.map(\.name) == [
-                "lease and marks", "rollup refresh", "subscription state", "day partials", "funnels", "subscriptions",
-                "CSV files", "page",
-                "run record",
+                "lease and marks", "rollup refresh", "subscription state: new events",
+                "subscription state: changed presentations", "subscription state: fold",
+                "subscription state: attribution", "subscription state: write", "day partials", "funnels",
+                "subscriptions", "CSV files", "page", "run record",
             ])
         #expect(stages.allSatisfy { $0.seconds >= 0 && $0.cpuSeconds >= 0 })
         // And each stage's peak memory is the process's, never below the stage before's

@@ -167,13 +167,71 @@ struct SubscriptionStateTests {
                     price: 4_990_000, proceeds: 4_241_500)
             ], into: connection)
         try Self.nightlyEqualsFullRecompute(connection, folder, now: now, repairs: 2, "unreadable day")
+        // When one day's money cannot be read and nothing new arrives (no change of the run reaches that day)
+        let days = try connection.scalar("SELECT count(*) FROM report_money_days")?.int64 ?? 0
+        try connection.execute(
+            "UPDATE report_money_days SET money = x'00' WHERE day_start = (SELECT min(day_start) FROM report_money_days)"
+        )
+        // Then the run reading it builds the state again
+        try Self.nightlyEqualsFullRecompute(connection, folder, now: now, repairs: 3, "one unreadable untouched day")
+        #expect(try connection.scalar("SELECT count(*) FROM report_money_days WHERE money = x'00'")?.int64 == 0)
+        #expect(try connection.scalar("SELECT count(*) FROM report_money_days")?.int64 == days)
         // And a run in another time zone cuts the money in its days
         try Self.nightlyEqualsFullRecompute(
-            connection, folder, now: now, timezone: "America/New_York", repairs: 2, "another time zone")
+            connection, folder, now: now, timezone: "America/New_York", repairs: 3, "another time zone")
         #expect(
             try connection.scalar(
                 "SELECT value FROM meta WHERE key = ?", [.text(ReportSchema.subscriptionTimezoneKey)])?
                 .string == "America/New_York")
+    }
+
+    @Test func aForgottenBuyerIsInNoByteWrittenAfterTheStateHeldThem() throws {
+        let folder = TemporaryDirectory()
+        defer { folder.remove() }
+        let connection = try SubscriptionFixture.openStore(path: folder.path("db"))
+        let erased = "erased-buyer-6c1f9a"
+        let kept = "kept-buyer-2b7e4d"
+        // Given two buyers, each with a presentation and a subscription (one bought under an alias)
+        try ReportFixture.insert(
+            [
+                ReportFixture.shown(0x500, Self.d1 + 1 * Self.h, erased, 500, "pw", offering: "a"),
+                ReportFixture.shown(0x501, Self.d1 + 1 * Self.h, kept, 501, "pw", offering: "b"),
+            ], into: connection)
+        try SubscriptionFixture.insert(
+            [
+                Sub(
+                    id: "e1", type: "INITIAL_PURCHASE", transaction: "TE", at: Self.d1 + 2 * Self.h,
+                    user: "alias-of-erased-buyer", originalUser: erased, purchasedAt: Self.d1 + 2 * Self.h,
+                    price: 4_990_000),
+                Sub(
+                    id: "k1", type: "INITIAL_PURCHASE", transaction: "TK", at: Self.d1 + 2 * Self.h, user: kept,
+                    purchasedAt: Self.d1 + 2 * Self.h, price: 9_990_000),
+            ], into: connection)
+        let now = Self.d1 + 2 * 24 * Self.h
+        try Self.nightlyEqualsFullRecompute(connection, folder, now: now, "before the erasure")
+        #expect(
+            try connection.scalar("SELECT count(*) FROM report_subscription_buyers WHERE name = ?", [.text(erased)])?
+                .int64 == 1)
+        // When the buyer is forgotten, and the next nightly run builds the state again
+        _ = try UserErasure(
+            store: EventStore(connection: connection, now: .constant(now)),
+            participants: [ReportErasure(), SubscriptionErasure()]
+        ).forget([erased])
+        try Self.nightlyEqualsFullRecompute(connection, folder, now: now + Self.h, "after the erasure")
+        #expect(try Self.revenueByOffering(folder) == ["b": "9.99"])
+        _ = try connection.scalar("PRAGMA wal_checkpoint(TRUNCATE)")
+        // Then no file the store or the reports wrote holds the forgotten id or its alias; the kept one is there
+        let files = try FileManager.default.subpathsOfDirectory(atPath: folder.url.path).map(folder.path).filter {
+            var directory: ObjCBool = false
+            return FileManager.default.fileExists(atPath: $0, isDirectory: &directory) && !directory.boolValue
+        }
+        func holding(_ needle: String) throws -> [String] {
+            try files.filter { try Data(contentsOf: URL(fileURLWithPath: $0)).range(of: Data(needle.utf8)) != nil }
+        }
+        #expect(files.count > 10)
+        #expect(try holding(erased) == [])
+        #expect(try holding("alias-of-erased-buyer") == [])
+        #expect(try holding(kept).contains(folder.path("db")))
     }
 
     @Test func aDaysMoneyReadsBackAsItWasWrittenAndTakesOutExactlyWhatWentIn() throws {
