@@ -59,12 +59,14 @@ enum SubscriptionReportBench {
                 ["report without subscription events (s)", ReportBench.fmt(plain.seconds), ""],
                 ["report with them (s)", ReportBench.fmt(money.seconds), ""],
                 ["with / without", ReportBench.fmt(money.seconds / plain.seconds), "≤ 1.25"],
+                ["peak RSS report with / without (MB)", "\(money.rssMB) / \(plain.rssMB)", ""],
                 ["first nightly = full recompute (s)", ReportBench.fmt(recompute.seconds), ""],
                 ["nightly after +1 day and \(late) late renewals (s)", ReportBench.fmt(nightly.seconds), ""],
                 [
                     "nightly / full recompute", String(format: "%.1f %%", 100 * nightly.seconds / recompute.seconds),
                     "≤ 5 %",
                 ],
+                ["peak RSS first nightly / nightly (MB)", "\(recompute.rssMB) / \(nightly.rssMB)", ""],
                 [
                     "without subscription events: nightly / full recompute (s)",
                     "\(ReportBench.fmt(plainNightly.seconds)) / \(ReportBench.fmt(plainRecompute.seconds)) = "
