@@ -288,8 +288,8 @@ struct SubscriptionState {
         var buckets: [Int64: BucketChange] = [:]
         var money: [Int64: [MoneyChange]] = [:]  // by day start
         var dayOf: [Int64: ReportDay] = [:]  // by 15-minute bucket
-        /// Rows to write (`nil`: delete) and converted flags to set.
-        var rows: [ExactText: Stored?] = [:]
+        /// Rows to write (`nil`: delete), in transaction order, and converted flags to set.
+        var rows: [(transaction: ExactText, row: Stored?)] = []
         var conversions: [ExactText] = []
 
         init(calendar: DayCalendar, db: Database, watermark: Int64, top: Int64, customerMark: Int64) {
@@ -304,8 +304,9 @@ struct SubscriptionState {
         mutating func readNewEvents() throws {
             guard top > watermark else { return }
             // Room for a subscription per event up front (growing the table moved every fold 17 times
-            // in a nightly run with 33k late renewals); the limit bounds what a build reserves.
-            groups.reserveCapacity(Int(min(top - watermark, 1_000_000)))
+            // in a nightly run with 33k late renewals); the limit bounds what a build reserves (1M
+            // events reserved buckets for 1M folds where 333k subscriptions came: about 200 MB).
+            groups.reserveCapacity(Int(min(top - watermark, 65_536)))
             try db.forEachRow(
                 "SELECT \(SubscriptionState.eventColumns) FROM subscription_events WHERE rowid > ?1 AND rowid <= ?2",
                 [.integer(watermark), .integer(top)]
@@ -449,46 +450,59 @@ struct SubscriptionState {
                 WHERE original_transaction_id = ?1 AND rowid <= ?2
                   AND NOT (environment IS 'SANDBOX' OR type IS 'TEST')
                 """)
-            // Each subscription's events: all of them, and those up to the watermark (its old sums).
-            var work: [(transaction: ExactText, all: Fold, before: Fold, old: Stored?)] = []
-            work.reserveCapacity(again.count)
-            for transaction in again.sorted() {
+            // Each subscription's events: all of them, and, after a build, those up to the watermark
+            // (its old sums) and its stored row. A build (every subscription at once) keeps only the
+            // first, moved out of `groups`, whose table then goes: a build of 1M subscription events
+            // held every fold in three places (the table, with room reserved for a fold per event, and
+            // two copies here) and peaked at 746 MB.
+            let transactions = again.sorted()
+            var alls: [Fold] = []
+            alls.reserveCapacity(transactions.count)
+            var befores: [Fold] = []
+            var olds: [Stored?] = []
+            for transaction in transactions {
+                if watermark == 0 {
+                    alls.append(groups.removeValue(forKey: transaction) ?? Fold())
+                    continue
+                }
                 var all = Fold()
                 var before = Fold()
-                if watermark == 0 {
-                    all = groups[transaction] ?? Fold()
-                } else {
-                    events.reset()
-                    events.bind(transaction.text, at: 1)
-                    events.bind(top, at: 2)
-                    while try events.step() {
-                        all.add(events.row)
-                        if events.row.int64(at: 0) <= watermark { before.add(events.row) }
-                    }
-                    events.reset()
+                events.reset()
+                events.bind(transaction.text, at: 1)
+                events.bind(top, at: 2)
+                while try events.step() {
+                    all.add(events.row)
+                    if events.row.int64(at: 0) <= watermark { before.add(events.row) }
                 }
-                let old = watermark == 0 ? nil : try SubscriptionState.stored(db, transaction.text)
-                work.append((transaction, all, before, old))
+                events.reset()
+                alls.append(all)
+                befores.append(before)
+                olds.append(try SubscriptionState.stored(db, transaction.text))
             }
             events.reset()
+            if watermark == 0 { groups = [:] }
             // Their starts attributed together: one read of the customers, one of each purchase window.
-            let attributed = try SubscriptionState.attribute(db, work.map(\.all.start))
-            for (index, item) in work.enumerated() {
-                if let old = item.old, let attribution = old.attribution {
+            let attributed = try SubscriptionState.attribute(db, alls.map(\.start))
+            rows.reserveCapacity(rows.count + transactions.count)
+            for (index, transaction) in transactions.enumerated() {
+                let all = alls[index]
+                let before = befores.isEmpty ? Fold() : befores[index]
+                let old = olds.isEmpty ? nil : olds[index]
+                if let old, let attribution = old.attribution {
                     try change(
                         at: attribution.firstAt,
                         .remove(
                             key(attribution),
                             contribution(
-                                old.start, conversion: old.conversion, fold: item.before, customer: attribution.customer
-                            )))
+                                old.start, conversion: old.conversion, fold: before, customer: attribution.customer)
+                        ))
                 } else {
-                    addUnattributed(item.before.stamps, sign: -1)
+                    addUnattributed(before.stamps, sign: -1)
                 }
-                if let old = item.old { try SubscriptionState.deleteBuyers(db, item.transaction.text, old) }
-                guard let start = item.all.start else {
-                    addUnattributed(item.all.stamps, sign: 1)
-                    rows[item.transaction] = .some(nil)
+                if let old { try SubscriptionState.deleteBuyers(db, transaction.text, old) }
+                guard let start = all.start else {
+                    addUnattributed(all.stamps, sign: 1)
+                    rows.append((transaction, nil))
                     continue
                 }
                 let (buyers, attribution) = attributed[index]
@@ -497,14 +511,15 @@ struct SubscriptionState {
                         at: attribution.firstAt,
                         .add(
                             key(attribution),
-                            contribution(
-                                start, conversion: item.all.conversion, fold: item.all, customer: attribution.customer)
-                        ))
+                            contribution(start, conversion: all.conversion, fold: all, customer: attribution.customer)))
                 } else {
-                    addUnattributed(item.all.stamps, sign: 1)
+                    addUnattributed(all.stamps, sign: 1)
                 }
-                rows[item.transaction] = Stored(
-                    start: start, conversion: item.all.conversion, attribution: attribution, buyers: buyers)
+                rows.append(
+                    (
+                        transaction,
+                        Stored(start: start, conversion: all.conversion, attribution: attribution, buyers: buyers)
+                    ))
             }
         }
 
@@ -557,8 +572,8 @@ struct SubscriptionState {
             // thousand, and in hash order each insert landed on a random page of a table larger than
             // the cache.
             var buyerRows: [(purchasedAt: Int64, name: [UInt8], transaction: ExactText, key: Int64)] = []
-            for transaction in rows.keys.sorted() {
-                guard let row = rows[transaction]! else {
+            for (transaction, row) in rows {
+                guard let row else {
                     _ = try db.run(
                         "DELETE FROM report_subscriptions WHERE original_transaction_id = ?1", [.text(transaction.text)]
                     )
@@ -603,7 +618,8 @@ struct SubscriptionState {
             }
             upsert.clearBindings()
             buyer.clearBindings()
-            for transaction in conversions where rows[transaction] == nil {
+            // (Never a subscription attributed again: the fold skips those, and its rows say converted.)
+            for transaction in conversions {
                 _ = try db.run(
                     "UPDATE report_subscriptions SET converted = 1 WHERE original_transaction_id = ?1",
                     [.text(transaction.text)])
