@@ -31,6 +31,37 @@ struct PresentationFold: Equatable {
     /// Its newest event's time (each `occurred_at` capped at its `recorded_at`).
     var lastAt = Int64.min
 
+    /// Merges `other`, a fold of more events of the same presentation, as
+    /// `reports/rollup_merge_presentation.sql` merges a fold into a stored row: the first event (and
+    /// its placement, customer and context) by (time, id), the earliest impression (and its offering)
+    /// and close (and its texts) by (time, id), the flags, the newest event's time.
+    mutating func merge(_ other: PresentationFold) {
+        if (other.firstAt, other.firstID) < (firstAt, firstID) {
+            firstAt = other.firstAt
+            firstID = other.firstID
+            placementKey = other.placementKey
+            customerKey = other.customerKey
+            platform = other.platform
+            appVersion = other.appVersion
+        }
+        if let at = other.impressionAt, impressionAt.map({ (at, other.impressionID) < ($0, impressionID) }) ?? true {
+            impressionAt = at
+            impressionID = other.impressionID
+            offering = other.offering
+        }
+        lastAt = max(lastAt, other.lastAt)
+        planSelected = planSelected || other.planSelected
+        purchaseStarted = purchaseStarted || other.purchaseStarted
+        if let at = other.closeAt, closeAt.map({ (at, other.closeID) < ($0, closeID) }) ?? true {
+            closeAt = at
+            closeID = other.closeID
+            closeResult = other.closeResult
+            closeVia = other.closeVia
+            closeProduct = other.closeProduct
+            closeOpenS = other.closeOpenS
+        }
+    }
+
     /// Takes the context (`platform`, `app_version`) of `row`, the presentation's new first event.
     mutating func takeContext(_ row: Row, texts: inout TextTable) {
         platform = texts.index(row, FoldColumns.platform.rawValue)

@@ -34,13 +34,33 @@ struct Rollup {
     /// presentations new to the rollup (their folds are their whole rows) and the buckets of the
     /// presentations it changed instead (their first event's bucket before and after).
     struct Additions: Equatable {
-        /// The new presentations' folds (a fold stored in one chunk and changed by a later one of the
-        /// same refresh is here too, and its buckets are in ``changedBuckets``).
+        /// The new presentations' folds, whole: a presentation whose events fall in two chunks of the
+        /// same refresh is added by the first and its fold merged with the second's (it is new to the
+        /// rollup either way, so its day can still take the additive path).
         var folds: [PresentationFold] = []
+        /// Where each chunk's folds start in ``folds`` (each chunk's are in `pw_id` order).
+        var chunkStarts: [Int] = []
         /// The close texts of the folds.
         var texts = TextTable()
-        /// First-event buckets (before and after) of the presentations that were already stored.
+        /// First-event buckets (before and after) of the presentations that were already stored
+        /// before the refresh.
         var changedBuckets: Set<Int64> = []
+
+        /// The index in ``folds`` of the fold of `pwID` an earlier chunk added (those below `limit`, the
+        /// current chunk's start), if any.
+        func index(of pwID: UUIDKey, below limit: Int) -> Int? {
+            for (number, start) in chunkStarts.enumerated() {
+                let end = number + 1 < chunkStarts.count ? chunkStarts[number + 1] : limit
+                var low = start
+                var high = end
+                while low < high {
+                    let middle = (low + high) / 2
+                    if folds[middle].pwID < pwID { low = middle + 1 } else { high = middle }
+                }
+                if low < end, folds[low].pwID == pwID { return low }
+            }
+            return nil
+        }
     }
 
     let connection: Connection
@@ -237,6 +257,7 @@ struct Rollup {
             let firstNew =
                 largest.map { largest in batch.folds.firstIndex { largest < $0.pwID } ?? batch.folds.endIndex }
                 ?? batch.folds.startIndex
+            let chunkStart = result.additions?.folds.count ?? 0
             for fold in batch.folds[..<firstNew] {
                 var storedFirstAt: Int64?
                 before.reset()
@@ -245,12 +266,17 @@ struct Rollup {
                 before.reset()
                 if let storedFirstAt {
                     touched.insert(storedFirstAt / 900_000)
-                    result.additions?.changedBuckets.formUnion([storedFirstAt / 900_000, fold.firstAt / 900_000])
+                    if let index = result.additions?.index(of: fold.pwID, below: chunkStart) {
+                        result.additions?.folds[index].merge(fold)  // added by an earlier chunk of this refresh
+                    } else {
+                        result.additions?.changedBuckets.formUnion([storedFirstAt / 900_000, fold.firstAt / 900_000])
+                    }
                 } else {
                     result.additions?.folds.append(fold)
                 }
             }
             result.additions?.folds.append(contentsOf: batch.folds[firstNew...])
+            result.additions?.chunkStarts.append(chunkStart)
             if let limit = collectAdditions, let count = result.additions?.folds.count, count > limit {
                 result.additions = nil
             }

@@ -93,6 +93,40 @@ struct AdditivePartialsTests {
         }
     }
 
+    @Test(arguments: [1, 2, 3])
+    func aPresentationWhoseEventsFallInTwoChunksOfOneRefreshStaysAnAddition(_ chunk: Int) throws {
+        let folder = TemporaryDirectory()
+        defer { folder.remove() }
+        // Given a store after a nightly run, and late traffic folded in chunks of `chunk` events, so
+        // that the new presentations' events fall in several chunks of the same refresh
+        let (connection, existing) = try storeAfterANightlyRun(folder)
+        try lateTraffic(connection, existing: existing)
+        var reports = FunnelReport(connection: connection, now: .constant(NightlyPartialsTests.now))
+        reports.chunkSize = Int64(chunk)
+        let refreshed = try reports.refreshRollups(collectingAdditions: 1_000)
+        let collected = try #require(refreshed.additions)
+        // Then each new presentation is one whole fold, and only the stored one changed
+        #expect(collected.folds.count == 3)
+        #expect(Set(collected.folds.map(\.pwID)).count == 3)
+        let changedDays = Set(collected.changedBuckets.map { Self.utc.date(containing: $0 * 900_000) })
+        #expect(changedDays == [try ReportDate("2026-11-05")])
+        // And the days with only new presentations are additive, and equal a rescan after the update
+        let partials = NightlyPartials(calendar: Self.utc)
+        let additions = NightlyPartials.Additions(
+            collected: collected, markedBefore: [], watermarkAfter: refreshed.watermark)
+        let plan = try connection.transaction { try partials.plan($0, additions: additions) }
+        #expect(plan.additive == [try ReportDate("2026-11-03"), try ReportDate("2026-11-09")])
+        _ = try connection.transaction { try partials.update($0, plan: plan) }
+        for date in ["2026-11-03", "2026-11-09"] {
+            let day = try Self.utc.days(from: try ReportDate(date), through: try ReportDate(date))[0]
+            let stored = try connection.withDatabase { try NightlyPartials.stored($0, day) }
+            let rescanned = try connection.withDatabase {
+                try DayPartial.scan($0, startMs: day.startMs, endMs: day.endMs)
+            }
+            #expect(stored == rescanned, "\(date)")
+        }
+    }
+
     @Test func anAdditiveDayWhoseStoredPartialCannotBeReadIsRescanned() throws {
         let folder = TemporaryDirectory()
         defer { folder.remove() }
