@@ -1,5 +1,6 @@
 import Foundation
 import PaywallDelivery
+import PaywallTestSupport
 import Testing
 
 /// Network errors name the host and port a request tried (``TransportError/explained(destination:url:)``).
@@ -32,8 +33,10 @@ struct TransportErrorEndpointTests {
     }
 
     @Test func aRealRefusedConnectionIsWordedNotACode() async throws {
-        // Given a port nothing listens on (bound, then closed before the request)
-        let port = try Self.closedPort()
+        // Given a port that refuses connections (held for the test: no server of another test can take it)
+        let refusing = try RefusingPort()
+        defer { withExtendedLifetime(refusing) {} }
+        let port = refusing.port
         let transport = URLSessionTransport(timeout: .seconds(10))
         let url = try #require(URL(string: "http://127.0.0.1:\(port)/v1/events"))
         // When a request goes there, then it fails as a refused connection, in words
@@ -43,27 +46,5 @@ struct TransportErrorEndpointTests {
         } catch let error as TransportError {
             #expect(error == .cannotConnect(detail: "connection refused or host unreachable"), "\(error)")
         }
-    }
-
-    /// A TCP port on 127.0.0.1 that was free a moment ago and is closed now.
-    static func closedPort() throws -> UInt16 {
-        let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { throw POSIXError(.EBADF) }
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard bound == 0 else { throw POSIXError(.EADDRINUSE) }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) }
-        }
-        return UInt16(bigEndian: address.sin_port)
     }
 }

@@ -71,14 +71,14 @@ struct ForwarderStandInTests {
     }
 
     @Test func unreachableEndpointKeepsEverythingPending() async throws {
-        // Given a port nothing listens on (a stand-in that was stopped)
-        let standIn = try RevenueCatStandIn()
-        let url = standIn.baseURL
-        standIn.stop()
-        try await Task.sleep(for: .milliseconds(50))
+        // Given a port that refuses connections (held for the test: no stand-in of another test can take it)
+        let refusing = try RefusingPort()
         outbox.add(Fixtures.impressions(5))
         // When a pass runs
-        guard case .completed(let summary) = try await forwarder(url).forwardOnce() else { throw Busy() }
+        guard case .completed(let summary) = try await forwarder(refusing.baseURL).forwardOnce() else {
+            throw Busy()
+        }
+        withExtendedLifetime(refusing) {}
         // Then RevenueCat is unavailable and all 5 wait for a retry
         #expect(summary.revenueCatUnavailable && summary.willRetry == 5 && summary.requests == 1)
         #expect(outbox.ids(in: .pending).count == 5)
