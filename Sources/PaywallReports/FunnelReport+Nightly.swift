@@ -54,7 +54,9 @@ extension FunnelReport {
                     buckets: Set(try db.all("SELECT bucket FROM report_dirty_buckets") { $0.int64(at: 0) }),
                     watermark: Int64(
                         try ReportSchema.metaValue(Rollup.watermarkKey, in: db)
-                            ?? "0") ?? 0
+                            ?? "0") ?? 0,
+                    partialsZone: try ReportSchema.metaValue(NightlyPartials.timezoneKey, in: db),
+                    wal: try db.scalar("PRAGMA journal_mode")?.string?.lowercased() == "wal"
                 )
             }
         }
@@ -64,6 +66,13 @@ extension FunnelReport {
         let fromPartials = engine == .native && contextFilter.isEmpty
         var refreshed = try refreshRollups(collectingAdditions: fromPartials ? Self.additionsLimit : nil)
         stages.mark("rollup refresh")
+        // The stored partials are read on a second thread from now on (``BackgroundPartialsLoad``),
+        // when they are cut in this run's zone and the store is in WAL mode.
+        let load =
+            fromPartials && marked.wal && refreshed.watermarkBefore > 0
+                && marked.partialsZone == calendar.timeZone.identifier
+            ? try ReportError.wrap { try BackgroundPartialsLoad(path: connection.path) } : nil
+        defer { load?.stop() }
         try checkFilters(placements: nil)
         var collected = refreshed.additions
         refreshed.additions = nil  // one copy, released once the partials are updated (below)
@@ -86,7 +95,7 @@ extension FunnelReport {
                 let state = SubscriptionState(calendar: calendar)
                 let updated = try updatePartials(
                     partials, days: reportDays, cohortWindow: cohortWindow, additions: &additions,
-                    subscriptions: (state, rebuild: refreshed.watermarkBefore == 0), stages: stages)
+                    subscriptions: (state, rebuild: refreshed.watermarkBefore == 0), load: load, stages: stages)
                 recomputed = Set(updated.recomputed)
                 stages.mark("day partials")
                 rows = try writeFromState(
@@ -189,26 +198,24 @@ extension FunnelReport {
         }
     }
 
-    /// Brings the day partials up to date, rescanning the dirty days in a write transaction, and —
-    /// when the store is in WAL mode, no rebuild is due and at most a week of days is dirty — has a
-    /// second connection and thread read and decode every other day's partial meanwhile
-    /// (``BackgroundPartialsLoad``), merging them here as they come, then adds the fresh partials.
-    /// A dirty day whose only change is new presentations from this run's refresh (`additions`)
-    /// gets its stored partial plus theirs, without a rescan; `additions` is emptied once they are in,
-    /// before the other days are merged. With `subscriptions`, the subscription state is brought up
-    /// to date first, in the same transaction (stage `subscription state`). Returns the days
-    /// recomputed and the loaded scan (`nil`: the report reads the partials itself).
+    /// Brings the day partials up to date, rescanning the dirty days in a write transaction, then —
+    /// given the stored partials being read on a second thread (`load`, started after the refresh),
+    /// when no rebuild is due and at most a week of days is dirty — merges the other days' partials
+    /// it read and the fresh ones into one scan. A dirty day whose only change is new presentations
+    /// from this run's refresh (`additions`) gets its stored partial plus theirs, without a rescan;
+    /// `additions` is emptied once they are in, before the other days are merged. With
+    /// `subscriptions`, the subscription state is brought up to date first, in the same transaction
+    /// (stage `subscription state`). Returns the days recomputed and the loaded scan (`nil`: the
+    /// report reads the partials itself; `load` is then stopped).
     ///
     /// - Throws: ``UnreadablePartial`` when a stored partial cannot be read; ``ReportError``.
     func updatePartials(
         _ partials: NightlyPartials, days: [ReportDay], cohortWindow: CohortWindow,
         additions: inout NightlyPartials.Additions?,
-        subscriptions: (state: SubscriptionState, rebuild: Bool)? = nil, stages: StageClock? = nil
+        subscriptions: (state: SubscriptionState, rebuild: Bool)? = nil, load: BackgroundPartialsLoad? = nil,
+        stages: StageClock? = nil
     ) throws -> (recomputed: [ReportDate], scan: PresentationScan?) {
-        let parallel = try ReportError.wrap {
-            try connection.scalar("PRAGMA journal_mode")?.string?.lowercased() == "wal"
-        }
-        var load: BackgroundPartialsLoad?
+        var merge: (scan: PresentationScan, skipping: Set<Int64>)?
         let outcome: NightlyPartials.Outcome
         do {
             outcome = try ReportError.wrap {
@@ -219,16 +226,18 @@ extension FunnelReport {
                             stages: stages)
                     }
                     let plan = try partials.plan(db, additions: additions)
-                    guard parallel, !plan.rebuild, plan.days.count <= Self.backgroundLoadDayLimit else {
+                    guard load != nil, !plan.rebuild, plan.days.count <= Self.backgroundLoadDayLimit else {
+                        load?.stop()
                         return try partials.update(db, plan: plan)
                     }
                     let starts = try plan.days.map { try partials.calendar.days(from: $0, through: $0)[0].startMs }
                     let newest = Int64(
                         try ReportSchema.metaValue(Rollup.newestKey, in: db) ?? "")
-                    let scan = PresentationScan(
+                    var scan = PresentationScan(
                         days: days, placementFilter: nil, windowMs: cohortWindow.milliseconds,
                         newestEventAt: min(newest ?? .min, now.milliseconds()))
-                    load = try BackgroundPartialsLoad(path: connection.path, scan: scan, skipping: Set(starts))
+                    try scan.prepare(db)
+                    merge = (scan, Set(starts))
                     return try partials.update(db, plan: plan, keepPartials: true)
                 }
             }
@@ -240,8 +249,8 @@ extension FunnelReport {
         // days' partials are merged, so the two never add up (about 23 MB of a 10M-event store's nightly
         // peak, 207 -> 184 MiB with the additions not collected at all).
         additions = nil
-        guard let load else { return (outcome.recomputed, nil) }
-        var scan = try ReportError.wrap { try load.scan() }
+        guard let load, let merge else { return (outcome.recomputed, nil) }
+        var scan = try ReportError.wrap { try load.scan(into: merge.scan, skipping: merge.skipping) }
         for (day, partial) in outcome.partials { scan.merge(partial, start: day.startMs, end: day.endMs) }
         return (outcome.recomputed, scan)
     }

@@ -153,6 +153,72 @@ struct NightlyPartialsTests {
         #expect(run.daysRecomputed == ["2026-11-02"])
     }
 
+    /// Twenty-four days of traffic (three presentations a day, one of them closed with a purchase
+    /// and one by the close button), more stored partials than the second thread reads ahead of the
+    /// merge (``BackgroundPartialsLoad/capacity``).
+    static func longHistory(days: Int) -> [ReportFixture.Event] {
+        (0..<days).flatMap { day -> [ReportFixture.Event] in
+            let at = ReportFixture.day1 + Int64(day) * 24 * ReportFixture.hour + 9 * ReportFixture.hour
+            let id = 10 * day + 1
+            return [
+                ReportFixture.shown(id, at, "u\(day % 7)", id, "onboarding", offering: day % 2 == 0 ? "A" : "B"),
+                ReportFixture.closed(id + 1, at + 60_000, "u\(day % 7)", id, "onboarding", "purchased", "purchase", 60),
+                ReportFixture.shown(id + 2, at + 1_000, "u\(day % 5)", id + 2, "settings"),
+                ReportFixture.closed(
+                    id + 3, at + 9_000, "u\(day % 5)", id + 2, "settings", "dismissed", "close_button", 8.5),
+                ReportFixture.shown(id + 4, at + 2_000, "v\(day)", id + 4, "onboarding", offering: "A"),
+            ]
+        }
+    }
+
+    @Test func moreDaysThanTheSecondThreadReadsAheadAreAllMergedAndADirtyDaysOldPartialIsLeftOut() throws {
+        // Given a nightly run over 24 days of traffic (the next runs read the stored partials on a
+        // second thread from the end of their refresh, before they know which days they recompute)
+        #expect(Self.longHistory(days: 24).count / 5 > BackgroundPartialsLoad.capacity)
+        let folder = TemporaryDirectory()
+        defer { folder.remove() }
+        let connection = try ReportSchema.open(path: folder.path("db"))
+        #expect(try connection.scalar("PRAGMA journal_mode")?.string?.lowercased() == "wal")
+        try ReportFixture.insert(Self.longHistory(days: 24), into: connection)
+        _ = try expectNightlyEqualsFullScan(connection, folder, timezone: "UTC", run: 0)
+        // When a late impression lands on the third day and a new presentation on the last one
+        try ReportFixture.insert(
+            [
+                ReportFixture.shown(
+                    95_000, ReportFixture.day1 + 2 * 24 * ReportFixture.hour + 5, "late", 9_500, "onboarding",
+                    offering: "B"),
+                ReportFixture.shown(
+                    95_001, ReportFixture.day1 + 23 * 24 * ReportFixture.hour + 5, "new", 9_501, "settings"),
+            ],
+            into: connection)
+        let run = try expectNightlyEqualsFullScan(connection, folder, timezone: "UTC", run: 1)
+        // Then the run equals the full scan (above): the two days' old partials, read before the
+        // update, were left out, and every other day merged
+        #expect(run.daysRecomputed == ["2026-11-03", "2026-11-24"])
+    }
+
+    @Test func anUnreadablePartialOfADayTheRunRecomputesAnywayIsNoReasonToRebuild() throws {
+        // Given a nightly run over the random traffic
+        let folder = TemporaryDirectory()
+        defer { folder.remove() }
+        let connection = try EngineAgreementTests.randomStore(at: folder.path("db"), seed: 9)
+        _ = try expectNightlyEqualsFullScan(connection, folder, timezone: "UTC", run: 0)
+        // When the stored partial of 2026-11-02 is damaged and a late event lands on that day
+        let dayStart = ReportFixture.day1 + 24 * ReportFixture.hour
+        #expect(
+            try connection.run(
+                "UPDATE report_day_partials SET partial = x'00010203' WHERE day_start = ?",
+                [
+                    .integer(dayStart)
+                ]) == 1)
+        try ReportFixture.insert(
+            [ReportFixture.shown(96_000, dayStart + 40 * 60_000, "u3", 9_600, "late")], into: connection)
+        // Then the next run recomputes that day alone (the second thread read the damaged bytes, and
+        // they were never merged) and equals the full scan
+        let run = try expectNightlyEqualsFullScan(connection, folder, timezone: "UTC", run: 1)
+        #expect(run.daysRecomputed == ["2026-11-02"])
+    }
+
     @Test func anotherTimeZoneStartsOverAndAnUnreadablePartialIsRebuilt() throws {
         let folder = TemporaryDirectory()
         defer { folder.remove() }
