@@ -82,7 +82,7 @@ struct SubscriptionAttribution {
         let buyers = try SubscriptionReads.buyers(db, starts: fold.starts)
         var windows: [(from: Int64, to: Int64)] = []
         for (index, start) in fold.starts.enumerated() {
-            guard let purchasedAt = start.purchasedAt, !buyers.customersOfStart[index].isEmpty else { continue }
+            guard let purchasedAt = start.purchasedAt, !buyers.customers(ofStart: index).isEmpty else { continue }
             windows.append((purchasedAt - lookbackMs, purchasedAt + skewMs))
         }
         var presentations = try SubscriptionReads.presentations(
@@ -95,8 +95,8 @@ struct SubscriptionAttribution {
             if let purchasedAt = start.purchasedAt {
                 let earliest = purchasedAt - lookbackMs
                 let latest = purchasedAt + skewMs
-                for customer in buyers.customersOfStart[index] {
-                    for candidate in presentations.byCustomer[customer] ?? []
+                for customer in buyers.customers(ofStart: index) {
+                    for candidate in presentations.presentations(of: customer).lazy.map(Int.init)
                     where presentations.impressionAt[candidate] >= earliest
                         && presentations.impressionAt[candidate] <= latest
                     {
@@ -114,6 +114,7 @@ struct SubscriptionAttribution {
             chosenOfStart[index] = chosen
         }
         try presentations.readDetails(db, of: chosenOfStart.compactMap { $0?.index })
+        result.subscriptions.reserveCapacity(chosenOfStart.count { $0 != nil })  // no copies while it grows
         for (index, start) in fold.starts.enumerated() {
             guard let chosen = chosenOfStart[index] else { continue }
             let converted = start.trial && start.renewedAsConversion

@@ -87,6 +87,14 @@ enum SubscriptionReads {
     /// Every stored subscription event, once, in transaction order (see the design note).
     static func events(_ db: Database, nowMs: Int64) throws -> EventFold {
         var fold = EventFold()
+        // Room for as many starts and stamps as there are events (the largest rowid bounds them),
+        // reserved once: grown by doubling, the starts and stamps of 1M events were copied into
+        // fresh memory again and again (page faults for 2x their size, a third of the report's).
+        // Room never written is never given memory.
+        let bound = Int(try db.int64("SELECT coalesce(max(rowid), 0) FROM subscription_events") ?? 0)
+        fold.starts.reserveCapacity(bound)
+        fold.groupStamps.reserveCapacity(bound)
+        fold.productionStamps.reserveCapacity(bound)
         try db.forEachRow(
             """
             SELECT original_transaction_id, rowid, (environment IS 'SANDBOX' OR type IS 'TEST'),
@@ -170,16 +178,27 @@ enum SubscriptionReads {
 
     /// The starts' customers: for each start (by index), the distinct `report_customers` keys of
     /// its customer keys; and all of them.
+    ///
+    /// Design note: the keys are one flat array cut by offsets (most starts have one customer), not
+    /// an array per start: 333k small arrays, and the name lists they came from, took 37 MB of a
+    /// report's page faults at 1M subscription events.
     struct Buyers {
-        var customersOfStart: [[Int64]]
+        /// Start `i`'s keys are `keys[offsets[i]..<offsets[i + 1]]`.
+        var keys: [Int64]
+        var offsets: [Int]
+        /// Every start's keys, sorted, once each.
         var customers: [Int64]
+
+        /// The distinct customer keys of start `index`.
+        func customers(ofStart index: Int) -> ArraySlice<Int64> { keys[offsets[index]..<offsets[index + 1]] }
     }
 
     /// The customers of `starts` (sorted by rowid) that have a purchase time.
     static func buyers(_ db: Database, starts: [Start]) throws -> Buyers {
-        // The starts' names, each given a dense index (its key in `names`), found by their bytes.
+        // The starts' names, each given a dense index (its key in `names`), found by their bytes;
+        // `pairs` holds (start, name) in start order (the rows come in `event_rowid` order).
         var names = ByteKeyTable()
-        var namesOfStart = [[Int]](repeating: [], count: starts.count)
+        var pairs: [(start: Int32, name: Int32)] = []
         var next = 0
         try db.forEachRow("SELECT event_rowid, customer_key FROM subscription_customer_keys ORDER BY event_rowid") {
             row in
@@ -188,11 +207,14 @@ enum SubscriptionReads {
             guard next < starts.count else { return false }
             guard starts[next].rowid == rowid, starts[next].purchasedAt != nil else { return true }
             let index = row.withUnsafeText(at: 1) { bytes in
-                if let known = names.key(bytes) { return Int(known) }
+                if let known = names.key(bytes) { return Int32(known) }
                 names.insert(bytes, key: Int64(names.count))
-                return names.count - 1
+                return Int32(names.count - 1)
             }
-            if !namesOfStart[next].contains(index) { namesOfStart[next].append(index) }
+            let start = Int32(next)
+            if !pairs.reversed().prefix(while: { $0.start == start }).contains(where: { $0.name == index }) {
+                pairs.append((start, index))
+            }
             return true
         }
         // Their report keys: every customer's bytes looked up in `names` (the column has no index).
@@ -203,15 +225,23 @@ enum SubscriptionReads {
                 return true
             }
         }
-        var customersOfStart: [[Int64]] = []
-        customersOfStart.reserveCapacity(starts.count)
-        for indexes in namesOfStart {
-            var keys: [Int64] = []
-            for index in indexes { if let key = keyOfName[index], !keys.contains(key) { keys.append(key) } }
-            customersOfStart.append(keys)
+        var buyers = Buyers(keys: [], offsets: [], customers: [])
+        buyers.keys.reserveCapacity(pairs.count)
+        buyers.offsets.reserveCapacity(starts.count + 1)
+        var pair = 0
+        for start in 0..<starts.count {
+            buyers.offsets.append(buyers.keys.count)
+            let first = buyers.keys.count
+            while pair < pairs.count, pairs[pair].start == Int32(start) {
+                if let key = keyOfName[Int(pairs[pair].name)], !buyers.keys[first...].contains(key) {
+                    buyers.keys.append(key)
+                }
+                pair += 1
+            }
         }
-        let customers = Set(keyOfName.compactMap { $0 })
-        return Buyers(customersOfStart: customersOfStart, customers: customers.sorted())
+        buyers.offsets.append(buyers.keys.count)
+        buyers.customers = Set(keyOfName.compactMap { $0 }).sorted()
+        return buyers
     }
 
     /// The buyers' presentations with an impression, column by column; ids and offerings in one arena.
@@ -228,8 +258,14 @@ enum SubscriptionReads {
         var idStart: [Int] = []
         var idEnd: [Int] = []
         var offeringEnd: [Int] = []
-        /// Indexes of each customer's presentations.
-        var byCustomer: [Int64: [Int]] = [:]
+        /// Each presentation's customer key (by index), as read; ``indexByCustomer()`` then files
+        /// the indexes by customer.
+        var customerOfIndex: [Int64] = []
+        /// Customer `c`'s presentation indexes are `indexesByCustomer[customerStart[c]..<customerStart[c + 1]]`
+        /// (a counting sort of ``customerOfIndex``: two flat arrays instead of an array per customer,
+        /// which held 300k small arrays for a report with 1M subscription events).
+        private var indexesByCustomer: [Int32] = []
+        private var customerStart: [Int32] = []
         /// Placement names by key (only read when some presentation was found).
         var placements: [Int64: String] = [:]
 
@@ -239,6 +275,28 @@ enum SubscriptionReads {
             return arena.withUnsafeBufferPointer { bytes in
                 bytes[idStart[b]..<idEnd[b]].lexicographicallyPrecedes(bytes[idStart[a]..<idEnd[a]])
             }
+        }
+
+        /// The indexes of `customer`'s presentations (after ``indexByCustomer()``).
+        func presentations(of customer: Int64) -> ArraySlice<Int32> {
+            guard customer >= 0, Int(customer) + 1 < customerStart.count else { return [] }
+            return indexesByCustomer[Int(customerStart[Int(customer)])..<Int(customerStart[Int(customer) + 1])]
+        }
+
+        /// Files the presentations read by their customer (``presentations(of:)``).
+        mutating func indexByCustomer() {
+            let customers = Int(customerOfIndex.max() ?? -1) + 1
+            var start = [Int32](repeating: 0, count: customers + 1)
+            for customer in customerOfIndex { start[Int(customer) + 1] += 1 }
+            for customer in 0..<customers { start[customer + 1] += start[customer] }
+            var next = start
+            indexesByCustomer = [Int32](repeating: 0, count: customerOfIndex.count)
+            for (index, customer) in customerOfIndex.enumerated() {
+                indexesByCustomer[Int(next[Int(customer)])] = Int32(index)
+                next[Int(customer)] += 1
+            }
+            customerStart = start
+            customerOfIndex = []
         }
 
         /// Whether presentation `index` is in the filtered store (always, without a filter).
@@ -260,8 +318,7 @@ enum SubscriptionReads {
             detailsPending = true
             let isWanted = { (customer: Int64) in customer >= 0 && customer < wanted.count && wanted[Int(customer)] }
             try SubscriptionReads.forEachImpression(db, in: windows, of: isWanted) { customer, at, row in
-                let index = impressionAt.count
-                byCustomer[customer, default: []].append(index)
+                customerOfIndex.append(customer)
                 impressionAt.append(at)
                 firstAt.append(0)
                 placementKey.append(-1)
@@ -372,6 +429,7 @@ enum SubscriptionReads {
         let filter = contextFilter.flatMap { $0.isEmpty ? nil : $0 }
         if filter == nil {
             try result.readImpressions(db, wanted: wanted, windows: windows)
+            result.indexByCustomer()
             return result
         }
         var contexts = TextTable()
@@ -392,8 +450,7 @@ enum SubscriptionReads {
                     result.kept.append(matches)
                 }
             }
-            let index = result.impressionAt.count
-            result.byCustomer[customer, default: []].append(index)
+            result.customerOfIndex.append(customer)
             result.impressionAt.append(row.int64(at: 1))
             result.firstAt.append(row.int64(at: 3))
             result.placementKey.append(row.int64(at: 4))
@@ -404,6 +461,7 @@ enum SubscriptionReads {
             result.offeringEnd.append(result.arena.count)
             return true
         }
+        result.indexByCustomer()
         if !result.impressionAt.isEmpty {
             try db.forEachRow("SELECT key, placement FROM report_placements") { row in
                 result.placements[row.int64(at: 0)] = row.string(at: 1) ?? ""
