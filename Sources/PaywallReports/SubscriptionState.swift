@@ -164,6 +164,9 @@ struct SubscriptionState {
             ], in: db)
     }
 
+    /// New subscription events above which an update takes the build's larger page cache.
+    static let largeUpdate: Int64 = 100_000
+
     /// Brings the state up to date with every stored subscription event and the rollups, inside the
     /// caller's write transaction, after the rollup refresh and before the day partials clear the
     /// dirty buckets. `additions` are the nightly's own refresh's new presentations (as for the day
@@ -186,10 +189,14 @@ struct SubscriptionState {
         }
         let top = try db.int64("SELECT coalesce(max(rowid), 0) FROM subscription_events") ?? 0
         // A build writes every subscription's rows: 32 MB of cache holds the pages it goes back to
-        // (as the rollup refresh does; SQLite's default is 2 MB).
+        // (as the rollup refresh does; SQLite's default is 2 MB). A night's update reads each page it
+        // needs about once (33k late renewals at 10M events: 5,800 pages of `report_subscriptions`),
+        // and the default cache recycles their memory: peak 224 -> 211 MB, 3,300 fewer page faults,
+        // the fold's time unchanged (four alternated pairs on copies of one store).
+        let large = rebuild || top - watermark > Self.largeUpdate
         let cacheSize = try db.int64("PRAGMA cache_size") ?? -2000
-        try db.execute("PRAGMA cache_size = -32768")
-        defer { try? db.execute("PRAGMA cache_size = \(cacheSize)") }
+        if large { try db.execute("PRAGMA cache_size = -32768") }
+        defer { if large { try? db.execute("PRAGMA cache_size = \(cacheSize)") } }
         let mark =
             try ReportSchema.metaValue(ReportSchema.subscriptionCustomerMarkKey, in: db).flatMap { Int64($0) } ?? -1
         var run = Run(calendar: calendar, db: db, watermark: watermark, top: top, customerMark: mark)
