@@ -37,7 +37,7 @@ struct Rollup {
         /// The new presentations' folds, whole: a presentation whose events fall in two chunks of the
         /// same refresh is added by the first and its fold merged with the second's (it is new to the
         /// rollup either way, so its day can still take the additive path).
-        var folds: [PresentationFold] = []
+        var folds = FoldRuns()
         /// Where each chunk's folds start in ``folds`` (each chunk's are in `pw_id` order).
         var chunkStarts: [Int] = []
         /// The close texts of the folds.
@@ -139,12 +139,8 @@ struct Rollup {
             }
         }
         // A first build does not probe, so it cannot tell new presentations from changed ones.
-        if let limit = collectAdditions, !fresh {
-            result.additions = Additions()
-            // Room for every new presentation up front: a growing array of 147k folds copied itself
-            // (and faulted its new pages in) about 40 ms of a 10M-event nightly's merge thread. A
-            // presentation has at least one event, so the events bound them; untouched room costs no memory.
-            result.additions?.folds.reserveCapacity(Int(min(top - result.watermarkBefore, Int64(limit) + 1)))
+        if collectAdditions != nil, !fresh {
+            result.additions = Additions()  // (its folds keep the chunks' arrays, ``FoldRuns``: no copies)
         }
         let wal = try connection.scalar("PRAGMA journal_mode")?.string == "wal"
         let generation = try connection.withDatabase { try Self.erasureGeneration($0) }
@@ -275,7 +271,7 @@ struct Rollup {
                     result.additions?.folds.append(fold)
                 }
             }
-            result.additions?.folds.append(contentsOf: batch.folds[firstNew...])
+            result.additions?.folds.append(batch.folds, from: firstNew)
             result.additions?.chunkStarts.append(chunkStart)
             if let limit = collectAdditions, let count = result.additions?.folds.count, count > limit {
                 result.additions = nil

@@ -224,7 +224,7 @@ struct SubscriptionState {
     /// dirty buckets can hold most of the store.
     struct Touched {
         /// The run's own new presentations (empty when they are not the whole change).
-        var folds: ArraySlice<PresentationFold> = []
+        var folds = FoldRuns()
         /// Ranges of `first_at` (contiguous dirty buckets) read from `report_presentations`.
         var ranges: [(from: Int64, to: Int64)] = []
 
@@ -265,7 +265,7 @@ struct SubscriptionState {
         let rollupWatermark = try ReportSchema.metaValue(ReportSchema.watermarkKey, in: db)
         if let additions, rollupWatermark == String(additions.watermarkAfter) {
             buckets = additions.markedBefore.union(additions.collected.changedBuckets)
-            touched.folds = additions.collected.folds[...]
+            touched.folds = additions.collected.folds
         }
         // Contiguous buckets read as one range of `first_at`.
         let sorted = buckets.sorted()

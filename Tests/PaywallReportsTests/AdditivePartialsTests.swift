@@ -259,3 +259,37 @@ struct AdditivePartialsTests {
         }
     }
 }
+
+/// ``FoldRuns``: the refresh's new presentations kept as their chunks' arrays, read as one collection.
+struct FoldRunsTests {
+    static func fold(_ n: UInt64) -> PresentationFold {
+        PresentationFold(
+            pwID: UUIDKey(high: 0, low: n), firstAt: Int64(n), firstID: .zero, placementKey: 0, customerKey: Int64(n))
+    }
+
+    @Test func runsReadAsOneCollectionInOrderAndAMergeChangesOnlyTheCollection() {
+        // Given a batch's folds, all new (kept whole), then two single folds, then the tail of another batch
+        let first = (0..<5).map { Self.fold($0) }
+        let second = (7..<12).map { Self.fold($0) }
+        var runs = FoldRuns()
+        runs.append(first, from: 0)
+        runs.append(Self.fold(5))
+        runs.append(Self.fold(6))
+        runs.append(second, from: 0)
+        runs.append(second, from: 2)  // a batch whose first folds were stored already
+        runs.append(second, from: 5)  // nothing new: no run
+        // Then it reads as the folds in the order they came, by index and by iteration
+        let expected = (0..<12).map { Self.fold($0) } + (9..<12).map { Self.fold($0) }
+        #expect(runs.count == expected.count)
+        #expect(Array(runs) == expected)
+        #expect(runs.indices.map { runs[$0] } == expected)
+        // When a fold is changed through the collection (an earlier chunk's, merged with a later one's)
+        runs[3].closeAt = 99
+        runs[9].closeAt = 98
+        // Then the collection holds the change and the batches' own arrays do not
+        #expect(runs[3].closeAt == 99 && runs[9].closeAt == 98)
+        #expect(first[3].closeAt == nil && second[2].closeAt == nil)
+        #expect(runs.filter { $0.closeAt != nil }.count == 2)
+        #expect(FoldRuns().isEmpty && runs != FoldRuns())
+    }
+}
