@@ -34,12 +34,8 @@ final class BackgroundPartialsLoad: Sendable {
         reader = try BackgroundReader(path: path, capacity: Self.capacity, name: "PaywallReports.Nightly.partials") {
             connection, send in
             try connection.transaction(.deferred) { db in
-                try db.forEachRow("SELECT day_start, day_end, partial FROM report_day_partials ORDER BY day_start") {
-                    row in
-                    send(
-                        Item(
-                            start: row.int64(at: 0), end: row.int64(at: 1),
-                            partial: row.withUnsafeBlob(at: 2) { DayPartial(decoding: $0) }))
+                try DayPartial.forEachStored(db) { start, end, partial in
+                    send(Item(start: start, end: end, partial: partial))
                 }
             }
         }

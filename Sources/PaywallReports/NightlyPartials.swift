@@ -159,21 +159,16 @@ struct NightlyPartials {
 struct UnreadablePartial: Error {}
 
 extension DayPartial {
-    /// Calls `body` with every stored partial (its day's bounds and the decoded partial) in day
-    /// order, but those whose `day_start` is in `skipping`, until `body` returns `false`.
+    /// Calls `body` with every stored partial (its day's bounds and the decoded partial, `nil` when
+    /// this program cannot read its bytes: another format, damaged) in day order, until `body`
+    /// returns `false`.
     ///
-    /// - Throws: ``UnreadablePartial`` for a partial this program cannot read; `StorageError`.
+    /// - Throws: what `body` throws; `StorageError`.
     static func forEachStored(
-        _ db: Database, skipping: Set<Int64> = [],
-        _ body: (_ start: Int64, _ end: Int64, DayPartial) throws -> Bool
+        _ db: Database, _ body: (_ start: Int64, _ end: Int64, DayPartial?) throws -> Bool
     ) throws {
         try db.forEachRow("SELECT day_start, day_end, partial FROM report_day_partials ORDER BY day_start") { row in
-            let start = row.int64(at: 0)
-            if skipping.contains(start) { return true }
-            guard let partial = row.withUnsafeBlob(at: 2, { DayPartial(decoding: $0) }) else {
-                throw UnreadablePartial()
-            }
-            return try body(start, row.int64(at: 1), partial)
+            try body(row.int64(at: 0), row.int64(at: 1), row.withUnsafeBlob(at: 2) { DayPartial(decoding: $0) })
         }
     }
 }
@@ -187,6 +182,7 @@ extension PresentationScan {
     mutating func load(partials db: Database) throws {
         try prepare(db)
         try DayPartial.forEachStored(db) { start, end, partial in
+            guard let partial else { throw UnreadablePartial() }
             merge(partial, start: start, end: end)
             return true
         }

@@ -56,13 +56,22 @@ struct AdditivePartialsTests {
             into: connection, pwPrefix: "00000000")
     }
 
-    /// ``lateTraffic(_:existing:)`` on a store after a nightly run, folded with its additions collected.
-    func lateTrafficFolded(_ folder: TemporaryDirectory) throws -> (Connection, RollupRefresh) {
+    /// A store after a nightly run with ``lateTraffic(_:existing:)`` stored, not yet folded, and reports
+    /// on it that fold `chunk` events per chunk.
+    func lateTrafficStore(_ folder: TemporaryDirectory, chunk: Int = Int(Rollup.defaultChunkSize)) throws -> (
+        Connection, FunnelReport
+    ) {
         let (connection, existing) = try storeAfterANightlyRun(folder)
         try lateTraffic(connection, existing: existing)
-        let refreshed = try FunnelReport(connection: connection, now: .constant(NightlyPartialsTests.now))
-            .refreshRollups(collectingAdditions: 1_000)
-        return (connection, refreshed)
+        var reports = FunnelReport(connection: connection, now: .constant(NightlyPartialsTests.now))
+        reports.chunkSize = Int64(chunk)
+        return (connection, reports)
+    }
+
+    /// ``lateTraffic(_:existing:)`` on a store after a nightly run, folded with its additions collected.
+    func lateTrafficFolded(_ folder: TemporaryDirectory) throws -> (Connection, RollupRefresh) {
+        let (connection, reports) = try lateTrafficStore(folder)
+        return (connection, try reports.refreshRollups(collectingAdditions: 1_000))
     }
 
     @Test func onlyDaysWithNothingButNewPresentationsAreAddedToAndTheyEqualARescan() throws {
@@ -99,10 +108,7 @@ struct AdditivePartialsTests {
         defer { folder.remove() }
         // Given a store after a nightly run, and late traffic folded in chunks of `chunk` events, so
         // that the new presentations' events fall in several chunks of the same refresh
-        let (connection, existing) = try storeAfterANightlyRun(folder)
-        try lateTraffic(connection, existing: existing)
-        var reports = FunnelReport(connection: connection, now: .constant(NightlyPartialsTests.now))
-        reports.chunkSize = Int64(chunk)
+        let (connection, reports) = try lateTrafficStore(folder, chunk: chunk)
         let refreshed = try reports.refreshRollups(collectingAdditions: 1_000)
         let collected = try #require(refreshed.additions)
         // Then each new presentation is one whole fold, and only the stored one changed
@@ -187,10 +193,7 @@ struct AdditivePartialsTests {
         defer { folder.remove() }
         // Given a store after a nightly run and late traffic, folded in chunks of `chunk` events
         // (a presentation whose events span chunks is new in one and changed in the next)
-        let (connection, existing) = try storeAfterANightlyRun(folder)
-        try lateTraffic(connection, existing: existing)
-        var reports = FunnelReport(connection: connection, now: .constant(NightlyPartialsTests.now))
-        reports.chunkSize = Int64(chunk)
+        let (connection, reports) = try lateTrafficStore(folder, chunk: chunk)
         let run = try reports.nightly(into: folder.path("nightly"), version: "t")
         // Then every CSV equals a from-scratch full scan of the same window
         try FunnelReport(connection: connection, now: .constant(NightlyPartialsTests.now))
