@@ -32,7 +32,7 @@ struct LifecycleTests {
         if case .off = forwarding { return (analytics, clock) }
         // The loop's first pass runs at start; once it sleeps on the clock for its interval, only
         // the test's own calls forward.
-        for _ in 0..<5_000 where clock.sleeperCount == 0 { try? await Task.sleep(for: .milliseconds(1)) }
+        await clock.waitForSleepers(1)
         return (analytics, clock)
     }
 
@@ -127,8 +127,12 @@ struct LifecycleTests {
         try analytics.tracker.open(source: "home", userID: "u", impressionMode: .appReported).reportImpression()
         // When the app suspends with a 2 s budget and 2 s pass on the clock
         let suspension = Task { await analytics.suspend(budget: .seconds(2)) }
-        for _ in 0..<2_000 where !started.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(1)) }
+        // (Advancing before suspend's budget timer sleeps on the clock would leave it asleep for good:
+        // wait for the closure to run and for that timer, beside the forwarding loop's own sleep.)
+        let deadline = ContinuousClock.now.advanced(by: .seconds(600))
+        while !started.withLock({ $0 }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
         #expect(started.withLock { $0 })
+        #expect(await clock.waitForSleepers(2))
         clock.advance(by: .seconds(2))
         let report = await suspension.value
         // Then suspend gave up on forwarding (the impression stays pending) but had committed
