@@ -1,3 +1,5 @@
+import Foundation
+
 /// Text that is equal, hashed and ordered by its exact Unicode scalars (its UTF-8 bytes), never by
 /// canonical equivalence. Swift's `String ==`, `Set<String>` and `Dictionary<String, …>` treat
 /// `"caf\u{E9}"` and `"cafe\u{301}"` (or `"K"` and the Kelvin sign `"\u{212A}"`) as the same text;
@@ -23,8 +25,19 @@ public struct ExactText: Hashable, Comparable, Sendable, CustomStringConvertible
     public static func == (lhs: ExactText, rhs: ExactText) -> Bool { same(lhs.text, rhs.text) }
 
     /// Code-point order.
+    ///
+    /// Compares the UTF-8 bytes with `memcmp` (a walk of the two `utf8` views, element by element,
+    /// was a quarter of the nightly's late-renewal lookups, which sort 33k transaction ids at 10M events).
     public static func < (lhs: ExactText, rhs: ExactText) -> Bool {
-        lhs.text.utf8.lexicographicallyPrecedes(rhs.text.utf8)
+        var left = lhs.text
+        var right = rhs.text
+        return left.withUTF8 { a in
+            right.withUTF8 { b in
+                let common = min(a.count, b.count)
+                let order = common == 0 ? 0 : memcmp(a.baseAddress!, b.baseAddress!, common)
+                return order != 0 ? order < 0 : a.count < b.count
+            }
+        }
     }
 
     /// Hashes the UTF-8 bytes.

@@ -26,6 +26,24 @@ struct ExactTextTests {
         #expect(sorted.map { Array($0.unicodeScalars) } == byScalars.map { Array($0.unicodeScalars) })
     }
 
+    @Test func theOrderIsTheUTF8BytesOrderForPrefixesAndRandomTexts() {
+        #expect(ExactText("ab") < ExactText("abc") && !(ExactText("abc") < ExactText("ab")))
+        #expect(ExactText("") < ExactText("a") && !(ExactText("") < ExactText("")))
+        #expect(!(ExactText("abc") < ExactText("abc")))
+        var generator = SystemRandomNumberGenerator()
+        let alphabet: [Unicode.Scalar] = ["a", "b", "\u{0}", "\u{7F}", "\u{E9}", "\u{301}", "\u{FFFD}", "\u{1F600}"]
+        let texts = (0..<500).map { _ in
+            var text = String.UnicodeScalarView()
+            for _ in 0..<Int.random(in: 0...6, using: &generator) {
+                text.append(alphabet.randomElement(using: &generator)!)
+            }
+            return String(text)
+        }
+        for (a, b) in zip(texts, texts.shuffled(using: &generator)) {
+            #expect((ExactText(a) < ExactText(b)) == a.utf8.lexicographicallyPrecedes(b.utf8), "\(a.debugDescription) \(b.debugDescription)")
+        }
+    }
+
     @Test func keysThatAreCanonicallyEquivalentAreNotDuplicatesForTheValidator() {
         // Given a line with two unknown keys spelled caf\u{E9} and cafe\u{301}
         let line = #"{"name":"paywall_shown","caf\#u{E9}":1,"cafe\#u{301}":2}"#
