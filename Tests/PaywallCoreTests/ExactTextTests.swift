@@ -40,7 +40,9 @@ struct ExactTextTests {
             return String(text)
         }
         for (a, b) in zip(texts, texts.shuffled(using: &generator)) {
-            #expect((ExactText(a) < ExactText(b)) == a.utf8.lexicographicallyPrecedes(b.utf8), "\(a.debugDescription) \(b.debugDescription)")
+            #expect(
+                (ExactText(a) < ExactText(b)) == a.utf8.lexicographicallyPrecedes(b.utf8),
+                "\(a.debugDescription) \(b.debugDescription)")
         }
     }
 
