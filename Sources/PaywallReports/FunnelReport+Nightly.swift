@@ -76,6 +76,11 @@ extension FunnelReport {
         try checkFilters(placements: nil)
         var collected = refreshed.additions
         refreshed.additions = nil  // one copy, released once the partials are updated (below)
+        // The new presentations' day partials are built on a second thread from now on, for the days
+        // the update adds them to (``AdditivePartialsBuild``); the same condition as `additions` below.
+        var prebuilt =
+            fromPartials && refreshed.watermarkBefore == marked.watermark
+            ? collected.map { AdditivePartialsBuild($0, calendar: calendar) } : nil
         let window = try self.window(calendar: calendar, days: days, now: startedAt)
         let reportDays = try calendar.days(from: window.from, through: window.to)
         let partials = NightlyPartials(calendar: calendar)
@@ -95,7 +100,9 @@ extension FunnelReport {
                 let state = SubscriptionState(calendar: calendar)
                 let updated = try updatePartials(
                     partials, days: reportDays, cohortWindow: cohortWindow, additions: &additions,
-                    subscriptions: (state, rebuild: refreshed.watermarkBefore == 0), load: load, stages: stages)
+                    subscriptions: (state, rebuild: refreshed.watermarkBefore == 0), load: load, prebuilt: prebuilt,
+                    stages: stages)
+                prebuilt = nil
                 recomputed = Set(updated.recomputed)
                 stages.mark("day partials")
                 rows = try writeFromState(
@@ -213,7 +220,7 @@ extension FunnelReport {
         _ partials: NightlyPartials, days: [ReportDay], cohortWindow: CohortWindow,
         additions: inout NightlyPartials.Additions?,
         subscriptions: (state: SubscriptionState, rebuild: Bool)? = nil, load: BackgroundPartialsLoad? = nil,
-        stages: StageClock? = nil
+        prebuilt: AdditivePartialsBuild? = nil, stages: StageClock? = nil
     ) throws -> (recomputed: [ReportDate], scan: PresentationScan?) {
         var merge: (scan: PresentationScan, skipping: Set<Int64>)?
         let outcome: NightlyPartials.Outcome
@@ -228,7 +235,7 @@ extension FunnelReport {
                     let plan = try partials.plan(db, additions: additions)
                     guard load != nil, !plan.rebuild, plan.days.count <= Self.backgroundLoadDayLimit else {
                         load?.stop()
-                        return try partials.update(db, plan: plan)
+                        return try partials.update(db, plan: plan, prebuilt: prebuilt)
                     }
                     let starts = try plan.days.map { try partials.calendar.days(from: $0, through: $0)[0].startMs }
                     let newest = Int64(
@@ -238,7 +245,7 @@ extension FunnelReport {
                         newestEventAt: min(newest ?? .min, now.milliseconds()))
                     try scan.prepare(db)
                     merge = (scan, Set(starts))
-                    return try partials.update(db, plan: plan, keepPartials: true)
+                    return try partials.update(db, plan: plan, keepPartials: true, prebuilt: prebuilt)
                 }
             }
         } catch {

@@ -95,7 +95,11 @@ struct NightlyPartials {
     /// partial and the new presentations, the others by a rescan) and clears the dirty marks,
     /// inside the caller's write transaction (the one that made the plan). With `keepPartials`, the outcome
     /// also holds the partials computed (for a caller that merges them itself: keep the plan short).
-    func update(_ db: Database, plan: Plan, keepPartials: Bool = false) throws -> Outcome {
+    /// `prebuilt`, started on the plan's additions, gives the additive days' new presentations'
+    /// partials (the same as built here).
+    func update(
+        _ db: Database, plan: Plan, keepPartials: Bool = false, prebuilt: AdditivePartialsBuild? = nil
+    ) throws -> Outcome {
         if plan.rebuild { try db.run("DELETE FROM report_day_partials") }
         var outcome = Outcome(recomputed: [], partials: [])
         let store = try db.cachedStatement(
@@ -107,13 +111,14 @@ struct NightlyPartials {
             let day = try calendar.days(from: date, through: date)[0]
             let partial: DayPartial
             if plan.additive.contains(date), let additions = plan.additions, let stored = try Self.stored(db, day) {
-                let folds = additions.folds.lazy.filter { $0.firstAt >= day.startMs && $0.firstAt < day.endMs }
-                if folds.isEmpty {  // nothing new starts on this day: its partial stands
+                if !additions.folds.contains(where: { $0.firstAt >= day.startMs && $0.firstAt < day.endMs }) {
+                    // nothing new starts on this day: its partial stands
                     if keepPartials, !stored.isEmpty { outcome.partials.append((day, stored)) }
                     outcome.recomputed.append(date)
                     continue
                 }
-                let added = DayPartial.build(folds, texts: additions.texts)
+                let added =
+                    prebuilt?.takePartial(startingAt: day.startMs) ?? DayPartial.build(additions, startingIn: day)
                 partial = stored.isEmpty ? added : stored.merging(added)
             } else {
                 partial = try DayPartial.scan(db, startMs: day.startMs, endMs: day.endMs)

@@ -296,3 +296,57 @@ struct FoldRunsTests {
         #expect(FoldRuns().isEmpty && runs != FoldRuns())
     }
 }
+
+/// ``AdditivePartialsBuild``: the nightly's new presentations' day partials built on a second thread.
+struct AdditivePartialsBuildTests {
+    static let day: Int64 = 86_400_000
+
+    @Test func theBuiltPartialsAreTheUpdatesOwnForEveryDayAndOnlyThoseDays() throws {
+        let folder = TemporaryDirectory()
+        defer { folder.remove() }
+        // Given late traffic folded with its additions collected (new presentations on two days)
+        let (_, refreshed) = try AdditivePartialsTests().lateTrafficFolded(folder)
+        let additions = try #require(refreshed.additions)
+        let calendar = AdditivePartialsTests.utc
+        // When their partials are built on the second thread
+        let build = AdditivePartialsBuild(additions, calendar: calendar)
+        // Then each day a new presentation starts on gets exactly the partial the update builds itself
+        for date in ["2026-11-03", "2026-11-09"] {
+            let day = try calendar.days(from: try ReportDate(date), through: try ReportDate(date))[0]
+            let built = try #require(build.takePartial(startingAt: day.startMs), "\(date)")
+            #expect(built == DayPartial.build(additions, startingIn: day), "\(date)")
+            #expect(!built.isEmpty)
+            // And it is handed over once
+            #expect(build.takePartial(startingAt: day.startMs) == nil)
+        }
+        // And a day nothing new starts on has none
+        let other = try calendar.days(from: try ReportDate("2026-11-04"), through: try ReportDate("2026-11-04"))[0]
+        #expect(build.takePartial(startingAt: other.startMs) == nil)
+    }
+
+    @Test func theDaysOfFoldsInAnyOrderAreEachDayOnceInAZoneWithADaylightSavingChange() throws {
+        // Given folds on three days around New York's switch to winter time (a 25-hour day), in
+        // time order and shuffled (random ids come in any order)
+        let calendar = try DayCalendar(timeZone: "America/New_York")
+        let dates = ["2026-10-31", "2026-11-01", "2026-11-02"]
+        let days = try dates.map { try calendar.days(from: try ReportDate($0), through: try ReportDate($0))[0] }
+        #expect(days[1].endMs - days[1].startMs == 25 * 3_600_000)
+        var times: [Int64] = []
+        for day in days {
+            times += [day.startMs, day.startMs + 1, (day.startMs + day.endMs) / 2, day.endMs - 1]
+        }
+        for ordered in [times, times.shuffled(), times.reversed()] {
+            var folds = FoldRuns()
+            for (n, at) in ordered.enumerated() {
+                var fold = FoldRunsTests.fold(UInt64(n))
+                fold.firstAt = at
+                folds.append(fold)
+            }
+            // Then each day is found once, with the calendar's own bounds
+            let found = AdditivePartialsBuild.days(of: folds, calendar)
+            #expect(Set(found) == Set(days))
+            #expect(found.count == 3)
+        }
+        #expect(AdditivePartialsBuild.days(of: FoldRuns(), calendar).isEmpty)
+    }
+}
