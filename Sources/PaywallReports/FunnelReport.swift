@@ -250,24 +250,31 @@ public struct FunnelReport: Sendable {
         }
         scanned.offerings.finish()  // the day lists into the range's bitsets, counting per day
         let finished = scanned
-        // Cohorts on one core, the other reports on the other: the scan is only read from here on.
+        // The reports on two cores, each file's rows one task, the longest first (at 10M events the
+        // cohorts about 45 ms, segments 28, summary 23, conversion 12, encounter 7, the rest under 1):
+        // each core takes the next task when it is free. The scan is only read from here on.
+        let tasks: [(name: String, rows: @Sendable () -> [[ReportValue]])] = [
+            (ReportFile.cohortConversion.fileName, { finished.cohortRows() }),
+            (ReportFile.segments.fileName, { finished.segmentRows() }),
+            (ReportFile.placementSummary.fileName, { finished.summaryRows() }),
+            (ReportFile.conversionFunnel.fileName, { finished.conversionRows() }),
+            (ReportFile.encounterFunnel.fileName, { finished.encounterRows() }),
+            (ReportFile.productMix.fileName, { finished.productMixRows() }),
+            (ReportFile.offeringComparison.fileName, { finished.offeringRows(control: control) }),
+            (OfferingTrends.name, { finished.offeringTrendRows() }),
+        ]
         let rows = Lock<[String: [[ReportValue]]]>([:])
-        DispatchQueue.concurrentPerform(iterations: 2) { part in
-            if part == 0 {
-                let cohorts = finished.cohortRows()
-                rows.withLock { $0[ReportFile.cohortConversion.fileName] = cohorts }
-                return
+        let next = Lock(0)
+        DispatchQueue.concurrentPerform(iterations: 2) { _ in
+            while true {
+                let index = next.withLock { index in
+                    defer { index += 1 }
+                    return index
+                }
+                guard index < tasks.count else { return }
+                let computed = tasks[index].rows()
+                rows.withLock { $0[tasks[index].name] = computed }
             }
-            let others = [
-                ReportFile.encounterFunnel.fileName: finished.encounterRows(),
-                ReportFile.conversionFunnel.fileName: finished.conversionRows(),
-                ReportFile.placementSummary.fileName: finished.summaryRows(),
-                ReportFile.productMix.fileName: finished.productMixRows(),
-                ReportFile.offeringComparison.fileName: finished.offeringRows(control: control),
-                ReportFile.segments.fileName: finished.segmentRows(),
-                OfferingTrends.name: finished.offeringTrendRows(),
-            ]
-            rows.withLock { $0.merge(others) { $1 } }
         }
         return rows.withLock { $0 }
     }
