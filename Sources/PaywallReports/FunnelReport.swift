@@ -157,19 +157,36 @@ public struct FunnelReport: Sendable {
                 if engine == .sql { try db.defineMathFunctions() }
                 if engine == .sql, !contextFilter.isEmpty { try Self.shadowPresentations(db, contextFilter) }
                 defer { if engine == .sql, !contextFilter.isEmpty { try? db.execute(Self.dropShadowSQL) } }
-                let computed =
-                    engine == .native
-                    ? try nativeRows(
+                let nowMs = now.milliseconds()
+                let contextFilter = contextFilter
+                let loadSubscriptions = { @Sendable (db: Database) throws -> RevenueRows in
+                    RevenueRows(
+                        money: subscriptionsFromState
+                            ? try SubscriptionState.money(db, days: days, nowMs: nowMs)
+                            : MoneyByDay(
+                                attribution: try SubscriptionAttribution.load(
+                                    db, nowMs: nowMs, contextFilter: contextFilter), days: days))
+                }
+                var computed: [String: [[ReportValue]]] = [:]
+                var loaded: RevenueRows?
+                if engine == .native {
+                    // The subscription money is read and summed as one more task beside the
+                    // report files' (``nativeRows``): the only task that uses the connection, while
+                    // this thread waits for them all.
+                    let result = Lock<Result<RevenueRows, any Error>?>(nil)
+                    let lent = LentDatabase(db: db)
+                    computed = try nativeRows(
                         db, days: days, placements: placements, cohortWindow: cohortWindow,
-                        fromPartials: fromPartials, scan: scan) : [:]
+                        fromPartials: fromPartials, scan: scan,
+                        alongside: {
+                            let money = Result { try loadSubscriptions(lent.db) }
+                            result.withLock { $0 = money }
+                        })
+                    loaded = try result.withLock { $0 }?.get()
+                }
                 stages?.mark("funnels")
                 var rows: [String: Int] = [:]
-                let subscriptions = RevenueRows(
-                    money: subscriptionsFromState
-                        ? try SubscriptionState.money(db, days: days, nowMs: now.milliseconds())
-                        : MoneyByDay(
-                            attribution: try SubscriptionAttribution.load(
-                                db, nowMs: now.milliseconds(), contextFilter: contextFilter), days: days))
+                let subscriptions = try loaded ?? loadSubscriptions(db)
                 stages?.mark("subscriptions")
                 var conversion: [(date: String, placement: String, impressions: Int64)] = []
                 for file in ReportFile.all {
@@ -229,9 +246,12 @@ public struct FunnelReport: Sendable {
     }
 
     /// The native engine's rows per file name (data quality stays in SQL: it reads small tables).
+    ///
+    /// `alongside`, when given, runs as one more task beside the files' (after the longest): the
+    /// caller's work that needs no scan (it may use `db`: no task here does, and the calling thread waits).
     func nativeRows(
         _ db: Database, days: [ReportDay], placements: [String]?, cohortWindow: CohortWindow,
-        fromPartials: Bool = false, scan loaded: PresentationScan? = nil
+        fromPartials: Bool = false, scan loaded: PresentationScan? = nil, alongside: (@Sendable () -> Void)? = nil
     ) throws -> [String: [[ReportValue]]] {
         var scanned: PresentationScan
         if let loaded {
@@ -251,19 +271,26 @@ public struct FunnelReport: Sendable {
         scanned.offerings.finish()  // the day lists into the range's bitsets, counting per day
         let finished = scanned
         // The reports on two cores, each file's rows one task, the longest first (at 10M events the
-        // cohorts about 45 ms, segments 28, summary 23, conversion 12, encounter 7, the rest under 1):
+        // cohorts about 45 ms, the subscription money with 1M subscription events about 35 ms
+        // (`alongside`), segments 28, summary 23, conversion 12, encounter 7, the rest under 1):
         // each core takes the next task when it is free. The scan is only read from here on.
-        let tasks: [(name: String, rows: @Sendable () -> [[ReportValue]])] = [
-            (ReportFile.cohortConversion.fileName, { finished.cohortRows() }),
-            (ReportFile.segments.fileName, { finished.segmentRows() }),
-            (ReportFile.placementSummary.fileName, { finished.summaryRows() }),
-            (ReportFile.conversionFunnel.fileName, { finished.conversionRows() }),
-            (ReportFile.encounterFunnel.fileName, { finished.encounterRows() }),
-            (ReportFile.productMix.fileName, { finished.productMixRows() }),
-            (ReportFile.offeringComparison.fileName, { finished.offeringRows(control: control) }),
-            (OfferingTrends.name, { finished.offeringTrendRows() }),
-        ]
         let rows = Lock<[String: [[ReportValue]]]>([:])
+        func file(_ name: String, _ compute: @escaping @Sendable () -> [[ReportValue]]) -> @Sendable () -> Void {
+            {
+                let computed = compute()
+                rows.withLock { $0[name] = computed }
+            }
+        }
+        let tasks =
+            [file(ReportFile.cohortConversion.fileName) { finished.cohortRows() }] + (alongside.map { [$0] } ?? []) + [
+                file(ReportFile.segments.fileName) { finished.segmentRows() },
+                file(ReportFile.placementSummary.fileName) { finished.summaryRows() },
+                file(ReportFile.conversionFunnel.fileName) { finished.conversionRows() },
+                file(ReportFile.encounterFunnel.fileName) { finished.encounterRows() },
+                file(ReportFile.productMix.fileName) { finished.productMixRows() },
+                file(ReportFile.offeringComparison.fileName) { finished.offeringRows(control: control) },
+                file(OfferingTrends.name) { finished.offeringTrendRows() },
+            ]
         let next = Lock(0)
         DispatchQueue.concurrentPerform(iterations: 2) { _ in
             while true {
@@ -272,8 +299,7 @@ public struct FunnelReport: Sendable {
                     return index
                 }
                 guard index < tasks.count else { return }
-                let computed = tasks[index].rows()
-                rows.withLock { $0[tasks[index].name] = computed }
+                tasks[index]()
             }
         }
         return rows.withLock { $0 }
@@ -342,4 +368,12 @@ public struct RollupRefresh: Sendable, Equatable {
     public init(eventsRead: Int64, watermark: Int64, touchedBuckets: Set<Int64>) {
         (self.eventsRead, self.watermark, self.touchedBuckets) = (eventsRead, watermark, touchedBuckets)
     }
+}
+
+/// The transaction's connection lent to the one report task that reads with it
+/// (``FunnelReport/nativeRows(_:days:placements:cohortWindow:fromPartials:scan:alongside:)``): the
+/// thread that holds the transaction waits for the tasks, and no other task touches the connection,
+/// so no two threads ever use it at once.
+struct LentDatabase: @unchecked Sendable {
+    let db: Database
 }

@@ -32,6 +32,53 @@ enum ReportMoney {
 struct RevenueRows {
     let money: MoneyByDay
     var days: [ReportDay] { money.days }
+    /// The window's money per placement and offering (summed once, when made: the costly part of
+    /// the offering comparison's columns, so it runs wherever the rows are made).
+    let offeringMoney: [String: [String: OfferingMoney]]
+
+    /// The rows of `money`'s report.
+    init(money: MoneyByDay) {
+        self.money = money
+        offeringMoney = Self.offeringMoney(money)
+    }
+
+    /// An offering's money over the window: its sums and each customer's revenue.
+    struct OfferingMoney {
+        var paid: Int64 = 0, trials: Int64 = 0, revenue: Int64 = 0
+        /// Each customer's revenue, while the cells are summed.
+        var byCustomer: [Int64: Int64] = [:]
+        /// Each customer's revenue, sorted (``byCustomer``'s values, once every cell is in).
+        var amounts: [Int64] = []
+
+        mutating func add(_ c: MoneyCell) {
+            trials += c.trials
+            paid += c.paid
+            revenue += c.revenue
+            for (customer, money) in c.customers { byCustomer[customer, default: 0] += money.revenue }
+        }
+    }
+
+    /// Every day's cells summed per placement and offering, in place through the dictionaries'
+    /// accessors. Design note (speed): an earlier version copied an offering's money out, changed it
+    /// and stored it back, so every subscription copied that offering's whole `byCustomer` table
+    /// (copy on write, the table being referenced twice): with 1M subscription events beside 10M
+    /// paywall events that made the report's CSV stage 6.0 s of CPU (`paywall-bench report
+    /// subscriptions`, quiet machine).
+    static func offeringMoney(_ money: MoneyByDay) -> [String: [String: OfferingMoney]] {
+        var sums: [String: [String: OfferingMoney]] = [:]
+        for entries in money.cells {
+            for entry in entries {
+                sums[entry.placement, default: [:]][entry.offering, default: OfferingMoney()].add(entry.cell)
+            }
+        }
+        for placement in sums.keys {
+            for offering in sums[placement]!.keys {
+                sums[placement]![offering]!.amounts = sums[placement]![offering]!.byCustomer.values.sorted()
+                sums[placement]![offering]!.byCustomer = [:]
+            }
+        }
+        return sums
+    }
 
     /// `revenue.csv`: one row per (date, placement, impressions) of the conversion funnel.
     func revenueRows(conversion: [(date: String, placement: String, impressions: Int64)]) -> [[ReportValue]] {
@@ -75,28 +122,7 @@ struct RevenueRows {
     /// `rows` are the existing columns (placement, offering, customers, impressions, converted,
     /// conversion_rate, ci_low, ci_high, is_control, lift, p_value), with unrounded rates.
     func offeringRows(_ rows: [[ReportValue]]) -> [[ReportValue]] {
-        struct Money {
-            var paid: Int64 = 0, trials: Int64 = 0, revenue: Int64 = 0
-            var byCustomer: [Int64: Int64] = [:]
-
-            mutating func add(_ c: MoneyCell) {
-                trials += c.trials
-                paid += c.paid
-                revenue += c.revenue
-                for (customer, money) in c.customers { byCustomer[customer, default: 0] += money.revenue }
-            }
-        }
-        // Summed in place through the dictionaries' accessors. Design note (speed): an earlier version
-        // copied an offering's `Money` out, changed it and stored it back, so every subscription copied
-        // that offering's whole `byCustomer` table (copy on write, the table being referenced twice):
-        // with 1M subscription events beside 10M paywall events that made the report's CSV stage 6.0 s
-        // of CPU (`paywall-bench report subscriptions`, quiet machine).
-        var money: [String: [String: Money]] = [:]
-        for entries in self.money.cells {
-            for entry in entries {
-                money[entry.placement, default: [:]][entry.offering, default: Money()].add(entry.cell)
-            }
-        }
+        let money = offeringMoney
         func text(_ value: ReportValue) -> String { if case .text(let t) = value { t } else { "" } }
         func integer(_ value: ReportValue) -> Int64 { if case .integer(let i) = value { i } else { 0 } }
         func real(_ value: ReportValue) -> Double {
@@ -115,9 +141,9 @@ struct RevenueRows {
         var controls: [String: String] = [:]
         for row in rows {
             let (placement, offering, customers) = (text(row[0]), text(row[1]), integer(row[2]))
-            let m = money[placement]?[offering] ?? Money()
+            let m = money[placement]?[offering] ?? OfferingMoney()
             sides[placement, default: [:]][offering] = Side(
-                sample: RevenueStatistics.sample(customers: customers, amounts: Array(m.byCustomer.values)),
+                sample: RevenueStatistics.sample(customers: customers, amounts: m.amounts),
                 rate: real(row[5]), customers: customers)
             if text(row[8]) == "true" { controls[placement] = offering }
         }
@@ -128,7 +154,7 @@ struct RevenueRows {
         }
         return rows.map { row in
             let (placement, offering) = (text(row[0]), text(row[1]))
-            let m = money[placement]?[offering] ?? Money()
+            let m = money[placement]?[offering] ?? OfferingMoney()
             let side = sides[placement]![offering]!
             let isControl = controls[placement] == offering
             let control = controls[placement].flatMap { sides[placement]?[$0] }
