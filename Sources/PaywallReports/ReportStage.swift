@@ -15,9 +15,9 @@ public struct ReportStage: Sendable, Equatable {
     /// The stage: `lease and marks`, `rollup refresh`, the nightly job's subscription state in five
     /// steps (`subscription state: new events`, `…: changed presentations`, `…: fold`,
     /// `…: attribution`, `…: write`), `day partials`, `funnels`, `subscriptions`, `CSV files`, `page`,
-    /// `run record` (a run skips the stages it does not have). With the native engine the
-    /// subscription money is read and summed beside the report files' rows, inside `funnels`, and
-    /// `subscriptions` is about nothing.
+    /// `run record` (a run skips the stages it does not have). In the nightly job (native
+    /// engine) the subscription money is read and summed beside the report files' rows, inside
+    /// `funnels`, and `subscriptions` is about nothing.
     public var name: String
     /// Wall time, in seconds.
     public var seconds: Double
