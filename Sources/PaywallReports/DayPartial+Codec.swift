@@ -6,7 +6,7 @@ import Foundation
 /// recomputed from the rollups, never trusted.
 extension DayPartial {
     /// The format written by ``encoded()``; bump it when the layout changes.
-    static let format: UInt8 = 5
+    static let format: UInt8 = 6
 
     /// The partial as bytes.
     func encoded() -> [UInt8] {
@@ -26,8 +26,13 @@ extension DayPartial {
             out.bytes.append(contentsOf: product.product.utf8)
             out.int(product.count)
         }
-        out.count(firsts.count)
-        out.raw(firsts)
+        out.count(firsts.runs.count)
+        for run in firsts.runs {
+            out.uint32(run.placement)
+            out.int(run.base)
+            out.count(run.entries.count)
+            out.raw(run.entries)
+        }
         out.count(purchases.count)
         for purchase in purchases {
             out.uint32(purchase.user)
@@ -60,7 +65,7 @@ extension DayPartial {
         let segmentBytes = segments.reduce(0) { $0 + 160 + 4 * $1.stats.viewers.count + 8 * $1.stats.openS.count }
         let offeringBytes = offerings.reduce(0) { $0 + 64 + 4 * ($1.customers.count + $1.converted.count) }
         return 64 + groupBytes + segmentBytes + offeringBytes + 48 * products.count
-            + MemoryLayout<CustomerFirst>.stride * firsts.count + 12 * purchases.count
+            + 16 * firsts.runs.count + 8 * firsts.count + 12 * purchases.count
     }
 
     /// Reads ``encoded()`` bytes; `nil` for another format or damaged bytes.
@@ -80,9 +85,15 @@ extension DayPartial {
             else { return nil }
             partial.products.append(ProductCount(placement: Int(placement), product: name, count: count))
         }
-        guard let firstCount = input.count(), let firsts = input.raw(firstCount, of: CustomerFirst.self) else {
-            return nil
+        guard let runCount = input.count() else { return nil }
+        var runs: [PackedFirsts.Run] = []
+        for _ in 0..<runCount {
+            guard let placement = input.uint32(), let base = input.int(), let entryCount = input.count(),
+                let entries = input.raw(entryCount, of: UInt64.self)
+            else { return nil }
+            runs.append(PackedFirsts.Run(placement: placement, base: base, entries: entries))
         }
+        guard let firsts = PackedFirsts(runs: runs) else { return nil }
         partial.firsts = firsts
         guard let purchaseCount = input.count() else { return nil }
         partial.purchases.reserveCapacity(purchaseCount)

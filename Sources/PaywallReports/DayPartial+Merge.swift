@@ -16,7 +16,7 @@ extension DayPartial {
             ProductCount(placement: $0.key.placement, product: $0.key.product, count: $0.value)
         }
         .sorted(by: ProductCount.precedes)
-        merged.firsts = Self.mergeFirsts(firsts, other.firsts)
+        merged.firsts = PackedFirsts(sortedUnique: Self.mergeFirsts(firsts.all, other.firsts.all))
         merged.purchases = Self.mergeSorted(purchases, other.purchases) { ($0.user, $0.at) < ($1.user, $1.at) }
         merged.offerings = Self.mergeOfferings(offerings, other.offerings)
         merged.segments = Self.mergeSegments(segments, other.segments)
@@ -55,17 +55,17 @@ extension DayPartial {
         return merged
     }
 
-    /// Two firsts lists sorted by (customer, placement) merged, keeping the earlier impression of a pair in both.
+    /// Two firsts lists sorted by (placement, customer) merged, keeping the earlier impression of a pair in both.
     static func mergeFirsts(_ a: [CustomerFirst], _ b: [CustomerFirst]) -> [CustomerFirst] {
         var merged: [CustomerFirst] = []
         merged.reserveCapacity(a.count + b.count)
         var i = 0
         var j = 0
         while i < a.count || j < b.count {
-            if j == b.count || (i < a.count && (a[i].user, a[i].placement) < (b[j].user, b[j].placement)) {
+            if j == b.count || (i < a.count && (a[i].placement, a[i].user) < (b[j].placement, b[j].user)) {
                 merged.append(a[i])
                 i += 1
-            } else if i == a.count || (b[j].user, b[j].placement) < (a[i].user, a[i].placement) {
+            } else if i == a.count || (b[j].placement, b[j].user) < (a[i].placement, a[i].user) {
                 merged.append(b[j])
                 j += 1
             } else {

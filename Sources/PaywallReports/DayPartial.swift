@@ -18,8 +18,8 @@ struct DayPartial: Equatable {
     var groups: [Int: PresentationScan.GroupStats] = [:]
     /// Purchases of presentations with an impression, per placement and product.
     var products: [ProductCount] = []
-    /// Earliest impression per (customer, placement) among the day's presentations, sorted by key.
-    var firsts: [CustomerFirst] = []
+    /// Earliest impression per (customer, placement) among the day's presentations (``PackedFirsts``).
+    var firsts = PackedFirsts()
     /// Every `purchased` close of the day's presentations (any placement, impression or not).
     var purchases: [Purchase] = []
     /// The offering comparison's counts per (placement, offering), sorted (``OfferingCount``).
@@ -165,11 +165,13 @@ struct DayPartial: Equatable {
                     placement: $0.key >> 32, product: productNames.texts[$0.key & 0xFFFF_FFFF], count: $0.value)
             }.sorted(by: ProductCount.precedes)
             // Earliest impression per (customer, placement): sort, keep the first of each pair.
-            impressions.sort { ($0.user, $0.placement, $0.at) < ($1.user, $1.placement, $1.at) }
+            impressions.sort { ($0.placement, $0.user, $0.at) < ($1.placement, $1.user, $1.at) }
+            var firsts: [CustomerFirst] = []
             for first in impressions
-            where partial.firsts.last.map({ $0.user != first.user || $0.placement != first.placement }) ?? true {
-                partial.firsts.append(first)
+            where firsts.last.map({ $0.user != first.user || $0.placement != first.placement }) ?? true {
+                firsts.append(first)
             }
+            partial.firsts = PackedFirsts(sortedUnique: firsts)
             partial.purchases.sort { ($0.user, $0.at) < ($1.user, $1.at) }
             partial.offerings = offerings.finish()
             partial.segments = zip(segmentKeys, segmentStats).map { key, stats in

@@ -277,21 +277,21 @@ struct PlacementNames {
 }
 
 /// Each customer's first impression per placement: in a flat array (customers × placement stride)
-/// for a scan of every presentation, or as the day partials' sorted lists, kept as decoded and
-/// merged when read (``forEachFirst(_:)``).
+/// for a scan of every presentation, or as the day partials' runs (``PackedFirsts``: one placement
+/// each, sorted by customer), kept as decoded and merged when read (``forEachFirst(_:)``).
 ///
 /// Design note: the table of a 1M-event store (231k customers × 8 placements × 8 bytes, 14.8 MB)
 /// had to be allocated, filled and faulted in on every nightly run only to take the minimum of each
 /// pair over the days' lists, about a tenth of the run's CPU with the cohorts' pass over every cell;
-/// the lists (374k entries, sorted by customer and placement) already are what the partials hold,
+/// the lists (374k entries, sorted by customer within each placement) already are what the partials hold,
 /// and a merge of them a block of customers at a time gives each pair's minimum in the same order
 /// with a small reused table (a heap over the lists' heads, tried first, cost as much as the table:
 /// 35 ns an entry).
 struct CustomerFirsts {
     private(set) var stride = 8
     private(set) var values: [Int64] = []
-    /// Day partials' firsts, each sorted by (customer, placement) (``record(list:)``).
-    private(set) var lists: [[DayPartial.CustomerFirst]] = []
+    /// Day partials' firsts, runs of one placement each sorted by customer (``record(list:)``).
+    private(set) var lists: [PackedFirsts.Run] = []
     /// One more than the largest customer key in ``lists`` (0 when none).
     private var listCustomers = 0
     /// One more than the largest placement key in ``lists``.
@@ -340,12 +340,14 @@ struct CustomerFirsts {
         }
     }
 
-    /// Keeps a day partial's firsts (sorted by customer and placement) as they are, to be merged when read.
-    mutating func record(list firsts: [DayPartial.CustomerFirst]) {
-        guard let last = firsts.last else { return }
-        lists.append(firsts)
-        listCustomers = max(listCustomers, Int(last.user) + 1)
-        for first in firsts { listPlacements = max(listPlacements, Int(first.placement) + 1) }
+    /// Keeps a day partial's firsts (runs of one placement, each sorted by customer) as they are, to
+    /// be merged when read.
+    mutating func record(list firsts: PackedFirsts) {
+        for run in firsts.runs {
+            lists.append(run)
+            listCustomers = max(listCustomers, Int(run.user(run.entries.count - 1)) + 1)
+            listPlacements = max(listPlacements, Int(run.placement) + 1)
+        }
     }
 
     func first(user: Int, placement: Int) -> Int64 {
@@ -374,7 +376,11 @@ struct CustomerFirsts {
         } else {  // both (no caller does this): the lists into a copy of the table
             var table = CustomerFirsts()
             (table.stride, table.values) = (stride, values)
-            for list in lists { table.record(list) }
+            for run in lists {
+                for entry in run.entries.indices {
+                    table.record(user: run.user(entry), placement: Int(run.placement), at: run.at(entry))
+                }
+            }
             table.forEachFirst(body)
         }
     }
@@ -392,13 +398,17 @@ struct CustomerFirsts {
         while blockStart < listCustomers {
             let blockEnd = blockStart + blockCustomers
             block.withUnsafeMutableBufferPointer { block in
-                for (index, list) in lists.enumerated() {
-                    list.withUnsafeBufferPointer { list in
+                for (index, run) in lists.enumerated() {
+                    let (placement, base) = (Int(run.placement), run.base)
+                    run.entries.withUnsafeBufferPointer { entries in
                         var position = cursors[index]
-                        while position < list.count, Int(list[position].user) < blockEnd {
-                            let first = list[position]
-                            let slot = (Int(first.user) - blockStart) &* stride &+ Int(first.placement)
-                            if first.at < block[slot] { block[slot] = first.at }
+                        while position < entries.count {
+                            let entry = entries[position]
+                            let user = Int(entry >> 32)
+                            if user >= blockEnd { break }
+                            let at = base &+ Int64(entry & 0xFFFF_FFFF)
+                            let slot = (user - blockStart) &* stride &+ placement
+                            if at < block[slot] { block[slot] = at }
                             position += 1
                         }
                         cursors[index] = position

@@ -268,7 +268,8 @@ struct CohortBuildingBlockTests {
         var table = CustomerFirsts()
         table.reserve(customers: 10, placements: 3)
         for day in days.shuffled(using: &random) {
-            lists.record(list: day)
+            lists.record(
+                list: PackedFirsts(sortedUnique: day.sorted { ($0.placement, $0.user) < ($1.placement, $1.user) }))
             table.record(day)
         }
         var merged: [(Int, Int, Int64)] = []
@@ -283,7 +284,10 @@ struct CohortBuildingBlockTests {
         var both = CustomerFirsts()
         both.reserve(customers: 10, placements: 3)
         for day in days.prefix(15) { both.record(day) }
-        for day in days.dropFirst(15) { both.record(list: day) }
+        for day in days.dropFirst(15) {
+            both.record(
+                list: PackedFirsts(sortedUnique: day.sorted { ($0.placement, $0.user) < ($1.placement, $1.user) }))
+        }
         var mixed: [(Int, Int, Int64)] = []
         both.forEachFirst { mixed.append(($0, $1, $2)) }
         #expect(mixed.count == cells.count && zip(mixed, cells).allSatisfy { $0 == $1 })
