@@ -167,32 +167,29 @@ public struct FunnelReport: Sendable {
                                 attribution: try SubscriptionAttribution.load(
                                     db, nowMs: nowMs, contextFilter: contextFilter), days: days))
                 }
-                var computed: [String: [[ReportValue]]] = [:]
-                var loaded: RevenueRows?
-                if engine == .native, subscriptionsFromState {
-                    // The nightly job's subscription money (read from its state) is read and summed as
-                    // one more task beside the report files' (``nativeRows``): the only task that uses
-                    // the connection, while this thread waits for them all. A full attribution (any
-                    // other report) runs after them instead: its reading's memory would add to theirs
-                    // (at 10M events with 1M subscription events, a peak of 309 MB against 275).
-                    let result = Lock<Result<RevenueRows, any Error>?>(nil)
-                    let lent = LentDatabase(db: db)
-                    computed = try nativeRows(
-                        db, days: days, placements: placements, cohortWindow: cohortWindow,
-                        fromPartials: fromPartials, scan: scan,
-                        alongside: {
-                            let money = Result { try loadSubscriptions(lent.db) }
-                            result.withLock { $0 = money }
-                        })
-                    loaded = try result.withLock { $0 }?.get()
-                } else if engine == .native {
-                    computed = try nativeRows(
-                        db, days: days, placements: placements, cohortWindow: cohortWindow,
-                        fromPartials: fromPartials, scan: scan)
+                // The nightly job's subscription money (read from its state) is read and summed as one
+                // more task beside the report files' (``nativeRows``): the only task that uses the
+                // connection, while this thread waits for them all. A full attribution (any other
+                // report) runs after them instead: its reading's memory would add to theirs (at 10M
+                // events with 1M subscription events, a peak of 309 MB against 275).
+                let loaded = Lock<Result<RevenueRows, any Error>?>(nil)
+                let lent = LentDatabase(db: db)
+                var alongside: (@Sendable () -> Void)?
+                if subscriptionsFromState {
+                    alongside = {
+                        let money = Result { try loadSubscriptions(lent.db) }
+                        loaded.withLock { $0 = money }
+                    }
                 }
+                let computed =
+                    engine == .native
+                    ? try nativeRows(
+                        db, days: days, placements: placements, cohortWindow: cohortWindow,
+                        fromPartials: fromPartials, scan: scan, alongside: alongside) : [:]
                 stages?.mark("funnels")
                 var rows: [String: Int] = [:]
-                let subscriptions = try loaded ?? loadSubscriptions(db)
+                let fromTask = try loaded.withLock { $0 }?.get()
+                let subscriptions = try fromTask ?? loadSubscriptions(db)
                 stages?.mark("subscriptions")
                 var conversion: [(date: String, placement: String, impressions: Int64)] = []
                 for file in ReportFile.all {

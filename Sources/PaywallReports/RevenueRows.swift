@@ -71,13 +71,14 @@ struct RevenueRows {
                 sums[entry.placement, default: [:]][entry.offering, default: OfferingMoney()].add(entry.cell)
             }
         }
-        for placement in sums.keys {
-            for offering in sums[placement]!.keys {
-                sums[placement]![offering]!.amounts = sums[placement]![offering]!.byCustomer.values.sorted()
-                sums[placement]![offering]!.byCustomer = [:]
+        return sums.mapValues { offerings in
+            offerings.mapValues { summed in
+                var money = summed
+                money.amounts = summed.byCustomer.values.sorted()
+                money.byCustomer = [:]
+                return money
             }
         }
-        return sums
     }
 
     /// `revenue.csv`: one row per (date, placement, impressions) of the conversion funnel.
