@@ -110,9 +110,9 @@ struct AbandonedPresentationKillTests {
             try store.scalar(
                 "SELECT visible_s FROM open_presentations WHERE pw_id = ?1", [.text(paywall.pwID.uuidString)])?.double
         }
-        /// Waits (bounded) for the checkpoint task to write `seconds`.
+        /// Waits for the checkpoint task to write `seconds`.
         func waitForVisible(_ seconds: Double) async throws {
-            for _ in 0..<5_000 where try visible() != seconds { try await Task.sleep(for: .milliseconds(1)) }
+            _ = try await Eventually.holds { try visible() == seconds }
         }
         #expect(try visible() == 0)
         // When 5 s and then 10 s pass on screen, Then the saved visible time follows

@@ -30,7 +30,7 @@ struct PaywallAnalyticsTests {
         paywall.close(.dismissed(via: .closeButton))
         try await analytics.flush()
         // Then the events are stored and the impression reaches RevenueCat without waiting an hour
-        for _ in 0..<500 where standIn.acceptedEventIDs.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(await Eventually.holds { !standIn.acceptedEventIDs.isEmpty })
         #expect(standIn.acceptedEventIDs.count == 1)
         #expect(standIn.violations.isEmpty)
         let stats = try analytics.recorder.store.stats()
@@ -56,7 +56,7 @@ struct PaywallAnalyticsTests {
         try paywall.reportImpression()
         try await analytics.flush()
         let refused = { messages.withLock { $0 }.first { $0.contains("refused the API key") } }
-        for _ in 0..<500 where refused() == nil { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(await Eventually.holds { refused() != nil })
         // Then the app hears that the key was refused and how many impressions went to the dead letters
         #expect(
             refused()?.contains("RevenueCat refused the API key (HTTP 401): 1 impression went to the dead letters")

@@ -26,13 +26,10 @@ struct CollectorSecretsTests {
         #expect(try harness.post(Array(repeating: 0x41, count: 2 << 20)).status == 413)
         // The forwarding loop runs with the RevenueCat key: wait until the stand-in has every impression.
         let impressions = Set(stride(from: 0, to: batch.ids.count, by: 2).map { batch.ids[$0] })
-        let deadline = Date().addingTimeInterval(60)
-        while Set(standIn.acceptedEventIDs.keys.map { $0.uppercased() }).isSuperset(of: impressions) == false,
-            Date() < deadline
-        {
-            usleep(100_000)
-        }
-        #expect(Set(standIn.acceptedEventIDs.keys.map { $0.uppercased() }).isSuperset(of: impressions))
+        #expect(
+            Eventually.holdsBlocking(every: .milliseconds(100)) {
+                Set(standIn.acceptedEventIDs.keys.map { $0.uppercased() }).isSuperset(of: impressions)
+            })
         #expect(Set(standIn.acceptedEventIDs.keys.map { $0.uppercased() }).isDisjoint(with: forwardedByDevice.ids))
         #expect(standIn.acceptedEventIDs.values.allSatisfy { $0 == 1 })
         let metrics = try harness.get("/metrics").text

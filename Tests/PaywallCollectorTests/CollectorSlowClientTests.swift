@@ -69,12 +69,11 @@ struct CollectorSlowClientTests {
         let connection = try HTTPConnection(port: harness.port)
         connection.send(request)
         // Once the collector has the whole body, SIGTERM
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline {
+        _ = try Eventually.holdsBlocking(every: .milliseconds(20)) {
             let metrics = try harness.get("/metrics").text
             let line = metrics.split(separator: "\n").first { $0.hasPrefix("paywall_collector_received_bytes_total ") }
-            if let line, let bytes = Int(line.split(separator: " ").last ?? ""), bytes >= compressed.count { break }
-            usleep(20_000)
+            guard let line, let bytes = Int(line.split(separator: " ").last ?? "") else { return false }
+            return bytes >= compressed.count
         }
         let stopped = harness.server.stop(SIGTERM, timeout: 30)
         #expect(stopped.status == 0)

@@ -207,9 +207,7 @@ struct CollectorStatusTests {
         #expect(health.status == 503)
         #expect(try harness.storedIDs() == Set(first.ids + second.ids))
         // Health is the writer's last known state: 200 again once a write (the health probe) succeeds.
-        let deadline = Date().addingTimeInterval(30)
-        while try harness.get("/healthz").status != 200, Date() < deadline { usleep(20_000) }
-        #expect(try harness.get("/healthz").status == 200)
+        #expect(try Eventually.holdsBlocking(every: .milliseconds(20)) { try harness.get("/healthz").status == 200 })
     }
 
     /// Waits (polling /metrics, which never waits for the writer) until the first request's body has arrived
@@ -232,10 +230,8 @@ struct CollectorStatusTests {
 
     /// Waits until `depth` requests wait in the commit queue.
     func waitForQueueDepth(_ harness: CollectorHarness, _ depth: Int) throws {
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline, try !harness.get("/metrics").text.contains("paywall_collector_queue_depth \(depth)\n")
-        {
-            usleep(20_000)
+        _ = try Eventually.holdsBlocking(every: .milliseconds(20)) {
+            try harness.get("/metrics").text.contains("paywall_collector_queue_depth \(depth)\n")
         }
     }
 

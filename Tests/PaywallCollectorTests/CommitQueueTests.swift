@@ -33,12 +33,7 @@ struct CommitQueueTests {
     }
 
     static func waitUntil(_ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(120)  // a hang guard, not a measure
-        while !condition() {
-            if Date() > deadline { return false }
-            usleep(1_000)
-        }
-        return true
+        Eventually.holdsBlocking(condition)
     }
 
     @Test func noRequestIsAnsweredBeforeTheSyncAfterItsCommit() throws {

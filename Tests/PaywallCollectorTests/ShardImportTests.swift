@@ -33,13 +33,8 @@ struct ShardImportTests {
     }
 
     /// Polls `condition` every 0.1 s for at most `seconds` (generous: a loaded CI machine).
-    static func eventually(_ seconds: Double = 120, _ condition: () throws -> Bool) rethrows -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if try condition() { return true }
-            usleep(100_000)
-        }
-        return try condition()
+    static func eventually(_ condition: () throws -> Bool) rethrows -> Bool {
+        try Eventually.holdsBlocking(condition)
     }
 
     @Test func importingACollectorsShardKeepsEveryImpressionsDeliveryState() throws {

@@ -28,11 +28,9 @@ struct TrackerHarness {
 
     func events(_ name: EventName) -> [EventRecord] { sink.events.filter { $0.name == name } }
 
-    /// Waits (in real time, bounded) until the timer task has delivered `count` events.
+    /// Waits until the timer tasks have delivered `count` events.
     func waitForEvents(_ count: Int) async {
-        for _ in 0..<2_000 where sink.events.count < count {
-            try? await Task.sleep(for: .milliseconds(1))
-        }
+        _ = await Eventually.holds { sink.events.count >= count }
     }
 
     func open(_ source: String = "onboarding") throws -> Presentation {
@@ -358,7 +356,7 @@ struct PresentationTrackerTests {
                 }
             }
         }
-        try await Task.sleep(for: .milliseconds(50))
+        await harness.waitForEvents(count * 3)
         let events = harness.sink.events
         #expect(events.count == count * 3)
         for name in [EventName.paywallShown, .paywallClosed, .paywallPlanSelected] {

@@ -41,12 +41,7 @@ struct BackgroundCheckpointerTests {
 
     /// Waits (a hang guard, not a measure) until `condition` holds.
     static func eventually(_ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(120)
-        while !condition() {
-            if Date() > deadline { return false }
-            usleep(5_000)
-        }
-        return true
+        Eventually.holdsBlocking(condition)
     }
 
     @Test func theThreadCopiesCommittedPagesIntoTheMainFileAndTheWriterNever() throws {

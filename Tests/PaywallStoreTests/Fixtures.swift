@@ -3,6 +3,7 @@ import PaywallCore
 import PaywallLock
 import PaywallSQLite
 import PaywallStore
+import PaywallTestSupport
 
 enum Fixtures {
     static let baseTime: Int64 = 1_764_400_000_000
@@ -30,16 +31,9 @@ enum Fixtures {
         Int(try connection.scalar(sql)?.int64 ?? -1)
     }
 
-    /// Polls `condition` until it holds or `seconds` of real time pass.
-    /// (60 s of wall time by default: inside the whole parallel suite on two cores, a recorder's commit
-    /// task can wait seconds for a thread; the condition is usually true within milliseconds.)
-    static func eventually(seconds: Double = 60, _ condition: () throws -> Bool) async rethrows -> Bool {
-        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-        while ContinuousClock.now < deadline {
-            if try condition() { return true }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-        return try condition()
+    /// Polls `condition` until it holds (``Eventually``: the deadline only guards against a hang).
+    static func eventually(_ condition: () throws -> Bool) async rethrows -> Bool {
+        try await Eventually.holds(condition)
     }
 }
 

@@ -29,13 +29,9 @@ struct FacadeUploadTests {
         }
     }
 
-    /// Waits (up to a minute) until `condition` holds.
+    /// Waits until `condition` holds (``Eventually``).
     func eventually(_ condition: () throws -> Bool) async rethrows -> Bool {
-        for _ in 0..<1_200 {
-            if try condition() { return true }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-        return try condition()
+        try await Eventually.holds(condition)
     }
 
     @Test func flushUploadsEveryRecordedEventAndTheCollectorForwardsWhenTheAppDoesNot() async throws {

@@ -12,8 +12,7 @@ struct ForwardingLoopTests {
         var count: Int { passes.withLock { $0.count } }
 
         func waitFor(_ count: Int) async -> Bool {
-            for _ in 0..<5_000 where self.count < count { try? await Task.sleep(for: .milliseconds(1)) }
-            return self.count >= count
+            await Eventually.holds { self.count >= count }
         }
     }
 

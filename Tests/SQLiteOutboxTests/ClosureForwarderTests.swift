@@ -135,7 +135,7 @@ struct ClosureForwarderTests {
         }
         // When the pass is cancelled while the closure runs
         let pass = Task { try await forwarder.forwardOnce() }
-        for _ in 0..<2_000 where !started.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(await Eventually.holds { started.withLock { $0 } })
         pass.cancel()
         guard case .completed(let summary) = try await pass.value else {
             Issue.record("busy")

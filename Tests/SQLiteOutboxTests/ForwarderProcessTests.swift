@@ -35,7 +35,7 @@ struct ForwarderProcessTests {
         let pid = victim.processIdentifier
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             Thread {
-                for _ in 0..<12_000 where standIn.requestCount == 0 { usleep(5_000) }
+                _ = Eventually.holdsBlocking { standIn.requestCount > 0 }
                 kill(pid, SIGKILL)
                 done.resume()
             }.start()
