@@ -18,9 +18,7 @@ extension RecorderCore {
                 if state.intervalTick { triggers.append(.interval) }
                 if state.sizeRequested { triggers.append(.size) }
                 state.intervalTick = false
-                let report = state.droppingEpisode && !state.droppingReported
-                if report { state.droppingReported = true }
-                return (triggers, state.held, state.droppedUnsaved, report ? state.droppedTotal : nil)
+                return (triggers, state.held, state.droppedUnsaved, state.takeDroppingReport())
             }
             if let report { diagnostics(.droppingAtBound(capacity: policy.capacity, droppedSoFar: report)) }
             let commit = triggers.contains {
@@ -47,17 +45,20 @@ extension RecorderCore {
                 var recycled = Array(pending.prefix(4))
                 pending = []
                 for index in recycled.indices { recycled[index].removeAll(keepingCapacity: true) }
-                let ready = state.withLock { state in
+                let (ready, report) = state.withLock { state in
                     while state.freeSegments.count < 4, let segment = recycled.popLast() {
                         state.freeSegments.append(segment)
                     }
                     state.committed = upTo
                     state.inflight = 0
+                    // An episode that began during this commit is reported before it ends.
+                    let report = state.takeDroppingReport()
                     state.droppingEpisode = false
                     state.droppingReported = false
                     if shuttingDown { state.finished = true }
-                    return shuttingDown ? state.waiters.removeAllReturning() : state.satisfiedWaiters()
+                    return (shuttingDown ? state.waiters.removeAllReturning() : state.satisfiedWaiters(), report)
                 }
+                if let report { diagnostics(.droppingAtBound(capacity: policy.capacity, droppedSoFar: report)) }
                 if failures > 0 { diagnostics(.recovered(afterFailures: failures, committedEvents: pendingCount)) }
                 failures = 0
                 for waiter in ready { waiter.continuation.resume() }
@@ -66,14 +67,16 @@ extension RecorderCore {
                     (error as? StorageError)
                     ?? StorageError(code: 0, message: "\(error)", path: store.path, kind: .other)
                 failures += 1
-                let waiting = state.withLock { state in
+                let (waiting, report) = state.withLock { state in
                     state.droppedUnsaved += drops
                     if shuttingDown {
                         state.finished = true
                         state.closeError = storageError
                     }
-                    return state.waiters.removeAllReturning()
+                    return (state.waiters.removeAllReturning(), state.takeDroppingReport())
                 }
+                // Drops that began during the failed commit are reported before its waiters hear of it.
+                if let report { diagnostics(.droppingAtBound(capacity: policy.capacity, droppedSoFar: report)) }
                 diagnostics(
                     shuttingDown
                         ? .lostOnClose(storageError, events: pendingCount)

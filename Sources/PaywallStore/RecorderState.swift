@@ -33,6 +33,16 @@ struct RecorderState: Sendable {
     /// Dropping began and the committer has not reported it yet / the episode is ongoing.
     var droppingEpisode = false
     var droppingReported = false
+
+    /// The drop count to report when an episode of drops at the bound has not been reported yet
+    /// (marking it reported), else `nil`: each episode reaches the diagnostics hook once, before
+    /// any flush that was waiting while it began returns.
+    mutating func takeDroppingReport() -> Int? {
+        guard droppingEpisode, !droppingReported else { return nil }
+        droppingReported = true
+        return droppedTotal
+    }
+
     /// The buffer reached the batch size and the committer was woken (cleared when it takes a batch).
     var sizeRequested = false
     /// The interval passed since the committer last looked.
