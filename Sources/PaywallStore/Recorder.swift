@@ -110,6 +110,10 @@ public final class Recorder: EventSink {
     /// Events in memory, not yet committed.
     public var heldCount: Int { core.state.withLock { $0.held } }
 
+    /// Of ``heldCount``, the events the committer has taken for the transaction it is writing (or
+    /// retrying); the rest wait in the buffer for the next one.
+    package var committingCount: Int { core.state.withLock { $0.inflight } }
+
     /// Events accepted so far (recorded and not dropped).
     public var acceptedCount: Int { Int(core.state.withLock { $0.accepted }) }
 

@@ -96,6 +96,32 @@ struct RecorderFailureTests {
         try await recorder.close()
     }
 
+    @Test func dropsThatBeginWhileACommitWaitsAreReportedBeforeTheFlushItSatisfiesReturns() async throws {
+        // Given a recorder bounded at 100 events whose first commit waits for a lock another connection holds
+        _ = try Schema.open(path: path)
+        let holder = try Connection(path: path)
+        try holder.execute("BEGIN IMMEDIATE")
+        let log = DiagnosticsLog()
+        let recorder = try Recorder(
+            path: path, options: OpenOptions(busyTimeoutMilliseconds: 600_000), now: .system,
+            policy: FlushPolicy(batchSize: 100, capacity: 100), clock: ManualClock(), diagnostics: log.hook)
+        // When 100 events are recorded and the committer has taken them, then 50 more (dropped at the
+        // bound while that commit waits), a flush is asked for and the lock is let go
+        let events = (0..<150).map { Fixtures.event($0) }
+        for event in events.prefix(100) { recorder.record(event) }
+        #expect(await Eventually.holds { recorder.committingCount == 100 })
+        for event in events.suffix(50) { recorder.record(event) }
+        #expect(recorder.droppedCount == 50)
+        let flush = Task { try await recorder.flush() }
+        try holder.execute("COMMIT")
+        try await flush.value
+        // Then by the time the flush returns the hook has heard of the drops, once, whichever commit took them
+        let reports = log.all.compactMap { if case .droppingAtBound(100, let soFar) = $0 { soFar } else { nil } }
+        #expect(reports.count == 1 && (1...50).contains(reports[0]), "\(reports)")
+        #expect(try Fixtures.count(recorder.store.connection, "SELECT count(*) FROM events") == 100)
+        try await recorder.close()
+    }
+
     @Test func aReadOnlyFileIsRefusedWithATypedError() throws {
         // Given an existing store made read-only (immutable when running as root, who ignores modes)
         _ = try EventStore(path: path, now: .system)
