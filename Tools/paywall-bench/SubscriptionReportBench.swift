@@ -11,10 +11,13 @@ import PaywallSubscriptions
 /// and sandbox events), the other without: full report time with against without (goal ≤ 1.25×);
 /// then the nightly job on the store with them after one more day of paywall events and late
 /// renewals (renewals stamped that day for subscriptions started weeks before) against its first
-/// run, the full recompute (goal ≤ 5 %; the median of three nights in a row, each after one more
-/// day). For scale, the same nights on the store without subscription events (the same paywall
-/// days): what the nightly costs before the subscription side adds anything. Each measured run is a
-/// child process (`report child`).
+/// run, the full recompute (goal ≤ 5 %). Three nights in a row, each after one more day, and each
+/// night paired with a full recompute of the same data right after it (a copy of the store as it
+/// was before any report, given the same days): the figure is the median of the three nights'
+/// ratios, so a slow stretch of the machine weighs on both sides of a ratio alike, and each pair's
+/// CSV files must be equal. For scale, the same nights on the store without subscription events
+/// (the same paywall days): what the nightly costs before the subscription side adds anything.
+/// Each measured run is a child process (`report child`).
 enum SubscriptionReportBench {
     static func run(_ arguments: [String]) throws {
         let count = BenchSupport.eventCount(arguments, default: 10_000_000)
@@ -32,6 +35,10 @@ enum SubscriptionReportBench {
         let inserted = try insertSubscriptions(into: with, count: count / 10, lateDay: nil)
         ReportBench.log("\(generator.events) paywall events; \(inserted) subscription events in the second store")
         try FileManager.default.copyItem(atPath: with, toPath: nightlyDB)
+        // The store as no report has touched it, given the same days as the nightly one: each night's
+        // full recompute runs on a copy of it.
+        let unreported = directory.appendingPathComponent("unreported.sqlite").path
+        try FileManager.default.copyItem(atPath: with, toPath: unreported)
 
         let to = ReportDate(year: 2026, month: 11, day: 30).description
         let plain = try ReportBench.child([
@@ -49,22 +56,37 @@ enum SubscriptionReportBench {
         // left it, as in production: one nightly's time swings by a fifth with the machine, so the
         // figure is the median night.
         let paywallEvents = generator.events
-        var plainGenerator = generator  // the same next days for both stores
+        var plainGenerator = generator  // the same next days for every store
+        var unreportedGenerator = generator
         var runs: [ReportBench.Measurement] = []
+        var recomputes: [ReportBench.Measurement] = []
         var plainRuns: [ReportBench.Measurement] = []
         var late = 0
+        var equalFiles = 0
         for night in 0..<3 {
             try plainGenerator.append(days: 1, to: plainNightlyDB)
             plainRuns.append(try ReportBench.child(["nightly", plainNightlyDB, plainOut, "0"]))
+            let lateDay = ReportBench.start + Int64(30 + night) * ReportBench.day
             try generator.append(days: 1, to: nightlyDB)
-            late = try insertSubscriptions(
-                into: nightlyDB, count: count / 300, lateDay: ReportBench.start + Int64(30 + night) * ReportBench.day)
+            late = try insertSubscriptions(into: nightlyDB, count: count / 300, lateDay: lateDay)
             runs.append(try ReportBench.child(["nightly", nightlyDB, out, "0"]))
+            try unreportedGenerator.append(days: 1, to: unreported)
+            _ = try insertSubscriptions(into: unreported, count: count / 300, lateDay: lateDay)
+            let copy = directory.appendingPathComponent("recompute.sqlite").path
+            let copyOut = directory.appendingPathComponent("recompute").path
+            try? FileManager.default.removeItem(atPath: copy)
+            try? FileManager.default.removeItem(atPath: copyOut)
+            try FileManager.default.copyItem(atPath: unreported, toPath: copy)
+            recomputes.append(try ReportBench.child(["nightly", copy, copyOut, "0"]))
+            equalFiles = try sameCSVFiles(out, copyOut, night: night + 1)
+            try FileManager.default.removeItem(atPath: copy)
         }
         let each = { (runs: [ReportBench.Measurement]) in
             runs.map { ReportBench.fmt($0.seconds) }.joined(separator: ", ")
         }
         let nightly = runs.sorted { $0.seconds < $1.seconds }[1]
+        let ratios = zip(runs, recomputes).map { $0.seconds / $1.seconds }
+        let ratio = ratios.sorted()[1]
         let plainNightly = plainRuns.sorted { $0.seconds < $1.seconds }[1]
         for (night, run) in runs.enumerated() {
             ReportBench.log("night \(night + 1) with late renewals, stages: \(run.stageLine)")
@@ -85,10 +107,17 @@ enum SubscriptionReportBench {
                     "nightly after +1 day and \(late) late renewals (s), median of 3 nights (\(each(runs)))",
                     ReportBench.fmt(nightly.seconds), "",
                 ],
+                ["full recompute of each night's data (s)", each(recomputes), ""],
                 [
                     "nightly with late renewals / full recompute",
+                    String(format: "%.1f %%", 100 * ratio) + ", median of "
+                        + ratios.map { String(format: "%.1f", 100 * $0) }.joined(separator: ", "), "",
+                ],
+                [
+                    "median night / first nightly (the 30 days' recompute before the nights, for comparison)",
                     String(format: "%.1f %%", 100 * nightly.seconds / recompute.seconds), "",
                 ],
+                ["CSV files byte-equal to the recompute's", "\(equalFiles) files, every night", ""],
                 ["peak RSS first nightly / nightly (MB)", "\(recompute.rssMB) / \(nightly.rssMB)", ""],
                 [
                     "without subscription events: nightly (median of \(each(plainRuns))) / full recompute (s)",
@@ -96,6 +125,26 @@ enum SubscriptionReportBench {
                         + String(format: "%.1f %%", 100 * plainNightly.seconds / plainRecompute.seconds), "",
                 ],
             ])
+    }
+
+    /// Compares the CSV files of a nightly output folder with a full recompute's, byte for byte.
+    /// - Returns: how many there are. - Throws: when a file differs or is missing on one side.
+    static func sameCSVFiles(_ nightly: String, _ recompute: String, night: Int) throws -> Int {
+        let names = { (folder: String) in
+            Set(try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".csv") })
+        }
+        let files = try names(nightly)
+        guard files == (try names(recompute)), !files.isEmpty else {
+            throw BenchError("night \(night): the nightly and the full recompute wrote different CSV files")
+        }
+        for name in files.sorted() {
+            let left = try Data(contentsOf: URL(fileURLWithPath: nightly).appendingPathComponent(name))
+            let right = try Data(contentsOf: URL(fileURLWithPath: recompute).appendingPathComponent(name))
+            guard left == right else {
+                throw BenchError("night \(night): \(name) of the nightly differs from the full recompute's")
+            }
+        }
+        return files.count
     }
 
     /// Inserts about `count` subscription events for the customers of the store's impressions, as
