@@ -10,6 +10,21 @@ struct RecorderFailureTests {
     let directory = TemporaryDirectory()
     var path: String { directory.path("events.sqlite") }
 
+    /// A recorder bounded at 100 events (batch size 100) on a store whose write lock `holder` holds,
+    /// each commit waiting `busyTimeout` ms for it; `log` hears the diagnostics.
+    func boundedRecorderBehindALock(busyTimeout: Int32) throws -> (
+        holder: Connection, log: DiagnosticsLog, recorder: Recorder
+    ) {
+        _ = try Schema.open(path: path)
+        let holder = try Connection(path: path)
+        try holder.execute("BEGIN IMMEDIATE")
+        let log = DiagnosticsLog()
+        let recorder = try Recorder(
+            path: path, options: OpenOptions(busyTimeoutMilliseconds: busyTimeout), now: .system,
+            policy: FlushPolicy(batchSize: 100, capacity: 100), clock: ManualClock(), diagnostics: log.hook)
+        return (holder, log, recorder)
+    }
+
     @Test func aFullDatabaseKeepsEventsHeldAndSavesThemOnceThereIsRoom() async throws {
         // Given 100 committed events and a page limit at the current size
         let log = DiagnosticsLog()
@@ -67,13 +82,7 @@ struct RecorderFailureTests {
 
     @Test func atTheBoundTheNewestEventsAreDroppedCountedAndPersisted() async throws {
         // Given a recorder bounded at 100 events whose commits fail because the lock is held
-        _ = try Schema.open(path: path)
-        let holder = try Connection(path: path)
-        try holder.execute("BEGIN IMMEDIATE")
-        let log = DiagnosticsLog()
-        let recorder = try Recorder(
-            path: path, options: OpenOptions(busyTimeoutMilliseconds: 50), now: .system,
-            policy: FlushPolicy(batchSize: 100, capacity: 100), clock: ManualClock(), diagnostics: log.hook)
+        let (holder, log, recorder) = try boundedRecorderBehindALock(busyTimeout: 50)
         // When 150 events are recorded
         let events = (0..<150).map { Fixtures.event($0) }
         for event in events { recorder.record(event) }
@@ -98,13 +107,7 @@ struct RecorderFailureTests {
 
     @Test func dropsThatBeginWhileACommitWaitsAreReportedBeforeTheFlushItSatisfiesReturns() async throws {
         // Given a recorder bounded at 100 events whose first commit waits for a lock another connection holds
-        _ = try Schema.open(path: path)
-        let holder = try Connection(path: path)
-        try holder.execute("BEGIN IMMEDIATE")
-        let log = DiagnosticsLog()
-        let recorder = try Recorder(
-            path: path, options: OpenOptions(busyTimeoutMilliseconds: 600_000), now: .system,
-            policy: FlushPolicy(batchSize: 100, capacity: 100), clock: ManualClock(), diagnostics: log.hook)
+        let (holder, log, recorder) = try boundedRecorderBehindALock(busyTimeout: 600_000)
         // When 100 events are recorded and the committer has taken them, then 50 more (dropped at the
         // bound while that commit waits), a flush is asked for and the lock is let go
         let events = (0..<150).map { Fixtures.event($0) }
