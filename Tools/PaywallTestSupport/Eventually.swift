@@ -4,9 +4,10 @@ import Foundation
 /// and goes on the moment it holds.
 ///
 /// The deadline guards against a hang; it is not a measure. Under the whole parallel suite on two
-/// cores, or under ThreadSanitizer beside the soak, a task can wait minutes for a thread (CI saw
-/// waits of a few seconds run out), so every wait here gets the same long patience and ends as soon
-/// as its condition holds. A test that expects something *not* to happen does not belong here.
+/// cores, or under ThreadSanitizer beside the soak, a task can wait minutes for a thread (CI once
+/// saw a 60 s wait for a sleeping task run out), so every wait here gets the same long patience and
+/// ends as soon as its condition holds. A test that expects something *not* to happen does not
+/// belong here.
 public enum Eventually {
     /// How long a wait lasts before the test gives up and fails: ten minutes.
     public static let patience: Duration = .seconds(600)
