@@ -9,7 +9,11 @@ struct ForwarderStandInTests {
     let time = TestTime()
     let outbox = InMemoryOutbox()
 
-    func forwarder(_ endpoint: URL, timeout: Duration = .seconds(5)) -> Forwarder {
+    /// A forwarder on the real transport. The default timeout only guards against a hang: under the
+    /// sanitizers and the whole parallel suite a loopback answer can take longer than a few seconds
+    /// (a 5 s timeout once turned two refusals into timeouts); only the test of a late answer times out
+    /// on purpose.
+    func forwarder(_ endpoint: URL, timeout: Duration = Eventually.patience) -> Forwarder {
         Forwarder(
             outbox: outbox, transport: URLSessionTransport(timeout: timeout),
             configuration: Fixtures.configuration(endpoint: endpoint), now: time.now)
@@ -18,7 +22,7 @@ struct ForwarderStandInTests {
     static let transientFaults: [StandInResponse] = [
         .status(500), .status(502), .status(503), .status(404),
         .retryAfter("2"), .retryAfter("Sun, 30 Nov 2025 10:54:20 GMT", status: 503),  // TestTime + 60 s
-        .delayed(.seconds(7), .accepted),  // past the 5 s client timeout (generous for slow CI)
+        .delayed(.seconds(120), .accepted),  // far past the 5 s client timeout of that case's first pass
         .closeMidResponse, .malformed, .hangUp,
     ]
 
@@ -29,8 +33,11 @@ struct ForwarderStandInTests {
         defer { standIn.stop() }
         standIn.enqueue(fault)
         outbox.add(Fixtures.impressions(60))
-        // When a pass runs
-        guard case .completed(let first) = try await forwarder(standIn.baseURL).forwardOnce() else { throw Busy() }
+        // When a pass runs (with a 5 s timeout where the fault is a late answer; the stand-in's stop wakes it)
+        let timeout: Duration = if case .delayed = fault { .seconds(5) } else { Eventually.patience }
+        guard case .completed(let first) = try await forwarder(standIn.baseURL, timeout: timeout).forwardOnce() else {
+            throw Busy()
+        }
         // Then the first batch is kept for a retry, RevenueCat counts as unavailable, nothing is lost or dead
         #expect(first.delivered == 0 && first.willRetry == 50 && first.revenueCatUnavailable)
         #expect(outbox.ids(in: .pending).count == 60 && outbox.deadLetters.isEmpty)

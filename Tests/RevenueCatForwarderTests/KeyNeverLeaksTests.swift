@@ -24,7 +24,7 @@ struct KeyNeverLeaksTests {
         outbox.add(Fixtures.impressions(500))
         let time = TestTime()
         let forwarder = Forwarder(
-            outbox: outbox, transport: URLSessionTransport(timeout: .seconds(1)),
+            outbox: outbox, transport: URLSessionTransport(timeout: Eventually.patience),  // no answer here is late
             configuration: Fixtures.configuration(endpoint: standIn.baseURL), now: time.now)
         // When many passes run, capturing everything the forwarder produces
         var produced: [String] = []
