@@ -32,10 +32,6 @@ struct ConsentTests {
         paywall.close(.dismissed(via: .closeButton))
     }
 
-    static func eventually(_ condition: () throws -> Bool) async rethrows -> Bool {
-        try await Eventually.holds(condition)
-    }
-
     @Test func optingOutDeletesWhatWasNotSentAndStopsRecordingAndForwardingAcrossRestarts() async throws {
         // Given an install that forwarded one impression, and has a second one RevenueCat could not take yet
         let folder = try Self.scratch()
@@ -46,11 +42,11 @@ struct ConsentTests {
         var analytics = try Self.open(path, standIn)
         try Self.present(analytics, user: "consent-user")
         try await analytics.flush()
-        #expect(await Self.eventually { standIn.acceptedEventIDs.count == 1 })
+        #expect(await Eventually.holds { standIn.acceptedEventIDs.count == 1 })
         standIn.respondByDefault { _, _ in .status(503, body: "{}") }
         try Self.present(analytics, user: "consent-user")
         try await analytics.flush()
-        #expect(await Self.eventually { standIn.requestCount >= 2 })
+        #expect(await Eventually.holds { standIn.requestCount >= 2 })
         let store = analytics.recorder.store
         let unsent = try store.connection.all(
             """

@@ -32,10 +32,6 @@ struct CommitQueueTests {
         CommitPart(events: [], quarantine: [], impressions: .pending)
     }
 
-    static func waitUntil(_ condition: () -> Bool) -> Bool {
-        Eventually.holdsBlocking(condition)
-    }
-
     @Test func noRequestIsAnsweredBeforeTheSyncAfterItsCommit() throws {
         // Given a queue whose sync waits until the test lets it go
         let release = DispatchSemaphore(value: 0)
@@ -57,14 +53,14 @@ struct CommitQueueTests {
         for job in 0..<10 {
             #expect(queue.submit(CommitQueue.Job(part: Self.part()) { answers.record(job, $0) }))
         }
-        #expect(Self.waitUntil { commits.withLock { $0 } >= 1 && queue.depth == 0 })
+        #expect(Eventually.holdsBlocking { commits.withLock { $0 } >= 1 && queue.depth == 0 })
         usleep(50_000)
         // Then none is answered while the sync has not returned
         #expect(answers.count == 0, "answered before the sync")
         // When the syncs return
         for _ in 0..<10 { release.signal() }
         // Then every job is answered with its counts, and one sync covered several groups at most once each
-        #expect(Self.waitUntil { answers.count == 10 })
+        #expect(Eventually.holdsBlocking { answers.count == 10 })
         for job in 0..<10 {
             #expect((try? answers.result(job)?.get())?.accepted == 1)
         }
@@ -95,7 +91,7 @@ struct CommitQueueTests {
         // When one job commits and its sync fails
         #expect(queue.submit(CommitQueue.Job(part: Self.part()) { answers.record(0, $0) }))
         gate.signal()
-        #expect(Self.waitUntil { answers.count == 1 })
+        #expect(Eventually.holdsBlocking { answers.count == 1 })
         // Then it is told the sync failed (its events are committed, maybe not on disk)
         guard case .failure(let error) = answers.result(0) else {
             Issue.record("a job whose sync failed was answered with success")
@@ -105,7 +101,7 @@ struct CommitQueueTests {
         // When another job commits and its sync succeeds, Then it is answered with its counts
         #expect(queue.submit(CommitQueue.Job(part: Self.part()) { answers.record(1, $0) }))
         gate.signal()
-        #expect(Self.waitUntil { answers.count == 2 })
+        #expect(Eventually.holdsBlocking { answers.count == 2 })
         #expect((try? answers.result(1)?.get())?.accepted == 1)
         for _ in 0..<4 { gate.signal() }
         queue.close()

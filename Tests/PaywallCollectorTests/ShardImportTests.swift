@@ -33,10 +33,6 @@ struct ShardImportTests {
     }
 
     /// Polls `condition` every 0.1 s for at most `seconds` (generous: a loaded CI machine).
-    static func eventually(_ condition: () throws -> Bool) rethrows -> Bool {
-        try Eventually.holdsBlocking(condition)
-    }
-
     @Test func importingACollectorsShardKeepsEveryImpressionsDeliveryState() throws {
         // Given a collector forwarding to a RevenueCat stand-in that accepts, then refuses with 400
         let standIn = try RevenueCatStandIn()
@@ -54,14 +50,14 @@ struct ShardImportTests {
             stride(from: 0, to: batch.ids.count, by: 2).map { batch.ids[$0] }
         }
         #expect(
-            Self.eventually {
+            Eventually.holdsBlocking {
                 Set(standIn.acceptedEventIDs.keys.map { $0.uppercased() }).isSuperset(of: shown(delivered))
             })
         refuse.withLock { $0 = true }
         let refused = EventLines.batch(pairs: 3)
         #expect(try harness.post(EventLines.body(refused.lines)).status == 200)
         #expect(
-            try Self.eventually {
+            try Eventually.holdsBlocking {
                 try harness.count("SELECT count(*) FROM dead_letters WHERE requeued_at IS NULL") == 3
             })
         // and installs that forward their impressions themselves

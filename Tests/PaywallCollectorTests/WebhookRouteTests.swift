@@ -206,7 +206,7 @@ struct WebhookRouteTests {
         let first = try send()
         held.entered.wait()
         let second = try send()
-        #expect(Self.waitUntil { queueDepth(collector) == 1 })
+        #expect(Eventually.holdsBlocking { queueDepth(collector) == 1 })
         let third = try send().readResponse()
         #expect(third.status == 503)
         #expect(third.headers["retry-after"] == "1")
@@ -274,7 +274,7 @@ struct WebhookRouteTests {
         gate.entered.wait()
         let eventID = UUID().uuidString
         let queued = try [events(eventID), webhook(), webhook()]
-        #expect(Self.waitUntil { queueDepth(collector) == 3 })
+        #expect(Eventually.holdsBlocking { queueDepth(collector) == 3 })
         gate.release.signal()
         #expect(try first.readResponse().status == 200)
         let answers = try queued.map { try $0.readResponse() }
@@ -292,10 +292,6 @@ struct WebhookRouteTests {
         #expect(failing[0].status == 200)
         #expect(failing[1].status == 503 && failing[1].headers["retry-after"] != nil)
         #expect(try connection.scalar("SELECT count(*) FROM events WHERE id = ?1", [.text(secondID)])?.int64 == 1)
-    }
-
-    static func waitUntil(_ condition: () -> Bool) -> Bool {
-        Eventually.holdsBlocking(condition)
     }
 }
 

@@ -40,10 +40,6 @@ struct BackgroundCheckpointerTests {
     }
 
     /// Waits (a hang guard, not a measure) until `condition` holds.
-    static func eventually(_ condition: () -> Bool) -> Bool {
-        Eventually.holdsBlocking(condition)
-    }
-
     @Test func theThreadCopiesCommittedPagesIntoTheMainFileAndTheWriterNever() throws {
         // Given a store whose writer hands checkpoints to a checkpointer (threshold 100 pages)
         let directory = TemporaryDirectory()
@@ -54,7 +50,7 @@ struct BackgroundCheckpointerTests {
         // When 20 transactions of 300 pages commit
         try Self.write(connection, transactions: 20, rows: 300)
         // Then the thread checkpoints and the main file alone holds committed rows
-        #expect(Self.eventually { checkpointer.backgroundCheckpoints >= 1 })
+        #expect(Eventually.holdsBlocking { checkpointer.backgroundCheckpoints >= 1 })
         checkpointer.stop()
         #expect(checkpointer.inlineCheckpoints == 0, "the WAL never reached the catch-up bound")
         #expect(try Self.rowsInMainFile(connection.path) >= 300)
@@ -137,7 +133,7 @@ struct BackgroundCheckpointerStopTests {
             var checkpointer: BackgroundCheckpointer? = try BackgroundCheckpointer(
                 connection: try #require(connection), thresholdPages: 10, catchUpPages: 1_000_000)
             try BackgroundCheckpointerTests.write(try #require(connection), transactions: 2, rows: 20)
-            #expect(BackgroundCheckpointerTests.eventually { checkpointer?.backgroundCheckpoints ?? 0 >= 1 })
+            #expect(Eventually.holdsBlocking { checkpointer?.backgroundCheckpoints ?? 0 >= 1 })
             // When it stops and the writer closes
             checkpointer?.stop()
             checkpointer = nil
@@ -197,7 +193,7 @@ struct BackgroundCheckpointerWALLimitTests {
         // When the reader ends and commits go on, Then the file comes back within the limit
         try reader.execute("COMMIT")
         var round = 301
-        let back = BackgroundCheckpointerTests.eventually {
+        let back = Eventually.holdsBlocking {
             try? BackgroundCheckpointerTests.write(connection, transactions: 1, rows: 1, from: round * 10)
             round += 1
             return BackgroundCheckpointerTests.fileSize(wal) <= Self.limit
@@ -215,7 +211,7 @@ struct BackgroundCheckpointerWALLimitTests {
         try BackgroundCheckpointerTests.write(connection, transactions: 5, rows: 10)
         #expect(BackgroundCheckpointerTests.fileSize(connection.path + "-wal") > 0)
         // Then, with no commit for a while, the thread copies everything and truncates the WAL file
-        #expect(BackgroundCheckpointerTests.eventually { checkpointer.truncations >= 1 })
+        #expect(Eventually.holdsBlocking { checkpointer.truncations >= 1 })
         #expect(BackgroundCheckpointerTests.fileSize(connection.path + "-wal") == 0)
         #expect(try BackgroundCheckpointerTests.rowsInMainFile(connection.path) == 50)
     }

@@ -3,7 +3,6 @@ import PaywallCore
 import PaywallLock
 import PaywallSQLite
 import PaywallStore
-import PaywallTestSupport
 
 enum Fixtures {
     static let baseTime: Int64 = 1_764_400_000_000
@@ -29,11 +28,6 @@ enum Fixtures {
 
     static func count(_ connection: Connection, _ sql: String) throws -> Int {
         Int(try connection.scalar(sql)?.int64 ?? -1)
-    }
-
-    /// Polls `condition` until it holds (``Eventually``: the deadline only guards against a hang).
-    static func eventually(_ condition: () throws -> Bool) async rethrows -> Bool {
-        try await Eventually.holds(condition)
     }
 }
 

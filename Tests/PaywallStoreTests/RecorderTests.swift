@@ -41,7 +41,7 @@ struct RecorderTests {
         // When 10 events are recorded (and nobody flushes)
         for index in 0..<10 { recorder.record(Fixtures.event(index)) }
         // Then the committer writes them
-        #expect(await Fixtures.eventually { recorder.committedCount == 10 })
+        #expect(await Eventually.holds { recorder.committedCount == 10 })
         #expect(try Fixtures.count(recorder.store.connection, "SELECT count(*) FROM events") == 10)
         try await recorder.close()
     }
@@ -52,7 +52,7 @@ struct RecorderTests {
         let recorder = try makeRecorder(
             FlushPolicy(batchSize: 1_000, capacity: 10_000, interval: .seconds(2)), clock: clock)
         for index in 0..<3 { recorder.record(Fixtures.event(index)) }
-        #expect(await Fixtures.eventually { clock.sleeperCount == 1 })
+        #expect(await Eventually.holds { clock.sleeperCount == 1 })
         try await Task.sleep(for: .milliseconds(50))
         #expect(recorder.committedCount == 0)
         // When less than the interval passes, nothing is committed; when it passes, they are
@@ -60,7 +60,7 @@ struct RecorderTests {
         try await Task.sleep(for: .milliseconds(50))
         #expect(recorder.committedCount == 0)
         clock.advance(by: .seconds(1))
-        #expect(await Fixtures.eventually { recorder.committedCount == 3 })
+        #expect(await Eventually.holds { recorder.committedCount == 3 })
         try await recorder.close()
     }
 

@@ -29,11 +29,6 @@ struct FacadeUploadTests {
         }
     }
 
-    /// Waits until `condition` holds (``Eventually``).
-    func eventually(_ condition: () throws -> Bool) async rethrows -> Bool {
-        try await Eventually.holds(condition)
-    }
-
     @Test func flushUploadsEveryRecordedEventAndTheCollectorForwardsWhenTheAppDoesNot() async throws {
         // Given an app that does not forward to RevenueCat itself, configured with a collector
         let harness = try UploadHarness()
@@ -44,10 +39,10 @@ struct FacadeUploadTests {
         for event in events { analytics.recorder.record(event) }
         try await analytics.flush()
         // Then every event reaches the central store, and its impressions wait in the collector's outbox
-        #expect(try await eventually { try harness.int(harness.central, "SELECT count(*) FROM events") == 600 })
+        #expect(try await Eventually.holds { try harness.int(harness.central, "SELECT count(*) FROM events") == 600 })
         #expect(Set(try harness.ids(harness.central)) == Set(events.map(\.id.uuidString)))
         #expect(try harness.int(harness.central, "SELECT count(*) FROM outbox") == 300)
-        #expect(try await eventually { try harness.int(harness.device, "SELECT count(*) FROM outbox") == 0 })
+        #expect(try await Eventually.holds { try harness.int(harness.device, "SELECT count(*) FROM outbox") == 0 })
         try await analytics.shutdown()
         #expect(harness.placesHolding(harness.key).isEmpty, "\(harness.placesHolding(harness.key))")
     }
@@ -59,9 +54,11 @@ struct FacadeUploadTests {
         let analytics = try analytics(harness, writeKey: harness.key)
         for event in DeviceEvents.presentations(100) { analytics.recorder.record(event) }
         try await analytics.flush()
-        #expect(try await eventually { try harness.int(harness.central, "SELECT count(*) FROM events") == 200 })
+        #expect(try await Eventually.holds { try harness.int(harness.central, "SELECT count(*) FROM events") == 200 })
         #expect(
-            try await eventually { try harness.cursor == harness.int(harness.device, "SELECT max(seq) FROM events") })
+            try await Eventually.holds {
+                try harness.cursor == harness.int(harness.device, "SELECT max(seq) FROM events")
+            })
         let notUploaded = DeviceEvents.presentations(20, user: "not-uploaded-customer")
         try EventStore(path: harness.device, now: .system).insert(notUploaded)
         #expect(try harness.int(harness.device, "SELECT count(*) FROM events") == 240)
@@ -86,7 +83,7 @@ struct FacadeUploadTests {
         let later = DeviceEvents.presentations(5)
         for event in later { analytics.recorder.record(event) }
         try await analytics.flush()
-        #expect(try await eventually { try harness.int(harness.central, "SELECT count(*) FROM events") == 210 })
+        #expect(try await Eventually.holds { try harness.int(harness.central, "SELECT count(*) FROM events") == 210 })
         #expect(Set(try harness.ids(harness.central)).isSuperset(of: later.map(\.id.uuidString)))
         try await analytics.shutdown()
     }
@@ -113,10 +110,10 @@ struct FacadeUploadTests {
         // Then both ran within the budget: the device delivered its impressions, the collector holds the
         // events and records those impressions as forwarded by the device (never sent twice)
         #expect(report.committed && !report.budgetExhausted)
-        #expect(try await eventually { try harness.int(harness.central, "SELECT count(*) FROM events") == 100 })
+        #expect(try await Eventually.holds { try harness.int(harness.central, "SELECT count(*) FROM events") == 100 })
         #expect(try harness.int(harness.central, "SELECT count(*) FROM deliveries WHERE by_device = 1") == 50)
         #expect(try harness.int(harness.central, "SELECT count(*) FROM outbox") == 0)
-        #expect(try await eventually { Set(revenueCat.acceptedEventIDs.keys).count == 50 })
+        #expect(try await Eventually.holds { Set(revenueCat.acceptedEventIDs.keys).count == 50 })
         try await analytics.shutdown()
     }
 
@@ -157,7 +154,7 @@ struct FacadeUploadTests {
         for event in DeviceEvents.presentations(100) { analytics.recorder.record(event) }
         try await analytics.flush()
         // Then once uploaded, all but the highest seq are deleted from the device, and stats counts them
-        #expect(try await eventually { try harness.int(harness.device, "SELECT count(*) FROM events") == 1 })
+        #expect(try await Eventually.holds { try harness.int(harness.device, "SELECT count(*) FROM events") == 1 })
         #expect(try harness.int(harness.central, "SELECT count(*) FROM events") == 200)
         #expect(try analytics.recorder.store.stats().deletedByRetention == 199)
         try await analytics.shutdown()

@@ -53,8 +53,8 @@ enum SubscriptionReportBench {
         let plainRecompute = try ReportBench.child(["nightly", plainNightlyDB, plainOut, "0"])
         // Three nights in a row, each after one more day of paywall events (and, on the store with
         // subscription events, late renewals stamped that day), each on the store as the night before
-        // left it, as in production: one nightly's time swings by a fifth with the machine, so the
-        // figure is the median night.
+        // left it, as in production, each followed by a full recompute of the same data: one nightly's
+        // time swings by a fifth with the machine, so the figure is the median of the nights' ratios.
         let paywallEvents = generator.events
         var plainGenerator = generator  // the same next days for every store
         var unreportedGenerator = generator
@@ -127,24 +127,19 @@ enum SubscriptionReportBench {
             ])
     }
 
-    /// Compares the CSV files of a nightly output folder with a full recompute's, byte for byte.
-    /// - Returns: how many there are. - Throws: when a file differs or is missing on one side.
+    /// Compares every report file (``ReportFile/all``) of a nightly output folder with a full
+    /// recompute's, byte for byte. - Returns: how many there are. - Throws: when one differs or is
+    /// missing on either side.
     static func sameCSVFiles(_ nightly: String, _ recompute: String, night: Int) throws -> Int {
-        let names = { (folder: String) in
-            Set(try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".csv") })
-        }
-        let files = try names(nightly)
-        guard files == (try names(recompute)), !files.isEmpty else {
-            throw BenchError("night \(night): the nightly and the full recompute wrote different CSV files")
-        }
-        for name in files.sorted() {
-            let left = try Data(contentsOf: URL(fileURLWithPath: nightly).appendingPathComponent(name))
-            let right = try Data(contentsOf: URL(fileURLWithPath: recompute).appendingPathComponent(name))
-            guard left == right else {
-                throw BenchError("night \(night): \(name) of the nightly differs from the full recompute's")
+        for name in ReportFile.all.map(\.fileName) {
+            let left = FileManager.default.contents(atPath: "\(nightly)/\(name)")
+            guard let left, left == FileManager.default.contents(atPath: "\(recompute)/\(name)") else {
+                throw BenchError(
+                    "night \(night): \(name) of the nightly "
+                        + (left == nil ? "is missing" : "differs from the full recompute's or is missing there"))
             }
         }
-        return files.count
+        return ReportFile.all.count
     }
 
     /// Inserts about `count` subscription events for the customers of the store's impressions, as
