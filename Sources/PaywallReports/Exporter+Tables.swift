@@ -86,10 +86,11 @@ extension Exporter {
                 let statement = try db.makeStatement(table.sql)
                 statement.bind(values)
                 var delivery = withState ? try DeliveryStates(db) : nil
-                let chunk = ExportRowChunk.Builder()
+                let chunk = ExportRowChunk.Builder(
+                    textual: ExportRowChunk.textualColumns(of: statement, count: selected))
                 var stopped = false
                 try statement.forEachRow { row in
-                    chunk.append(row, columns: selected, state: try delivery?.state(for: row, rowidColumn: selected))
+                    chunk.append(row, state: try delivery?.state(for: row, rowidColumn: selected))
                     guard chunk.count >= ExportRowChunk.bytes else { return true }
                     stopped = !send(chunk.take())
                     return !stopped

@@ -4,7 +4,10 @@ import Foundation
 /// The current row of a ``Statement``, read by 0-based column index. Valid only until the
 /// statement steps again; copy values out, never keep the row.
 public struct Row {
-    let handle: OpaquePointer
+    @usableFromInline let handle: OpaquePointer
+
+    /// A row of the statement `handle` (its current row).
+    @usableFromInline init(handle: OpaquePointer) { self.handle = handle }
 
     /// Number of columns.
     public var count: Int { Int(sqlite3_column_count(handle)) }
@@ -16,7 +19,7 @@ public struct Row {
     public func isNull(at index: Int) -> Bool { sqlite3_column_type(handle, Int32(index)) == SQLITE_NULL }
 
     /// Column `index` as an integer (`0` for `NULL`).
-    public func int64(at index: Int) -> Int64 { sqlite3_column_int64(handle, Int32(index)) }
+    @inlinable public func int64(at index: Int) -> Int64 { sqlite3_column_int64(handle, Int32(index)) }
 
     /// Column `index` as an integer, `nil` for `NULL`.
     public func optionalInt64(at index: Int) -> Int64? { isNull(at: index) ? nil : int64(at: index) }
@@ -25,6 +28,9 @@ public struct Row {
     public func double(at index: Int) -> Double? {
         isNull(at: index) ? nil : sqlite3_column_double(handle, Int32(index))
     }
+
+    /// Column `index` as a float (`0` for `NULL`): for a caller that already knows the type.
+    @inlinable public func plainDouble(at index: Int) -> Double { sqlite3_column_double(handle, Int32(index)) }
 
     /// Column `index` as text, `nil` for `NULL`.
     public func string(at index: Int) -> String? {
