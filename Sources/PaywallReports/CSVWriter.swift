@@ -14,7 +14,7 @@ import Foundation
 /// try writer.writeRow([.text("=cmd"), .number("3")])   // '=cmd,3
 /// try writer.flush()
 /// ```
-public struct CSVWriter {
+public struct CSVWriter: ~Copyable {
     /// One cell: text (quoted and formula-guarded as needed) or an already formatted number.
     public enum Cell: Sendable, Hashable {
         /// Data text.
@@ -36,8 +36,14 @@ public struct CSVWriter {
     private let descriptor: Int32
     private let path: String
     private let formulaGuard: Bool
-    private var buffer: [UInt8] = []
+    /// The buffered bytes: `count` of `allocated` (a raw buffer, so the hot path has no `Array`
+    /// uniqueness or growth checks per byte; the writer is not copyable, so nothing else owns it).
+    private var base: UnsafeMutablePointer<UInt8>
+    private var count = 0
+    private var allocated: Int
+    /// The buffer is written out once a record ends with at least this many bytes in it.
     private let capacity = 1 << 16
+    private var fieldsInRecord = 0
 
     /// Creates a writer on an open file descriptor (not closed by the writer).
     ///
@@ -49,10 +55,11 @@ public struct CSVWriter {
         self.descriptor = descriptor
         self.path = path
         self.formulaGuard = formulaGuard
-        buffer.reserveCapacity(capacity + 4096)
+        allocated = capacity + 4096
+        base = .allocate(capacity: allocated)
     }
 
-    private var fieldsInRecord = 0
+    deinit { base.deallocate() }
 
     /// Appends one record.
     ///
@@ -70,8 +77,8 @@ public struct CSVWriter {
 
     /// Appends a text field (quoted and guarded as needed); `nil` writes an empty field.
     public mutating func text(_ value: String?) {
-        separate()
-        if let value { appendText(value) }
+        guard var value else { return separate() }
+        value.withUTF8 { text(bytes: UnsafeRawBufferPointer($0)) }
     }
 
     /// Appends a text field from UTF-8 bytes (quoted and guarded as needed), without a `String`.
@@ -82,57 +89,61 @@ public struct CSVWriter {
             formulaGuard
             && (first == UInt8(ascii: "=") || first == UInt8(ascii: "+")
                 || first == UInt8(ascii: "-") || first == UInt8(ascii: "@") || first == 9 || first == 13)
-        var needsQuotes = false
-        for byte in bytes where byte == UInt8(ascii: ",") || byte == UInt8(ascii: "\"") || byte == 10 || byte == 13 {
-            needsQuotes = true
-            break
-        }
-        if !needsQuotes && !needsGuard {
-            buffer.append(contentsOf: bytes)
-            return
-        }
-        if needsQuotes { buffer.append(UInt8(ascii: "\"")) }
-        if needsGuard { buffer.append(UInt8(ascii: "'")) }
+        let needsQuotes = Self.needsQuotes(bytes)
+        if !needsQuotes && !needsGuard { return append(bytes) }
+        reserve(2 * bytes.count + 3)
+        if needsQuotes { put(UInt8(ascii: "\"")) }
+        if needsGuard { put(UInt8(ascii: "'")) }
         for byte in bytes {
-            buffer.append(byte)
-            if needsQuotes && byte == UInt8(ascii: "\"") { buffer.append(byte) }
+            put(byte)
+            if needsQuotes && byte == UInt8(ascii: "\"") { put(byte) }
         }
-        if needsQuotes { buffer.append(UInt8(ascii: "\"")) }
+        if needsQuotes { put(UInt8(ascii: "\"")) }
+    }
+
+    /// Whether a field of `bytes` must be quoted: it holds a comma, a quote, CR or LF.
+    @inline(__always) private static func needsQuotes(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        // Each of the four is at most `,` (44), so most bytes are passed by one comparison.
+        for byte in bytes where byte <= UInt8(ascii: ",") {
+            if byte == UInt8(ascii: ",") || byte == UInt8(ascii: "\"") || byte == 10 || byte == 13 { return true }
+        }
+        return false
+    }
+
+    /// Appends a field as is: for text the caller made and knows to need neither quotes nor the
+    /// formula guard (an ISO 8601 time).
+    mutating func verbatim(bytes: UnsafeRawBufferPointer) {
+        separate()
+        append(bytes)
     }
 
     /// Appends an integer field.
     public mutating func integer(_ value: Int64?) {
         separate()
-        guard var value else { return }
-        if value < 0 {
-            buffer.append(UInt8(ascii: "-"))
-            if value == .min {
-                buffer.append(contentsOf: "9223372036854775808".utf8)
-                return
-            }
-            value = -value
-        }
-        var digits:
-            (
-                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8
-            ) =
-                (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var count = 0
-        withUnsafeMutableBytes(of: &digits) { raw in
-            repeat {
-                raw[19 - count] = UInt8(ascii: "0") + UInt8(value % 10)
-                value /= 10
-                count += 1
-            } while value > 0
-            buffer.append(contentsOf: raw[(20 - count)...])
+        guard let value else { return }
+        appendDigits(value)
+    }
+
+    /// Appends a float field as the shortest text that reads back as the same value (`12.5`,
+    /// `0.1`), a whole number with `.0` (``Exporter/format(_:)``'s text).
+    mutating func real(_ value: Double) {
+        separate()
+        if value == value.rounded() && abs(value) < 1e15 {
+            appendDigits(Int64(value))
+            reserve(2)
+            put(UInt8(ascii: "."))
+            put(UInt8(ascii: "0"))
+        } else {
+            var text = value.description
+            text.withUTF8 { append(UnsafeRawBufferPointer($0)) }
         }
     }
 
     /// Appends an already formatted number (never guarded or quoted).
     public mutating func number(_ formatted: String) {
         separate()
-        buffer.append(contentsOf: formatted.utf8)
+        var formatted = formatted
+        formatted.withUTF8 { append(UnsafeRawBufferPointer($0)) }
     }
 
     /// Appends an empty field.
@@ -140,45 +151,74 @@ public struct CSVWriter {
 
     /// Ends the current record (CRLF), flushing when the buffer is full.
     public mutating func endRecord() throws {
-        buffer.append(13)
-        buffer.append(10)
+        reserve(2)
+        put(13)
+        put(10)
         fieldsInRecord = 0
-        if buffer.count >= capacity { try flush() }
-    }
-
-    private mutating func separate() {
-        if fieldsInRecord > 0 { buffer.append(UInt8(ascii: ",")) }
-        fieldsInRecord += 1
-    }
-
-    /// Appends one text field, guarded and quoted as needed.
-    mutating func appendText(_ text: String) {
-        let utf8 = text.utf8
-        var needsGuard = false
-        if formulaGuard, let first = utf8.first {
-            needsGuard =
-                first == UInt8(ascii: "=") || first == UInt8(ascii: "+") || first == UInt8(ascii: "-")
-                || first == UInt8(ascii: "@") || first == 9 || first == 13
-        }
-        let needsQuotes = utf8.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 10 || $0 == 13 }
-        if needsQuotes { buffer.append(UInt8(ascii: "\"")) }
-        if needsGuard { buffer.append(UInt8(ascii: "'")) }
-        if needsQuotes {
-            for byte in utf8 {
-                buffer.append(byte)
-                if byte == UInt8(ascii: "\"") { buffer.append(byte) }
-            }
-        } else {
-            buffer.append(contentsOf: utf8)
-        }
-        if needsQuotes { buffer.append(UInt8(ascii: "\"")) }
+        if count >= capacity { try flush() }
     }
 
     /// Writes the buffered bytes.
     ///
     /// - Throws: ``ReportError/io(path:reason:)``.
     public mutating func flush() throws {
-        defer { buffer.removeAll(keepingCapacity: true) }
-        try buffer.withUnsafeBytes { try FileIO.writeAll(descriptor, $0, path: path) }
+        defer { count = 0 }
+        try FileIO.writeAll(descriptor, UnsafeRawBufferPointer(start: base, count: count), path: path)
+    }
+
+    @inline(__always) private mutating func separate() {
+        if fieldsInRecord > 0 {
+            reserve(1)
+            put(UInt8(ascii: ","))
+        }
+        fieldsInRecord += 1
+    }
+
+    /// Makes room for `more` bytes after the buffered ones.
+    @inline(__always) private mutating func reserve(_ more: Int) {
+        if count + more > allocated { grow(more) }
+    }
+
+    private mutating func grow(_ more: Int) {
+        let size = max(2 * allocated, count + more)
+        let larger = UnsafeMutablePointer<UInt8>.allocate(capacity: size)
+        larger.update(from: base, count: count)
+        base.deallocate()
+        base = larger
+        allocated = size
+    }
+
+    /// Stores one byte; room for it was reserved.
+    @inline(__always) private mutating func put(_ byte: UInt8) {
+        base[count] = byte
+        count += 1
+    }
+
+    @inline(__always) private mutating func append(_ bytes: UnsafeRawBufferPointer) {
+        reserve(bytes.count)
+        if let source = bytes.baseAddress {
+            UnsafeMutableRawPointer(base + count).copyMemory(from: source, byteCount: bytes.count)
+        }
+        count += bytes.count
+    }
+
+    /// The decimal digits of `value` (a leading `-` when negative).
+    private mutating func appendDigits(_ value: Int64) {
+        reserve(20)
+        if value < 0 { put(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var digits = 1
+        var probe = magnitude
+        while probe >= 10 {
+            probe /= 10
+            digits += 1
+        }
+        var at = count + digits - 1
+        repeat {
+            base[at] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+            magnitude /= 10
+            at -= 1
+        } while magnitude > 0
+        count += digits
     }
 }

@@ -92,7 +92,12 @@ enum ExportRowChunk {
             for index in textual.indices {
                 if textual[index] {
                     row.withUnsafeTextOrNil(at: index) { text in
-                        if let text { putText(text) } else { reserve(1); put(Tag.empty.rawValue) }
+                        if let text {
+                            putText(text)
+                        } else {
+                            reserve(1)
+                            put(Tag.empty.rawValue)
+                        }
                     }
                     continue
                 }
@@ -153,11 +158,13 @@ enum ExportRowChunk {
                         let value = Int64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: Int64.self))
                         writer.integer(value)
                         offset += 8
-                        if withISO, ISOTimestamp.withBytes(value, { writer.text(bytes: $0) }) == nil { writer.empty() }
+                        if withISO, ISOTimestamp.withBytes(value, { writer.verbatim(bytes: $0) }) == nil {
+                            writer.empty()
+                        }
                         continue
                     case .real:
                         let bits = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-                        writer.number(Exporter.format(Double(bitPattern: bits)))
+                        writer.real(Double(bitPattern: bits))
                         offset += 8
                     case .text:
                         let count = Int(

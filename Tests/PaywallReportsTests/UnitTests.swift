@@ -61,6 +61,48 @@ struct CSVWriterTests {
             try String(contentsOfFile: folder.path("x.csv"), encoding: .utf8)
                 == "0,7,-42,1793491200000,9223372036854775807,-9223372036854775808\r\n")
     }
+
+    /// Writes one record with `body` and returns the file's text.
+    func record(_ body: (inout CSVWriter) -> Void) throws -> String {
+        let folder = TemporaryDirectory()
+        defer { folder.remove() }
+        let descriptor = open(folder.path("x.csv"), O_CREAT | O_WRONLY, 0o644)
+        var writer = CSVWriter(descriptor: descriptor, path: "x.csv")
+        body(&writer)
+        try writer.endRecord()
+        try writer.flush()
+        close(descriptor)
+        return try String(contentsOfFile: folder.path("x.csv"), encoding: .utf8)
+    }
+
+    @Test func floatsAreWrittenAsTheExportFormatsThem() throws {
+        let values: [Double] = [0, -0.0, 1, 12.5, 0.1, -3.25, 1e15, 123_456_789_012_345, 1e-7, .infinity, 2.0 / 3.0]
+        let written = try record { writer in for value in values { writer.real(value) } }
+        #expect(written == values.map(Exporter.format).joined(separator: ",") + "\r\n")
+        #expect(written.hasPrefix("0.0,0.0,1.0,12.5,0.1,-3.25,"))
+    }
+
+    @Test func aFieldLongerThanTheBufferIsWrittenWhole() throws {
+        // 300,000 bytes with a quote every 1,000: longer than the 64 KiB buffer, quoted and doubled.
+        let long = String(repeating: String(repeating: "a", count: 999) + "\"", count: 300)
+        let written = try record { writer in
+            writer.integer(1)
+            writer.text(long)
+            writer.integer(2)
+        }
+        let quoted = "\"" + long.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        #expect(written == "1," + quoted + ",2\r\n")
+    }
+
+    @Test func verbatimFieldsAreNeitherQuotedNorGuarded() throws {
+        let written = try record { writer in
+            var time = "2026-10-03T12:34:56.789Z"
+            time.withUTF8 { writer.verbatim(bytes: UnsafeRawBufferPointer($0)) }
+            writer.empty()
+            writer.text("-x")
+        }
+        #expect(written == "2026-10-03T12:34:56.789Z,,'-x\r\n")
+    }
 }
 
 struct FormatTests {
