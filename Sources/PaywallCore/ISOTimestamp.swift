@@ -23,40 +23,62 @@ public enum ISOTimestamp {
     public static func withBytes<T>(_ milliseconds: Int64, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows
         -> T?
     {
-        guard supported.contains(milliseconds) else { return nil }
-        let dayMs: Int64 = 86_400_000
-        var days = milliseconds / dayMs
-        var inDay = milliseconds % dayMs
-        if inDay < 0 {
-            inDay += dayMs
-            days -= 1
-        }
-        let date = CivilDate(daysSince1970: Int(days))
-        let (year, month, day) = (Int64(date.year), Int64(date.month), Int64(date.day))
-        var text: (UInt64, UInt64, UInt64) = (0, 0, 0)
-        return try withUnsafeMutableBytes(of: &text) { raw in
-            func put(_ value: Int64, _ digits: Int, at offset: Int) {
-                var value = value
-                for index in stride(from: offset + digits - 1, through: offset, by: -1) {
-                    raw[index] = UInt8(ascii: "0") + UInt8(value % 10)
-                    value /= 10
-                }
+        var writer = Writer()
+        return try writer.withBytes(milliseconds, body)
+    }
+
+    /// Formats times one after the other, keeping the date's text from one call to the next: for
+    /// times that mostly fall on the day of the one before (an export in time order), the date is
+    /// converted once per day instead of once per time.
+    public struct Writer {
+        /// The day `text` holds the date of.
+        private var day = Int64.min
+        private var text: (UInt64, UInt64, UInt64) = (0, 0, 0)
+
+        /// A writer with no day yet.
+        public init() {}
+
+        /// ``ISOTimestamp/withBytes(_:_:)``, with the date kept from the call before when the day is the same.
+        public mutating func withBytes<T>(_ milliseconds: Int64, _ body: (UnsafeRawBufferPointer) throws -> T)
+            rethrows -> T?
+        {
+            guard supported.contains(milliseconds) else { return nil }
+            let dayMs: Int64 = 86_400_000
+            var days = milliseconds / dayMs
+            var inDay = milliseconds % dayMs
+            if inDay < 0 {
+                inDay += dayMs
+                days -= 1
             }
-            put(year, 4, at: 0)
-            raw[4] = UInt8(ascii: "-")
-            put(month, 2, at: 5)
-            raw[7] = UInt8(ascii: "-")
-            put(day, 2, at: 8)
-            raw[10] = UInt8(ascii: "T")
-            put(inDay / 3_600_000, 2, at: 11)
-            raw[13] = UInt8(ascii: ":")
-            put(inDay / 60_000 % 60, 2, at: 14)
-            raw[16] = UInt8(ascii: ":")
-            put(inDay / 1000 % 60, 2, at: 17)
-            raw[19] = UInt8(ascii: ".")
-            put(inDay % 1000, 3, at: 20)
-            raw[23] = UInt8(ascii: "Z")
-            return try body(UnsafeRawBufferPointer(raw))
+            let sameDay = days == day
+            day = days
+            return try withUnsafeMutableBytes(of: &text) { raw in
+                func put(_ value: Int64, _ digits: Int, at offset: Int) {
+                    var value = value
+                    for index in stride(from: offset + digits - 1, through: offset, by: -1) {
+                        raw[index] = UInt8(ascii: "0") + UInt8(value % 10)
+                        value /= 10
+                    }
+                }
+                if !sameDay {
+                    let date = CivilDate(daysSince1970: Int(days))
+                    put(Int64(date.year), 4, at: 0)
+                    raw[4] = UInt8(ascii: "-")
+                    put(Int64(date.month), 2, at: 5)
+                    raw[7] = UInt8(ascii: "-")
+                    put(Int64(date.day), 2, at: 8)
+                    raw[10] = UInt8(ascii: "T")
+                }
+                put(inDay / 3_600_000, 2, at: 11)
+                raw[13] = UInt8(ascii: ":")
+                put(inDay / 60_000 % 60, 2, at: 14)
+                raw[16] = UInt8(ascii: ":")
+                put(inDay / 1000 % 60, 2, at: 17)
+                raw[19] = UInt8(ascii: ".")
+                put(inDay % 1000, 3, at: 20)
+                raw[23] = UInt8(ascii: "Z")
+                return try body(UnsafeRawBufferPointer(raw))
+            }
         }
     }
 }

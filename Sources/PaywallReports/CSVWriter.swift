@@ -204,21 +204,19 @@ public struct CSVWriter: ~Copyable {
 
     /// The decimal digits of `value` (a leading `-` when negative).
     private mutating func appendDigits(_ value: Int64) {
-        reserve(20)
+        reserve(41)
         if value < 0 { put(UInt8(ascii: "-")) }
+        // Written backwards after room for 20, then moved into place: one division per digit.
         var magnitude = value.magnitude
-        var digits = 1
-        var probe = magnitude
-        while probe >= 10 {
-            probe /= 10
-            digits += 1
-        }
-        var at = count + digits - 1
+        let end = count + 40
+        var at = end
         repeat {
+            at -= 1
             base[at] = UInt8(ascii: "0") + UInt8(magnitude % 10)
             magnitude /= 10
-            at -= 1
         } while magnitude > 0
+        let digits = end - at
+        (base + count).update(from: base + at, count: digits)
         count += digits
     }
 }

@@ -131,6 +131,14 @@ enum ExportRowChunk {
             defer { count = 0 }
             return [UInt8](UnsafeRawBufferPointer(start: base, count: count))
         }
+
+        /// Replaces the contents of `chunk` (an array handed back to be used again, keeping its
+        /// memory) with the bytes encoded since the last call; the buffer starts over.
+        func take(into chunk: inout [UInt8]) {
+            chunk.removeAll(keepingCapacity: true)
+            chunk.append(contentsOf: UnsafeRawBufferPointer(start: base, count: count))
+            count = 0
+        }
     }
 
     /// Which of the first `count` result columns of `statement` are declared `TEXT` in their table
@@ -146,6 +154,7 @@ enum ExportRowChunk {
         _ chunk: [UInt8], columns: Int, withState: Bool, iso: [Bool] = [], into writer: inout CSVWriter
     ) throws -> Int64 {
         var rows: Int64 = 0
+        var isoWriter = ISOTimestamp.Writer()
         try chunk.withUnsafeBytes { raw in
             var offset = 0
             while offset < raw.count {
@@ -158,7 +167,7 @@ enum ExportRowChunk {
                         let value = Int64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: Int64.self))
                         writer.integer(value)
                         offset += 8
-                        if withISO, ISOTimestamp.withBytes(value, { writer.verbatim(bytes: $0) }) == nil {
+                        if withISO, isoWriter.withBytes(value, { writer.verbatim(bytes: $0) }) == nil {
                             writer.empty()
                         }
                         continue

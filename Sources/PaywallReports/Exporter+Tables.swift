@@ -7,10 +7,23 @@ extension Exporter {
     /// ?4 names and ?5 user ids as JSON arrays (or NULL); the table and the NDJSON exports share it.
     static let eventsFilterSQL = """
         FROM events AS e
-        WHERE e.occurred_at >= ?1 AND e.occurred_at < ?2
+        WHERE \(eventsConditionsSQL)
+        ORDER BY e.rowid
+        """
+
+    /// The conditions of ``eventsFilterSQL``.
+    static let eventsConditionsSQL = """
+        e.occurred_at >= ?1 AND e.occurred_at < ?2
           AND (?3 IS NULL OR e.source IN (SELECT value FROM json_each(?3)))
           AND (?4 IS NULL OR e.name IN (SELECT value FROM json_each(?4)))
           AND (?5 IS NULL OR e.user_id IN (SELECT value FROM json_each(?5)))
+        """
+
+    /// The events export's query restricted to the rowids `?6...?7` (``ExportSplitRead``'s ranges).
+    static let eventsRangeSQL = """
+        SELECT \(EventColumn.list(prefix: "e.")), e.rowid
+        FROM events AS e
+        WHERE e.rowid BETWEEN ?6 AND ?7 AND \(eventsConditionsSQL)
         ORDER BY e.rowid
         """
 
@@ -79,6 +92,12 @@ extension Exporter {
         let selected = kind == .events ? table.columns.count - 1 : table.columns.count
         let withState = kind == .events
         let iso = kind == .events ? table.columns.prefix(selected).map { Self.isoColumns.contains($0) } : []
+        if kind == .events,
+            let split = ExportSplitRead(
+                connection: connection, values: values, columns: selected, rangeRowids: splitRangeRowids)
+        {
+            return try split.write(iso: iso, into: &writer)
+        }
         let connection = connection
         // One thread reads (SQLite and the delivery states), this one formats (ExportRowChunk's design note).
         let reader = BackgroundReader<[UInt8]>(capacity: 4, name: "Exporter.reader") { send in

@@ -20,6 +20,10 @@ public struct Exporter: Sendable {
     /// The store.
     public let connection: Connection
 
+    /// Rowids per range when the events export is read by two threads (``ExportSplitRead``);
+    /// `nil` reads it on one. Tests set small ranges.
+    var splitRangeRowids: Int64? = ExportSplitRead.defaultRangeRowids
+
     /// Creates an exporter on an open store.
     public init(connection: Connection) { self.connection = connection }
 

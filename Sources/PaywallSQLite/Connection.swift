@@ -26,6 +26,12 @@ public final class Connection: @unchecked Sendable {
     /// How this connection waits for a lock another connection holds (installed on its handle).
     let busyWait: BusyWait
 
+    /// How long this connection waits for a lock another connection holds, in milliseconds.
+    public var busyTimeoutMilliseconds: Int32 { busyWait.timeoutMilliseconds }
+
+    /// Whether this connection cannot write (opened read-only, or the file is read-only).
+    public var isReadOnly: Bool { withDatabase { sqlite3_db_readonly($0.handle, "main") == 1 } }
+
     /// Process-wide SQLite settings, applied once before the first connection opens: memory
     /// statistics off (they serialize every allocation behind one global mutex; nothing here reads them).
     private static let libraryConfigured: Bool = csqlite_disable_memory_statistics() == SQLITE_OK

@@ -83,6 +83,29 @@ struct ISOTimestampTests {
             reference.check(low + Int64(generator.next() % UInt64(high - low)))
         }
     }
+
+    @Test func aWriterKeepingTheDayWritesWhatEachCallAloneWrites() {
+        // Times mostly a few seconds apart (the day kept from the call before), some jumping days
+        // back and forth, across midnight and the epoch, and some outside the supported range
+        var generator = SplitMix(seed: 0xDA7E)
+        var time: Int64 = -86_400_000 * 2
+        var times: [Int64] = []
+        for step in 0..<50_000 {
+            time += Int64(generator.next() % 20_000)
+            times.append(time)
+            if step % 997 == 0 { times.append(time - 86_400_000 * Int64(generator.next() % 400)) }
+        }
+        times += [ISOTimestamp.supported.upperBound + 1, time, ISOTimestamp.supported.lowerBound, time]
+        var writer = ISOTimestamp.Writer()
+        var kept = 0
+        for value in times {
+            let alone = ISOTimestamp.withBytes(value) { Array($0) }
+            let viaWriter = writer.withBytes(value) { Array($0) }
+            #expect(viaWriter == alone, "\(value)")
+            if alone != nil { kept += 1 }
+        }
+        #expect(kept == times.count - 1)
+    }
 }
 
 /// A small deterministic generator (SplitMix64).
