@@ -82,6 +82,48 @@ struct CSVWriterTests {
         #expect(written.hasPrefix("0.0,0.0,1.0,12.5,0.1,-3.25,"))
     }
 
+    @Test func floatsOfAtMostThreeDecimalsAreWrittenAsDescriptionWritesThem() throws {
+        // Thousandths (the fast path) of every size up to 1e12, both signs, and doubles near them
+        // that are not thousandths (the slow path)
+        var generator = RevenueStatisticsTests.SplitMix(state: 0xF10A7)
+        var values: [Double] = [0.001, -0.001, 0.5, 0.05, 0.005, 999.999, 1e12 - 0.001, -1e12 + 0.5, 0.1 + 0.2]
+        for _ in 0..<20_000 {
+            let magnitude = [10.0, 1e3, 1e6, 1e9, 1e12][Int(generator.next() % 5)]
+            let thousandths = Double(Int64(generator.next() % UInt64(magnitude * 1000))) / 1000
+            let value = generator.next() % 2 == 0 ? thousandths : -thousandths
+            values += [value, value.nextUp, value.nextDown]
+        }
+        let written = try record { writer in for value in values { writer.real(value) } }
+        let expected = values.map(Exporter.format).joined(separator: ",") + "\r\n"
+        #expect(written == expected)
+        if written != expected {
+            let got = written.dropLast(2).split(separator: ",")
+            for (value, text) in zip(values, got) where Exporter.format(value) != text {
+                Issue.record("\(value): \(text) instead of \(Exporter.format(value))")
+                break
+            }
+        }
+    }
+
+    @Test func fieldsWithACommaQuoteOrLineEndAnywhereAreQuoted() throws {
+        // The quote scan reads eight bytes at a time: each special byte at every offset of fields
+        // of 1 to 40 bytes, and bytes just above and below the scan's threshold
+        for length in 1...40 {
+            for offset in 0..<length {
+                for special in [",", "\"", "\n", "\r", " ", "-", "+", "."] {
+                    var bytes = Array(repeating: "a", count: length)
+                    bytes[offset] = special
+                    let field = bytes.joined()
+                    let quoted = [",", "\"", "\n", "\r"].contains(special)
+                    let body = field.replacingOccurrences(of: "\"", with: "\"\"")
+                    let guarded = offset == 0 && ["-", "+", "\r"].contains(special) ? "'" : ""
+                    let expected = (quoted ? "\"" + guarded + body + "\"" : guarded + body) + "\r\n"
+                    #expect(try render([.text(field)]) == expected, "\(length) \(offset) \(special.debugDescription)")
+                }
+            }
+        }
+    }
+
     @Test func aFieldLongerThanTheBufferIsWrittenWhole() throws {
         // 300,000 bytes with a quote every 1,000: longer than the 64 KiB buffer, quoted and doubled.
         let long = String(repeating: String(repeating: "a", count: 999) + "\"", count: 300)
