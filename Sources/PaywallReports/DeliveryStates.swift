@@ -23,13 +23,17 @@ struct DeliveryStates {
     /// The states of `db`'s events; `dead` is ``deadRowids(_:)`` of the same snapshot, read here
     /// when not given.
     init(_ db: Database, dead: [Int64]? = nil) throws {
-        let range = "event_rowid BETWEEN ?1 AND ?2 ORDER BY event_rowid"
-        pending = try RowidCursor(db, "SELECT event_rowid FROM outbox WHERE \(range)")
-        delivered = try RowidCursor(db, "SELECT event_rowid FROM deliveries WHERE \(range)")
+        pending = try RowidCursor(
+            db, "SELECT event_rowid FROM outbox WHERE event_rowid BETWEEN ?1 AND ?2 ORDER BY event_rowid")
+        delivered = try RowidCursor(
+            db, "SELECT event_rowid FROM deliveries WHERE event_rowid BETWEEN ?1 AND ?2 ORDER BY event_rowid")
         let hasByDevice =
             try db.int64("SELECT count(*) FROM pragma_table_info('deliveries') WHERE name = 'by_device'") == 1
         byDevice = try RowidCursor(
-            db, "SELECT event_rowid FROM deliveries WHERE \(hasByDevice ? "by_device = 1" : "0") AND \(range)")
+            db,
+            hasByDevice
+                ? "SELECT event_rowid FROM deliveries WHERE by_device = 1 AND event_rowid BETWEEN ?1 AND ?2 ORDER BY event_rowid"
+                : "SELECT event_rowid FROM deliveries WHERE 0 AND event_rowid BETWEEN ?1 AND ?2")
         self.dead = try dead ?? Self.deadRowids(db)
     }
 

@@ -12,13 +12,12 @@ import PaywallSQLite
 /// formatter turns a chunk into CSV while the reader fills the next. 10M events: 0.95 → 1.86 ×
 /// `sqlite3 -csv` (`paywall-bench report`, quiet machine).
 ///
-/// Dropped: two reading threads, each on a connection of its own reading every other range of
-/// 4,096 rowids (both read transactions begun while a third connection held the write lock, so
-/// they saw one snapshot), this thread formatting the ranges in order. The same bytes, but on the
-/// 2-core machine the one-reader export already keeps about 1.6 cores busy (1.80 s of CPU in 1.14 s
-/// at 1M events), and the second reader only added work: 1M events, 8 alternated pairs, quiet
-/// machine, wall 1.12×, CPU 1.09×, peak 47 vs 38 MiB. Readers that also formatted their own ranges
-/// cost 10 % more CPU still (SQLite's stepping and the formatting then share one core's caches).
+/// The events export now reads on two threads (``ExportSplitRead``): once a `TEXT` column took one
+/// SQLite call and the CSV writer no `Array` checks, the one reader set the pace. Tried first with
+/// this code before those changes, the same split had been a loss (1M events, 8 alternated pairs:
+/// wall 1.12×, CPU 1.09×), as one reader and the formatter already kept about 1.6 of the 2 cores
+/// busy. Readers that also formatted their own ranges cost 10 % more CPU still (SQLite's stepping
+/// and the formatting then share one core's caches), so formatting stays on one thread.
 enum ExportRowChunk {
     /// A chunk is handed over once it holds this many bytes.
     static let bytes = 1 << 18

@@ -43,6 +43,8 @@ struct BoundParametersTests {
         "PaywallReports/Exporter+NDJSON.swift | Self.ndjsonMembers": "constant column list",
         "PaywallReports/Exporter+NDJSON.swift | Self.eventsFilterSQL": "constant SQL fragment",
         "PaywallReports/Exporter+Tables.swift | eventsFilterSQL": "constant SQL fragment",
+        // The events filter's conditions, shared by the whole export's query and the ranges' one.
+        "PaywallReports/Exporter+Tables.swift | eventsConditionsSQL": "constant SQL fragment",
         // The export benchmark's sqlite3 shell command: the same constant column list.
         "paywall-bench/ReportBench.swift | EventColumn.list()": "constant column list",
         // Help text of `export` showing a clickhouse-client example; never sent to SQLite.
