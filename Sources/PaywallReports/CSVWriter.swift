@@ -1,8 +1,8 @@
 import Foundation
 
 /// Writes RFC 4180 CSV (UTF-8, no BOM, CRLF line ends) to a file descriptor through a buffer,
-/// in constant memory. A value type: keep one in a local `var` and pass it `inout`, so the hot
-/// path has no dynamic exclusivity checks.
+/// in constant memory. A value type that cannot be copied (it owns its buffer): keep one in a
+/// local `var` and pass it `inout`, so the hot path has no dynamic exclusivity checks.
 ///
 /// A field is quoted when it contains a comma, a quote, CR or LF (quotes doubled). With
 /// `formulaGuard` on, a text cell beginning with `=`, `+`, `-`, `@`, tab or CR gets a leading `'`
