@@ -9,7 +9,7 @@ import PaywallSQLite
 ///
 /// Both read transactions begin while a third connection holds the write lock for a moment, so no
 /// commit can land between them and they see the same rows. When that cannot be had (a store in memory, a
-/// store opened read-only, the write lock not granted within the busy timeout, rowids that do
+/// store opened read-only, the write lock not granted within ``lockWait``, rowids that do
 /// not fit the ranges) the export reads on one thread as before: ``init(connection:values:columns:rangeRowids:)``
 /// returns `nil`.
 ///
@@ -31,6 +31,10 @@ struct ExportSplitRead {
     static let defaultRangeRowids: Int64 = 1_024
     /// Ranges read but not yet written, at most: the export's memory bound.
     static let window = 8
+    /// How long the export waits for the write lock (milliseconds) before it reads on one thread
+    /// instead: a commit takes milliseconds, while a writer that holds the lock longer (an import's
+    /// transaction, a report's refresh) should not hold the export up.
+    static let lockWait: Int32 = 100
 
     /// What the readers and the formatter share.
     fileprivate final class Shared: @unchecked Sendable {
@@ -125,7 +129,8 @@ struct ExportSplitRead {
             let locker = try? Connection(
                 path: path,
                 options: OpenOptions(
-                    create: false, busyTimeoutMilliseconds: connection.busyTimeoutMilliseconds, wal: false))
+                    create: false, busyTimeoutMilliseconds: min(connection.busyTimeoutMilliseconds, Self.lockWait),
+                    wal: false))
         else { return nil }
         do {
             let bounds = try locker.withDatabase { db in

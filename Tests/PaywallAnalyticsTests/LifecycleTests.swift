@@ -31,8 +31,11 @@ struct LifecycleTests {
         ) { message in messages.withLock { $0.append(message) } }
         if case .off = forwarding { return (analytics, clock) }
         // The loop's first pass runs at start; once it sleeps on the clock for its interval, only
-        // the test's own calls forward.
-        await clock.waitForSleepers(1)
+        // the test's own calls forward. Two sleepers: the recorder's flush timer sleeps on the same
+        // clock from the start, so one sleeper could be that timer alone while the loop's first pass
+        // was still to run (under ThreadSanitizer and load it then forwarded the test's impression
+        // before suspend's own pass, which found nothing to send).
+        #expect(await clock.waitForSleepers(2))
         return (analytics, clock)
     }
 
@@ -128,11 +131,12 @@ struct LifecycleTests {
         // When the app suspends with a 2 s budget and 2 s pass on the clock
         let suspension = Task { await analytics.suspend(budget: .seconds(2)) }
         // (Advancing before suspend's budget timer sleeps on the clock would leave it asleep for good:
-        // wait for the closure to run and for that timer, beside the forwarding loop's own sleep.)
+        // wait for the closure to run and for that timer, beside the forwarding loop's and the
+        // recorder's flush timer's own sleeps.)
         let deadline = ContinuousClock.now.advanced(by: .seconds(600))
         while !started.withLock({ $0 }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
         #expect(started.withLock { $0 })
-        #expect(await clock.waitForSleepers(2))
+        #expect(await clock.waitForSleepers(3))
         clock.advance(by: .seconds(2))
         let report = await suspension.value
         // Then suspend gave up on forwarding (the impression stays pending) but had committed
