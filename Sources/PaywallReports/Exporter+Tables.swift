@@ -19,9 +19,12 @@ extension Exporter {
           AND (?5 IS NULL OR e.user_id IN (SELECT value FROM json_each(?5)))
         """
 
+    /// What the events export selects: every record column, then the rowid (for the delivery state).
+    static let eventsSelectSQL = "SELECT \(EventColumn.list(prefix: "e.")), e.rowid"
+
     /// The events export's query restricted to the rowids `?6...?7` (``ExportSplitRead``'s ranges).
     static let eventsRangeSQL = """
-        SELECT \(EventColumn.list(prefix: "e.")), e.rowid
+        \(eventsSelectSQL)
         FROM events AS e
         WHERE e.rowid BETWEEN ?6 AND ?7 AND \(eventsConditionsSQL)
         ORDER BY e.rowid
@@ -35,7 +38,7 @@ extension Exporter {
         .events: (
             EventColumn.record.map(\.columnName) + ["delivery_state"],
             """
-            SELECT \(EventColumn.list(prefix: "e.")), e.rowid
+            \(eventsSelectSQL)
             \(eventsFilterSQL)
             """
         ),

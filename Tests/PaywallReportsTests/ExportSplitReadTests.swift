@@ -45,6 +45,27 @@ struct ExportSplitReadTests {
         return try Data(contentsOf: URL(fileURLWithPath: path))
     }
 
+    /// Two readers started on `connection` for the whole events export in ranges of `rangeRowids`,
+    /// or `nil` where the split is not taken.
+    static func split(_ connection: Connection, rangeRowids: Int64) throws -> ExportSplitRead? {
+        let values = try Exporter(connection: connection).filterValues(ExportFilter())
+        return ExportSplitRead(
+            connection: connection, values: values, columns: EventColumn.record.count, rangeRowids: rangeRowids)
+    }
+
+    /// Writes what `reading` reads to `path` as the events export does (header first); returns the rows.
+    static func write(_ reading: ExportSplitRead, to path: String) throws -> Int64 {
+        let descriptor = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0o600)
+        defer { close(descriptor) }
+        var writer = CSVWriter(descriptor: descriptor, path: path)
+        let names = EventColumn.record.map(\.columnName) + ["delivery_state"]
+        try writer.writeRow(Exporter.header(.events, names).map { .text($0) })
+        let rows = try reading.write(
+            iso: EventColumn.record.map { Exporter.isoColumns.contains($0.columnName) }, into: &writer)
+        try writer.flush()
+        return rows
+    }
+
     @Test func twoReadersWriteTheBytesOfOneWhateverTheRangesAndTheFilter() throws {
         // Given a store with every delivery state and rowid gaps
         let folder = TemporaryDirectory()
@@ -83,33 +104,24 @@ struct ExportSplitReadTests {
         let folder = TemporaryDirectory()
         defer { folder.remove() }
         let store = try Self.makeStore(at: folder.path("db"))
-        let values = try Exporter(connection: store.connection).filterValues(ExportFilter())
-        let columns = EventColumn.record.count
-        func split(_ connection: Connection) -> ExportSplitRead? {
-            ExportSplitRead(connection: connection, values: values, columns: columns, rangeRowids: 64)
+        func split(_ connection: Connection) throws -> ExportSplitRead? {
+            try Self.split(connection, rangeRowids: 64)
         }
         // A store file this process can write: two readers, and what they write is the export
-        let reading = try #require(split(store.connection))
-        let descriptor = open(folder.path("split.csv"), O_CREAT | O_WRONLY | O_TRUNC, 0o600)
-        var writer = CSVWriter(descriptor: descriptor, path: "split.csv")
-        let names = EventColumn.record.map(\.columnName) + ["delivery_state"]
-        try writer.writeRow(Exporter.header(.events, names).map { .text($0) })
-        let rows = try reading.write(
-            iso: EventColumn.record.map { Exporter.isoColumns.contains($0.columnName) }, into: &writer)
-        try writer.flush()
-        close(descriptor)
+        let reading = try #require(try split(store.connection))
+        let rows = try Self.write(reading, to: folder.path("split.csv"))
         #expect(rows == (try store.connection.scalar("SELECT count(*) FROM events")?.int64))
         #expect(
             try Data(contentsOf: URL(fileURLWithPath: folder.path("split.csv")))
                 == (try Self.export(store.connection, rangeRowids: nil, to: folder.path("one.csv"))))
         // A store opened read-only (nothing may be created beside it): one reader, same bytes
         let readOnly = try Connection(path: folder.path("db"), options: .readOnly)
-        #expect(split(readOnly) == nil)
+        #expect(try split(readOnly) == nil)
         #expect(
             try Self.export(readOnly, rangeRowids: 64, to: folder.path("r.csv"))
                 == (try Self.export(store.connection, rangeRowids: nil, to: folder.path("one.csv"))))
         // A store in memory (no second connection sees it): one reader
-        #expect(split(try Connection(path: ":memory:", options: OpenOptions(wal: false))) == nil)
+        #expect(try split(try Connection(path: ":memory:", options: OpenOptions(wal: false))) == nil)
         // A store whose write lock another connection holds longer than the export waits for it
         // (100 ms, whatever the connection's own busy timeout: ten minutes here, so a wait for that
         // timeout would hold this test up): one reader
@@ -118,7 +130,7 @@ struct ExportSplitReadTests {
         let exporting = try Connection(path: folder.path("db"), options: patient)
         let holder = try Connection(path: folder.path("db"), options: OpenOptions(create: false))
         try holder.execute("BEGIN IMMEDIATE")
-        #expect(split(exporting) == nil)
+        #expect(try split(exporting) == nil)
         let whileHeld = try Self.export(exporting, rangeRowids: 64, to: folder.path("a.csv"))
         try holder.execute("ROLLBACK")
         #expect(whileHeld == (try Self.export(readOnly, rangeRowids: 64, to: folder.path("b.csv"))))
@@ -126,19 +138,29 @@ struct ExportSplitReadTests {
 
     @Test func commitsDuringASplitExportAreSeenAllOrNotAtAll() throws {
         // Given a store of 12,000 events and a writer that, in each transaction, deletes ten events
-        // anywhere and adds ten new ones at the end (so every committed state holds 12,000)
+        // anywhere and adds ten new ones at the end (so every committed state holds 12,000); it
+        // pauses on request, so that the two readers surely get the write lock to begin on
         let folder = TemporaryDirectory()
         defer { folder.remove() }
         let path = folder.path("db")
         let store = try EventStore(path: path, now: .constant(1_793_600_000_000))
         try store.insert(DeviceEvents.presentations(6_000, user: "u1", start: 1_793_500_000_000))
         let writer = try Connection(path: path, options: OpenOptions(create: false))
-        let stop = Lock(false)
+        let control = Lock((stop: false, pause: false))
         let commits = Lock(0)
-        let ended = DispatchSemaphore(value: 0)
+        let (paused, resume, ended) = (
+            DispatchSemaphore(value: 0), DispatchSemaphore(value: 0), DispatchSemaphore(value: 0)
+        )
         let churn = Thread {
             defer { ended.signal() }
-            while !stop.withLock({ $0 }) {
+            while true {
+                let (stop, pause) = control.withLock { ($0.stop, $0.pause) }
+                if stop { return }
+                if pause {
+                    paused.signal()
+                    resume.wait()
+                    continue
+                }
                 let committed: ()? = try? writer.transaction { db in
                     try db.execute(
                         """
@@ -154,22 +176,43 @@ struct ExportSplitReadTests {
         }
         churn.start()
         defer {
-            stop.withLock { $0 = true }
+            control.withLock { $0.stop = true }
             ended.wait()
         }
         #expect(try Eventually.holdsBlocking { commits.withLock { $0 } > 0 })
         let before = commits.withLock { $0 }
-        // When it is exported by two readers with small ranges, five times while the writer works
+        // When, five times, the two readers begin while the writer waits, then read in ranges of 16
+        // rowids (at most 8 ranges ahead of the formatter) while it goes on
         for round in 1...5 {
-            let text = try String(
-                decoding: try Self.export(store.connection, rangeRowids: 16, to: folder.path("e.csv")), as: UTF8.self)
+            control.withLock { $0.pause = true }
+            paused.wait()
+            let reading = try #require(try Self.split(store.connection, rangeRowids: 16))
+            control.withLock { $0.pause = false }
+            resume.signal()
+            #expect(try Self.write(reading, to: folder.path("e.csv")) == 12_000, "round \(round)")
+            let text = try String(contentsOfFile: folder.path("e.csv"), encoding: .utf8)
             let ids = text.components(separatedBy: "\r\n").dropFirst().dropLast().map { $0.prefix(36) }
-            // Then each export holds one committed state: 12,000 events, each once, in rowid order
+            // Then each export holds one committed state: 12,000 events, each once
             #expect(ids.count == 12_000, "round \(round)")
             #expect(Set(ids).count == ids.count, "round \(round)")
         }
         // (and the writer committed meanwhile, so there was something to see)
         #expect(commits.withLock { $0 } > before)
+    }
+
+    @Test func aReaderThatFailsFailsTheExportAndStopsTheOther() throws {
+        // Given a store whose outbox table is gone (each reader's delivery states read it), and
+        // nothing else amiss: the two readers begin, and fail on their first range
+        let folder = TemporaryDirectory()
+        defer { folder.remove() }
+        let store = try Self.makeStore(at: folder.path("db"))
+        try store.connection.execute("DROP TABLE outbox")
+        let reading = try #require(try Self.split(store.connection, rangeRowids: 16))
+        // When writing the export: the readers' error, and the call returns (both readers ended)
+        let error = #expect(throws: ReportError.self) { try Self.write(reading, to: folder.path("e.csv")) }
+        #expect("\(String(describing: error))".contains("outbox"))
+        // Then nothing holds the store: a writer commits
+        try store.connection.execute("DELETE FROM events WHERE seq = (SELECT max(seq) FROM events)")
     }
 
     @Test func aFailedWriteStopsBothReadersAndTheNextExportWorks() throws {

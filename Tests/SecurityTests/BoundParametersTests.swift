@@ -45,6 +45,7 @@ struct BoundParametersTests {
         "PaywallReports/Exporter+Tables.swift | eventsFilterSQL": "constant SQL fragment",
         // The events filter's conditions, shared by the whole export's query and the ranges' one.
         "PaywallReports/Exporter+Tables.swift | eventsConditionsSQL": "constant SQL fragment",
+        "PaywallReports/Exporter+Tables.swift | eventsSelectSQL": "constant SQL fragment",
         // The export benchmark's sqlite3 shell command: the same constant column list.
         "paywall-bench/ReportBench.swift | EventColumn.list()": "constant column list",
         // Help text of `export` showing a clickhouse-client example; never sent to SQLite.
