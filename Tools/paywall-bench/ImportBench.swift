@@ -68,10 +68,8 @@ enum ImportBench {
         // `--variants`: every idea; `--pick 5,6`: those ideas (1-based, in the order of `ideas`).
         var picked = arguments.contains("--variants") ? ideas : []
         if let index = arguments.firstIndex(of: "--pick"), index + 1 < arguments.count {
-            picked = arguments[index + 1].split(separator: ",").compactMap { Int($0) }.filter {
-                (1...ideas.count).contains($0)
-            }
-            .map { ideas[$0 - 1] }
+            // Each number is 1 to ideas.count (BenchOptions checked them before the run).
+            picked = arguments[index + 1].split(separator: ",").compactMap { Int($0) }.map { ideas[$0 - 1] }
         }
         for kind in kinds {
             try measure(count: count, ids: kind, variants: picked)

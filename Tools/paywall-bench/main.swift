@@ -20,8 +20,9 @@ func runBenchmark(_ name: String, _ arguments: [String]) async throws {
     }
 }
 
-func usage() -> Never {
-    FileHandle.standardError.write(
+/// Prints the usage to standard error and exits 64, or (for `--help`) to standard output and exits 0.
+func usage(help: Bool = false) -> Never {
+    (help ? FileHandle.standardOutput : FileHandle.standardError).write(
         Data(
             """
             usage: paywall-bench <benchmark> [options] [--check] [--targets PATH]
@@ -43,14 +44,17 @@ func usage() -> Never {
                                       RevenueCat webhooks stored per second vs /v1/events with one event per request
               report nightly [--events N] [--prepared DIR]
                                       only the nightly run after one more day vs the full recompute
+              report subscriptions [--events N]
+                                      reports with 10 % subscription events vs without; their nightly vs its recompute
             --check          print every target of the benchmarks run beside its value; exit 1 if one is missed
             --targets PATH   the targets file (default: Tools/paywall-bench/targets.json of this checkout)
 
             """.utf8))
-    exit(64)
+    exit(help ? 0 : 64)
 }
 
 var benchArguments = Array(CommandLine.arguments.dropFirst())
+if benchArguments.contains("--help") || benchArguments.contains("-h") { usage(help: true) }
 let check = benchArguments.contains("--check")
 benchArguments.removeAll { $0 == "--check" }
 var targetsPath: String?
@@ -65,6 +69,10 @@ do {
 } catch {
     FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
     exit(66)
+}
+if name != "all", let problem = BenchOptions.problem(benchmark: name, Array(benchArguments.dropFirst())) {
+    FileHandle.standardError.write(Data("Error: \(problem) (paywall-bench --help lists them)\n".utf8))
+    exit(64)
 }
 let names = name == "all" ? everyBenchmark : [name]
 if name == "all", benchArguments.count > 1 {
