@@ -36,11 +36,9 @@ public struct CSVWriter: ~Copyable {
     private let descriptor: Int32
     private let path: String
     private let formulaGuard: Bool
-    /// The buffered bytes: `count` of `allocated` (a raw buffer, so the hot path has no `Array`
-    /// uniqueness or growth checks per byte; the writer is not copyable, so nothing else owns it).
-    private var base: UnsafeMutablePointer<UInt8>
-    private var count = 0
-    private var allocated: Int
+    /// The buffered bytes (a raw buffer, so the hot path has no `Array` uniqueness or growth
+    /// checks per byte; the writer is not copyable, so nothing else owns it).
+    private var buffer: OutputBuffer
     /// The buffer is written out once a record ends with at least this many bytes in it.
     private let capacity = 1 << 16
     private var fieldsInRecord = 0
@@ -55,11 +53,8 @@ public struct CSVWriter: ~Copyable {
         self.descriptor = descriptor
         self.path = path
         self.formulaGuard = formulaGuard
-        allocated = capacity + 4096
-        base = .allocate(capacity: allocated)
+        buffer = OutputBuffer(bytes: capacity + 4096)
     }
-
-    deinit { base.deallocate() }
 
     /// Appends one record.
     ///
@@ -90,15 +85,15 @@ public struct CSVWriter: ~Copyable {
             && (first == UInt8(ascii: "=") || first == UInt8(ascii: "+")
                 || first == UInt8(ascii: "-") || first == UInt8(ascii: "@") || first == 9 || first == 13)
         let needsQuotes = Self.needsQuotes(bytes)
-        if !needsQuotes && !needsGuard { return append(bytes) }
-        reserve(2 * bytes.count + 3)
-        if needsQuotes { put(UInt8(ascii: "\"")) }
-        if needsGuard { put(UInt8(ascii: "'")) }
+        if !needsQuotes && !needsGuard { return buffer.append(bytes) }
+        buffer.reserve(2 * bytes.count + 3)
+        if needsQuotes { buffer.put(UInt8(ascii: "\"")) }
+        if needsGuard { buffer.put(UInt8(ascii: "'")) }
         for byte in bytes {
-            put(byte)
-            if needsQuotes && byte == UInt8(ascii: "\"") { put(byte) }
+            buffer.put(byte)
+            if needsQuotes && byte == UInt8(ascii: "\"") { buffer.put(byte) }
         }
-        if needsQuotes { put(UInt8(ascii: "\"")) }
+        if needsQuotes { buffer.put(UInt8(ascii: "\"")) }
     }
 
     /// Whether a field of `bytes` must be quoted: it holds a comma, a quote, CR or LF.
@@ -131,14 +126,14 @@ public struct CSVWriter: ~Copyable {
     /// formula guard (an ISO 8601 time).
     mutating func verbatim(bytes: UnsafeRawBufferPointer) {
         separate()
-        append(bytes)
+        buffer.append(bytes)
     }
 
     /// Appends an integer field.
     public mutating func integer(_ value: Int64?) {
         separate()
         guard let value else { return }
-        appendDigits(value)
+        buffer.appendDigits(value)
     }
 
     /// Appends a float field as the shortest text that reads back as the same value (`12.5`,
@@ -146,10 +141,10 @@ public struct CSVWriter: ~Copyable {
     mutating func real(_ value: Double) {
         separate()
         if value == value.rounded() && abs(value) < 1e15 {
-            appendDigits(Int64(value))
-            reserve(2)
-            put(UInt8(ascii: "."))
-            put(UInt8(ascii: "0"))
+            buffer.appendDigits(Int64(value))
+            buffer.reserve(2)
+            buffer.put(UInt8(ascii: "."))
+            buffer.put(UInt8(ascii: "0"))
         } else if abs(value) < 1e12, case let thousandths = (value * 1000).rounded(), thousandths / 1000 == value {
             // Design note: a value with at most three decimals (`open_s`, seconds to the
             // millisecond) is written from its integer thousandths, without `description` (which
@@ -157,28 +152,28 @@ public struct CSVWriter: ~Copyable {
             // a spacing of doubles apart, so the decimal that reads back as `value` with the fewest
             // digits is this one with its trailing zeros dropped: `description`'s text.
             let magnitude = Int64(thousandths).magnitude
-            reserve(1)
-            if value < 0 { put(UInt8(ascii: "-")) }
-            appendDigits(Int64(magnitude / 1000))
+            buffer.reserve(1)
+            if value < 0 { buffer.put(UInt8(ascii: "-")) }
+            buffer.appendDigits(Int64(magnitude / 1000))
             var fraction = magnitude % 1000
             var digits = 3
             while fraction % 10 == 0 {
                 fraction /= 10
                 digits -= 1
             }
-            reserve(4)
-            put(UInt8(ascii: "."))
-            var at = count + digits
-            count = at
+            buffer.reserve(4)
+            buffer.put(UInt8(ascii: "."))
+            var at = buffer.count + digits
+            buffer.count = at
             while digits > 0 {
                 at -= 1
-                base[at] = UInt8(ascii: "0") + UInt8(fraction % 10)
+                buffer.base[at] = UInt8(ascii: "0") + UInt8(fraction % 10)
                 fraction /= 10
                 digits -= 1
             }
         } else {
             var text = value.description
-            text.withUTF8 { append(UnsafeRawBufferPointer($0)) }
+            text.withUTF8 { buffer.append(UnsafeRawBufferPointer($0)) }
         }
     }
 
@@ -186,7 +181,7 @@ public struct CSVWriter: ~Copyable {
     public mutating func number(_ formatted: String) {
         separate()
         var formatted = formatted
-        formatted.withUTF8 { append(UnsafeRawBufferPointer($0)) }
+        formatted.withUTF8 { buffer.append(UnsafeRawBufferPointer($0)) }
     }
 
     /// Appends an empty field.
@@ -194,72 +189,25 @@ public struct CSVWriter: ~Copyable {
 
     /// Ends the current record (CRLF), flushing when the buffer is full.
     public mutating func endRecord() throws {
-        reserve(2)
-        put(13)
-        put(10)
+        buffer.reserve(2)
+        buffer.put(13)
+        buffer.put(10)
         fieldsInRecord = 0
-        if count >= capacity { try flush() }
+        if buffer.count >= capacity { try flush() }
     }
 
     /// Writes the buffered bytes.
     ///
     /// - Throws: ``ReportError/io(path:reason:)``.
     public mutating func flush() throws {
-        defer { count = 0 }
-        try FileIO.writeAll(descriptor, UnsafeRawBufferPointer(start: base, count: count), path: path)
+        try buffer.write(to: descriptor, path: path)
     }
 
     @inline(__always) private mutating func separate() {
         if fieldsInRecord > 0 {
-            reserve(1)
-            put(UInt8(ascii: ","))
+            buffer.reserve(1)
+            buffer.put(UInt8(ascii: ","))
         }
         fieldsInRecord += 1
-    }
-
-    /// Makes room for `more` bytes after the buffered ones.
-    @inline(__always) private mutating func reserve(_ more: Int) {
-        if count + more > allocated { grow(more) }
-    }
-
-    private mutating func grow(_ more: Int) {
-        let size = max(2 * allocated, count + more)
-        let larger = UnsafeMutablePointer<UInt8>.allocate(capacity: size)
-        larger.update(from: base, count: count)
-        base.deallocate()
-        base = larger
-        allocated = size
-    }
-
-    /// Stores one byte; room for it was reserved.
-    @inline(__always) private mutating func put(_ byte: UInt8) {
-        base[count] = byte
-        count += 1
-    }
-
-    @inline(__always) private mutating func append(_ bytes: UnsafeRawBufferPointer) {
-        reserve(bytes.count)
-        if let source = bytes.baseAddress {
-            UnsafeMutableRawPointer(base + count).copyMemory(from: source, byteCount: bytes.count)
-        }
-        count += bytes.count
-    }
-
-    /// The decimal digits of `value` (a leading `-` when negative).
-    private mutating func appendDigits(_ value: Int64) {
-        reserve(41)
-        if value < 0 { put(UInt8(ascii: "-")) }
-        // Written backwards after room for 20, then moved into place: one division per digit.
-        var magnitude = value.magnitude
-        let end = count + 40
-        var at = end
-        repeat {
-            at -= 1
-            base[at] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-            magnitude /= 10
-        } while magnitude > 0
-        let digits = end - at
-        (base + count).update(from: base + at, count: digits)
-        count += digits
     }
 }

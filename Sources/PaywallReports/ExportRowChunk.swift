@@ -9,8 +9,9 @@ import PaywallSQLite
 /// formatting CSV, so the export reads on one thread and formats on the other. The reader copies
 /// each row's values into 256 KiB chunks in this compact form (raw stores into one reused buffer: no
 /// `String`, no per-value array growth, which cost a sixth of the reader's time with `append`); the
-/// formatter turns a chunk into CSV while the reader fills the next. 10M events: 0.95 → 1.86 ×
-/// `sqlite3 -csv` (`paywall-bench report`, quiet machine).
+/// formatter turns a chunk into CSV (or JSON lines, ``writeNDJSON(_:members:into:)``) while the
+/// reader fills the next. 10M events: 0.95 → 1.86 × `sqlite3 -csv` (`paywall-bench report`, quiet
+/// machine).
 ///
 /// The events export now reads on two threads (``ExportSplitRead``): once a `TEXT` column took one
 /// SQLite call and the CSV writer no `Array` checks, the one reader set the pace. Tried first with
@@ -23,7 +24,7 @@ enum ExportRowChunk {
     static let bytes = 1 << 18
 
     /// Tags of the encoded values.
-    private enum Tag: UInt8 {
+    enum Tag: UInt8 {
         case empty = 0
         case integer
         case real

@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 import PaywallSQLite
 
-/// The events export read by two threads, each on a connection of its own, both on one snapshot:
+/// An events export (CSV or NDJSON) read by two threads, each on a connection of its own, both on one snapshot:
 /// the rowids are cut into ranges, each reader takes the next range nobody has taken, and the
 /// formatting thread writes the ranges in order, so the file is the one a single reader writes.
 /// At most ``window`` ranges are read ahead of the one being written.
@@ -25,7 +25,7 @@ import PaywallSQLite
 /// took the 10M export from 6.6 to 5.5 s. Open dead letters are read once, as rowids, for both
 /// readers (``DeliveryStates``).
 ///
-/// ``write(iso:into:)`` must be called once the readers are started: it is what stops them.
+/// ``write(_:)`` must be called once the readers are started: it is what stops them.
 struct ExportSplitRead {
     /// Rowids per range (about 256 KB of encoded rows at the benchmark's events).
     static let defaultRangeRowids: Int64 = 1_024
@@ -59,14 +59,17 @@ struct ExportSplitRead {
 
     private let shared = Shared()
     private let ranges: Int64
-    private let columns: Int
 
-    /// Starts the two readers of the events export (``Exporter/eventsRangeSQL`` with `values` for
-    /// ?1–?5 and the range for ?6–?7; the first `columns` columns are written, then the delivery
-    /// state), or returns `nil` when they cannot share one snapshot (the export then reads on one
-    /// thread).
-    init?(connection: Connection, values: [SQLValue], columns: Int, rangeRowids: Int64?) {
-        guard let rangeRowids, rangeRowids > 0, let pinned = Self.pin(connection) else { return nil }
+    /// Starts the two readers of an events export (`sql`, such as ``Exporter/eventsRangeSQL``, with
+    /// `values` for ?1–?5 and the range for ?6–?7; its first `columns` columns are encoded, then,
+    /// `withState`, the delivery state read from the rowid column after them), or returns `nil`
+    /// when they cannot share one snapshot (the export then reads on one thread).
+    init?(
+        connection: Connection, sql: String, values: [SQLValue], columns: Int, withState: Bool, rangeRowids: Int64?
+    ) {
+        guard let rangeRowids, rangeRowids > 0, let pinned = Self.pin(connection, deadLetters: withState) else {
+            return nil
+        }
         let (readers, first, last, dead) = pinned
         let (span, overflow) = last.subtractingReportingOverflow(first)
         guard !overflow else {
@@ -75,7 +78,6 @@ struct ExportSplitRead {
         }
         let ranges = span / rangeRowids + 1
         self.ranges = ranges
-        self.columns = columns
         let shared = shared
         for _ in 0..<Self.window { shared.room.signal() }
         for (index, reader) in readers.enumerated() {
@@ -89,17 +91,17 @@ struct ExportSplitRead {
                 do {
                     try reader.withDatabase { db in
                         defer { _ = try? db.execute("COMMIT") }
-                        let statement = try db.makeStatement(Exporter.eventsRangeSQL)
-                        var delivery = try DeliveryStates(db, dead: dead)
+                        let statement = try db.makeStatement(sql)
+                        var delivery = withState ? try DeliveryStates(db, dead: dead) : nil
                         let chunk = ExportRowChunk.Builder(
                             textual: ExportRowChunk.textualColumns(of: statement, count: columns))
                         while let range = shared.take(below: ranges) {
                             let lower = first + range * rangeRowids
                             let upper = span - range * rangeRowids < rangeRowids ? last : lower + (rangeRowids - 1)
                             statement.bind(values + [.integer(lower), .integer(upper)])
-                            try delivery.restrict(to: lower, upper)
+                            try delivery?.restrict(to: lower, upper)
                             try statement.forEachRow { row in
-                                chunk.append(row, state: try delivery.state(for: row, rowidColumn: columns))
+                                chunk.append(row, state: try delivery?.state(for: row, rowidColumn: columns))
                                 return true
                             }
                             var bytes = shared.spare()
@@ -118,9 +120,9 @@ struct ExportSplitRead {
 
     /// Opens the two reading connections and begins a read transaction on each while a third,
     /// writable connection holds the write lock (on a connection opened read-only, `BEGIN
-    /// IMMEDIATE` succeeds without taking it, so the exporter's own is not used for this); returns them with the snapshot's first and last rowid and the rowids
-    /// of its open dead letters (``DeliveryStates/deadRowids(_:)``), or `nil`.
-    private static func pin(_ connection: Connection) -> ([Connection], Int64, Int64, [Int64])? {
+    /// IMMEDIATE` succeeds without taking it, so the exporter's own is not used for this); returns them with the snapshot's first and last rowid and,
+    /// when `deadLetters`, the rowids of its open dead letters (``DeliveryStates/deadRowids(_:)``), or `nil`.
+    private static func pin(_ connection: Connection, deadLetters: Bool) -> ([Connection], Int64, Int64, [Int64])? {
         let path = connection.path
         // A store opened read-only gets nothing more: the reading connections would create the
         // `-wal` and `-shm` files beside a store that must be left as it is.
@@ -152,7 +154,7 @@ struct ExportSplitRead {
                 end(readers)
                 return nil
             }
-            let dead = try readers[0].withDatabase { try DeliveryStates.deadRowids($0) }
+            let dead = deadLetters ? try readers[0].withDatabase { try DeliveryStates.deadRowids($0) } : []
             return (readers, first, last, dead)
         } catch {
             end(readers)
@@ -165,15 +167,16 @@ struct ExportSplitRead {
         for reader in readers { reader.withDatabase { _ = try? $0.execute("ROLLBACK") } }
     }
 
-    /// Writes the ranges in order, each as soon as it has been read; returns the rows written.
-    /// Stops the readers and waits for them to end before it returns or throws.
-    func write(iso: [Bool], into writer: inout CSVWriter) throws -> Int64 {
+    /// Hands the ranges' encoded rows to `format` in order, each as soon as it has been read;
+    /// returns the rows `format` counted. Stops the readers and waits for them to end before it
+    /// returns or throws.
+    func write(_ format: ([UInt8]) throws -> Int64) throws -> Int64 {
         defer { shared.stop() }
         var rows: Int64 = 0
         try ReportError.wrap {
             for range in 0..<ranges {
                 let bytes = try shared.wait(for: range)
-                rows += try ExportRowChunk.write(bytes, columns: columns, withState: true, iso: iso, into: &writer)
+                rows += try format(bytes)
                 shared.recycle(bytes)
             }
         }

@@ -97,22 +97,35 @@ extension Exporter {
         let iso = kind == .events ? table.columns.prefix(selected).map { Self.isoColumns.contains($0) } : []
         if kind == .events,
             let split = ExportSplitRead(
-                connection: connection, values: values, columns: selected, rangeRowids: splitRangeRowids)
+                connection: connection, sql: Self.eventsRangeSQL, values: values, columns: selected, withState: true,
+                rangeRowids: splitRangeRowids)
         {
-            return try split.write(iso: iso, into: &writer)
+            return try split.write { chunk in
+                try ExportRowChunk.write(chunk, columns: selected, withState: true, iso: iso, into: &writer)
+            }
         }
+        return try readOnOneThread(table.sql, values, columns: selected, withState: withState) { chunk in
+            try ExportRowChunk.write(chunk, columns: selected, withState: withState, iso: iso, into: &writer)
+        }
+    }
+
+    /// Reads `sql` with `values` on one thread, encoding its first `columns` columns and, `withState`,
+    /// the delivery state read from the rowid column after them; hands each chunk to `format` on
+    /// this thread (``ExportRowChunk``'s design note); returns the rows `format` counted.
+    func readOnOneThread(
+        _ sql: String, _ values: [SQLValue], columns: Int, withState: Bool, format: ([UInt8]) throws -> Int64
+    ) throws -> Int64 {
         let connection = connection
-        // One thread reads (SQLite and the delivery states), this one formats (ExportRowChunk's design note).
         let reader = BackgroundReader<[UInt8]>(capacity: 4, name: "Exporter.reader") { send in
             try connection.transaction(.deferred) { db in
-                let statement = try db.makeStatement(table.sql)
+                let statement = try db.makeStatement(sql)
                 statement.bind(values)
                 var delivery = withState ? try DeliveryStates(db) : nil
                 let chunk = ExportRowChunk.Builder(
-                    textual: ExportRowChunk.textualColumns(of: statement, count: selected))
+                    textual: ExportRowChunk.textualColumns(of: statement, count: columns))
                 var stopped = false
                 try statement.forEachRow { row in
-                    chunk.append(row, state: try delivery?.state(for: row, rowidColumn: selected))
+                    chunk.append(row, state: try delivery?.state(for: row, rowidColumn: columns))
                     guard chunk.count >= ExportRowChunk.bytes else { return true }
                     stopped = !send(chunk.take())
                     return !stopped
@@ -123,10 +136,7 @@ extension Exporter {
         defer { reader.stop() }
         var rows: Int64 = 0
         try ReportError.wrap {
-            while let chunk = try reader.next() {
-                rows += try ExportRowChunk.write(
-                    chunk, columns: selected, withState: withState, iso: iso, into: &writer)
-            }
+            while let chunk = try reader.next() { rows += try format(chunk) }
         }
         return rows
     }

@@ -9,9 +9,10 @@ import PaywallSQLite
     import Darwin
 #endif
 
-/// Streams store tables and the funnels as CSV (RFC 4180, UTF-8, formula guard unless raw), in
-/// constant memory: rows go from SQLite's cursor through a 64 KiB buffer to the file (the events
-/// from two cursors on one snapshot, ``ExportSplitRead``).
+/// Streams store tables and the funnels as CSV (RFC 4180, UTF-8, formula guard unless raw), and the
+/// events as NDJSON too (``exportEventsNDJSON(filter:toPath:)``), in constant memory: rows go from
+/// SQLite's cursor through a 64 KiB buffer to the file (the events from two cursors on one
+/// snapshot, ``ExportSplitRead``).
 ///
 /// ```swift
 /// let rows = try Exporter(connection: connection).export(.events, filter: ExportFilter(placements: ["onboarding"]),

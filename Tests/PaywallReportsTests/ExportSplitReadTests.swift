@@ -35,13 +35,19 @@ struct ExportSplitReadTests {
         return store
     }
 
-    /// The export of `filter` with ranges of `rangeRowids` rowids (`nil`: one reader).
+    /// The events export of `filter` (CSV, or NDJSON when `ndjson`) with ranges of `rangeRowids`
+    /// rowids (`nil`: one reader).
     static func export(
-        _ connection: Connection, _ filter: ExportFilter = ExportFilter(), rangeRowids: Int64?, to path: String
+        _ connection: Connection, _ filter: ExportFilter = ExportFilter(), rangeRowids: Int64?, to path: String,
+        ndjson: Bool = false
     ) throws -> Data {
         var exporter = Exporter(connection: connection)
         exporter.splitRangeRowids = rangeRowids
-        try exporter.export(.events, filter: filter, toPath: path)
+        if ndjson {
+            try exporter.exportEventsNDJSON(filter: filter, toPath: path)
+        } else {
+            try exporter.export(.events, filter: filter, toPath: path)
+        }
         return try Data(contentsOf: URL(fileURLWithPath: path))
     }
 
@@ -50,7 +56,8 @@ struct ExportSplitReadTests {
     static func split(_ connection: Connection, rangeRowids: Int64) throws -> ExportSplitRead? {
         let values = try Exporter(connection: connection).filterValues(ExportFilter())
         return ExportSplitRead(
-            connection: connection, values: values, columns: EventColumn.record.count, rangeRowids: rangeRowids)
+            connection: connection, sql: Exporter.eventsRangeSQL, values: values, columns: EventColumn.record.count,
+            withState: true, rangeRowids: rangeRowids)
     }
 
     /// Writes what `reading` reads to `path` as the events export does (header first); returns the rows.
@@ -60,8 +67,11 @@ struct ExportSplitReadTests {
         var writer = CSVWriter(descriptor: descriptor, path: path)
         let names = EventColumn.record.map(\.columnName) + ["delivery_state"]
         try writer.writeRow(Exporter.header(.events, names).map { .text($0) })
-        let rows = try reading.write(
-            iso: EventColumn.record.map { Exporter.isoColumns.contains($0.columnName) }, into: &writer)
+        let iso = EventColumn.record.map { Exporter.isoColumns.contains($0.columnName) }
+        let rows = try reading.write { chunk in
+            try ExportRowChunk.write(
+                chunk, columns: EventColumn.record.count, withState: true, iso: iso, into: &writer)
+        }
         try writer.flush()
         return rows
     }

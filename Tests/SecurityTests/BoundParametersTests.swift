@@ -38,10 +38,12 @@ struct BoundParametersTests {
         // The reports' fold reads the columns of its FoldColumns enum, named by EventColumn (or `rowid`).
         "PaywallReports/PresentationBatch.swift | FoldColumns.allCases.map { $0.column?.columnName ?? \"rowid\" }.joined(separator: \", \")":
             "constant column list",
-        // The NDJSON export's json_object members: `'name', e.name` for each EventColumn (constant
-        // identifiers), and the events filter the table export shares (constant SQL, values bound).
-        "PaywallReports/Exporter+NDJSON.swift | Self.ndjsonMembers": "constant column list",
-        "PaywallReports/Exporter+NDJSON.swift | Self.eventsFilterSQL": "constant SQL fragment",
+        // The NDJSON export's columns: `e.name` for each EventColumn (constant identifiers), and
+        // the events filter and conditions the table export shares (constant SQL, values bound).
+        "PaywallReports/Exporter+NDJSON.swift | Self.ndjsonColumns": "constant column list",
+        "PaywallReports/Exporter+NDJSON.swift | ndjsonSelectSQL": "constant SQL fragment",
+        "PaywallReports/Exporter+NDJSON.swift | eventsFilterSQL": "constant SQL fragment",
+        "PaywallReports/Exporter+NDJSON.swift | eventsConditionsSQL": "constant SQL fragment",
         "PaywallReports/Exporter+Tables.swift | eventsFilterSQL": "constant SQL fragment",
         // The events filter's conditions, shared by the whole export's query and the ranges' one.
         "PaywallReports/Exporter+Tables.swift | eventsConditionsSQL": "constant SQL fragment",
