@@ -52,7 +52,8 @@ enum BenchOptions {
             return nil
         }
         guard let options = table[name] else {
-            return "\(benchmark) is not a benchmark; the benchmarks are \(everyBenchmark.joined(separator: ", ")) and all"
+            return
+                "\(benchmark) is not a benchmark; the benchmarks are \(everyBenchmark.joined(separator: ", ")) and all"
         }
         var seen: Set<String> = []
         while let word = words.popFirst() {
