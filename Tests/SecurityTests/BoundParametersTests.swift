@@ -50,6 +50,7 @@ struct BoundParametersTests {
         "PaywallReports/Exporter+Tables.swift | eventsSelectSQL": "constant SQL fragment",
         // The export benchmark's sqlite3 shell command: the same constant column list.
         "paywall-bench/ReportBench.swift | EventColumn.list()": "constant column list",
+        "paywall-bench/ReportBench.swift | Self.sqliteJSONMembers": "constant column list",
         // Help text of `export` showing a clickhouse-client example; never sent to SQLite.
         "paywall-analytics/Commands/ExportCommand.swift | Tool.name": "help text, not SQL",
         // PRAGMA cache_size = N restores the integer SQLite itself returned for `PRAGMA cache_size`

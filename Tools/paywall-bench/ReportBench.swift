@@ -56,6 +56,20 @@ enum ReportBench {
             precondition(status == 0, "sqlite3 -csv failed; apt-get install sqlite3")
         }
         log("sqlite3 -csv: \(fmt(sqlite3)) s")
+        // The NDJSON export against the same lines built by SQLite in its own shell (what the
+        // export wrote before it built them in Swift): the files must be equal.
+        let ndjson = directory.appendingPathComponent("events.ndjson").path
+        let exportNDJSON = try child(["export-ndjson", db, ndjson])
+        log("export events --format ndjson: \(fmt(exportNDJSON.seconds)) s, \(exportNDJSON.rssMB) MB")
+        let sqliteJSON = try BenchSupport.seconds {
+            let status = try shell("sqlite3 '\(db)' \"\(Self.sqliteJSONQuery)\" > '\(ndjson).sqlite3'")
+            precondition(status == 0, "sqlite3 json_object failed; apt-get install sqlite3")
+        }
+        log("sqlite3 json_object lines: \(fmt(sqliteJSON)) s")
+        guard try shell("cmp -s '\(ndjson)' '\(ndjson).sqlite3'") == 0 else {
+            throw BenchError("the NDJSON export differs from SQLite's json_object lines (\(ndjson))")
+        }
+        for file in [ndjson, ndjson + ".sqlite3"] { try? FileManager.default.removeItem(atPath: file) }
         let duck = try duckdb(csv: csv, from: "2026-11-01", to: to)
         log("duckdb: \(duck)")
 
@@ -92,6 +106,8 @@ enum ReportBench {
                 ["export events rows/s", String(format: "%.0f", rows / export.seconds), ""],
                 ["sqlite3 -csv rows/s", String(format: "%.0f", rows / sqlite3), ""],
                 ["export / sqlite3 -csv", fmt(sqlite3 / export.seconds), ""],
+                ["export ndjson rows/s", String(format: "%.0f", rows / exportNDJSON.seconds), ""],
+                ["export ndjson / sqlite3 json_object", fmt(sqliteJSON / exportNDJSON.seconds), ""],
             ])
     }
 
@@ -195,6 +211,19 @@ enum ReportBench {
         else { throw BenchError("DuckDB baseline failed: \(Python.installAdvice)") }
         return json
     }
+
+    /// SQLite's own NDJSON lines of every event, for its shell (double-quoted): what
+    /// `export events --format ndjson` wrote when SQLite built them (`open_s` with 17 digits).
+    static let sqliteJSONQuery =
+        "SELECT json_patch('{}', json_object(\(Self.sqliteJSONMembers))) FROM events ORDER BY rowid"
+
+    /// `'name', name, …` for every record column (`open_s` as 17-digit JSON).
+    static let sqliteJSONMembers = EventColumn.record.map { column in
+        column == .openS
+            ? "'open_s', CASE WHEN open_s IS NULL THEN NULL ELSE json(printf('%!.17g', open_s)) END"
+            : "'\(column.columnName)', \(column.columnName)"
+    }
+    .joined(separator: ", ")
 
     @discardableResult
     static func shell(_ command: String) throws -> Int32 {

@@ -38,6 +38,10 @@ enum ReportBenchChild {
             seconds = try BenchSupport.seconds {
                 try Exporter(connection: connection).export(.events, raw: true, toPath: arguments[2])
             }
+        case "export-ndjson":
+            seconds = try BenchSupport.seconds {
+                try Exporter(connection: connection).exportEventsNDJSON(toPath: arguments[2])
+            }
         default:
             throw BenchError("unknown child \(arguments[0])")
         }
