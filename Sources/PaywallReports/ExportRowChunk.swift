@@ -167,7 +167,7 @@ enum ExportRowChunk {
                         let value = Int64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: Int64.self))
                         writer.integer(value)
                         offset += 8
-                        if withISO, isoWriter.withBytes(value, { writer.verbatim(bytes: $0) }) == nil {
+                        if withISO, !isoWriter.write(value, to: { writer.verbatim(bytes: $0) }) {
                             writer.empty()
                         }
                         continue

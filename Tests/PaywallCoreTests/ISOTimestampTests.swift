@@ -97,11 +97,16 @@ struct ISOTimestampTests {
         }
         times += [ISOTimestamp.supported.upperBound + 1, time, ISOTimestamp.supported.lowerBound, time]
         var writer = ISOTimestamp.Writer()
+        var writing = ISOTimestamp.Writer()
         var kept = 0
         for value in times {
             let alone = ISOTimestamp.withBytes(value) { Array($0) }
             let viaWriter = writer.withBytes(value) { Array($0) }
             #expect(viaWriter == alone, "\(value)")
+            // and the form that returns nothing (a second writer, its own day kept)
+            var written: [UInt8]?
+            let wrote = writing.write(value) { written = Array($0) }
+            #expect(wrote == (alone != nil) && written == alone, "\(value)")
             if alone != nil { kept += 1 }
         }
         #expect(kept == times.count - 1)
