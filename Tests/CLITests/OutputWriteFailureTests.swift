@@ -59,6 +59,7 @@ struct OutputWriteFailureTests {
             ),
             (["export", "events", "--out", scratch.path("events.csv"), "--db", db], nil),
             (["export", "events", "--out", "-", "--db", db], nil),
+            (["export", "events", "--format", "ndjson", "--out", "-", "--db", db], nil),
             (["forward", "--endpoint", standIn.baseURL.absoluteString, "--db", db], nil),
             (
                 [

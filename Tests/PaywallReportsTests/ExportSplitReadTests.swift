@@ -232,11 +232,13 @@ struct ExportSplitReadTests {
         let store = try Self.makeStore(at: folder.path("db"))
         var exporter = Exporter(connection: store.connection)
         exporter.splitRangeRowids = 16
-        // When exporting there: a clear error, and the call returns (the readers stopped)
+        // When exporting there, as CSV and as NDJSON: a clear error, and the call returns (the readers stopped)
         #expect(throws: ReportError.self) { try exporter.export(.events, toPath: "/dev/full") }
-        // Then the store is not held: a writer commits, and the next export is whole
+        #expect(throws: ReportError.self) { try exporter.exportEventsNDJSON(toPath: "/dev/full") }
+        // Then the store is not held: a writer commits, and the next exports are whole
         try store.connection.execute("DELETE FROM events WHERE seq = (SELECT max(seq) FROM events)")
-        let rows = try exporter.export(.events, toPath: folder.path("e.csv"))
-        #expect(rows == (try store.connection.scalar("SELECT count(*) FROM events")?.int64))
+        let count = try store.connection.scalar("SELECT count(*) FROM events")?.int64
+        #expect(try exporter.export(.events, toPath: folder.path("e.csv")) == count)
+        #expect(try exporter.exportEventsNDJSON(toPath: folder.path("e.ndjson")) == count)
     }
 }
