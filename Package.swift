@@ -133,7 +133,8 @@ var package = Package(
         .testTarget(
             name: "CLITests",
             dependencies: ["PaywallCore", "PaywallSQLite", "PaywallStore", "PaywallReports", "RevenueCatForwarder",
-                           "PaywallCollector", "PaywallTestSupport", "paywall-analytics", "embedding-example"],
+                           "PaywallCollector", "PaywallTestSupport", "paywall-analytics", "embedding-example",
+                           "paywall-bench"],
             exclude: ["scripts"]
         ),
         .testTarget(name: "PaywallSQLiteTests", dependencies: ["PaywallLock", "PaywallSQLite", "PaywallTestSupport"]),
