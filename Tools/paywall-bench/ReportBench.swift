@@ -46,52 +46,18 @@ enum ReportBench {
         let warm = try child(["report", db, directory.appendingPathComponent("warm").path, "2026-11-01", to])
         log("report with rollup current: \(fmt(warm.seconds)) s, \(warm.rssMB) MB")
         let csv = directory.appendingPathComponent("events.csv").path
-        // Each export against its SQLite baseline twice, alternated (ours, SQLite's, ours,
-        // SQLite's), every run from settled files, the faster run of each side counted: the first
-        // read of a store the reports have just written took up to 3 s more system time than the
-        // next ones, whichever program came first.
-        var exportRuns: [Measurement] = []
-        var sqliteRuns: [Double] = []
-        for _ in 0..<2 {
-            try? FileManager.default.removeItem(atPath: csv)
-            exportRuns.append(try child(["export", db, csv]))
-            try? FileManager.default.removeItem(atPath: csv + ".sqlite3")
-            settle()
-            sqliteRuns.append(
-                try BenchSupport.seconds {
-                    // The export's event columns, context included (not the internal `seq`); the export also
-                    // writes two ISO time columns and the delivery state, which sqlite3 is not asked for.
-                    let query = "'SELECT \(EventColumn.list()) FROM events'"
-                    let status = try shell("sqlite3 -csv '\(db)' \(query) > '\(csv).sqlite3'")
-                    precondition(status == 0, "sqlite3 -csv failed; apt-get install sqlite3")
-                })
-        }
-        let export = exportRuns.min { $0.seconds < $1.seconds }!
-        let sqlite3 = sqliteRuns.min()!
-        log("export events: \(exportRuns.map { fmt($0.seconds) }.joined(separator: ", ")) s, \(export.rssMB) MB")
-        log("sqlite3 -csv: \(sqliteRuns.map(fmt).joined(separator: ", ")) s")
+        // The export's event columns, context included (not the internal `seq`); the export also
+        // writes two ISO time columns and the delivery state, which sqlite3 is not asked for.
+        let query = "'SELECT \(EventColumn.list()) FROM events'"
+        let (export, sqlite3) = try alternated(
+            child: "export", db: db, output: csv, label: "export events",
+            baseline: "sqlite3 -csv '\(db)' \(query)", baselineLabel: "sqlite3 -csv")
         // The NDJSON export against the same lines built by SQLite in its own shell (what the
         // export wrote before it built them in Swift): the files must be equal.
         let ndjson = directory.appendingPathComponent("events.ndjson").path
-        var ndjsonRuns: [Measurement] = []
-        var sqliteJSONRuns: [Double] = []
-        for _ in 0..<2 {
-            try? FileManager.default.removeItem(atPath: ndjson)
-            ndjsonRuns.append(try child(["export-ndjson", db, ndjson]))
-            try? FileManager.default.removeItem(atPath: ndjson + ".sqlite3")
-            settle()
-            sqliteJSONRuns.append(
-                try BenchSupport.seconds {
-                    let status = try shell("sqlite3 '\(db)' \"\(Self.sqliteJSONQuery)\" > '\(ndjson).sqlite3'")
-                    precondition(status == 0, "sqlite3 json_object failed; apt-get install sqlite3")
-                })
-        }
-        let exportNDJSON = ndjsonRuns.min { $0.seconds < $1.seconds }!
-        let sqliteJSON = sqliteJSONRuns.min()!
-        log(
-            "export events --format ndjson: \(ndjsonRuns.map { fmt($0.seconds) }.joined(separator: ", ")) s, \(exportNDJSON.rssMB) MB"
-        )
-        log("sqlite3 json_object lines: \(sqliteJSONRuns.map(fmt).joined(separator: ", ")) s")
+        let (exportNDJSON, sqliteJSON) = try alternated(
+            child: "export-ndjson", db: db, output: ndjson, label: "export events --format ndjson",
+            baseline: "sqlite3 '\(db)' \"\(Self.sqliteJSONQuery)\"", baselineLabel: "sqlite3 json_object lines")
         guard try shell("cmp -s '\(ndjson)' '\(ndjson).sqlite3'") == 0 else {
             throw BenchError("the NDJSON export differs from SQLite's json_object lines (\(ndjson))")
         }
@@ -194,6 +160,33 @@ enum ReportBench {
             stages.map { "\($0.name) \(fmt($0.seconds)) s (CPU \(fmt($0.cpuSeconds)), peak \($0.peakMiB) MiB)" }
                 .joined(separator: ", ")
         }
+    }
+
+    /// Runs the export `child` (writing `output`) and the shell command `baseline` (its standard
+    /// output to `output.sqlite3`) twice each, alternated (ours, the baseline, ours, the baseline),
+    /// every run from settled files; logs every time and returns the faster run of each side: the
+    /// first read of a store the reports have just written took up to 3 s more system time than the
+    /// next ones, whichever program came first. The last export's file is left in `output`.
+    static func alternated(
+        child name: String, db: String, output: String, label: String, baseline: String, baselineLabel: String
+    ) throws -> (Measurement, Double) {
+        var ours: [Measurement] = []
+        var theirs: [Double] = []
+        for _ in 0..<2 {
+            try? FileManager.default.removeItem(atPath: output)
+            ours.append(try child([name, db, output]))
+            try? FileManager.default.removeItem(atPath: output + ".sqlite3")
+            settle()
+            theirs.append(
+                try BenchSupport.seconds {
+                    let status = try shell("\(baseline) > '\(output).sqlite3'")
+                    precondition(status == 0, "\(baselineLabel) failed; apt-get install sqlite3")
+                })
+        }
+        let fastest = ours.min { $0.seconds < $1.seconds }!
+        log("\(label): \(ours.map { fmt($0.seconds) }.joined(separator: ", ")) s, \(fastest.rssMB) MB")
+        log("\(baselineLabel): \(theirs.map(fmt).joined(separator: ", ")) s")
+        return (fastest, theirs.min()!)
     }
 
     /// Writes the previous step's dirty pages out and waits 2 s, so their write-back is not billed
