@@ -12,13 +12,14 @@ import PaywallStore
 
 extension Exporter {
     /// What the NDJSON export selects: every ``EventColumn/record`` column, `open_s` as the text
-    /// of its number (below), then the rowid. Parameters as ``eventsFilterSQL``.
+    /// of its number (below); no rowid, as NDJSON has no delivery state. Parameters as
+    /// ``eventsFilterSQL``.
     ///
     /// `open_s`, the one REAL column, is written with 17 significant digits by SQLite's `printf`:
     /// 15 (what `json_object` gives a REAL) do not always name the stored double, so importing an
     /// export back into its own store would count such closes as conflicts. 17 digits name every
     /// double exactly (0.1 reads `0.10000000000000001`, the same double).
-    static let ndjsonSelectSQL = "SELECT \(Self.ndjsonColumns), e.rowid"
+    static let ndjsonSelectSQL = "SELECT \(Self.ndjsonColumns)"
 
     /// The record columns of ``ndjsonSelectSQL``, `open_s` as its text.
     static let ndjsonColumns = EventColumn.record.map { column in
