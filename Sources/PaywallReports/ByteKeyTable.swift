@@ -1,3 +1,5 @@
+import CSystemMemory
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -48,7 +50,11 @@ struct ByteKeyTable {
 
     /// The key stored for `bytes`, if any.
     func key(_ bytes: UnsafeRawBufferPointer) -> Int64? {
-        let hash = Self.hash(bytes)
+        key(bytes, hash: Self.hash(bytes))
+    }
+
+    /// The key stored for `bytes`, whose ``hash(_:)`` is `hash`, if any.
+    func key(_ bytes: UnsafeRawBufferPointer, hash: UInt32) -> Int64? {
         let mask = slots.count - 1
         var index = Int(hash) & mask
         return slots.withUnsafeBufferPointer { slots in
@@ -56,6 +62,41 @@ struct ByteKeyTable {
                 let slot = slots[index]
                 if slot.key == .max { return nil }
                 if slot.hash == hash, equal(Int(slot.key), bytes) { return Int64(slot.key) }
+                index = (index + 1) & mask
+            }
+        }
+    }
+
+    /// Starts loading the first slot a lookup of a name hashed `hash` reads (a hint, see
+    /// ``ReportKeys/resolveCustomers(of:names:)``).
+    func prefetchSlot(_ hash: UInt32) {
+        slots.withUnsafeBufferPointer { system_memory_prefetch($0.baseAddress! + (Int(hash) & ($0.count - 1))) }
+    }
+
+    /// Starts loading where the name of the first key whose slot hash is `hash` is placed (read
+    /// from its slot, which ``prefetchSlot(_:)`` loaded a few lookups before).
+    func prefetchPlace(_ hash: UInt32) {
+        guard let key = firstCandidate(hash) else { return }
+        places.withUnsafeBufferPointer { system_memory_prefetch($0.baseAddress! + key) }
+    }
+
+    /// Starts loading the first bytes of that key's name (its place loaded by ``prefetchPlace(_:)``).
+    func prefetchName(_ hash: UInt32) {
+        guard let key = firstCandidate(hash) else { return }
+        let start = Int(places[key].start)
+        arena.withUnsafeBytes { system_memory_prefetch($0.baseAddress! + start) }
+    }
+
+    /// The key in the first slot of the probe sequence of `hash` that holds that hash, if any
+    /// before an empty slot: the key a lookup of a name with that hash most likely finds.
+    private func firstCandidate(_ hash: UInt32) -> Int? {
+        slots.withUnsafeBufferPointer { slots in
+            let mask = slots.count - 1
+            var index = Int(hash) & mask
+            while true {
+                let slot = slots[index]
+                if slot.key == .max { return nil }
+                if slot.hash == hash { return Int(slot.key) }
                 index = (index + 1) & mask
             }
         }
@@ -83,6 +124,11 @@ struct ByteKeyTable {
 
     /// Stores `key` (0 ..< 2³² − 1) for `bytes` (which must not be present yet).
     mutating func insert(_ bytes: UnsafeRawBufferPointer, key: Int64) {
+        insert(bytes, hash: Self.hash(bytes), key: key)
+    }
+
+    /// Stores `key` for `bytes`, whose ``hash(_:)`` is `hash` (which must not be present yet).
+    mutating func insert(_ bytes: UnsafeRawBufferPointer, hash: UInt32, key: Int64) {
         precondition(key >= 0 && key < Int64(UInt32.max), "ByteKeyTable keys are dense integers below 2^32 - 1")
         precondition(arena.count + bytes.count < Int(UInt32.max), "ByteKeyTable holds under 4 GiB of names")
         if (count + 1) * 4 > slots.count * 3 { reserve(count * 2 + 1) }
@@ -90,7 +136,7 @@ struct ByteKeyTable {
         if places.count <= index { places.append(contentsOf: repeatElement(Place(), count: index + 1 - places.count)) }
         places[index] = Place(start: UInt32(arena.count), length: Int32(bytes.count))
         arena.append(contentsOf: bytes)
-        place(Slot(hash: Self.hash(bytes), key: UInt32(key)))
+        place(Slot(hash: hash, key: UInt32(key)))
         count += 1
     }
 

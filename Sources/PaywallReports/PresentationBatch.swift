@@ -65,13 +65,17 @@ struct PresentationBatch {
             try batch.add(row, keys: &keys, texts: &texts)
             return true
         }
+        // Customers got provisional keys (looked up now, many at a time); placements too while the
+        // key tables were not loaded yet.
         if keys.isDeferred {
             var loaded = try loadedKeys()
+            loaded.resolveCustomers(of: &batch.folds, names: keys.takePendingCustomers())
             for index in batch.folds.indices {
-                batch.folds[index].customerKey = loaded.resolve(customer: batch.folds[index].customerKey, from: keys)
                 batch.folds[index].placementKey = loaded.resolve(placement: batch.folds[index].placementKey, from: keys)
             }
             keys = loaded
+        } else {
+            keys.resolveCustomers(of: &batch.folds, names: keys.takePendingCustomers())
         }
         batch.slots = UUIDSlots(capacity: 0)  // not needed any more
         batch.folds.sort { $0.pwID < $1.pwID }  // merged in pw_id order: with time-ordered ids the B-tree appends

@@ -103,4 +103,68 @@ struct DeferredReportKeysTests {
         // And a key that is not provisional is kept as it is
         #expect(loaded.resolve(customer: 7, from: deferred) == 7)
     }
+
+    /// A chunk's customers resolved many at a time (with the prefetch hints) get exactly the keys
+    /// one-at-a-time lookups give, new names included, while the table grows under the lookups.
+    @Test func customersResolvedManyAtATimeGetTheKeysOfLookupsOneAtATime() throws {
+        let folder = TemporaryDirectory()
+        defer { folder.remove() }
+        // Given 3,000 stored customers
+        let connection = try ReportSchema.open(path: folder.path("db"))
+        try connection.execute(
+            """
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000)
+            INSERT INTO report_customers (key, user_id) SELECT i, 'stored-' || i FROM n;
+            """)
+        // And 20,000 folds in a random order naming stored customers, 5,000 new ones (most of them
+        // several times, some long and non-ASCII) and the empty name, two with real keys already
+        var random = SeededGenerator(seed: 31)
+        let names = (0..<20_000).map { index -> String in
+            switch random.next() % 3 {
+            case 0: "stored-\(random.next() % 3_000 + 1)"
+            case 1: index % 997 == 0 ? "" : "new-\(random.next() % 5_000)"
+            default: "new-\(random.next() % 5_000)-" + String(repeating: "é", count: Int(random.next() % 30))
+            }
+        }
+        let realKeys: [Int: Int64] = [5: 2, 19_999: 7]
+        var keys = ReportKeys()
+        try connection.withDatabase { try keys.load($0) }
+        var folds = try names.enumerated().map { index, name in
+            try connection.all("SELECT ?", [.text(name)]) { row in
+                PresentationFold(
+                    pwID: UUIDKey(high: 1, low: UInt64(index)), firstAt: 0, firstID: .zero, placementKey: 1,
+                    customerKey: keys.customer(row, 0))
+            }[0]
+        }
+        for (index, key) in realKeys { folds[index].customerKey = key }
+        // When one copy of the keys resolves them all at once and another one at a time
+        let provisional = keys
+        var oneByOne = keys
+        keys.resolveCustomers(of: &folds, names: keys.takePendingCustomers())
+        let expected = folds.indices.map { index in
+            realKeys[index] ?? oneByOne.resolve(customer: -Int64(index + 1), from: provisional)
+        }
+        // Then every fold has the key the one-at-a-time lookups gave, the real keys are kept
+        #expect(folds.map(\.customerKey) == expected)
+        #expect(realKeys.allSatisfy { folds[$0.key].customerKey == $0.value })
+        // And both assigned the same new keys to the same new names, which with the stored ones
+        // name each fold's own customer
+        try connection.transaction { try keys.takeNew().insert($0) }
+        let customers = {
+            try connection.all("SELECT key, user_id FROM report_customers ORDER BY key") {
+                ($0.int64(at: 0), $0.string(at: 1)!)
+            }
+        }
+        let afterBatch = try customers()
+        try connection.execute("DELETE FROM report_customers WHERE key > 3000")
+        try connection.transaction { try oneByOne.takeNew().insert($0) }
+        #expect(try customers().map { "\($0)=\($1)" } == afterBatch.map { "\($0)=\($1)" })
+        #expect(afterBatch.count > 3_000 + 4_000)
+        let nameOfKey = Dictionary(uniqueKeysWithValues: afterBatch)
+        for (index, fold) in folds.enumerated() where realKeys[index] == nil {
+            #expect(nameOfKey[fold.customerKey] == names[index])
+        }
+        // And the kept names were handed over: the next provisional key starts over
+        _ = try connection.all("SELECT 'ann'") { row in #expect(keys.customer(row, 0) == -1) }
+    }
 }
