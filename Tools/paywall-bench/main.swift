@@ -32,7 +32,7 @@ func usage(help: Bool = false) -> Never {
               import [--events N] [--ids ordered|random] [--variants | --pick 5,6]
                                       NDJSON import vs sqlite3 .import --csv, time-ordered and random ids; peak RSS
               import --key-experiment [--events N]
-                                      36-byte text vs 16-byte BLOB id, the key alone
+                                      the id index alone: text, 16-byte BLOB, index built after
               validator [--events N]  NDJSON lines parsed and validated per second
               report [--events N]     reports (full, incremental nightly) vs DuckDB; export vs sqlite3 -csv; peak RSS
               collector [--seconds 30] [--connections 64] [--store-events N] [--phase-seconds S] [--only plain|sustained]
