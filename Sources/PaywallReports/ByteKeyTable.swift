@@ -84,7 +84,9 @@ struct ByteKeyTable {
     func prefetchName(_ hash: UInt32) {
         guard let key = firstCandidate(hash) else { return }
         let start = Int(places[key].start)
-        arena.withUnsafeBytes { system_memory_prefetch($0.baseAddress! + start) }
+        arena.withUnsafeBytes { arena in
+            if let base = arena.baseAddress { system_memory_prefetch(base + start) }  // none: only empty names
+        }
     }
 
     /// The key in the first slot of the probe sequence of `hash` that holds that hash, if any
