@@ -14,6 +14,9 @@ struct EventWriter {
     /// A database import's source states, one per event of the batch being inserted: a new
     /// impression whose state is settled goes to `deliveries` or the dead letters, not the outbox.
     var importedDeliveries: [ImportedDelivery]?
+    /// While the unique index on `events.id` is left out (a first import, see ``FirstImportIDs``):
+    /// the ids stored so far with their rowids, which find repeated ids instead.
+    var idsWithoutIndex: FirstImportIDs?
 
     /// Every column of ``EventColumn`` (`seq` last: `NULL` lets SQLite pick the rowid), each bound
     /// at its ``EventColumn/parameter``.
@@ -22,6 +25,14 @@ struct EventWriter {
         VALUES (\(EventColumn.allCases.map { "?\($0.parameter)" }.joined(separator: ", ")))
         ON CONFLICT(id) DO NOTHING
         """
+    /// ``insertEventSQL`` without the conflict clause, for a table without the id index (the writer
+    /// finds repeated ids in ``idsWithoutIndex`` first).
+    static let insertEventWithoutIndexSQL = """
+        INSERT INTO events (\(EventColumn.list(EventColumn.allCases)))
+        VALUES (\(EventColumn.allCases.map { "?\($0.parameter)" }.joined(separator: ", ")))
+        """
+    /// The stored version of the event with rowid `?1` (the probe while ``idsWithoutIndex`` is set).
+    static let probeByRowidSQL = "SELECT \(EventColumn.list()) FROM events WHERE seq = ?1"
     /// The stored version of one id: its ``EventColumn/record`` columns, which
     /// ``EventDifference/differences(stored:_:)`` reads.
     static let probeSQL = "SELECT \(EventColumn.list()) FROM events WHERE id = ?1"
@@ -104,24 +115,32 @@ struct EventWriter {
         byDevice: Bool = false,
         provenance: EventProvenance, floor: Int64? = nil
     ) throws -> InsertOutcome {
-        let insertEvent = try db.cachedStatement(Self.insertEventSQL)
+        let insertEvent = try db.cachedStatement(
+            idsWithoutIndex == nil ? Self.insertEventSQL : Self.insertEventWithoutIndexSQL)
         var outcome = InsertOutcome()
         var conflicts: [(index: Int, event: EventRecord, fields: [String])] = []
         // After an erasure of the newest rows, the first new row starts above them (SequenceFloor).
         var forcedSeq = floor.map { $0 + 1 }
         for (index, event) in events.enumerated() {
-            bind(event, recordedAt: recordedAt, to: insertEvent)
-            insertEvent.bind(forcedSeq, at: EventColumn.seq.parameter)
-            try insertEvent.run()
-            if db.changes == 1 {
+            // Without the id index, an id stored earlier in this import is found in memory and its row
+            // read by rowid: what the conflict clause and the probe by id do with the index.
+            let storedRowid = idsWithoutIndex?.rowid(of: event.id)
+            if storedRowid == nil {
+                bind(event, recordedAt: recordedAt, to: insertEvent)
+                insertEvent.bind(forcedSeq, at: EventColumn.seq.parameter)
+                try insertEvent.run()
+            }
+            if storedRowid == nil, db.changes == 1 {
                 forcedSeq = nil
                 outcome.inserted += 1
+                let rowid = db.lastInsertRowID
+                idsWithoutIndex?.insert(event.id, rowid: rowid)
                 try afterInsert(
-                    event, index: index, rowid: db.lastInsertRowID, recordedAt: recordedAt,
+                    event, index: index, rowid: rowid, recordedAt: recordedAt,
                     forwarded: forwarded, byDevice: byDevice)
                 continue
             }
-            let fields = try storedDifferences(event)
+            let fields = try storedDifferences(event, rowid: storedRowid)
             if fields.isEmpty {
                 outcome.duplicates += 1
                 if importedDeliveries != nil { outcome.duplicateIndexes.append(index) }
@@ -185,11 +204,16 @@ struct EventWriter {
         }
     }
 
-    /// How the stored event with `event`'s id differs from it (empty: identical, or none stored).
-    func storedDifferences(_ event: EventRecord) throws -> [String] {
-        let probe = try db.cachedStatement(Self.probeSQL)
+    /// How the stored event with `event`'s id (the row `rowid` when given) differs from it (empty:
+    /// identical, or none stored).
+    func storedDifferences(_ event: EventRecord, rowid: Int64? = nil) throws -> [String] {
+        let probe = try db.cachedStatement(rowid == nil ? Self.probeSQL : Self.probeByRowidSQL)
         defer { probe.reset() }
-        UUIDText.withCanonical(event.id) { probe.bindText($0, at: 1) }
+        if let rowid {
+            probe.bind(rowid, at: 1)
+        } else {
+            UUIDText.withCanonical(event.id) { probe.bindText($0, at: 1) }
+        }
         guard try probe.step() else { return [] }
         return EventDifference.differences(stored: probe.row, event)
     }

@@ -31,13 +31,24 @@ public enum ImportCache {
     /// Runs `body` with the connection's page cache at `bytes` (unchanged when 0), then restores it.
     static func with<T>(_ connection: Connection, bytes: Int, _ body: () throws -> T) throws -> T {
         guard bytes > 0 else { return try body() }
-        let previous = try connection.withDatabase { db in
-            let previous = try db.int64("PRAGMA cache_size") ?? -2_000
-            try db.execute("PRAGMA cache_size = -\(bytes / 1_024)")
-            return previous
-        }
+        let previous = try connection.withDatabase { try setCache($0, bytes: bytes) }
         defer { try? connection.withDatabase { db in try db.execute("PRAGMA cache_size = \(previous)") } }
         return try body()
+    }
+
+    /// ``with(_:bytes:_:)`` on a database in use (inside a transaction).
+    static func with<T>(_ db: Database, bytes: Int, _ body: () throws -> T) throws -> T {
+        guard bytes > 0 else { return try body() }
+        let previous = try setCache(db, bytes: bytes)
+        defer { try? db.execute("PRAGMA cache_size = \(previous)") }
+        return try body()
+    }
+
+    /// Sets the page cache to `bytes`; the setting it had.
+    private static func setCache(_ db: Database, bytes: Int) throws -> Int64 {
+        let previous = try db.int64("PRAGMA cache_size") ?? -2_000
+        try db.execute("PRAGMA cache_size = -\(bytes / 1_024)")
+        return previous
     }
 
     /// The size of the file at `path`, when it is a regular file.

@@ -25,16 +25,24 @@ public struct ImportOptions: Sendable, Hashable {
     /// Checkpoint the WAL on a thread of its own during an NDJSON import (``BackgroundCheckpointer``,
     /// the default), instead of inside the commits that cross SQLite's threshold.
     public var backgroundCheckpoints: Bool
+    /// An NDJSON import into a store holding no event writes up to this many events and bad lines
+    /// (1,000,000 by default) in its first transaction without the unique index on `events.id`,
+    /// finding the input's repeated ids in memory, then builds the index before that transaction
+    /// commits (IMPORT-FAST-PATH.md); `0` keeps the index throughout.
+    public var firstImportEventsBeforeIndex: Int
 
     /// Creates options: forward, 1 MiB line limit, batches of 10,000 lines, 100,000 NDJSON events per
     /// transaction (1,000,000 once the id index outgrows the cache), 1 MiB reads, a page cache sized
-    /// from the store and background checkpoints.
+    /// from the store, background checkpoints, and a first import's first 1,000,000 events written
+    /// before the id index is built.
     public init(
         forward: Bool = true, maxLineBytes: Int = 1 << 20, batchSize: Int = 10_000, chunkBytes: Int = 1 << 20,
         cacheBytes: Int? = nil, transactionEvents: Int = 100_000,
-        largeStoreTransactionEvents: Int = 1_000_000, backgroundCheckpoints: Bool = true
+        largeStoreTransactionEvents: Int = 1_000_000, backgroundCheckpoints: Bool = true,
+        firstImportEventsBeforeIndex: Int = 1_000_000
     ) {
         self.backgroundCheckpoints = backgroundCheckpoints
+        self.firstImportEventsBeforeIndex = max(0, firstImportEventsBeforeIndex)
         self.largeStoreTransactionEvents = max(1, largeStoreTransactionEvents)
         self.forward = forward
         self.maxLineBytes = max(1, maxLineBytes)

@@ -75,6 +75,7 @@ extension Importer {
             }
         }
         var waiting = next()
+        var firstTransaction = options.firstImportEventsBeforeIndex > 0
         while let first = waiting {
             waiting = nil
             var written: [(outcome: InsertOutcome, quarantined: Int, already: Int)] = []
@@ -82,18 +83,45 @@ extension Importer {
             var full = false
             let time = store.now.milliseconds()
             try store.connection.transaction { db in
-                var count = 0
-                var current: NDJSONPipeline.Item? = first
-                while let item = current {
-                    let batch = item.batch
-                    let (outcome, already) = try write(
-                        db, batch.events, quarantine: batch.quarantine,
-                        provenance: EventProvenance(origin: origin, lines: batch.lines), recordedAt: time)
-                    written.append((outcome, batch.quarantine.count, already))
-                    count += batch.events.count + batch.quarantine.count
-                    bytesRead = item.bytesRead
-                    full = count >= transactionEvents
-                    current = full ? nil : next()
+                // Into a store holding no event, with ids not in order, the first transaction writes
+                // without the id index and builds it before committing (FirstImportIDs).
+                var limit = transactionEvents
+                var idsWithoutIndex: FirstImportIDs?
+                if firstTransaction {
+                    firstTransaction = false
+                    idsWithoutIndex = try FirstImportIDs.leaveIndexOut(
+                        db, expecting: options.firstImportEventsBeforeIndex, sample: first.batch.events)
+                    if idsWithoutIndex != nil { limit = options.firstImportEventsBeforeIndex }
+                }
+                func writeBatches() throws {
+                    var count = 0
+                    var current: NDJSONPipeline.Item? = first
+                    while let item = current {
+                        let batch = item.batch
+                        let (outcome, already) = try write(
+                            db, batch.events, quarantine: batch.quarantine,
+                            provenance: EventProvenance(origin: origin, lines: batch.lines), recordedAt: time,
+                            idsWithoutIndex: idsWithoutIndex)
+                        written.append((outcome, batch.quarantine.count, already))
+                        count += batch.events.count + batch.quarantine.count
+                        bytesRead = item.bytesRead
+                        full = count >= limit
+                        current = full ? nil : next()
+                    }
+                }
+                // Without the id index the rows only append at the table's end: the least cache will
+                // do, and the memory goes to the ids held instead. Measured (the import child, 1M
+                // random ids, three alternated pairs each): with the import's cache (57 MiB) 3.34 s
+                // and 210 MB peak, with this one 3.11–3.18 s and 123 MB; sorting the index with the
+                // import's cache after the rows, 3.25–3.44 s and 155 MB. At 10M the peak stays where
+                // it was (279 against 283 MB; 366 MB with the import's cache).
+                if let idsWithoutIndex {
+                    try ImportCache.with(db, bytes: ImportCache.minimumBytes) {
+                        try writeBatches()
+                        try idsWithoutIndex.buildIndex(db)
+                    }
+                } else {
+                    try writeBatches()
                 }
             }
             for part in written {

@@ -137,14 +137,16 @@ public struct Importer: Sendable {
     }
 
     /// ``commit(_:quarantine:provenance:deliveries:)`` inside a transaction the caller holds,
-    /// with `recordedAt` as the events' `recorded_at` (one time per transaction).
+    /// with `recordedAt` as the events' `recorded_at` (one time per transaction); `idsWithoutIndex`
+    /// while that transaction left the id index out (``FirstImportIDs``).
     func write(
         _ db: Database, _ events: [EventRecord], quarantine: [QuarantineEntry], provenance: EventProvenance,
-        recordedAt time: Int64, deliveries: [ImportedDelivery]? = nil
+        recordedAt time: Int64, deliveries: [ImportedDelivery]? = nil, idsWithoutIndex: FirstImportIDs? = nil
     ) throws -> (outcome: InsertOutcome, alreadyQuarantined: Int) {
         let forwarded = !options.forward
         var writer = EventWriter(db: db)
         writer.importedDeliveries = deliveries
+        writer.idsWithoutIndex = idsWithoutIndex
         var outcome = try writer.insert(events, recordedAt: time, forwarded: forwarded, provenance: provenance)
         if let deliveries {
             for index in outcome.duplicateIndexes where deliveries[index] != .pending {

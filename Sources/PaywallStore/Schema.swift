@@ -31,6 +31,7 @@ public enum Schema {
             uploadCursorAndPauses,
             openPresentations,
             eventContext,
+            eventsIDIndex,
             // Append later store migrations here.
         ])
 

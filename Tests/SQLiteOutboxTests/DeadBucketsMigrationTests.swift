@@ -83,7 +83,7 @@ struct DeadBucketsMigrationTests {
         let event = try plan("SELECT occurred_at / 900000 FROM events WHERE id = ?1 AND name = 'paywall_shown' AND ?2")
         // Then neither scans a table: a batch of refusals or a requeue costs a few lookups per letter
         #expect(others.contains { $0.contains("USING INDEX dead_letters_event (event_id=?)") }, "\(others)")
-        #expect(event.contains { $0.contains("USING INDEX sqlite_autoindex_events_1 (id=?)") }, "\(event)")
+        #expect(event.contains { $0.contains("USING INDEX events_by_id (id=?)") }, "\(event)")
         #expect(!(others + event).contains { $0.hasPrefix("SCAN") }, "\(others) \(event)")
     }
 }

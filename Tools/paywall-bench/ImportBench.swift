@@ -222,9 +222,12 @@ enum ImportBench {
         print(String(format: "%.3f", seconds), BenchSupport.peakResidentKiB())
     }
 
-    /// Times `sqlite3 DB ".import --csv FILE events"` into the store's `events` table (migration 8:
-    /// `id TEXT NOT NULL UNIQUE`, `seq INTEGER PRIMARY KEY`, given in the CSV) without STRICT (the CLI
-    /// imports empty CSV fields as '' which a STRICT REAL column refuses), WAL, synchronous NORMAL.
+    /// Times `sqlite3 DB ".import --csv FILE events"` into the store's `events` layout as migration 8
+    /// made it (`id TEXT NOT NULL UNIQUE`, `seq INTEGER PRIMARY KEY`, given in the CSV; the store now
+    /// keeps the same unique index under a name of its own, which `sqlite3` fills the same way) without
+    /// STRICT (the CLI imports empty CSV fields as '' which a STRICT REAL column refuses), WAL,
+    /// synchronous NORMAL. The import's first transaction into an empty store may build its index
+    /// after the rows; `sqlite3 .import` keeps it up row by row, as a plain import does.
     static func sqlite3Import(csv: URL, database: URL, cacheBytes: Int?) throws -> (seconds: Double, cpu: Double) {
         let setup = try Connection(path: database.path)
         try setup.execute(

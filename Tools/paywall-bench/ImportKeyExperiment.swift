@@ -77,7 +77,7 @@ enum ImportKeyExperiment {
             if layout == .text { textRate = rate }
             let pageSize = try connection.scalar("PRAGMA page_size")?.int64 ?? 4_096
             let indexPages =
-                (try? connection.scalar("SELECT count(*) FROM dbstat WHERE name = '\(layout.indexName)'")?.int64)
+                (try? connection.scalar("SELECT count(*) FROM dbstat WHERE name = ?1", [.text(layout.indexName)])?.int64)
                 ?? nil
             let file = ((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0) / 1_000_000
             rows.append([

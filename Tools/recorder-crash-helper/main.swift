@@ -79,12 +79,13 @@ case "hold-lock":
         exit(74)
     }
 case "import":
-    // recorder-crash-helper import DB FILE [EVENTS-PER-TRANSACTION]: import, then print the counts and
-    // the peak resident memory.
+    // recorder-crash-helper import DB FILE [EVENTS-PER-TRANSACTION [FIRST-IMPORT-EVENTS-BEFORE-INDEX]]:
+    // import, then print the counts and the peak resident memory.
     do {
         let store = try EventStore(path: path, now: .system)
         let transaction = arguments.count > 4 ? Int(arguments[4]) ?? 100_000 : 100_000
-        let options = ImportOptions(transactionEvents: transaction)
+        let beforeIndex = arguments.count > 5 ? Int(arguments[5]) ?? 1_000_000 : 1_000_000
+        let options = ImportOptions(transactionEvents: transaction, firstImportEventsBeforeIndex: beforeIndex)
         let result = try Importer(store: store, options: options).importFiles([arguments[3]])
         let peak = peakResidentKilobytes()
         emit(
