@@ -60,7 +60,7 @@ struct ReportKeys {
     /// Whether placements get provisional keys too (the key tables are not there yet).
     private(set) var isDeferred = false
     /// Names kept for provisional keys, each holding the key `-(index + 1)` until resolved
-    /// (``resolveCustomers(of:names:)``, ``resolve(customer:from:)``, ``resolve(placement:from:)``):
+    /// (``resolveCustomers(of:names:)``, ``resolve(placement:from:)``):
     /// every customer name, and placement names while deferred.
     private var pending = NewNames()
 
@@ -70,15 +70,6 @@ struct ReportKeys {
         var keys = ReportKeys()
         keys.isDeferred = true
         return keys
-    }
-
-    /// The real key of a provisional customer key handed out by `deferred` (assigned now when new);
-    /// a key that is not provisional is returned as it is.
-    mutating func resolve(customer key: Int64, from deferred: ReportKeys) -> Int64 {
-        guard key < 0 else { return key }
-        return deferred.pending.customers.withName(Int(-key - 1)) {
-            Self.key($0, in: &customers, next: &nextCustomer, new: &new.customers)
-        }
     }
 
     /// The real key of a provisional placement key handed out by `deferred` (assigned now when new).

@@ -13,8 +13,8 @@ import PaywallSQLite
 /// there building it afterwards costs more (``inOrder(_:)``). Only a store holding no event can leave
 /// the index out (every id it will hold then passes through this table), and only inside one
 /// transaction: no other writer and no reader ever sees the table without its index, and a killed
-/// import rolls back to the empty store with its index. The table holds at most ``ImportOptions/firstImportEventsBeforeIndex`` ids
-/// (and one batch): 48 MB of slots for 1,000,000.
+/// import rolls back to the empty store with its index. The table holds at most
+/// ``ImportOptions/firstImportEventsBeforeIndex`` ids (and one batch): 48 MB of slots for 1,000,000.
 final class FirstImportIDs {
     /// One id (its 16 bytes as two words) and its rowid; rowid 0 marks an empty slot (rowids start at 1).
     private struct Slot {
@@ -44,7 +44,7 @@ final class FirstImportIDs {
                 "SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name = ?1",
                 [.text(Schema.eventsIDIndexName)])?.int64 == 1
         else { return nil }
-        try db.execute("DROP INDEX events_by_id")  // Schema.eventsIDIndexName
+        try db.execute(Schema.dropEventsIDIndex)
         return FirstImportIDs(capacity: count)
     }
 

@@ -8,6 +8,10 @@ extension Schema {
     /// migration's, and the one a first import into an empty store runs once its rows are in.
     static let createEventsIDIndex = "CREATE UNIQUE INDEX events_by_id ON events (id)"
 
+    /// The statement that drops it (a first import into an empty store, until it runs
+    /// ``createEventsIDIndex``).
+    static let dropEventsIDIndex = "DROP INDEX events_by_id"
+
     /// `store/events-id-index`: `events.id` stays unique, but through a named index
     /// (``eventsIDIndexName``) instead of a `UNIQUE` constraint in the table's definition, so a first
     /// import into an empty store can build the index once its rows are in (by sorting: 1.6–1.8× the
@@ -21,9 +25,10 @@ extension Schema {
         try db.execute("PRAGMA legacy_alter_table = ON")
         defer { try? db.execute("PRAGMA legacy_alter_table = OFF") }
         try db.execute(eventsIDIndexSQL)
+        try db.execute(createEventsIDIndex)
     }
 
-    /// The statements of ``eventsIDIndex``.
+    /// The statements of ``eventsIDIndex`` before the index is created.
     static let eventsIDIndexSQL = """
         CREATE TABLE events_without_constraint (
           id TEXT NOT NULL,
@@ -43,6 +48,5 @@ extension Schema {
           FROM events ORDER BY seq;
         DROP TABLE events;
         ALTER TABLE events_without_constraint RENAME TO events;
-        CREATE UNIQUE INDEX events_by_id ON events (id);
         """
 }

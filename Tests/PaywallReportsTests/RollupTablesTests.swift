@@ -80,9 +80,19 @@ struct DeferredReportKeysTests {
                 (deferred.customer(row, 0), deferred.placement(row, 1))
             }[0]
         }
+        var folds = provisional.enumerated().map { index, keys in
+            PresentationFold(
+                pwID: UUIDKey(high: 1, low: UInt64(index)), firstAt: 0, firstID: .zero, placementKey: keys.1,
+                customerKey: keys.0)
+        }
+        // (and one fold whose customer key is a real one already)
+        folds.append(
+            PresentationFold(
+                pwID: UUIDKey(high: 2, low: 0), firstAt: 0, firstID: .zero, placementKey: 1, customerKey: 7))
         var loaded = ReportKeys()
         try connection.withDatabase { try loaded.load($0) }
-        let customers = provisional.map { loaded.resolve(customer: $0.0, from: deferred) }
+        loaded.resolveCustomers(of: &folds, names: deferred.takePendingCustomers())
+        let customers = folds.prefix(names.count).map(\.customerKey)
         let placements = provisional.map { loaded.resolve(placement: $0.1, from: deferred) }
         // Then every provisional key was negative, known names get their stored keys, the new
         // customer and the new placement get one new key each, and only they are new names
@@ -101,11 +111,12 @@ struct DeferredReportKeysTests {
             }
                 == ["1=home", "2=settings"])
         // And a key that is not provisional is kept as it is
-        #expect(loaded.resolve(customer: 7, from: deferred) == 7)
+        #expect(folds.last?.customerKey == 7)
     }
 
-    /// A chunk's customers resolved many at a time (with the prefetch hints) get exactly the keys
-    /// one-at-a-time lookups give, new names included, while the table grows under the lookups.
+    /// A chunk's customers resolved many at a time (with the prefetch hints) get exactly the keys a
+    /// plain model gives (a stored name its stored key, a new name the next key at its first fold),
+    /// while the table grows under the lookups.
     @Test func customersResolvedManyAtATimeGetTheKeysOfLookupsOneAtATime() throws {
         let folder = TemporaryDirectory()
         defer { folder.remove() }
@@ -137,28 +148,28 @@ struct DeferredReportKeysTests {
             }[0]
         }
         for (index, key) in realKeys { folds[index].customerKey = key }
-        // When one copy of the keys resolves them all at once and another one at a time
-        let provisional = keys
-        var oneByOne = keys
+        // When they are resolved all at once
         keys.resolveCustomers(of: &folds, names: keys.takePendingCustomers())
-        let expected = folds.indices.map { index in
-            realKeys[index] ?? oneByOne.resolve(customer: -Int64(index + 1), from: provisional)
+        // Then every fold has the model's key (one lookup at a time, in fold order), the real keys kept
+        var modelKeys = Dictionary(uniqueKeysWithValues: (1...3_000).map { ("stored-\($0)", Int64($0)) })
+        let expected = names.enumerated().map { index, name -> Int64 in
+            if let real = realKeys[index] { return real }
+            if let key = modelKeys[name] { return key }
+            let key = Int64(modelKeys.count + 1)
+            modelKeys[name] = key
+            return key
         }
-        // Then every fold has the key the one-at-a-time lookups gave, the real keys are kept
         #expect(folds.map(\.customerKey) == expected)
         #expect(realKeys.allSatisfy { folds[$0.key].customerKey == $0.value })
-        // And both assigned the same new keys to the same new names, which with the stored ones
-        // name each fold's own customer
+        // And the new names stored with their keys are the model's, which with the stored ones name
+        // each fold's own customer
         try connection.transaction { try keys.takeNew().insert($0) }
-        let customers = {
-            try connection.all("SELECT key, user_id FROM report_customers ORDER BY key") {
-                ($0.int64(at: 0), $0.string(at: 1)!)
-            }
+        let afterBatch = try connection.all("SELECT key, user_id FROM report_customers ORDER BY key") {
+            ($0.int64(at: 0), $0.string(at: 1)!)
         }
-        let afterBatch = try customers()
-        try connection.execute("DELETE FROM report_customers WHERE key > 3000")
-        try connection.transaction { try oneByOne.takeNew().insert($0) }
-        #expect(try customers().map { "\($0)=\($1)" } == afterBatch.map { "\($0)=\($1)" })
+        #expect(
+            afterBatch.map { "\($0)=\($1)" } == modelKeys.sorted { $0.value < $1.value }.map { "\($0.value)=\($0.key)" }
+        )
         #expect(afterBatch.count > 3_000 + 4_000)
         let nameOfKey = Dictionary(uniqueKeysWithValues: afterBatch)
         for (index, fold) in folds.enumerated() where realKeys[index] == nil {
