@@ -21,7 +21,10 @@ struct CollectorCrashTests {
         clients.setPort(harness.port)
         var kills = 0
         for round in 0..<20 {
-            usleep(UInt32(200_000 + (round % 5) * 120_000))
+            // Killed once 5 to 45 more batches are acknowledged: the clients keep posting meanwhile,
+            // so the kill lands among requests in flight and commits under way.
+            let target = clients.okReplies + 5 + (round % 5) * 10
+            #expect(clients.waitForOKReplies(atLeast: target), "round \(round): the collector stopped acknowledging")
             clients.setPort(0)
             harness.server.stop(SIGKILL)
             kills += 1
@@ -49,7 +52,7 @@ struct CollectorCrashTests {
         let harness = try CollectorHarness()
         let clients = LoadClients(clients: 8, key: harness.key)
         clients.setPort(harness.port)
-        usleep(1_500_000)
+        #expect(clients.waitForOKReplies(atLeast: 30), "the collector acknowledged fewer than 30 batches")
         let stopped = harness.server.stop(SIGTERM)
         clients.setPort(0)
         #expect(stopped.status == 0)

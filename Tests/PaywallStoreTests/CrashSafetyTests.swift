@@ -18,13 +18,20 @@ struct CrashSafetyTests {
             if round % 10 == 0 { acknowledged = [] }
             let child = try ChildProcess(
                 ["record", path], errorsTo: directory.url.appendingPathComponent("stderr-\(round)"))
-            let reading = Task { await child.readAll() }
-            // When it is killed with SIGKILL at a random moment
-            try await Task.sleep(for: .milliseconds(Int.random(in: 20...250)))
+            // When it is killed with SIGKILL once it has acknowledged 5 to 204 events (it
+            // goes on recording and flushing meanwhile, so the kill lands inside a later flush)
+            let target = 5 + (round * 53) % 200
+            var acknowledgedNow: [String] = []
+            while acknowledgedNow.count < target {
+                let line = await child.readLine()
+                if line.isEmpty { break }  // the child ended: its stderr says why (checked below)
+                if line.count == 36 { acknowledgedNow.append(line) }
+            }
             child.kill()
+            let rest = String(decoding: await child.readAll(), as: UTF8.self).split(separator: "\n")
             await child.waitForExit()
-            let lines = String(decoding: await reading.value, as: UTF8.self).split(separator: "\n")
-            let acknowledgedNow = lines.filter { $0.count == 36 }.map(String.init)
+            #expect(acknowledgedNow.count == target, "round \(round): the helper ended early: \(child.stderrText)")
+            acknowledgedNow += rest.filter { $0.count == 36 }.map(String.init)
             acknowledged.formUnion(acknowledgedNow)
             everAcknowledged += acknowledgedNow.count
             // Then reopening shows every acknowledged event once, the file is intact, and every

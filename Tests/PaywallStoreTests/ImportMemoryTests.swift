@@ -71,6 +71,7 @@ struct ImportStandardInputTests {
         // Then the counts reflect the stream
         let output = String(decoding: await reading.value, as: UTF8.self)
         await child.waitForExit()
-        #expect(output.hasPrefix("imported=2 duplicates=0 quarantined=1"), "stderr: \(child.stderrText)")
+        let counts = output.split(separator: "\n").last.map(String.init) ?? ""
+        #expect(counts.hasPrefix("imported=2 duplicates=0 quarantined=1"), "\(output) stderr: \(child.stderrText)")
     }
 }

@@ -2,8 +2,10 @@
 //
 //   recorder-crash-helper record DB [SEED]  record events and flush in a loop; after each flush
 //                                            print every acknowledged event id, one per line
-//   recorder-crash-helper import DB FILE [N [PATH]]  import FILE (N events per transaction, write
-//                                            path PATH), print counts and peak memory (maxrss_kb)
+//   recorder-crash-helper import DB FILE [N [M]]  import FILE (N events per transaction, the first
+//                                            M of a first import without the id index), print
+//                                            "opened", "committed imported=K" after each commit,
+//                                            then the counts and peak memory (maxrss_kb)
 //   recorder-crash-helper hold-lock DB      take the write lock, print "locked", keep it until a
 //                                            line arrives on stdin (or the process is killed)
 //   recorder-crash-helper paywall-open DB START_MS
@@ -80,13 +82,20 @@ case "hold-lock":
     }
 case "import":
     // recorder-crash-helper import DB FILE [EVENTS-PER-TRANSACTION [FIRST-IMPORT-EVENTS-BEFORE-INDEX]]:
-    // import, then print the counts and the peak resident memory.
+    // print "opened" once the store is open, "committed imported=N" after each committed transaction
+    // (N: the events imported so far), then the counts and the peak resident memory.
     do {
         let store = try EventStore(path: path, now: .system)
         let transaction = arguments.count > 4 ? Int(arguments[4]) ?? 100_000 : 100_000
         let beforeIndex = arguments.count > 5 ? Int(arguments[5]) ?? 1_000_000 : 1_000_000
-        let options = ImportOptions(transactionEvents: transaction, firstImportEventsBeforeIndex: beforeIndex)
-        let result = try Importer(store: store, options: options).importFiles([arguments[3]])
+        // Batches no larger than a transaction, so a transaction holds the events asked for.
+        let options = ImportOptions(
+            batchSize: min(10_000, transaction), transactionEvents: transaction,
+            firstImportEventsBeforeIndex: beforeIndex)
+        emit("opened")
+        let result = try Importer(store: store, options: options).importFiles([arguments[3]]) { progress in
+            emit("committed imported=\(progress.result.imported)")
+        }
         let peak = peakResidentKilobytes()
         emit(
             "imported=\(result.imported) duplicates=\(result.duplicates) quarantined=\(result.quarantined) conflicts=\(result.conflicts) maxrss_kb=\(peak)"

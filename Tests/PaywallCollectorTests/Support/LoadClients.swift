@@ -15,6 +15,8 @@ final class LoadClients: @unchecked Sendable {
     }
 
     private let state = Lock(State())
+    /// Signalled after each acknowledged batch, for ``waitForOKReplies(atLeast:)``.
+    private let replied = NSCondition()
     private let running = Lock(true)
     private let finished = DispatchGroup()
     private let key: String
@@ -39,6 +41,18 @@ final class LoadClients: @unchecked Sendable {
     var okReplies: Int { state.withLock { $0.okReplies } }
     /// 200 answers whose counts did not add up to the lines sent.
     var badCounts: Int { state.withLock { $0.badCounts } }
+
+    /// Returns once at least `count` batches have been acknowledged with 200 since the clients
+    /// started (true), or false after 120 s without that many (a collector that stopped answering).
+    func waitForOKReplies(atLeast count: Int) -> Bool {
+        let deadline = Date().addingTimeInterval(120)
+        replied.lock()
+        defer { replied.unlock() }
+        while okReplies < count {
+            if !replied.wait(until: deadline) { return okReplies >= count }
+        }
+        return true
+    }
 
     /// Stops sending new batches; every client then resends what is unacknowledged until it is.
     func finish() {
@@ -84,6 +98,9 @@ final class LoadClients: @unchecked Sendable {
                         state.okReplies += 1
                         if accepted + duplicates != ids.count { state.badCounts += 1 }
                     }
+                    replied.lock()
+                    replied.broadcast()
+                    replied.unlock()
                     unacked.removeFirst()
                 } else {
                     state.withLock { $0.failures += 1 }
