@@ -33,6 +33,8 @@ struct EventWriter {
         """
     /// The stored version of the event with rowid `?1` (the probe while ``idsWithoutIndex`` is set).
     static let probeByRowidSQL = "SELECT \(EventColumn.list()) FROM events WHERE seq = ?1"
+    /// The id of the event with rowid `?1` (``idsWithoutIndex``'s candidates are confirmed by it).
+    static let idByRowidSQL = "SELECT id FROM events WHERE seq = ?1"
     /// The stored version of one id: its ``EventColumn/record`` columns, which
     /// ``EventDifference/differences(stored:_:)`` reads.
     static let probeSQL = "SELECT \(EventColumn.list()) FROM events WHERE id = ?1"
@@ -124,7 +126,7 @@ struct EventWriter {
         for (index, event) in events.enumerated() {
             // Without the id index, an id stored earlier in this import is found in memory and its row
             // read by rowid: what the conflict clause and the probe by id do with the index.
-            let storedRowid = idsWithoutIndex?.rowid(of: event.id)
+            let storedRowid = try idsWithoutIndex?.rowid(of: event.id) { try stored(event.id, at: $0) }
             if storedRowid == nil {
                 bind(event, recordedAt: recordedAt, to: insertEvent)
                 insertEvent.bind(forcedSeq, at: EventColumn.seq.parameter)
@@ -150,6 +152,17 @@ struct EventWriter {
         }
         conflictEntries(conflicts, at: recordedAt, provenance: provenance, into: &outcome)
         return outcome
+    }
+
+    /// Whether the event stored at `rowid` has the id `id`.
+    func stored(_ id: UUID, at rowid: Int64) throws -> Bool {
+        let probe = try db.cachedStatement(Self.idByRowidSQL)
+        defer { probe.reset() }
+        probe.bind(rowid, at: 1)
+        guard try probe.step() else { return false }
+        return UUIDText.withCanonical(id) { canonical in
+            probe.row.withUnsafeText(at: 0) { $0.elementsEqual(canonical) }
+        }
     }
 
     /// Binds `event`'s ``EventColumn/record`` columns (`recorded_at` = `recordedAt`).

@@ -21,17 +21,11 @@ struct CrashSafetyTests {
             // When it is killed with SIGKILL once it has acknowledged 5 to 204 events (it
             // goes on recording and flushing meanwhile, so the kill lands inside a later flush)
             let target = 5 + (round * 53) % 200
-            var acknowledgedNow: [String] = []
-            while acknowledgedNow.count < target {
-                let line = await child.readLine()
-                if line.isEmpty { break }  // the child ended: its stderr says why (checked below)
-                if line.count == 36 { acknowledgedNow.append(line) }
-            }
-            child.kill()
+            let read = await child.kill { lines in lines.filter { $0.count == 36 }.count >= target }
             let rest = String(decoding: await child.readAll(), as: UTF8.self).split(separator: "\n")
             await child.waitForExit()
-            #expect(acknowledgedNow.count == target, "round \(round): the helper ended early: \(child.stderrText)")
-            acknowledgedNow += rest.filter { $0.count == 36 }.map(String.init)
+            let acknowledgedNow = (read + rest.map(String.init)).filter { $0.count == 36 }
+            #expect(acknowledgedNow.count >= target, "round \(round): the helper ended early: \(child.stderrText)")
             acknowledged.formUnion(acknowledgedNow)
             everAcknowledged += acknowledgedNow.count
             // Then reopening shows every acknowledged event once, the file is intact, and every

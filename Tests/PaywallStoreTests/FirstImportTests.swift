@@ -84,6 +84,81 @@ struct FirstImportTests {
         try StoreSnapshot(reference.connection).expectEqual(StoreSnapshot(store.connection), "ordered ids")
     }
 
+    /// The id table keeps 32-bit hashes, not ids: with the real hash, with one that puts every id on
+    /// one chain and with a two-bit one, it finds the rowid of every id recorded (through growth) and
+    /// none for an id it never saw, asking the caller about each candidate.
+    @Test(arguments: ["real", "constant", "two bits"])
+    func theIDTableFindsEveryRecordedIDEvenWhenHashesCollide(hash: String) throws {
+        let weak: ((UInt64, UInt64) -> UInt32)? =
+            switch hash {
+            case "constant": { _, _ in 7 }
+            case "two bits": { _, low in UInt32(truncatingIfNeeded: low & 3) }
+            default: nil
+            }
+        let table = FirstImportIDs(capacity: 8, hash: weak)  // 1,024 slots: grows three times
+        var stored: [Int64: UUID] = [:]
+        var rowid: Int64 = 40
+        let ids = (0..<3_000).map { _ in UUID() }
+        for id in ids {
+            rowid += Int64.random(in: 1...3)  // rowids grow, with gaps
+            table.insert(id, rowid: rowid)
+            stored[rowid] = id
+        }
+        var asked = 0
+        let isStored = { (id: UUID, rowid: Int64) -> Bool in
+            asked += 1
+            return stored[rowid] == id
+        }
+        for (expected, id) in stored {
+            #expect(table.rowid(of: id) { isStored(id, $0) } == expected)
+        }
+        for _ in 0..<3_000 {
+            let other = UUID()
+            #expect(table.rowid(of: other) { isStored(other, $0) } == nil)
+        }
+        if weak == nil {
+            #expect(asked < 3_010, "the real hash sent \(asked - 3_000) false candidates")
+        } else {
+            #expect(asked > 100_000, "the weak hash made chains of candidates")
+        }
+    }
+
+    /// The import's writer with a table whose every id has the same hash: each repeated id is
+    /// confirmed against the stored row's id, so duplicates and conflicts are what the index finds.
+    @Test func aFirstImportWhoseIDHashesAllCollideStoresWhatTheIndexStores() throws {
+        // Given 300 events with five exact repeats and three conflicting versions (another customer)
+        var events = (0..<300).map { Fixtures.event($0) }
+        events += [5, 17, 130, 17, 299].map { events[$0] }
+        events += [9, 140, 250].map { index -> EventRecord in
+            var changed = events[index]
+            changed.userID = "someone-else"
+            return changed
+        }
+        func write(into name: String, table: FirstImportIDs?) throws -> (InsertOutcome, StoreSnapshot) {
+            let store = try EventStore(path: directory.path(name), now: .system)
+            let importer = Importer(store: store, options: ImportOptions())
+            let outcome = try store.connection.transaction { db in
+                if table != nil { try db.execute(Schema.dropEventsIDIndex) }
+                let written = try importer.write(
+                    db, events, quarantine: [], provenance: EventProvenance(origin: "test", lines: nil),
+                    recordedAt: 1_000, idsWithoutIndex: table)
+                try table?.buildIndex(db)
+                return written.outcome
+            }
+            return (outcome, try StoreSnapshot(store.connection))
+        }
+        // When they are written with the index, and without it through a table of colliding hashes
+        let (expected, reference) = try write(into: "collide-reference.sqlite", table: nil)
+        let (outcome, snapshot) = try write(
+            into: "collide.sqlite", table: FirstImportIDs(capacity: 16, hash: { _, _ in 42 }))
+        // Then both stored the same rows and found the same duplicates and conflicts
+        #expect(expected.inserted == 300 && expected.duplicates == 5 && expected.conflicts == 3)
+        let counts: [Int] = [outcome.inserted, outcome.duplicates, outcome.conflicts]
+        #expect(counts == [expected.inserted, expected.duplicates, expected.conflicts])
+        #expect(outcome.conflictEntries.map(\.payload) == expected.conflictEntries.map(\.payload))
+        reference.expectEqual(snapshot, "colliding hashes")
+    }
+
     @Test func idsAreInOrderWhenAtLeastThreePairsInFourIncrease() {
         let ordered = (0..<100).map { Fixtures.event($0, name: .paywallShown) }
         #expect(FirstImportIDs.inOrder(ordered))

@@ -40,20 +40,17 @@ struct ImportKillTests {
             // duplicates first), or one transaction after that: at most 45,000 of the 80,000 events
             // are stored before the last kill, so every kill lands with transactions left to write.
             let extraCommits = round == 0 ? -1 : Int.random(in: 0...1)
-            var line = await child.readLine()
-            #expect(line == "opened", "round \(round): \(line) \(child.stderrText)")
-            var acknowledged = 0
-            var commitsSinceNew = -1
-            while commitsSinceNew < extraCommits {
-                line = await child.readLine()
-                guard line.hasPrefix("committed imported=") else { break }
-                acknowledged = Int(line.dropFirst("committed imported=".count)) ?? -1
-                if acknowledged > 0 { commitsSinceNew += 1 }
+            let read = await child.kill { lines in
+                let newCommits = lines.filter { $0.hasPrefix("committed imported=") && !$0.hasSuffix("=0") }.count
+                return newCommits - 1 >= extraCommits
             }
-            child.kill()
             let rest = String(decoding: await child.readAll(), as: UTF8.self)
             await child.waitForExit()
-            if !(line + "\n" + rest).contains("\nimported="), !line.hasPrefix("imported=") { kills += 1 }
+            #expect(read.first == "opened", "round \(round): \(read.prefix(3)) \(child.stderrText)")
+            let committed = read.last { $0.hasPrefix("committed imported=") }
+            let acknowledged = committed.map { Int($0.dropFirst("committed imported=".count)) ?? -1 } ?? 0
+            let finished = (read + rest.split(separator: "\n").map(String.init)).contains { $0.hasPrefix("imported=") }
+            if !finished { kills += 1 }
             let store = try EventStore(path: path, now: .system)
             #expect(try store.connection.scalar("PRAGMA integrity_check")?.string == "ok")
             #expect(

@@ -81,6 +81,34 @@ public final class ChildProcess: @unchecked Sendable {
         }
     }
 
+    /// Reads stdout line by line and kills the child with SIGKILL as soon as `shouldKill` holds for
+    /// the lines read so far; returns those lines (all of them when stdout ended first). Reading and
+    /// killing happen on a thread outside Swift's cooperative pool, so the kill follows the line at
+    /// once even while synchronous tests hold every thread of the pool.
+    public func kill(when shouldKill: @escaping @Sendable (_ lines: [String]) -> Bool) async -> [String] {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                var lines: [String] = []
+                var line = Data()
+                while true {
+                    let byte = self.output.fileHandleForReading.readData(ofLength: 1)
+                    if byte.isEmpty { break }
+                    if byte != Data("\n".utf8) {
+                        line.append(byte)
+                        continue
+                    }
+                    lines.append(String(decoding: line, as: UTF8.self))
+                    line = Data()
+                    if shouldKill(lines) {
+                        self.kill()
+                        break
+                    }
+                }
+                continuation.resume(returning: lines)
+            }
+        }
+    }
+
     /// Writes `line` to the child's stdin; false when the child is gone (a killed child raises no SIGPIPE here).
     @discardableResult
     public func send(_ line: String) -> Bool {
