@@ -33,8 +33,6 @@ struct EventWriter {
         """
     /// The stored version of the event with rowid `?1` (the probe while ``idsWithoutIndex`` is set).
     static let probeByRowidSQL = "SELECT \(EventColumn.list()) FROM events WHERE seq = ?1"
-    /// The id of the event with rowid `?1` (``idsWithoutIndex``'s candidates are confirmed by it).
-    static let idByRowidSQL = "SELECT id FROM events WHERE seq = ?1"
     /// The stored version of one id: its ``EventColumn/record`` columns, which
     /// ``EventDifference/differences(stored:_:)`` reads.
     static let probeSQL = "SELECT \(EventColumn.list()) FROM events WHERE id = ?1"
@@ -126,7 +124,12 @@ struct EventWriter {
         for (index, event) in events.enumerated() {
             // Without the id index, an id stored earlier in this import is found in memory and its row
             // read by rowid: what the conflict clause and the probe by id do with the index.
-            let storedRowid = try idsWithoutIndex?.rowid(of: event.id) { try stored(event.id, at: $0) }
+            // (A candidate row is read once: its id confirms it, its columns give the differences.)
+            var storedFields: [String]?
+            let storedRowid = try idsWithoutIndex?.rowid(of: event.id) { rowid in
+                storedFields = try differences(event, ifStoredAt: rowid)
+                return storedFields != nil
+            }
             if storedRowid == nil {
                 bind(event, recordedAt: recordedAt, to: insertEvent)
                 insertEvent.bind(forcedSeq, at: EventColumn.seq.parameter)
@@ -142,7 +145,7 @@ struct EventWriter {
                     forwarded: forwarded, byDevice: byDevice)
                 continue
             }
-            let fields = try storedDifferences(event, rowid: storedRowid)
+            let fields = try storedFields ?? storedDifferences(event)
             if fields.isEmpty {
                 outcome.duplicates += 1
                 if importedDeliveries != nil { outcome.duplicateIndexes.append(index) }
@@ -154,15 +157,17 @@ struct EventWriter {
         return outcome
     }
 
-    /// Whether the event stored at `rowid` has the id `id`.
-    func stored(_ id: UUID, at rowid: Int64) throws -> Bool {
-        let probe = try db.cachedStatement(Self.idByRowidSQL)
+    /// How the event stored at `rowid` differs from `event` (empty: identical) when that row has
+    /// `event`'s id; `nil` when it holds another id (whose hash in ``idsWithoutIndex`` matched) or none.
+    func differences(_ event: EventRecord, ifStoredAt rowid: Int64) throws -> [String]? {
+        let probe = try db.cachedStatement(Self.probeByRowidSQL)
         defer { probe.reset() }
         probe.bind(rowid, at: 1)
-        guard try probe.step() else { return false }
-        return UUIDText.withCanonical(id) { canonical in
-            probe.row.withUnsafeText(at: 0) { $0.elementsEqual(canonical) }
+        guard try probe.step() else { return nil }
+        let sameID = UUIDText.withCanonical(event.id) { canonical in
+            probe.row.withUnsafeText(at: EventColumn.id.rawValue) { $0.elementsEqual(canonical) }
         }
+        return sameID ? EventDifference.differences(stored: probe.row, event) : nil
     }
 
     /// Binds `event`'s ``EventColumn/record`` columns (`recorded_at` = `recordedAt`).
@@ -217,16 +222,11 @@ struct EventWriter {
         }
     }
 
-    /// How the stored event with `event`'s id (the row `rowid` when given) differs from it (empty:
-    /// identical, or none stored).
-    func storedDifferences(_ event: EventRecord, rowid: Int64? = nil) throws -> [String] {
-        let probe = try db.cachedStatement(rowid == nil ? Self.probeSQL : Self.probeByRowidSQL)
+    /// How the stored event with `event`'s id differs from it (empty: identical, or none stored).
+    func storedDifferences(_ event: EventRecord) throws -> [String] {
+        let probe = try db.cachedStatement(Self.probeSQL)
         defer { probe.reset() }
-        if let rowid {
-            probe.bind(rowid, at: 1)
-        } else {
-            UUIDText.withCanonical(event.id) { probe.bindText($0, at: 1) }
-        }
+        UUIDText.withCanonical(event.id) { probe.bindText($0, at: 1) }
         guard try probe.step() else { return [] }
         return EventDifference.differences(stored: probe.row, event)
     }

@@ -69,15 +69,19 @@ public final class ChildProcess: @unchecked Sendable {
     /// Reads one line of stdout off the cooperative pool.
     public func readLine() async -> String {
         await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                var line = Data()
-                while true {
-                    let byte = self.output.fileHandleForReading.readData(ofLength: 1)
-                    if byte.isEmpty || byte == Data("\n".utf8) { break }
-                    line.append(byte)
-                }
-                continuation.resume(returning: String(decoding: line, as: UTF8.self))
-            }
+            DispatchQueue.global().async { continuation.resume(returning: self.nextLine() ?? "") }
+        }
+    }
+
+    /// The next line of stdout without its newline (what is left at end of file; `nil` when nothing
+    /// is), read a byte at a time so nothing past it is taken from the pipe; blocks.
+    private func nextLine() -> String? {
+        var line = Data()
+        while true {
+            let byte = output.fileHandleForReading.readData(ofLength: 1)
+            if byte.isEmpty { return line.isEmpty ? nil : String(decoding: line, as: UTF8.self) }
+            if byte == Data("\n".utf8) { return String(decoding: line, as: UTF8.self) }
+            line.append(byte)
         }
     }
 
@@ -89,16 +93,8 @@ public final class ChildProcess: @unchecked Sendable {
         await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 var lines: [String] = []
-                var line = Data()
-                while true {
-                    let byte = self.output.fileHandleForReading.readData(ofLength: 1)
-                    if byte.isEmpty { break }
-                    if byte != Data("\n".utf8) {
-                        line.append(byte)
-                        continue
-                    }
-                    lines.append(String(decoding: line, as: UTF8.self))
-                    line = Data()
+                while let line = self.nextLine() {
+                    lines.append(line)
                     if shouldKill(lines) {
                         self.kill()
                         break
