@@ -68,7 +68,7 @@ var package = Package(
         // The delivery machinery written once for every destination (engine, loop, transport, retry rules,
         // key redaction); RevenueCatForwarder and PaywallUploader are its two adapters.
         .target(name: "PaywallDelivery", dependencies: ["PaywallLock", "PaywallCore", "PaywallWire"]),
-        .testTarget(name: "PaywallDeliveryTests", dependencies: ["PaywallDelivery", "PaywallWire", "PaywallTestSupport"]),
+        .testTarget(name: "PaywallDeliveryTests", dependencies: ["PaywallDelivery", "PaywallLock", "PaywallWire", "PaywallTestSupport"]),
         .target(name: "RevenueCatForwarder", dependencies: ["PaywallCore", "PaywallDelivery", "PaywallWire"]),
         .target(name: "CSystemMemory"),
         .target(name: "CFixedPoint"),

@@ -39,13 +39,20 @@ public final class DeliveryLoop: Sendable {
     /// Asks for a pass as soon as possible; several triggers before the pass starts count once.
     public func trigger() { schedule.signal.fire() }
 
+    /// The passes ``run()`` has ended (completed, busy or failed); ``runOnce()``'s are not counted.
+    /// An app or a test can wait for the first one, which runs as soon as the loop starts.
+    public var passesRun: Int { schedule.passesRun }
+
     /// Runs one pass now, outside the schedule (it shares the lease with the loop's passes).
     public func runOnce() async throws -> DeliveryPass { try await runner.runPass() }
 
     /// Runs a pass now, then one per interval or trigger, until the task is cancelled.
     public func run() async {
         while !Task.isCancelled {
-            do { onPass(.success(try await runner.runPass())) } catch { onPass(.failure(error)) }
+            let result: Result<DeliveryPass, any Error>
+            do { result = .success(try await runner.runPass()) } catch { result = .failure(error) }
+            schedule.countPass()
+            onPass(result)
             await schedule.waitForNextPass()
         }
     }

@@ -35,6 +35,10 @@ public final class ForwardingLoop: Sendable {
     /// Asks for a pass as soon as possible; several triggers before the pass starts count once.
     public func trigger() { schedule.signal.fire() }
 
+    /// The passes ``run()`` has ended (completed, busy or failed); ``forwardOnce()``'s are not
+    /// counted. An app or a test can wait for the first one, which runs as soon as the loop starts.
+    public var passesRun: Int { schedule.passesRun }
+
     /// Runs one pass now, outside the loop's schedule (``PaywallAnalytics``' `suspend()` does);
     /// it shares the outbox lease with the loop's passes, so the two never overlap.
     public func forwardOnce() async throws -> ForwardingPass { try await forwarder.forwardOnce() }
@@ -42,7 +46,10 @@ public final class ForwardingLoop: Sendable {
     /// Runs a pass now, then one per interval or trigger, until the task is cancelled.
     public func run() async {
         while !Task.isCancelled {
-            do { onPass(.success(try await forwarder.forwardOnce())) } catch { onPass(.failure(error)) }
+            let result: Result<ForwardingPass, any Error>
+            do { result = .success(try await forwarder.forwardOnce()) } catch { result = .failure(error) }
+            schedule.countPass()
+            onPass(result)
             await schedule.waitForNextPass()
         }
     }

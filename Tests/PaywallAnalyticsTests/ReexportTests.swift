@@ -93,6 +93,7 @@ struct ReexportTests {
         let pass = try await loop.runOnce()
         #expect(pass == .completed(report))
         #expect(!report.unavailable && report.stop.rawValue == "nothing due")
+        #expect(loop.passesRun == 0, "a pass outside the schedule is not the loop's")
     }
 
     @Test func theFacadeExposesItsLoopsAndPolicyWithTheMovedTypes() {

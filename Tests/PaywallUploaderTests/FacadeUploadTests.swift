@@ -101,8 +101,12 @@ struct FacadeUploadTests {
             ],
             revenueCat: revenueCat.baseURL)
         #expect(analytics.uploadStatus == .on(endpoint: URL(string: harness.endpoint)!, forwarding: .device))
-        // (the loops' first passes, run at start over an empty store, are over before the app records)
-        try await Task.sleep(for: .milliseconds(500))
+        // (the loops' first passes, run at start over an empty store, are over before the app records:
+        // a pass of the app's suspend would find the lease held by one of them, and send nothing)
+        #expect(
+            await Eventually.holds {
+                (analytics.uploading?.passesRun ?? 0) >= 1 && (analytics.forwarding?.passesRun ?? 0) >= 1
+            })
         let events = DeviceEvents.presentations(50)
         for event in events { analytics.recorder.record(event) }
         // When the app goes to the background

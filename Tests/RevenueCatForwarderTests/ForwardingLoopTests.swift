@@ -33,11 +33,13 @@ struct ForwardingLoopTests {
         defer { task.cancel() }
         // When it starts / Then one pass runs at once, then it sleeps
         #expect(await log.waitFor(1))
+        #expect(loop.passesRun == 1, "a pass is counted before it is reported")
         #expect(await clock.waitForSleepers(1))
         // When 59 s pass / Then no new pass
         clock.advance(by: .seconds(59))
         try await Task.sleep(for: .milliseconds(20))
         #expect(log.count == 1)
+        #expect(loop.passesRun == 1)
         // When impressions are flushed and the loop is triggered / Then a pass runs without waiting and delivers them
         outbox.add(Fixtures.impressions(3))
         loop.trigger()
@@ -48,6 +50,9 @@ struct ForwardingLoopTests {
         clock.advance(by: .seconds(60))
         #expect(await log.waitFor(3))
         #expect(transport.requests.count == 1)
+        // And the loop counts its three passes, not the one run outside it
+        _ = try await loop.forwardOnce()
+        #expect(loop.passesRun == 3)
     }
 
     @Test func cancellingTheTaskStopsTheLoop() async throws {
