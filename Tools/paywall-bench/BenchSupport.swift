@@ -25,6 +25,11 @@ enum BenchSupport {
         return url
     }
 
+    /// Removes a store and its `-wal` and `-shm` files (those that exist).
+    static func removeStore(_ store: URL) {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: store.path + suffix) }
+    }
+
     /// Seconds `body` takes.
     static func seconds(_ body: () throws -> Void) rethrows -> Double {
         let start = ContinuousClock.now
