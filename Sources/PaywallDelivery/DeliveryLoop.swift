@@ -48,12 +48,6 @@ public final class DeliveryLoop: Sendable {
 
     /// Runs a pass now, then one per interval or trigger, until the task is cancelled.
     public func run() async {
-        while !Task.isCancelled {
-            let result: Result<DeliveryPass, any Error>
-            do { result = .success(try await runner.runPass()) } catch { result = .failure(error) }
-            schedule.countPass()
-            onPass(result)
-            await schedule.waitForNextPass()
-        }
+        await schedule.run({ try await runner.runPass() }, report: onPass)
     }
 }

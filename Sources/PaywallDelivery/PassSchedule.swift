@@ -9,7 +9,7 @@ package struct PassSchedule: Sendable {
     package let clock: any Clock<Duration>
     /// Fired to start the next pass at once (a loop's `trigger()`).
     package let signal = TriggerSignal()
-    /// How many passes the loop has ended (``countPass()``).
+    /// How many passes ``run(_:report:)`` has ended.
     private let passes = Lock(0)
 
     /// A schedule of one pass per `interval` on `clock`.
@@ -21,9 +21,18 @@ package struct PassSchedule: Sendable {
     /// The passes the loop has ended, whatever their result.
     package var passesRun: Int { passes.withLock { $0 } }
 
-    /// Counts a pass the loop has ended; called before the loop reports the pass, so whoever sees
-    /// the report sees the count.
-    package func countPass() { passes.withLock { $0 += 1 } }
+    /// Runs `pass` now, then once per interval or signal, until the task is cancelled (a loop's
+    /// `run()`). Each pass is counted (``passesRun``) before its result goes to `report`, so whoever
+    /// sees the report sees the count; a thrown error is reported and the loop goes on.
+    package func run<Pass>(_ pass: () async throws -> Pass, report: (Result<Pass, any Error>) -> Void) async {
+        while !Task.isCancelled {
+            let result: Result<Pass, any Error>
+            do { result = .success(try await pass()) } catch { result = .failure(error) }
+            passes.withLock { $0 += 1 }
+            report(result)
+            await waitForNextPass()
+        }
+    }
 
     /// Returns after `interval`, or as soon as `signal` fires (or the task is cancelled).
     package func waitForNextPass() async {

@@ -45,12 +45,6 @@ public final class ForwardingLoop: Sendable {
 
     /// Runs a pass now, then one per interval or trigger, until the task is cancelled.
     public func run() async {
-        while !Task.isCancelled {
-            let result: Result<ForwardingPass, any Error>
-            do { result = .success(try await forwarder.forwardOnce()) } catch { result = .failure(error) }
-            schedule.countPass()
-            onPass(result)
-            await schedule.waitForNextPass()
-        }
+        await schedule.run({ try await forwarder.forwardOnce() }, report: onPass)
     }
 }
