@@ -288,7 +288,8 @@ struct Rollup {
         // Tried and dropped: a plain `INSERT` (no `ON CONFLICT` clause) for the groups of folds above the largest
         // stored pw_id, which cannot conflict (every presentation of a new day with time-ordered ids). The nightly
         // after one more day at 10M events, six alternated pairs on copies of one store: CPU 1.04x (median), the
-        // refresh's CPU 1.04x: SQLite's cost is the three B-tree inserts a row, which both statements pay.
+        // refresh's CPU 1.04x: SQLite's cost is writing each row into the table and its two indexes, which both
+        // statements pay (docs/benchmarks.md: what a rollup row costs).
         // Texts and ids are bound without copies (`PresentationFold.bind`): the texts where
         // `batch.texts` keeps them, the ids in `ids`, a statement's worth of rows at a time.
         let many = try db.cachedStatement(Self.mergeMany)
